@@ -1,0 +1,28 @@
+//! `#[tool]`: turns an ordinary Rust function into an LLM tool definition at
+//! compile time, from its signature and doc comment.
+//!
+//! Use it through the `tool-use` crate, which re-exports it and provides the
+//! runtime that generated code refers to.
+
+mod attr;
+mod doc;
+mod expand;
+mod json;
+mod types;
+
+use proc_macro::TokenStream;
+
+/// Makes a function a tool.
+///
+/// The function stays callable as written. An item of the same name in the
+/// type namespace carries the definition: `NAME`, `DESCRIPTION`, `schema()`
+/// and, when every type is built in, `SCHEMA_JSON` (the schema as JSON text,
+/// made at compile time).
+///
+/// Options: `#[tool(name = "...", description = "...")]`. On parameters:
+/// `#[arg(default = LITERAL)]` (optional, with a default) and
+/// `#[arg(description = "...")]`.
+#[proc_macro_attribute]
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::tool(attr.into(), item.into()).into()
+}

@@ -1,0 +1,5 @@
+//! The `tool-use` command.
+
+fn main() {
+    eprintln!("tool-use: no commands yet");
+}
