@@ -227,6 +227,7 @@ fn parse_entry(line: &str) -> Option<(&str, &str)> {
         Some(r) if r.starts_with(char::is_whitespace) => (r.trim_start(), true),
         _ => (line, false),
     };
+    let rest = rest.strip_prefix("r#").unwrap_or(rest);
     let (name, after) = if let Some(r) = rest.strip_prefix('`') {
         let end = r.find('`')?;
         (&r[..end], &r[end + 1..])

@@ -168,7 +168,9 @@ fn definition(
             properties.push((p.name.clone(), schema));
         }
     }
-    for a in &docs.args {
+    // A parameter without a name (already an error) would make every entry look unknown.
+    let all_named = params.len() == func.sig.inputs.len();
+    for a in docs.args.iter().filter(|_| all_named) {
         if !params.iter().any(|p| p.name == a.name) {
             let hint = closest(&a.name, params.iter().map(|p| p.name.as_str()))
                 .map(|c| format!("; did you mean `{c}`?"))
@@ -281,7 +283,7 @@ fn property(
                         errors.push(syn::Error::new(
                             spans[a.line],
                             format!(
-                                "choice {} does not fit parameter `{}`: {why}",
+                                "choice `{}` does not fit parameter `{}`: {why}",
                                 item.to_json_string(),
                                 p.name
                             ),
@@ -310,7 +312,8 @@ fn property(
             errors.push(syn::Error::new(
                 *span,
                 format!(
-                    "default does not fit parameter `{}`: the default is {why}",
+                    "default `{}` does not fit parameter `{}`: {why}",
+                    value.to_json_string(),
                     p.name
                 ),
             ));

@@ -401,7 +401,7 @@ pub fn check(value: &Json, schema: &Json) -> Result<(), String> {
         return if schema.get("nullable") == Some(&Json::Bool(true)) {
             Ok(())
         } else {
-            Err("null, but the parameter is not optional".into())
+            Err("expected a value, found null (the parameter is not optional)".into())
         };
     }
     let Some(Json::Str(ty)) = schema.get("type") else {
@@ -418,10 +418,15 @@ pub fn check(value: &Json, schema: &Json) -> Result<(), String> {
         _ => false,
     };
     if !fits {
-        return Err(format!(
-            "{}, but the parameter is of type {ty}",
-            value.kind()
-        ));
+        let expected = match ty.as_str() {
+            "integer" => "an integer",
+            "number" => "a number",
+            "boolean" => "a boolean",
+            "array" => "an array",
+            "object" => "an object",
+            _ => "a string",
+        };
+        return Err(format!("expected {expected}, found {}", value.kind()));
     }
     let number = match value {
         Json::Int(i) => Some(*i as f64),
@@ -431,12 +436,12 @@ pub fn check(value: &Json, schema: &Json) -> Result<(), String> {
     if let Some(n) = number {
         if let Some(min) = schema.get("minimum").and_then(as_f64) {
             if n < min {
-                return Err(format!("{n} is below the type's minimum {min}"));
+                return Err(format!("{n} is below the type's minimum, {min}"));
             }
         }
         if let Some(max) = schema.get("maximum").and_then(as_f64) {
             if n > max {
-                return Err(format!("{n} is above the type's maximum {max}"));
+                return Err(format!("{n} is above the type's maximum, {max}"));
             }
         }
     }

@@ -113,6 +113,8 @@ pub fn extend<const N: usize>(schema: Value, entries: [(&str, Value); N]) -> Val
         _ => Map::new(),
     };
     for (k, v) in entries {
+        // Re-inserting moves the key last: `description` must end the property.
+        obj.shift_remove(k);
         obj.insert(k.to_owned(), v);
     }
     Value::Object(obj)

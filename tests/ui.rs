@@ -1,0 +1,13 @@
+//! Compile-time behaviour of `#[tool]`: forms that must compile and run
+//! (`tests/ui/pass`) and mistakes that must fail with a precise error
+//! (`tests/ui/fail`, each with its expected `.stderr`).
+//!
+//! Regenerate the `.stderr` files after a deliberate change with
+//! `TRYBUILD=overwrite cargo test --test ui`, then review the diff.
+
+#[test]
+fn ui() {
+    let t = trybuild::TestCases::new();
+    t.pass("tests/ui/pass/*.rs");
+    t.compile_fail("tests/ui/fail/*.rs");
+}

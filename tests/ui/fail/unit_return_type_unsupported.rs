@@ -1,0 +1,13 @@
+#![allow(unused)]
+
+use tool_use::tool;
+
+struct Report;
+
+/// Make a report.
+#[tool]
+fn report() -> Report {
+    Report
+}
+
+fn main() {}

@@ -1,0 +1,47 @@
+use tool_use::tool;
+
+/// Search the catalogue.
+///
+/// Args:
+///     query: What to look for
+///     limit: How many results
+///     tags: Tags to match
+///     marker: The marker
+#[tool(name = "catalogue-search", description = "Search the product catalogue.")]
+fn search(
+    query: String,
+    #[arg(default = 10)] limit: u8,
+    #[arg(default = -1.5, description = "Minimum score")] min_score: f64,
+    #[arg(default = ["new"])] tags: Vec<String>,
+    #[arg(default = 'x')] mut marker: char,
+) -> Vec<String> {
+    marker = marker.to_ascii_uppercase();
+    let _ = (limit, min_score, tags, marker);
+    vec![query]
+}
+
+/// Undocumented parameters may be described inline.
+#[tool]
+fn inline(#[arg(description = "The value")] value: i32) {
+    let _ = value;
+}
+
+#[tool(description = "A tool with no doc comment at all.")]
+fn bare() {}
+
+fn main() {
+    assert_eq!(search::NAME, "catalogue-search");
+    let f = &search::schema()["function"];
+    assert_eq!(f["description"], "Search the product catalogue.");
+    assert_eq!(f["parameters"]["required"], serde_json::json!(["query"]));
+    assert_eq!(f["parameters"]["properties"]["limit"]["default"], 10);
+    assert_eq!(f["parameters"]["properties"]["min_score"]["default"], -1.5);
+    assert_eq!(f["parameters"]["properties"]["min_score"]["description"], "Minimum score");
+    assert_eq!(f["parameters"]["properties"]["tags"]["default"], serde_json::json!(["new"]));
+    assert_eq!(f["parameters"]["properties"]["marker"]["default"], "x");
+    assert_eq!(search("q".into(), 1, 0.0, vec![], 'a'), vec!["q".to_string()]);
+    assert_eq!(inline::schema()["function"]["parameters"]["properties"]["value"]["description"], "The value");
+    assert_eq!(bare::DESCRIPTION, "A tool with no doc comment at all.");
+    inline(1);
+    bare();
+}
