@@ -6,6 +6,9 @@
 use std::fmt::Write;
 use std::path::Path;
 
+/// A case's name and its schema function.
+const CASE_TYPE: &str = "pub type Case = (&'static str, fn() -> &'static ::serde_json::Value);\n";
+
 fn main() {
     let fixtures = Path::new("../shared/fixtures/schema/cases.jsonl");
     println!("cargo::rerun-if-changed={}", fixtures.display());
@@ -15,7 +18,7 @@ fn main() {
     let code = match std::fs::read_to_string(fixtures) {
         Ok(text) => cases_module(&text),
         Err(_) => {
-            "pub static CASES: &[(&str, fn() -> &'static ::serde_json::Value)] = &[];\n".into()
+            format!("{CASE_TYPE}pub static CASES: &[Case] = &[];\n")
         }
     };
     std::fs::write(out, code).expect("write schema_cases.rs");
@@ -43,7 +46,7 @@ fn cases_module(text: &str) -> String {
         .unwrap();
         writeln!(table, "    ({name:?}, {module}::schema),").unwrap();
     }
-    format!("{modules}\npub static CASES: &[(&str, fn() -> &'static ::serde_json::Value)] = &[\n{table}];\n")
+    format!("{modules}\n{CASE_TYPE}pub static CASES: &[Case] = &[\n{table}];\n")
 }
 
 /// The name of the function that follows `#[tool...]`.

@@ -4,6 +4,8 @@
 //! Use it through the `tool-use` crate, which re-exports it and provides the
 //! runtime that generated code refers to.
 
+#![warn(missing_docs)]
+
 mod attr;
 mod doc;
 mod expand;
