@@ -40,11 +40,20 @@ fn get_current_wind_speed(location: &str) -> f64 {
 
 fn main() {
     for (name, json) in [
-        (get_current_temperature::NAME, get_current_temperature::SCHEMA_JSON),
-        (get_current_wind_speed::NAME, get_current_wind_speed::SCHEMA_JSON),
+        (
+            get_current_temperature::NAME,
+            get_current_temperature::SCHEMA_JSON,
+        ),
+        (
+            get_current_wind_speed::NAME,
+            get_current_wind_speed::SCHEMA_JSON,
+        ),
     ] {
         let value: serde_json::Value = serde_json::from_str(json).expect("schema is JSON");
-        println!("{name}:\n{}\n", serde_json::to_string_pretty(&value).expect("serialisable"));
+        println!(
+            "{name}:\n{}\n",
+            serde_json::to_string_pretty(&value).expect("serialisable")
+        );
     }
     let t = get_current_temperature("Paris, France".into(), "celsius".into());
     let w = get_current_wind_speed("Paris, France");
