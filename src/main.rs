@@ -1,5 +1,30 @@
 //! The `tool-use` command.
 
-fn main() {
-    eprintln!("tool-use: no commands yet");
+mod cli;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Tool use for LLMs: render chat templates, parse model output, run the agent.
+#[derive(Parser)]
+#[command(name = "tool-use", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Work with chat templates.
+    #[command(subcommand)]
+    Template(cli::template::TemplateCommand),
+    /// Parse a model's raw output (stdin) into content, reasoning and tool calls.
+    Parse(cli::parse::ParseArgs),
+}
+
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Template(c) => cli::template::run(c),
+        Command::Parse(args) => cli::parse::run(args),
+    }
 }

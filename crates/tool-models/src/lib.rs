@@ -1,5 +1,6 @@
 //! Chat templates, tool-call parsers and local generation for LLM tool use.
-//!
-//! Empty for now: templates, parsers and generation land here next.
 
 #![warn(missing_docs)]
+
+pub mod parse;
+pub mod template;

@@ -1,0 +1,1 @@
+//! Chat templates rendered exactly as transformers renders them.
