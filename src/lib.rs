@@ -24,9 +24,13 @@
 
 #![warn(missing_docs)]
 
-pub use tool_macros::tool;
+pub use tool_macros::{tool, tools};
 pub use tool_models as models;
 pub use tool_runtime as runtime;
+pub use tool_runtime::{
+    toolbox, ArgIssue, DefinitionFormat, InvalidToolCall, Message, Role, Tool, ToolCall, ToolCallChunk,
+    ToolError, ToolSet, Toolbox, ToolboxError,
+};
 
 /// Items used by macro-generated code; not a stable API.
 #[doc(hidden)]

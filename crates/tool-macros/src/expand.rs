@@ -1,15 +1,15 @@
-//! Generates a tool's definition from a function: checks the signature against
-//! its docs, builds the schema, and emits the item that carries it.
+//! Generates code: for `#[tool]` on a function, an item of the same name that
+//! carries the definition and implements `Tool`; for `#[tools]` on an impl
+//! block, one hidden tool per `#[tool]` method and a `ToolSet` impl.
 
-use crate::attr::{ArgOptions, ToolArgs};
-use crate::doc;
-use crate::json::{self, Json};
-use crate::types;
+use crate::analyse::{self, Definition, Param, Receiver};
+use crate::attr::ToolArgs;
+use crate::types::{self, Pass};
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{FnArg, ItemFn, Pat};
+use syn::{ItemFn, ItemImpl, Signature};
 
 /// Expands `#[tool(attr)] item`.
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -18,7 +18,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
         Err(_) => {
             let err = syn::Error::new(
                 Span::call_site(),
-                "`#[tool]` goes on a function (`fn name(...) -> T`)",
+                "`#[tool]` goes on a function (`fn name(...) -> T`), or on a method in an impl block marked `#[tools]`",
             );
             let err = err.to_compile_error();
             return quote!(#err #item);
@@ -26,378 +26,171 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let mut errors = Vec::new();
     let args = ToolArgs::parse(attr, &mut errors);
-    let params = take_params(&mut func, &mut errors);
-    let def = definition(&func, &args, &params, &mut errors);
-
-    if !errors.is_empty() {
-        let errors = errors.iter().map(syn::Error::to_compile_error);
-        return quote!(#(#errors)* #func);
-    }
-    let Some(def) = def else {
-        return quote!(#func);
-    };
-    emit(&func, &args, &def)
-}
-
-/// One parameter: its JSON name, type and `#[arg]` options.
-struct Param {
-    name: String,
-    ident: syn::Ident,
-    ty: syn::Type,
-    options: ArgOptions,
-}
-
-/// Validates the signature and collects the parameters, removing `#[arg]`.
-fn take_params(func: &mut ItemFn, errors: &mut Vec<syn::Error>) -> Vec<Param> {
-    let sig = &mut func.sig;
-    for g in &sig.generics.params {
-        match g {
-            syn::GenericParam::Lifetime(_) => {}
-            _ => errors.push(syn::Error::new(
-                g.span(),
-                "a tool cannot be generic: its parameters need concrete types to have a JSON schema",
-            )),
-        }
-    }
-    if let Some(unsafety) = &sig.unsafety {
-        errors.push(syn::Error::new(
-            unsafety.span(),
-            "a tool cannot be `unsafe fn`: the model would call it with no one to uphold its contract",
-        ));
-    }
-    if let Some(v) = &sig.variadic {
-        errors.push(syn::Error::new(v.span(), "a tool cannot be variadic"));
-    }
-    let mut params = Vec::new();
-    for input in &mut sig.inputs {
-        match input {
-            FnArg::Receiver(r) => errors.push(syn::Error::new(
-                r.self_token.span(),
-                "`self` in a free function: put the method in an `impl` block marked `#[tools]`, \
-                 or take the value as a named parameter",
-            )),
-            FnArg::Typed(pt) => {
-                let options = ArgOptions::take(&mut pt.attrs, errors);
-                match &*pt.pat {
-                    Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
-                        params.push(Param {
-                            name: p.ident.unraw().to_string(),
-                            ident: p.ident.clone(),
-                            ty: (*pt.ty).clone(),
-                            options,
-                        })
-                    }
-                    pat => errors.push(syn::Error::new(
-                        pat.span(),
-                        "a tool parameter needs a plain name, which becomes its JSON key: \
-                         bind it (`point: Point`) and destructure in the body",
-                    )),
-                }
-            }
-        }
-    }
-    params
-}
-
-/// The parts of a tool definition.
-struct Definition {
-    name: String,
-    description: String,
-    schema: Json,
-}
-
-fn definition(
-    func: &ItemFn,
-    args: &ToolArgs,
-    params: &[Param],
-    errors: &mut Vec<syn::Error>,
-) -> Option<Definition> {
-    let (lines, spans) = doc_lines(&func.attrs, errors);
-    let docs = match doc::parse(&lines) {
-        Ok(d) => d,
-        Err(errs) => {
-            // Later checks would only repeat these as "not documented".
-            errors.extend(
-                errs.into_iter()
-                    .map(|e| syn::Error::new(spans[e.line], e.message)),
-            );
-            return None;
+    let params = analyse::take_params(&mut func.sig, Receiver::Forbidden, &mut errors);
+    let def = analyse::definition(&func.attrs, &func.sig, &args, &params, &mut errors);
+    let def = match def {
+        Some(def) if errors.is_empty() => def,
+        _ => {
+            let errors = errors.iter().map(syn::Error::to_compile_error);
+            return quote!(#(#errors)* #func);
         }
     };
 
+    let krate = args.krate();
+    let vis = &func.vis;
     let ident = &func.sig.ident;
-    let name = match &args.name {
-        Some(lit) => (lit.value(), lit.span()),
-        None => (ident.unraw().to_string(), ident.span()),
+    let doc = format!(
+        "The tool definition of [`{}()`]: its name and JSON schema.",
+        ident.unraw()
+    );
+    let items = definition_items(&def, &krate);
+    let fn_path = quote!(#ident);
+    let tool_impl = tool_impl(ident, &func.sig, &params, &fn_path, &krate);
+    quote! {
+        #func
+
+        #[doc = #doc]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #ident {}
+
+        #[allow(dead_code)]
+        impl #ident {
+            #items
+            #[doc(hidden)]
+            pub const __NEW: Self = Self {};
+        }
+
+        #tool_impl
+    }
+}
+
+/// Expands `#[tools] impl Type { ... }`.
+pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut block: ItemImpl = match syn::parse2(item.clone()) {
+        Ok(b) => b,
+        Err(_) => {
+            let err = syn::Error::new(
+                Span::call_site(),
+                "`#[tools]` goes on an inherent impl block (`impl Type { ... }`)",
+            );
+            let err = err.to_compile_error();
+            return quote!(#err #item);
+        }
     };
-    if !valid_name(&name.0) {
+    let mut errors = Vec::new();
+    let args = ToolArgs::parse(attr, &mut errors);
+    if args.name.is_some() || args.description.is_some() {
         errors.push(syn::Error::new(
-            name.1,
-            format!(
-                "invalid tool name `{}`: names must match ^[A-Za-z0-9_-]{{1,64}}$ \
-                 (rename it with `#[tool(name = \"...\")]`)",
-                name.0
-            ),
+            Span::call_site(),
+            "`#[tools]` only takes `crate = \"...\"`; name and describe each `#[tool]` method",
         ));
     }
+    if let Some(t) = &block.trait_ {
+        errors.push(syn::Error::new(
+            t.1.span(),
+            "`#[tools]` goes on an inherent impl block, not a trait impl",
+        ));
+    }
+    if !block.generics.params.is_empty() {
+        errors.push(syn::Error::new(
+            block.generics.span(),
+            "`#[tools]` cannot be generic: each tool needs one concrete schema",
+        ));
+    }
+    let self_ty = block.self_ty.clone();
+    let type_name = match &*self_ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.unraw().to_string()),
+        _ => None,
+    }
+    .unwrap_or_else(|| "Tools".into());
+    let krate = args.krate();
 
-    let description = match &args.description {
-        Some(lit) => lit.value(),
-        None => docs.description.clone(),
-    };
-    if description.trim().is_empty() {
-        let message = if lines.iter().all(|l| l.trim().is_empty()) {
-            "a tool needs a doc comment: the model reads it to decide when to call the tool \
-             (or give `#[tool(description = \"...\")]`)"
-        } else {
-            "the doc comment has no description before its sections: start it with a sentence \
-             saying what the tool does"
+    let mut generated = Vec::new();
+    let mut constructors = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for item in &mut block.items {
+        let syn::ImplItem::Fn(method) = item else {
+            continue;
         };
-        errors.push(syn::Error::new(ident.span(), message));
-    }
-
-    let mut properties = Vec::new();
-    let mut required = Vec::new();
-    for p in params {
-        let documented = docs.args.iter().find(|a| a.name == p.name);
-        if let Some(schema) = property(p, documented, &spans, errors) {
-            let optional = types::option_inner(&p.ty).is_some() || p.options.default.is_some();
-            if !optional {
-                required.push(Json::str(&p.name));
-            }
-            properties.push((p.name.clone(), schema));
-        }
-    }
-    // A parameter without a name (already an error) would make every entry look unknown.
-    let all_named = params.len() == func.sig.inputs.len();
-    for a in docs.args.iter().filter(|_| all_named) {
-        if !params.iter().any(|p| p.name == a.name) {
-            let hint = closest(&a.name, params.iter().map(|p| p.name.as_str()))
-                .map(|c| format!("; did you mean `{c}`?"))
-                .unwrap_or_default();
-            errors.push(syn::Error::new(
-                spans[a.line],
-                format!(
-                    "the doc comment documents `{}`, but the function has no such parameter{hint}",
-                    a.name
-                ),
-            ));
-        }
-    }
-
-    let mut parameters = Json::object([
-        ("type", Json::str("object")),
-        ("properties", Json::Object(properties)),
-    ]);
-    if !required.is_empty() {
-        parameters.push("required", Json::Array(required));
-    }
-    let mut function = Json::object([
-        ("name", Json::str(&name.0)),
-        ("description", Json::str(&description)),
-        ("parameters", parameters),
-    ]);
-
-    let output = match &func.sig.output {
-        syn::ReturnType::Type(_, ty) => types::returned(ty),
-        syn::ReturnType::Default => None,
-    };
-    match (output, &docs.returns) {
-        (Some(ty), returns) => match types::schema(ty) {
-            Ok(mut schema) => {
-                if let Some(r) = returns.as_ref().filter(|r| !r.text.is_empty()) {
-                    schema.push("description", Json::str(&r.text));
-                }
-                function.push("return", schema);
-            }
-            Err(e) => errors.push(e),
-        },
-        (None, Some(r)) => errors.push(syn::Error::new(
-            spans[r.line],
-            "the doc comment documents a return value, but the function returns nothing",
-        )),
-        (None, None) => {}
-    }
-
-    let schema = Json::object([("type", Json::str("function")), ("function", function)]);
-    errors.is_empty().then_some(Definition {
-        name: name.0,
-        description,
-        schema,
-    })
-}
-
-/// The schema of one parameter: its type, then `nullable`, `enum`, `default`, `description`.
-fn property(
-    p: &Param,
-    documented: Option<&doc::ArgDoc>,
-    spans: &[Span],
-    errors: &mut Vec<syn::Error>,
-) -> Option<Json> {
-    let mut schema = match types::schema(&p.ty) {
-        Ok(s) => s,
-        Err(e) => {
-            errors.push(e);
-            return None;
-        }
-    };
-    let description = match (&p.options.description, documented) {
-        (Some(lit), None) => Some(lit.value()),
-        (Some(lit), Some(_)) => {
-            errors.push(syn::Error::new(
-                lit.span(),
-                format!(
-                    "`{}` is described both here and in the doc comment; keep one",
-                    p.name
-                ),
-            ));
-            None
-        }
-        (None, Some(a)) => Some(a.description.clone()),
-        (None, None) => {
-            errors.push(syn::Error::new(
-                p.ident.span(),
-                format!(
-                    "parameter `{0}` is not documented: add `{0}: <what it is>` under `Args:` \
-                     in the doc comment (or ``* `{0}` - <what it is>`` under `# Arguments`)",
-                    p.name
-                ),
-            ));
-            None
-        }
-    };
-
-    if let Some((text, a)) = documented.and_then(|a| a.choices.as_ref().map(|c| (c, a))) {
-        match json::parse(text) {
-            Ok(Json::Array(items)) => {
-                // transformers strips each string choice.
-                let items: Vec<Json> = items
-                    .into_iter()
-                    .map(|v| match v {
-                        Json::Str(s) => Json::Str(s.trim().to_owned()),
-                        v => v,
-                    })
-                    .collect();
-                for item in &items {
-                    if let Err(why) = json::check(item, &schema) {
-                        errors.push(syn::Error::new(
-                            spans[a.line],
-                            format!(
-                                "choice `{}` does not fit parameter `{}`: {why}",
-                                item.to_json_string(),
-                                p.name
-                            ),
-                        ));
-                    }
-                }
-                schema.push("enum", Json::Array(items));
-            }
-            Ok(other) => errors.push(syn::Error::new(
-                spans[a.line],
-                format!(
-                    "`(choices: ...)` must be a JSON array such as [\"a\", \"b\"], found {}",
-                    other.kind()
-                ),
-            )),
-            Err(why) => errors.push(syn::Error::new(
-                spans[a.line],
-                format!(
-                    "`(choices: ...)` must be a JSON array such as [\"a\", \"b\"]: {why} in `{text}`"
-                ),
-            )),
-        }
-    }
-    if let Some((value, span)) = &p.options.default {
-        if let Err(why) = json::check(value, &schema) {
-            errors.push(syn::Error::new(
-                *span,
-                format!(
-                    "default `{}` does not fit parameter `{}`: {why}",
-                    value.to_json_string(),
-                    p.name
-                ),
-            ));
-        }
-        schema.push("default", value.clone());
-    }
-    schema.push("description", Json::str(description?));
-    Some(schema)
-}
-
-/// The doc comment's lines, each with the span of the attribute it came from.
-fn doc_lines(attrs: &[syn::Attribute], errors: &mut Vec<syn::Error>) -> (Vec<String>, Vec<Span>) {
-    let mut lines = Vec::new();
-    let mut spans = Vec::new();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
-        let text = match &attr.meta {
-            syn::Meta::NameValue(syn::MetaNameValue {
-                value:
-                    syn::Expr::Lit(syn::ExprLit {
-                        lit: syn::Lit::Str(s),
-                        ..
-                    }),
-                ..
-            }) => s.value(),
-            _ => {
+        let Some(pos) = method.attrs.iter().position(|a| a.path().is_ident("tool")) else {
+            continue;
+        };
+        let attr = method.attrs.remove(pos);
+        let tool_args = match &attr.meta {
+            syn::Meta::Path(_) => ToolArgs::default(),
+            syn::Meta::List(list) => ToolArgs::parse(list.tokens.clone(), &mut errors),
+            syn::Meta::NameValue(nv) => {
                 errors.push(syn::Error::new(
-                    attr.span(),
-                    "`#[tool]` reads only literal doc comments; describe the tool with \
-                     `#[tool(description = \"...\")]` and `#[arg(description = \"...\")]`",
+                    nv.span(),
+                    "write `#[tool]` or `#[tool(...)]`",
                 ));
                 continue;
             }
         };
-        for line in text.split('\n') {
-            lines.push(line.to_owned());
-            spans.push(attr.span());
+        let before = errors.len();
+        let params = analyse::take_params(&mut method.sig, Receiver::Required, &mut errors);
+        let def = analyse::definition(&method.attrs, &method.sig, &tool_args, &params, &mut errors);
+        let Some(def) = def.filter(|_| errors.len() == before) else {
+            continue;
+        };
+        if seen.contains(&def.name) {
+            errors.push(syn::Error::new(
+                method.sig.ident.span(),
+                format!("two tools in this block are named `{}`; rename one with `#[tool(name = \"...\")]`", def.name),
+            ));
+            continue;
+        }
+        seen.push(def.name.clone());
+
+        let method_ident = &method.sig.ident;
+        let holder = format_ident!("__{}_{}_tool", type_name, method_ident.unraw());
+        let doc = format!("The `{}` tool of `{type_name}`.", def.name);
+        let items = definition_items(&def, &krate);
+        let call = quote!(self.0.#method_ident);
+        let tool_impl = tool_impl(&holder, &method.sig, &params, &call, &krate);
+        generated.push(quote! {
+            #[doc = #doc]
+            #[allow(non_camel_case_types, dead_code)]
+            struct #holder(::std::sync::Arc<#self_ty>);
+
+            #[allow(dead_code)]
+            impl #holder {
+                #items
+            }
+
+            #tool_impl
+        });
+        constructors.push(quote! {
+            ::std::sync::Arc::new(#holder(::std::sync::Arc::clone(&self)))
+                as ::std::sync::Arc<dyn #krate::__private::Tool>
+        });
+    }
+    if seen.is_empty() && errors.is_empty() {
+        errors.push(syn::Error::new(
+            block.impl_token.span(),
+            "`#[tools]` found no `#[tool]` method in this impl block",
+        ));
+    }
+    let errors = errors.iter().map(syn::Error::to_compile_error);
+    quote! {
+        #(#errors)*
+        #block
+
+        #(#generated)*
+
+        impl #krate::__private::ToolSet for #self_ty {
+            fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::std::sync::Arc<dyn #krate::__private::Tool>> {
+                ::std::vec![#(#constructors),*]
+            }
         }
     }
-    (lines, spans)
 }
 
-fn valid_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
-
-/// The candidate within edit distance 2 of `name`, if any.
-fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .map(|c| (edit_distance(name, c), c))
-        .filter(|(d, _)| *d <= 2)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
-fn emit(func: &ItemFn, args: &ToolArgs, def: &Definition) -> TokenStream {
-    let krate = args.krate();
-    let vis = &func.vis;
-    let ident = &func.sig.ident;
+/// `NAME`, `DESCRIPTION`, `SCHEMA_JSON` and `schema()` (plus the validation schema).
+fn definition_items(def: &Definition, krate: &TokenStream) -> TokenStream {
     let name = &def.name;
     let description = &def.description;
     let value = quote!(#krate::__private::serde_json::Value);
-    let struct_doc = format!(
-        "The tool definition of [`{}()`]: its name and JSON schema.",
-        ident.unraw()
-    );
-
     let (schema_const, build) = if def.schema.is_static() {
         let text = def.schema.to_json_string();
         (
@@ -408,56 +201,103 @@ fn emit(func: &ItemFn, args: &ToolArgs, def: &Definition) -> TokenStream {
             quote!(#krate::__private::parse_schema(Self::SCHEMA_JSON)),
         )
     } else {
-        (TokenStream::new(), def.schema.to_tokens(&krate))
+        (TokenStream::new(), def.schema.to_tokens(krate))
     };
-    let cell = format_ident!("SCHEMA");
-    let schema_fn = quote_spanned! {Span::call_site()=>
+    let validation = def.validation.to_tokens(krate);
+    quote! {
+        /// The tool's name, as the model calls it.
+        pub const NAME: &'static str = #name;
+        /// What the tool does, as the model reads it.
+        pub const DESCRIPTION: &'static str = #description;
+        #schema_const
         /// The tool definition `{"type": "function", "function": {...}}`, built once.
         pub fn schema() -> &'static #value {
-            static #cell: ::std::sync::OnceLock<#value> = ::std::sync::OnceLock::new();
-            #cell.get_or_init(|| #build)
+            static SCHEMA: ::std::sync::OnceLock<#value> = ::std::sync::OnceLock::new();
+            SCHEMA.get_or_init(|| #build)
         }
-    };
-
-    quote! {
-        #func
-
-        #[doc = #struct_doc]
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #ident {}
-
-        #[allow(dead_code)]
-        impl #ident {
-            /// The tool's name, as the model calls it.
-            pub const NAME: &'static str = #name;
-            /// What the tool does, as the model reads it.
-            pub const DESCRIPTION: &'static str = #description;
-            #schema_const
-            #schema_fn
+        /// The `parameters` schema with every bound serde enforces, built once.
+        #[doc(hidden)]
+        pub fn __validation_schema() -> &'static #value {
+            static SCHEMA: ::std::sync::OnceLock<#value> = ::std::sync::OnceLock::new();
+            SCHEMA.get_or_init(|| #validation)
         }
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names() {
-        assert!(valid_name("get_weather-2"));
-        assert!(!valid_name(""));
-        assert!(!valid_name("has space"));
-        assert!(!valid_name("dot.ted"));
-        assert!(!valid_name(&"a".repeat(65)));
-        assert!(valid_name(&"a".repeat(64)));
-    }
-
-    #[test]
-    fn closest_name() {
-        assert_eq!(
-            closest("lcoation", ["location", "unit"].into_iter()),
-            Some("location")
-        );
-        assert_eq!(closest("zzz", ["location", "unit"].into_iter()), None);
+/// `impl Tool for #holder`: reads each argument, calls `#call`, writes the result.
+fn tool_impl(
+    holder: &syn::Ident,
+    sig: &Signature,
+    params: &[Param],
+    call: &TokenStream,
+    krate: &TokenStream,
+) -> TokenStream {
+    let p = quote!(#krate::__private);
+    let vars: Vec<_> = (0..params.len())
+        .map(|i| format_ident!("__arg{}", i))
+        .collect();
+    let reads = params.iter().zip(&vars).map(|(param, var)| {
+        let (ty, pass) = types::owned(&param.ty);
+        let name = &param.name;
+        let binding = if pass == Pass::RefMut {
+            quote!(mut #var)
+        } else {
+            quote!(#var)
+        };
+        quote!(let #binding: #ty = #p::take_arg(Self::NAME, &mut args, #name)?;)
+    });
+    let passes = params
+        .iter()
+        .zip(&vars)
+        .map(|(param, var)| match types::owned(&param.ty).1 {
+            Pass::Value => quote!(#var),
+            Pass::Ref => quote!(&#var),
+            Pass::RefMut => quote!(&mut #var),
+        });
+    let awaited = if sig.asyncness.is_some() {
+        quote!(.await)
+    } else {
+        TokenStream::new()
+    };
+    let returned = quote!(#call(#(#passes),*)#awaited);
+    let output = match &sig.output {
+        syn::ReturnType::Type(_, ty) if types::is_result(ty) => {
+            quote!(#p::result_output(Self::NAME, #returned))
+        }
+        _ => quote!(#p::output(Self::NAME, #returned)),
+    };
+    let body = quote! {
+        #(#reads)*
+        #output
+    };
+    let invocation = if sig.asyncness.is_some() {
+        quote!(#p::Invocation::Future(::std::boxed::Box::pin(async move { #body })))
+    } else {
+        quote!(#p::Invocation::Blocking(::std::boxed::Box::new(move || { #body })))
+    };
+    let mut_args = if params.is_empty() {
+        quote!(args)
+    } else {
+        quote!(mut args)
+    };
+    quote! {
+        impl #p::Tool for #holder {
+            fn name(&self) -> &str {
+                Self::NAME
+            }
+            fn definition(&self) -> &#p::serde_json::Value {
+                Self::schema()
+            }
+            fn validation_schema(&self) -> &#p::serde_json::Value {
+                Self::__validation_schema()
+            }
+            fn invoke(
+                self: ::std::sync::Arc<Self>,
+                #mut_args: #p::serde_json::Map<::std::string::String, #p::serde_json::Value>,
+            ) -> #p::Invocation {
+                let _ = &args;
+                #invocation
+            }
+        }
     }
 }

@@ -6,6 +6,7 @@
 
 #![warn(missing_docs)]
 
+mod analyse;
 mod attr;
 mod doc;
 mod expand;
@@ -27,4 +28,14 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(attr.into(), item.into()).into()
+}
+
+/// Makes the `#[tool]` methods of an impl block tools that share the value
+/// through `&self` (a client, a cache): the type then implements `ToolSet`,
+/// and `Toolbox::with_all(value)` adds every tool.
+///
+/// Methods without `#[tool]` stay ordinary methods.
+#[proc_macro_attribute]
+pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::tools(attr.into(), item.into()).into()
 }

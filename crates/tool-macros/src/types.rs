@@ -11,8 +11,25 @@ pub const BUILT_IN: &str = "bool, char, integers, f32, f64, String, &str, Cow<st
 Vec<T>, &[T], [T; N], tuples, HashSet<T>, BTreeSet<T>, HashMap<String, V>, BTreeMap<String, V>, \
 serde_json::Value, Box<T>, Arc<T>, Rc<T>";
 
-/// The schema of a parameter or return type.
+/// Which schema to build.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    /// The schema the model sees (transformers' dialect).
+    Published,
+    /// What arguments are checked against: also the bounds of the wide integer
+    /// types, so that validation accepts exactly what serde accepts.
+    Validation,
+}
+
+/// The schema of a parameter or return type, as the model sees it.
 pub fn schema(ty: &Type) -> syn::Result<Json> {
+    schema_in(ty, Mode::Published)
+}
+
+/// The schema of a type in `mode`.
+pub fn schema_in(ty: &Type, mode: Mode) -> syn::Result<Json> {
+    let schema = |t: &Type| schema_in(t, mode);
+    let array = |t: &Type| array(t, mode);
     match ty {
         Type::Reference(r) => schema(&r.elem),
         Type::Paren(p) => schema(&p.elem),
@@ -42,7 +59,7 @@ pub fn schema(ty: &Type) -> syn::Result<Json> {
                 ("prefixItems", Json::Array(items)),
             ]))
         }
-        Type::Path(p) if p.qself.is_none() => path_schema(p),
+        Type::Path(p) if p.qself.is_none() => path_schema(p, mode),
         Type::ImplTrait(_) => Err(syn::Error::new(
             ty.span(),
             "`impl Trait` has no JSON schema: a tool's parameters and return value need concrete types",
@@ -66,26 +83,76 @@ fn external(ty: &Type) -> Json {
     }
 }
 
-/// `&'a Foo<'a>` → `Foo<'_>`: the schema call lives outside the function's lifetimes.
+/// `&'a Foo<'a>` → `Foo<'static>`: the schema call lives outside the function's lifetimes.
 fn strip_lifetimes(ty: &Type) -> Type {
+    match ty {
+        Type::Reference(r) => static_lifetimes(&r.elem),
+        other => static_lifetimes(other),
+    }
+}
+
+/// Replaces every lifetime with `'static`.
+fn static_lifetimes(ty: &Type) -> Type {
     struct Strip;
     impl syn::visit_mut::VisitMut for Strip {
         fn visit_lifetime_mut(&mut self, l: &mut syn::Lifetime) {
             *l = syn::Lifetime::new("'static", l.span());
         }
     }
-    let mut ty = match ty {
-        Type::Reference(r) => (*r.elem).clone(),
-        other => other.clone(),
-    };
+    let mut ty = ty.clone();
     syn::visit_mut::VisitMut::visit_type_mut(&mut Strip, &mut ty);
     ty
 }
 
-fn array(item: &Type) -> syn::Result<Json> {
+/// How a deserialised argument is handed to the function.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Pass {
+    /// By value.
+    Value,
+    /// As `&arg`.
+    Ref,
+    /// As `&mut arg`.
+    RefMut,
+}
+
+/// The owned type an argument is deserialised into, and how it is passed:
+/// `&str` reads a `String` passed by reference, `&[T]` a `Vec<T>`.
+pub fn owned(ty: &Type) -> (Type, Pass) {
+    match ty {
+        Type::Reference(r) => {
+            let pass = if r.mutability.is_some() {
+                Pass::RefMut
+            } else {
+                Pass::Ref
+            };
+            let inner: Type = match &*r.elem {
+                Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => {
+                    syn::parse_quote!(::std::string::String)
+                }
+                Type::Slice(s) => {
+                    let item = static_lifetimes(&s.elem);
+                    syn::parse_quote!(::std::vec::Vec<#item>)
+                }
+                other => static_lifetimes(other),
+            };
+            (inner, pass)
+        }
+        Type::Paren(p) => owned(&p.elem),
+        Type::Group(g) => owned(&g.elem),
+        other => (static_lifetimes(other), Pass::Value),
+    }
+}
+
+/// Whether a return type is a `Result` (its `Err` goes to the model as an error).
+pub fn is_result(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| s.ident == "Result"))
+}
+
+fn array(item: &Type, mode: Mode) -> syn::Result<Json> {
     Ok(Json::object([
         ("type", Json::str("array")),
-        ("items", schema(item)?),
+        ("items", schema_in(item, mode)?),
     ]))
 }
 
@@ -170,7 +237,13 @@ fn is_str_like(ty: &Type) -> bool {
     }
 }
 
-fn path_schema(p: &TypePath) -> syn::Result<Json> {
+fn path_schema(p: &TypePath, mode: Mode) -> syn::Result<Json> {
+    let schema = |t: &Type| schema_in(t, mode);
+    let array = |t: &Type| array(t, mode);
+    let wide = |min: i128, max: i128| match mode {
+        Mode::Published => integer((min == 0).then_some(0), None),
+        Mode::Validation => integer(Some(min), Some(max)),
+    };
     let ty = Type::Path(p.clone());
     let Some(last) = p.path.segments.last() else {
         return Ok(external(&ty));
@@ -182,12 +255,16 @@ fn path_schema(p: &TypePath) -> syn::Result<Json> {
     if single && plain {
         let s = match name.as_str() {
             "f32" | "f64" => Some(scalar("number")),
-            "i32" | "i64" | "i128" | "isize" => Some(integer(None, None)),
+            "i32" => Some(wide(i32::MIN.into(), i32::MAX.into())),
+            "i64" | "isize" => Some(wide(i64::MIN.into(), i64::MAX.into())),
+            "i128" => Some(integer(None, None)),
             "i8" => Some(integer(Some(i8::MIN.into()), Some(i8::MAX.into()))),
             "i16" => Some(integer(Some(i16::MIN.into()), Some(i16::MAX.into()))),
             "u8" => Some(integer(Some(0), Some(u8::MAX.into()))),
             "u16" => Some(integer(Some(0), Some(u16::MAX.into()))),
-            "u32" | "u64" | "u128" | "usize" => Some(integer(Some(0), None)),
+            "u32" => Some(wide(0, u32::MAX.into())),
+            "u64" | "usize" => Some(wide(0, u64::MAX.into())),
+            "u128" => Some(integer(Some(0), None)),
             "bool" => Some(scalar("boolean")),
             "str" | "String" => Some(scalar("string")),
             "char" => {

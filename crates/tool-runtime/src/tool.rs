@@ -1,0 +1,116 @@
+//! The `Tool` trait that `#[tool]` implements, and the helpers its generated
+//! code uses to read arguments and write results.
+
+use crate::error::{ArgIssue, ToolError};
+use crate::exec::BoxFuture;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::fmt::Display;
+use std::sync::Arc;
+
+/// What a tool call produces: the text for the tool message, or why not.
+pub type ToolResult = Result<String, ToolError>;
+
+/// How a tool runs once its arguments are read.
+pub enum Invocation {
+    /// A blocking function: run inline, or on a thread when it must be
+    /// interruptible or concurrent.
+    Blocking(Box<dyn FnOnce() -> ToolResult + Send + 'static>),
+    /// An `async fn`.
+    Future(BoxFuture<ToolResult>),
+}
+
+/// A tool a model can call. `#[tool]` implements it for the item named after
+/// each function; implement it by hand for tools made at run time.
+pub trait Tool: Send + Sync + 'static {
+    /// The name the model calls the tool by.
+    fn name(&self) -> &str;
+
+    /// The definition: `{"type": "function", "function": {"name", "description", "parameters"}}`.
+    fn definition(&self) -> &Value;
+
+    /// The schema arguments are checked against before [`Tool::invoke`]: the
+    /// definition's `parameters` unless the tool knows more (`#[tool]` adds the
+    /// bounds of `i32`, `u64`… that the published schema leaves out).
+    fn validation_schema(&self) -> &Value {
+        &self.definition()["function"]["parameters"]
+    }
+
+    /// Starts a call with arguments that passed validation (defaults filled in).
+    fn invoke(self: Arc<Self>, args: Map<String, Value>) -> Invocation;
+}
+
+/// Removes argument `name` and deserialises it; absent reads as `null` (so
+/// `Option` parameters become `None`).
+pub fn take_arg<T: DeserializeOwned>(
+    tool: &str,
+    args: &mut Map<String, Value>,
+    name: &str,
+) -> Result<T, ToolError> {
+    let given = args.remove(name);
+    let absent = given.is_none();
+    serde_json::from_value(given.unwrap_or(Value::Null)).map_err(|e| ToolError::InvalidArguments {
+        tool: tool.to_owned(),
+        issues: vec![if absent {
+            ArgIssue::Missing {
+                path: name.to_owned(),
+            }
+        } else {
+            ArgIssue::Invalid {
+                path: name.to_owned(),
+                message: e.to_string(),
+            }
+        }],
+    })
+}
+
+/// A returned value as tool-message text: a string as-is, anything else as JSON.
+pub fn output<T: Serialize>(tool: &str, value: T) -> ToolResult {
+    match serde_json::to_value(&value) {
+        Ok(Value::String(s)) => Ok(s),
+        Ok(v) => Ok(v.to_string()),
+        Err(e) => Err(ToolError::Output {
+            tool: tool.to_owned(),
+            message: e.to_string(),
+        }),
+    }
+}
+
+/// A returned `Result`: `Ok` as [`output`], `Err` as the tool's own error.
+pub fn result_output<T: Serialize, E: Display>(tool: &str, result: Result<T, E>) -> ToolResult {
+    match result {
+        Ok(v) => output(tool, v),
+        Err(e) => Err(ToolError::Failed(e.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn outputs() {
+        assert_eq!(output("t", "plain").unwrap(), "plain");
+        assert_eq!(output("t", 22.5).unwrap(), "22.5");
+        assert_eq!(output("t", json!({"a": [1]})).unwrap(), r#"{"a":[1]}"#);
+        assert_eq!(output("t", ()).unwrap(), "null");
+        assert_eq!(
+            result_output::<u8, _>("t", Err("division by zero")).unwrap_err(),
+            ToolError::Failed("division by zero".into())
+        );
+    }
+
+    #[test]
+    fn take_arg_reports_serde_errors_at_the_argument() {
+        let mut args = json!({"n": 300}).as_object().unwrap().clone();
+        let err = take_arg::<u8>("t", &mut args, "n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid arguments for `t`: `n`: invalid value: integer `300`, expected u8"
+        );
+        let none: Option<u8> = take_arg("t", &mut args, "absent").unwrap();
+        assert_eq!(none, None);
+    }
+}

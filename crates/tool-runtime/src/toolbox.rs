@@ -1,0 +1,357 @@
+//! A set of tools that dispatches a model's calls to the typed functions and
+//! turns every outcome, failures included, into a tool message.
+
+use crate::call::ToolCall;
+use crate::error::ToolError;
+use crate::exec::{self, BoxFuture, CatchUnwind};
+use crate::format::{self, DefinitionFormat};
+use crate::json_kind;
+use crate::message::Message;
+use crate::tool::{Invocation, Tool, ToolResult};
+use crate::validate::{validate_arguments, Policy};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Several tools sharing state through `&self`: what `#[tools]` on an impl
+/// block implements.
+pub trait ToolSet: Send + Sync + 'static {
+    /// One tool per `#[tool]` method, each holding a handle to `self`.
+    fn tools(self: Arc<Self>) -> Vec<Arc<dyn Tool>>;
+}
+
+/// A toolbox could not be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ToolboxError {
+    /// Two tools have one name; the model could not tell them apart.
+    #[error("two tools are named `{0}`; tool names must be unique")]
+    DuplicateName(String),
+}
+
+/// The tools a model may call, and how calls are checked and run.
+#[derive(Clone, Default)]
+pub struct Toolbox {
+    tools: Vec<Arc<dyn Tool>>,
+    by_name: HashMap<String, usize>,
+    policy: Policy,
+    timeout: Option<Duration>,
+}
+
+impl std::fmt::Debug for Toolbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Toolbox")
+            .field("tools", &self.names().collect::<Vec<_>>())
+            .field("policy", &self.policy)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl Toolbox {
+    /// An empty toolbox: lenient, extra arguments rejected, no timeout.
+    pub fn new() -> Toolbox {
+        Toolbox::default()
+    }
+
+    /// Adds a tool.
+    pub fn with<T: Tool>(self, tool: T) -> Result<Toolbox, ToolboxError> {
+        self.with_shared(Arc::new(tool))
+    }
+
+    /// Adds a shared tool.
+    pub fn with_shared(mut self, tool: Arc<dyn Tool>) -> Result<Toolbox, ToolboxError> {
+        self.add(tool)?;
+        Ok(self)
+    }
+
+    /// Adds every tool of an impl block marked `#[tools]`.
+    pub fn with_all<S: ToolSet>(self, set: S) -> Result<Toolbox, ToolboxError> {
+        self.with_all_shared(Arc::new(set))
+    }
+
+    /// Adds every tool of a shared `#[tools]` value.
+    pub fn with_all_shared<S: ToolSet>(mut self, set: Arc<S>) -> Result<Toolbox, ToolboxError> {
+        for tool in set.tools() {
+            self.add(tool)?;
+        }
+        Ok(self)
+    }
+
+    /// Adds a tool in place.
+    pub fn add(&mut self, tool: Arc<dyn Tool>) -> Result<(), ToolboxError> {
+        let name = tool.name().to_owned();
+        if self.by_name.contains_key(&name) {
+            return Err(ToolboxError::DuplicateName(name));
+        }
+        self.by_name.insert(name, self.tools.len());
+        self.tools.push(tool);
+        Ok(())
+    }
+
+    /// Builds from tools whose names were checked at compile time (`toolbox!`).
+    #[doc(hidden)]
+    pub fn __from_unique(tools: Vec<Arc<dyn Tool>>) -> Toolbox {
+        let mut toolbox = Toolbox::new();
+        for tool in tools {
+            // Unique by construction; a duplicate would only be skipped.
+            let _ = toolbox.add(tool);
+        }
+        toolbox
+    }
+
+    /// Repair common argument mistakes (default: on).
+    pub fn lenient(mut self, on: bool) -> Toolbox {
+        self.policy.lenient = on;
+        self
+    }
+
+    /// Accept and drop arguments a tool does not take (default: rejected).
+    pub fn allow_extra_arguments(mut self, on: bool) -> Toolbox {
+        self.policy.allow_extra = on;
+        self
+    }
+
+    /// Give up on a call after `limit` and tell the model so. Blocking tools
+    /// then run on a thread of their own, which finishes in the background.
+    pub fn timeout(mut self, limit: Option<Duration>) -> Toolbox {
+        self.timeout = limit;
+        self
+    }
+
+    /// The tools' names, in the order they were added.
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.tools.iter().map(|t| t.name())
+    }
+
+    /// The tool called `name`.
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.by_name.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// How many tools there are.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The definitions in `format`, ready for the API's `tools` field or a
+    /// chat template's `tools` variable.
+    pub fn definitions(&self, format: DefinitionFormat) -> Vec<Value> {
+        let defs: Vec<&Value> = self.tools.iter().map(|t| t.definition()).collect();
+        format::convert(&defs, format)
+    }
+
+    /// Runs one call and returns its result text or the error.
+    pub async fn invoke(&self, call: &ToolCall) -> ToolResult {
+        self.start(call, false).await
+    }
+
+    /// Runs one call; the tool message answering it (errors included).
+    pub async fn call(&self, call: &ToolCall) -> Message {
+        answer(call, self.invoke(call).await)
+    }
+
+    /// [`Toolbox::call`] without an async runtime.
+    pub fn call_blocking(&self, call: &ToolCall) -> Message {
+        exec::block_on(self.call(call))
+    }
+
+    /// Runs several calls concurrently (blocking tools each on a thread);
+    /// the tool messages come back in call order.
+    pub async fn call_all(&self, calls: &[ToolCall]) -> Vec<Message> {
+        let offload = calls.len() > 1;
+        let futures = calls.iter().map(|c| self.start(c, offload)).collect();
+        let results = exec::join_all(futures).await;
+        calls
+            .iter()
+            .zip(results)
+            .map(|(c, r)| answer(c, r))
+            .collect()
+    }
+
+    /// [`Toolbox::call_all`] without an async runtime.
+    pub fn call_all_blocking(&self, calls: &[ToolCall]) -> Vec<Message> {
+        exec::block_on(self.call_all(calls))
+    }
+
+    /// Checks the call and starts it; the future owns everything it needs.
+    fn start(&self, call: &ToolCall, offload: bool) -> BoxFuture<ToolResult> {
+        match self.prepare(call) {
+            Ok((tool, args)) => self.run(tool, args, offload),
+            Err(e) => Box::pin(std::future::ready(Err(e))),
+        }
+    }
+
+    fn prepare(&self, call: &ToolCall) -> Result<(Arc<dyn Tool>, Map<String, Value>), ToolError> {
+        let tool = self
+            .get(&call.name)
+            .ok_or_else(|| self.unknown(&call.name))?;
+        let mut args = match &call.arguments {
+            Value::Object(m) => m.clone(),
+            Value::Null if self.policy.lenient => Map::new(),
+            Value::String(s) if self.policy.lenient => match serde_json::from_str(s) {
+                Ok(Value::Object(m)) => m,
+                _ => return Err(not_object(&call.name, &call.arguments)),
+            },
+            other => return Err(not_object(&call.name, other)),
+        };
+        validate_arguments(tool.validation_schema(), &mut args, self.policy).map_err(|issues| {
+            ToolError::InvalidArguments {
+                tool: call.name.clone(),
+                issues,
+            }
+        })?;
+        Ok((tool.clone(), args))
+    }
+
+    fn run(
+        &self,
+        tool: Arc<dyn Tool>,
+        args: Map<String, Value>,
+        offload: bool,
+    ) -> BoxFuture<ToolResult> {
+        let name = tool.name().to_owned();
+        let panicked = {
+            let name = name.clone();
+            move |message: String| ToolError::Panicked {
+                tool: name,
+                message,
+            }
+        };
+        let invocation = match catch_unwind(AssertUnwindSafe(|| tool.invoke(args))) {
+            Ok(i) => i,
+            Err(p) => {
+                return Box::pin(std::future::ready(Err(panicked(exec::panic_message(
+                    p.as_ref(),
+                )))))
+            }
+        };
+        let limit = self.timeout;
+        let work: BoxFuture<ToolResult> = match invocation {
+            Invocation::Blocking(f) if limit.is_none() && !offload => {
+                let result = catch_unwind(AssertUnwindSafe(f))
+                    .unwrap_or_else(|p| Err(panicked(exec::panic_message(p.as_ref()))));
+                return Box::pin(std::future::ready(result));
+            }
+            Invocation::Blocking(f) => {
+                let thread = exec::on_thread(f);
+                Box::pin(async move { thread.await.unwrap_or_else(|m| Err(panicked(m))) })
+            }
+            Invocation::Future(fut) => {
+                Box::pin(async move { CatchUnwind(fut).await.unwrap_or_else(|m| Err(panicked(m))) })
+            }
+        };
+        match limit {
+            None => work,
+            Some(limit) => Box::pin(async move {
+                exec::timeout(limit, work)
+                    .await
+                    .unwrap_or(Err(ToolError::Timeout { tool: name, limit }))
+            }),
+        }
+    }
+
+    fn unknown(&self, name: &str) -> ToolError {
+        let available: Vec<String> = self.names().map(str::to_owned).collect();
+        let suggestion = available
+            .iter()
+            .map(|c| (distance(&name.to_lowercase(), &c.to_lowercase()), c))
+            .filter(|(d, c)| *d <= 2.max(c.chars().count() / 3))
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, c)| c.clone());
+        ToolError::UnknownTool {
+            name: name.to_owned(),
+            available,
+            suggestion,
+        }
+    }
+}
+
+fn not_object(tool: &str, found: &Value) -> ToolError {
+    let found = match found {
+        Value::String(_) => "a string that is not a JSON object".to_owned(),
+        other => json_kind(other).to_owned(),
+    };
+    ToolError::ArgumentsNotObject {
+        tool: tool.to_owned(),
+        found,
+    }
+}
+
+/// The tool message for a call's outcome; errors start with `Error: `.
+fn answer(call: &ToolCall, result: ToolResult) -> Message {
+    let content = match result {
+        Ok(text) => text,
+        Err(e) => format!("Error: {e}"),
+    };
+    Message::tool(call.id.clone(), call.name.clone(), content)
+}
+
+/// Levenshtein distance, for "did you mean".
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// Fails compilation when `toolbox![...]` lists two tools with one name.
+#[doc(hidden)]
+pub const fn __assert_unique(names: &[&str]) {
+    let mut i = 0;
+    while i < names.len() {
+        let mut j = i + 1;
+        while j < names.len() {
+            if str_eq(names[i], names[j]) {
+                panic!("toolbox![...] lists two tools with the same name");
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// A [`Toolbox`] of `#[tool]` functions, named by path:
+/// `toolbox![get_current_temperature, weather::get_current_wind_speed]`.
+/// Two tools with one name fail to compile.
+///
+/// (Not `tools!`: that name belongs to the `#[tools]` attribute, and Rust
+/// keeps attribute and function-like macros in one namespace.)
+#[macro_export]
+macro_rules! toolbox {
+    ($($tool:path),* $(,)?) => {{
+        const _: () = $crate::toolbox::__assert_unique(&[$(<$tool>::NAME),*]);
+        $crate::Toolbox::__from_unique(::std::vec![
+            $(::std::sync::Arc::new(<$tool>::__NEW) as ::std::sync::Arc<dyn $crate::Tool>),*
+        ])
+    }};
+}
