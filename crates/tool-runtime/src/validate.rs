@@ -291,9 +291,7 @@ impl Validator<'_> {
         }
 
         match value {
-            Value::Number(n) => {
-                self.check_number(n.as_f64().unwrap_or(0.0), obj, value.clone(), path)
-            }
+            Value::Number(n) => self.check_number(&n.clone(), obj, value.clone(), path),
             Value::String(s) => {
                 let len = s.chars().count() as u64;
                 self.check_count(
@@ -350,19 +348,29 @@ impl Validator<'_> {
         false
     }
 
-    fn check_number(&mut self, n: f64, obj: &Map<String, Value>, found: Value, path: &str) {
-        let bound = |k: &str| obj.get(k).and_then(Value::as_f64);
+    fn check_number(
+        &mut self,
+        n: &serde_json::Number,
+        obj: &Map<String, Value>,
+        found: Value,
+        path: &str,
+    ) {
+        use std::cmp::Ordering;
+        let fail = |key: &str, bad: &[Ordering]| {
+            obj.get(key)
+                .and_then(Value::as_number)
+                .and_then(|bound| compare(n, bound))
+                .is_some_and(|o| bad.contains(&o))
+        };
         let fail = match () {
-            _ if bound("minimum").is_some_and(|m| n < m) => {
-                Some(format!("at least {}", obj["minimum"]))
-            }
-            _ if bound("maximum").is_some_and(|m| n > m) => {
+            _ if fail("minimum", &[Ordering::Less]) => Some(format!("at least {}", obj["minimum"])),
+            _ if fail("maximum", &[Ordering::Greater]) => {
                 Some(format!("at most {}", obj["maximum"]))
             }
-            _ if bound("exclusiveMinimum").is_some_and(|m| n <= m) => {
+            _ if fail("exclusiveMinimum", &[Ordering::Less, Ordering::Equal]) => {
                 Some(format!("greater than {}", obj["exclusiveMinimum"]))
             }
-            _ if bound("exclusiveMaximum").is_some_and(|m| n >= m) => {
+            _ if fail("exclusiveMaximum", &[Ordering::Greater, Ordering::Equal]) => {
                 Some(format!("less than {}", obj["exclusiveMaximum"]))
             }
             _ => None,
@@ -477,6 +485,20 @@ impl Validator<'_> {
                 (None, None) => {}
             }
         }
+    }
+}
+
+/// Orders two JSON numbers exactly when both are integers (bounds such as
+/// `u64::MAX` are beyond `f64` precision), else as floats.
+fn compare(a: &serde_json::Number, b: &serde_json::Number) -> Option<std::cmp::Ordering> {
+    let int = |n: &serde_json::Number| {
+        n.as_i64()
+            .map(i128::from)
+            .or_else(|| n.as_u64().map(i128::from))
+    };
+    match (int(a), int(b)) {
+        (Some(x), Some(y)) => Some(x.cmp(&y)),
+        _ => a.as_f64()?.partial_cmp(&b.as_f64()?),
     }
 }
 
