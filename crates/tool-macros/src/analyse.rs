@@ -70,6 +70,11 @@ pub fn take_params(
             FnArg::Typed(pt) => {
                 let options = ArgOptions::take(&mut pt.attrs, errors);
                 match &*pt.pat {
+                    _ if types::nested_borrow(&pt.ty).is_some() => errors.push(syn::Error::new(
+                        types::nested_borrow(&pt.ty).unwrap_or_else(|| pt.ty.span()),
+                        "a tool parameter may borrow only at the top (`&str`, `&[T]`, `&T`): \
+                         arguments are read into owned values, so use `String` here (`&[String]`, not `&[&str]`)",
+                    )),
                     Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
                         params.push(Param {
                             name: p.ident.unraw().to_string(),

@@ -6,7 +6,7 @@ use crate::analyse::{self, Definition, Param, Receiver};
 use crate::attr::ToolArgs;
 use crate::types::{self, Pass};
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{ItemFn, ItemImpl, Signature};
@@ -244,7 +244,9 @@ fn tool_impl(
         } else {
             quote!(#var)
         };
-        quote!(let #binding: #ty = #p::take_arg(Self::NAME, &mut args, #name)?;)
+        // Spanned on the parameter's type, so a type serde cannot read is reported there.
+        let take = respan(quote!(#p::take_arg), param.ty.span());
+        quote_spanned!(param.ty.span()=> let #binding: #ty = #take(Self::NAME, &mut args, #name)?;)
     });
     let passes = params
         .iter()
@@ -262,9 +264,14 @@ fn tool_impl(
     let returned = quote!(#call(#(#passes),*)#awaited);
     let output = match &sig.output {
         syn::ReturnType::Type(_, ty) if types::is_result(ty) => {
-            quote!(#p::result_output(Self::NAME, #returned))
+            let write = respan(quote!(#p::result_output), ty.span());
+            quote!(#write(Self::NAME, #returned))
         }
-        _ => quote!(#p::output(Self::NAME, #returned)),
+        syn::ReturnType::Type(_, ty) => {
+            let write = respan(quote!(#p::output), ty.span());
+            quote!(#write(Self::NAME, #returned))
+        }
+        syn::ReturnType::Default => quote!(#p::output(Self::NAME, #returned)),
     };
     let body = quote! {
         #(#reads)*
@@ -300,4 +307,20 @@ fn tool_impl(
             }
         }
     }
+}
+
+/// The same tokens, all located at `span` (so errors about them point there).
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut t| {
+            if let proc_macro2::TokenTree::Group(g) = &t {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                return proc_macro2::TokenTree::Group(group);
+            }
+            t.set_span(span);
+            t
+        })
+        .collect()
 }

@@ -3,6 +3,7 @@
 //! must implement `schemars::JsonSchema`, which the compiler checks.
 
 use crate::json::Json;
+use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{GenericArgument, PathArguments, Type, TypePath};
 
@@ -141,6 +142,24 @@ pub fn owned(ty: &Type) -> (Type, Pass) {
         Type::Group(g) => owned(&g.elem),
         other => (static_lifetimes(other), Pass::Value),
     }
+}
+
+/// The first reference nested inside `ty` (below a top-level `&`): such a
+/// parameter cannot be read from owned JSON.
+pub fn nested_borrow(ty: &Type) -> Option<Span> {
+    struct Find(Option<Span>);
+    impl syn::visit_mut::VisitMut for Find {
+        fn visit_type_reference_mut(&mut self, r: &mut syn::TypeReference) {
+            self.0.get_or_insert(r.and_token.span);
+        }
+    }
+    let mut find = Find(None);
+    let mut inner = match ty {
+        Type::Reference(r) => (*r.elem).clone(),
+        other => other.clone(),
+    };
+    syn::visit_mut::VisitMut::visit_type_mut(&mut find, &mut inner);
+    find.0
 }
 
 /// Whether a return type is a `Result` (its `Err` goes to the model as an error).

@@ -21,7 +21,7 @@ pub use call::{ChunkIdConflict, InvalidToolCall, ToolCall, ToolCallChunk};
 pub use error::{ArgIssue, ToolError};
 pub use format::DefinitionFormat;
 pub use message::{Message, Role};
-pub use tool::{Invocation, Tool, ToolResult};
+pub use tool::{FromArgument, Invocation, Tool, ToolOutput, ToolResult};
 pub use toolbox::{ToolSet, Toolbox, ToolboxError};
 pub use validate::Policy;
 

@@ -41,9 +41,29 @@ pub trait Tool: Send + Sync + 'static {
     fn invoke(self: Arc<Self>, args: Map<String, Value>) -> Invocation;
 }
 
+/// A type a tool parameter can have: anything serde can read from JSON.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be read from the model's JSON arguments",
+    label = "a tool parameter must implement `serde::Deserialize`",
+    note = "for your own type, add `#[derive(serde::Deserialize, schemars::JsonSchema)]`"
+)]
+pub trait FromArgument: DeserializeOwned {}
+
+impl<T: DeserializeOwned> FromArgument for T {}
+
+/// A type a tool can return: anything serde can write as JSON.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's result: the model receives it as JSON text",
+    label = "a tool's return value must implement `serde::Serialize`",
+    note = "for your own type, add `#[derive(serde::Serialize, schemars::JsonSchema)]`"
+)]
+pub trait ToolOutput: Serialize {}
+
+impl<T: Serialize> ToolOutput for T {}
+
 /// Removes argument `name` and deserialises it; absent reads as `null` (so
 /// `Option` parameters become `None`).
-pub fn take_arg<T: DeserializeOwned>(
+pub fn take_arg<T: FromArgument>(
     tool: &str,
     args: &mut Map<String, Value>,
     name: &str,
@@ -66,7 +86,7 @@ pub fn take_arg<T: DeserializeOwned>(
 }
 
 /// A returned value as tool-message text: a string as-is, anything else as JSON.
-pub fn output<T: Serialize>(tool: &str, value: T) -> ToolResult {
+pub fn output<T: ToolOutput>(tool: &str, value: T) -> ToolResult {
     match serde_json::to_value(&value) {
         Ok(Value::String(s)) => Ok(s),
         Ok(v) => Ok(v.to_string()),
@@ -78,7 +98,7 @@ pub fn output<T: Serialize>(tool: &str, value: T) -> ToolResult {
 }
 
 /// A returned `Result`: `Ok` as [`output`], `Err` as the tool's own error.
-pub fn result_output<T: Serialize, E: Display>(tool: &str, result: Result<T, E>) -> ToolResult {
+pub fn result_output<T: ToolOutput, E: Display>(tool: &str, result: Result<T, E>) -> ToolResult {
     match result {
         Ok(v) => output(tool, v),
         Err(e) => Err(ToolError::Failed(e.to_string())),

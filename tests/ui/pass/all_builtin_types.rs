@@ -31,7 +31,7 @@ fn everything(
     g: [[i8; 2]; 2],
     h: Arc<str>,
     i: Rc<Vec<u64>>,
-    j: &[&str],
+    j: &[String],
     k: serde_json::Map<String, serde_json::Value>,
     l: Option<Box<i64>>,
     m: isize,
