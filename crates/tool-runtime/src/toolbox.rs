@@ -188,7 +188,8 @@ impl Toolbox {
         }
     }
 
-    fn prepare(&self, call: &ToolCall) -> Result<(Arc<dyn Tool>, Map<String, Value>), ToolError> {
+    /// The tool and its checked arguments.
+    fn prepare(&self, call: &ToolCall) -> Result<Prepared, ToolError> {
         let tool = self
             .get(&call.name)
             .ok_or_else(|| self.unknown(&call.name))?;
@@ -283,6 +284,9 @@ fn not_object(tool: &str, found: &Value) -> ToolError {
         found,
     }
 }
+
+/// A tool with arguments that passed validation.
+type Prepared = (Arc<dyn Tool>, Map<String, Value>);
 
 /// The tool message for a call's outcome; errors start with `Error: `.
 fn answer(call: &ToolCall, result: ToolResult) -> Message {
