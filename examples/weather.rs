@@ -1,9 +1,10 @@
-//! The tools of transformers' tool-use guide, defined with `#[tool]`.
-//!
-//! Prints each tool's definition (made at compile time) and calls the tools
-//! directly. The agent loop on the bundled model lands in a later release.
+//! The weather conversation of transformers' tool-use guide, without a model:
+//! the tools' definitions (made at compile time), a hand-written assistant
+//! call dispatched through the toolbox, and the transcript. The agent loop on
+//! the bundled model lands in a later release.
 
-use tool_use::tool;
+use serde_json::json;
+use tool_use::{tool, toolbox, DefinitionFormat, Message, ToolCall};
 
 /// Get the current temperature at a location.
 ///
@@ -39,23 +40,30 @@ fn get_current_wind_speed(location: &str) -> f64 {
 }
 
 fn main() {
-    for (name, json) in [
-        (
-            get_current_temperature::NAME,
-            get_current_temperature::SCHEMA_JSON,
-        ),
-        (
-            get_current_wind_speed::NAME,
-            get_current_wind_speed::SCHEMA_JSON,
-        ),
-    ] {
-        let value: serde_json::Value = serde_json::from_str(json).expect("schema is JSON");
-        println!(
-            "{name}:\n{}\n",
-            serde_json::to_string_pretty(&value).expect("serialisable")
-        );
+    let tools = toolbox![get_current_temperature, get_current_wind_speed];
+    for definition in tools.definitions(DefinitionFormat::Transformers) {
+        println!("{}\n", serde_json::to_string_pretty(&definition).expect("JSON"));
     }
-    let t = get_current_temperature("Paris, France".into(), "celsius".into());
-    let w = get_current_wind_speed("Paris, France");
-    println!("Paris, France: {t} °C, wind {w} km/h");
+
+    let mut messages = vec![
+        Message::system("You are a bot that responds to weather queries."),
+        Message::user("Hey, what's the temperature in Paris right now?"),
+    ];
+    // What a model would answer; `tool-use chat` will generate it.
+    let calls = vec![
+        ToolCall::new("call_1", "get_current_temperature", json!({"location": "Paris, France", "unit": "celsius"})),
+        ToolCall::new("call_2", "get_current_wind_speed", json!({"location": "Paris, France"})),
+        ToolCall::new("call_3", "get_current_temprature", json!({"location": "Paris, France"})),
+    ];
+    messages.push(Message::assistant_calls(None, calls.clone()));
+    messages.extend(tools.call_all_blocking(&calls));
+
+    for m in &messages {
+        for call in &m.tool_calls {
+            println!("{:>9}: call {}({})", m.role.as_str(), call.name, call.arguments);
+        }
+        if let Some(text) = &m.content {
+            println!("{:>9}: {text}", m.role.as_str());
+        }
+    }
 }
