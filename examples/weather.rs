@@ -42,7 +42,10 @@ fn get_current_wind_speed(location: &str) -> f64 {
 fn main() {
     let tools = toolbox![get_current_temperature, get_current_wind_speed];
     for definition in tools.definitions(DefinitionFormat::Transformers) {
-        println!("{}\n", serde_json::to_string_pretty(&definition).expect("JSON"));
+        println!(
+            "{}\n",
+            serde_json::to_string_pretty(&definition).expect("JSON")
+        );
     }
 
     let mut messages = vec![
@@ -51,16 +54,33 @@ fn main() {
     ];
     // What a model would answer; `tool-use chat` will generate it.
     let calls = vec![
-        ToolCall::new("call_1", "get_current_temperature", json!({"location": "Paris, France", "unit": "celsius"})),
-        ToolCall::new("call_2", "get_current_wind_speed", json!({"location": "Paris, France"})),
-        ToolCall::new("call_3", "get_current_temprature", json!({"location": "Paris, France"})),
+        ToolCall::new(
+            "call_1",
+            "get_current_temperature",
+            json!({"location": "Paris, France", "unit": "celsius"}),
+        ),
+        ToolCall::new(
+            "call_2",
+            "get_current_wind_speed",
+            json!({"location": "Paris, France"}),
+        ),
+        ToolCall::new(
+            "call_3",
+            "get_current_temprature",
+            json!({"location": "Paris, France"}),
+        ),
     ];
     messages.push(Message::assistant_calls(None, calls.clone()));
     messages.extend(tools.call_all_blocking(&calls));
 
     for m in &messages {
         for call in &m.tool_calls {
-            println!("{:>9}: call {}({})", m.role.as_str(), call.name, call.arguments);
+            println!(
+                "{:>9}: call {}({})",
+                m.role.as_str(),
+                call.name,
+                call.arguments
+            );
         }
         if let Some(text) = &m.content {
             println!("{:>9}: {text}", m.role.as_str());

@@ -28,8 +28,8 @@ pub use tool_macros::{tool, tools};
 pub use tool_models as models;
 pub use tool_runtime as runtime;
 pub use tool_runtime::{
-    toolbox, ArgIssue, DefinitionFormat, InvalidToolCall, Message, Role, Tool, ToolCall, ToolCallChunk,
-    ToolError, ToolSet, Toolbox, ToolboxError,
+    toolbox, ArgIssue, DefinitionFormat, InvalidToolCall, Message, Role, Tool, ToolCall,
+    ToolCallChunk, ToolError, ToolSet, Toolbox, ToolboxError,
 };
 
 /// Items used by macro-generated code; not a stable API.

@@ -36,7 +36,10 @@ fn get_current_wind_speed(location: String) {
     let _ = location;
 }
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/chat-templates");
+const FIXTURES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/fixtures/chat-templates"
+);
 
 #[test]
 fn round_trip_renders_as_transformers_does() {
@@ -66,7 +69,11 @@ fn round_trip_renders_as_transformers_does() {
             continue;
         }
         let kwargs = &case["kwargs"];
-        assert_eq!(kwargs["tools"], json!(tools), "our definitions are the fixture's");
+        assert_eq!(
+            kwargs["tools"],
+            json!(tools),
+            "our definitions are the fixture's"
+        );
         let mut ours = kwargs.clone();
         ours["messages"] = serde_json::to_value(&messages).unwrap();
         let name = case["template"].as_str().unwrap();
@@ -76,9 +83,14 @@ fn round_trip_renders_as_transformers_does() {
         let template = ChatTemplate::new(&source)
             .unwrap_or_else(|e| panic!("{name}: {e}"))
             .with_clock(Clock::Fixed(frozen));
-        let prompt = template.render_json(&ours).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let prompt = template
+            .render_json(&ours)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(prompt, case["expected"].as_str().unwrap(), "{name}");
         checked += 1;
     }
-    assert!(checked >= 15, "only {checked} templates rendered the round trip");
+    assert!(
+        checked >= 15,
+        "only {checked} templates rendered the round trip"
+    );
 }

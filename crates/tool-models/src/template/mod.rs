@@ -1,1 +1,346 @@
 //! Chat templates rendered exactly as transformers renders them.
+//!
+//! A model's Jinja chat template turns messages, tool schemas, tool calls and
+//! tool results into the one prompt string the model was trained on.
+//! [`ChatTemplate`] compiles such a template once (with minijinja, configured
+//! like transformers' sandbox) and renders it byte-for-byte as
+//! `apply_chat_template(..., tokenize=False)` does.
+//!
+//! ```
+//! use tool_models::template::{ChatTemplate, RenderOptions};
+//! use tool_runtime::Message;
+//!
+//! let template = ChatTemplate::new(
+//!     "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}\n{% endfor %}\
+//!      {% if add_generation_prompt %}<|assistant|>{% endif %}",
+//! )?;
+//! let messages = [Message::user("Hi!")];
+//! let prompt = template.render(&RenderOptions::new(&messages).add_generation_prompt(true))?;
+//! assert_eq!(prompt.text, "<|user|>Hi!\n<|assistant|>");
+//! # Ok::<(), tool_models::template::TemplateError>(())
+//! ```
+//!
+//! Templates come from downloaded models and are untrusted: renders are
+//! bounded in instructions, recursion, time, output and namespace size
+//! ([`Limits`]).
+
+mod clock;
+mod dict;
+mod env;
+mod error;
+mod filters;
+mod generation;
+mod gguf;
+mod input;
+mod limits;
+mod load;
+mod python;
+pub mod tojson;
+
+#[cfg(test)]
+mod tests;
+
+pub use clock::{Clock, DateTime};
+pub use error::TemplateError;
+pub use gguf::{read_gguf_metadata, GgufMetadata, GgufValue};
+pub use limits::Limits;
+pub use load::{ModelTemplates, NamedTemplate};
+
+use minijinja::Environment;
+use serde::Serialize;
+use serde_json::{Map, Value as Json};
+use std::collections::BTreeMap;
+use std::ops::Range;
+use tool_runtime::Message;
+
+/// The name the compiled template has inside its environment.
+const TEMPLATE_NAME: &str = "chat_template";
+
+/// A compiled chat template.
+pub struct ChatTemplate {
+    env: Environment<'static>,
+    has_generation: bool,
+    clock: Clock,
+    limits: Limits,
+}
+
+impl std::fmt::Debug for ChatTemplate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatTemplate")
+            .field("has_generation", &self.has_generation)
+            .field("clock", &self.clock)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A rendered prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rendered {
+    /// The prompt text.
+    pub text: String,
+    /// Byte ranges of `text` produced inside `{% generation %}` blocks (the
+    /// assistant's own text, to be trained on), sorted by start. Empty when
+    /// the template has no such block.
+    pub generation: Vec<Range<usize>>,
+}
+
+impl Rendered {
+    /// The generation spans as char (Unicode scalar) ranges: the indices
+    /// transformers reports, since Python indexes strings by code point.
+    pub fn generation_char_ranges(&self) -> Vec<Range<usize>> {
+        generation::char_ranges(&self.text, &self.generation)
+    }
+}
+
+/// The inputs of one render, built from typed messages and tool definitions.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RenderOptions {
+    messages: Vec<Json>,
+    tools: Option<Vec<Json>>,
+    documents: Option<Vec<Json>>,
+    add_generation_prompt: bool,
+    continue_final_message: bool,
+    vars: Map<String, Json>,
+    clock: Option<Clock>,
+}
+
+impl RenderOptions {
+    /// A render of `messages`, with no tools and no generation prompt.
+    pub fn new(messages: &[Message]) -> RenderOptions {
+        RenderOptions {
+            messages: messages
+                .iter()
+                .map(|m| serde_json::to_value(m).unwrap_or(Json::Null))
+                .collect(),
+            ..RenderOptions::default()
+        }
+    }
+
+    /// A render of messages given as JSON objects (`role`, `content`, ...).
+    pub fn from_json_messages(messages: Vec<Json>) -> RenderOptions {
+        RenderOptions {
+            messages,
+            ..RenderOptions::default()
+        }
+    }
+
+    /// Offers these tools (a toolbox's definitions, or raw JSON schemas).
+    pub fn tools(mut self, tools: &[Json]) -> RenderOptions {
+        self.tools = Some(tools.to_vec());
+        self
+    }
+
+    /// Adds documents for retrieval-augmented generation (`title`, `text`, ...).
+    pub fn documents(mut self, documents: &[Json]) -> RenderOptions {
+        self.documents = Some(documents.to_vec());
+        self
+    }
+
+    /// Ends the prompt with the header of a new assistant turn.
+    pub fn add_generation_prompt(mut self, yes: bool) -> RenderOptions {
+        self.add_generation_prompt = yes;
+        self
+    }
+
+    /// Leaves the final message open so that the model continues it.
+    pub fn continue_final_message(mut self, yes: bool) -> RenderOptions {
+        self.continue_final_message = yes;
+        self
+    }
+
+    /// Sets the special tokens (`bos_token`, `eos_token`, ...).
+    pub fn special_tokens(mut self, tokens: &BTreeMap<String, String>) -> RenderOptions {
+        for (name, token) in tokens {
+            self.vars.insert(name.clone(), Json::String(token.clone()));
+        }
+        self
+    }
+
+    /// Sets any other template variable (`enable_thinking`, `date_string`, ...).
+    /// A value that cannot be serialised as JSON becomes `null`.
+    pub fn var(mut self, name: impl Into<String>, value: impl Serialize) -> RenderOptions {
+        let value = serde_json::to_value(value).unwrap_or(Json::Null);
+        self.vars.insert(name.into(), value);
+        self
+    }
+
+    /// Reads `strftime_now` from this clock instead of the template's.
+    pub fn clock(mut self, clock: Clock) -> RenderOptions {
+        self.clock = Some(clock);
+        self
+    }
+
+    fn to_kwargs(&self) -> Map<String, Json> {
+        let mut kwargs = self.vars.clone();
+        kwargs.insert("messages".into(), Json::Array(self.messages.clone()));
+        let list = |v: &Option<Vec<Json>>| v.clone().map_or(Json::Null, Json::Array);
+        kwargs.insert("tools".into(), list(&self.tools));
+        kwargs.insert("documents".into(), list(&self.documents));
+        kwargs.insert(
+            "add_generation_prompt".into(),
+            Json::Bool(self.add_generation_prompt),
+        );
+        kwargs
+    }
+}
+
+impl ChatTemplate {
+    /// Compiles a template with the default [`Limits`] and the system clock.
+    pub fn new(source: &str) -> Result<ChatTemplate, TemplateError> {
+        ChatTemplate::with_limits(source, Limits::default())
+    }
+
+    /// Compiles a template whose renders are bounded by `limits`.
+    pub fn with_limits(source: &str, limits: Limits) -> Result<ChatTemplate, TemplateError> {
+        let mut env = env::environment(&limits);
+        let rewritten = generation::rewrite(source);
+        let has_generation = rewritten.is_some();
+        let source = rewritten.unwrap_or_else(|| source.to_owned());
+        env.add_template_owned(TEMPLATE_NAME, source)
+            .map_err(|e| TemplateError::Syntax {
+                message: detail(&e),
+                line: e.line(),
+            })?;
+        Ok(ChatTemplate {
+            env,
+            has_generation,
+            clock: Clock::System,
+            limits,
+        })
+    }
+
+    /// Reads `strftime_now` from `clock` (e.g. a [`Clock::Fixed`] for
+    /// reproducible renders).
+    pub fn with_clock(mut self, clock: Clock) -> ChatTemplate {
+        self.clock = clock;
+        self
+    }
+
+    /// The limits each render runs under.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Whether the template marks assistant text with `{% generation %}`.
+    pub fn has_generation_blocks(&self) -> bool {
+        self.has_generation
+    }
+
+    /// Renders from a JSON object of template variables: `messages`, `tools`,
+    /// `documents`, `add_generation_prompt`, `bos_token`, ... A
+    /// `continue_final_message: true` entry is honoured as the
+    /// `apply_chat_template` option, not passed to the template.
+    pub fn render_json(&self, kwargs: &Json) -> Result<String, TemplateError> {
+        self.render_json_spans(kwargs).map(|r| r.text)
+    }
+
+    /// Like [`render_json`](Self::render_json), also returning the generation spans.
+    pub fn render_json_spans(&self, kwargs: &Json) -> Result<Rendered, TemplateError> {
+        let Json::Object(kwargs) = kwargs else {
+            return Err(TemplateError::Input(format!(
+                "template variables must be a JSON object, found {kwargs}"
+            )));
+        };
+        let continue_final = kwargs
+            .get("continue_final_message")
+            .is_some_and(|v| v.as_bool().unwrap_or(!v.is_null()));
+        self.render_kwargs(kwargs, continue_final, self.clock)
+    }
+
+    /// Renders from typed options.
+    pub fn render(&self, options: &RenderOptions) -> Result<Rendered, TemplateError> {
+        self.render_kwargs(
+            &options.to_kwargs(),
+            options.continue_final_message,
+            options.clock.unwrap_or(self.clock),
+        )
+    }
+
+    fn render_kwargs(
+        &self,
+        kwargs: &Map<String, Json>,
+        continue_final: bool,
+        clock: Clock,
+    ) -> Result<Rendered, TemplateError> {
+        let (ctx, final_text) = input::context(kwargs, continue_final)?;
+        let template = self
+            .env
+            .get_template(TEMPLATE_NAME)
+            .map_err(|e| render_error(&e))?;
+        let (result, state) = limits::with_render_state(clock, &self.limits, || {
+            let mut out = limits::LimitedOutput {
+                buf: Vec::new(),
+                max: self.limits.max_output_bytes,
+            };
+            template.render_captured_to(ctx, &mut out).map(|_| out.buf)
+        });
+        let bytes = match result {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                if let Some(what) = state.exceeded {
+                    return Err(TemplateError::LimitExceeded(what));
+                }
+                if let Some(message) = state.raised {
+                    return Err(TemplateError::Raised(message));
+                }
+                if matches!(e.kind(), minijinja::ErrorKind::OutOfFuel) {
+                    return Err(TemplateError::LimitExceeded(format!(
+                        "render ran more than {} template instructions (fuel)",
+                        self.limits.fuel.unwrap_or(0)
+                    )));
+                }
+                return Err(render_error(&e));
+            }
+        };
+        // Every piece written came from a Rust string, so this cannot fail;
+        // stay total anyway.
+        let raw = String::from_utf8(bytes)
+            .map_err(|e| TemplateError::Input(format!("render produced invalid UTF-8: {e}")))?;
+        let (mut text, mut spans) = if self.has_generation {
+            generation::extract_spans(&raw).map_err(TemplateError::Input)?
+        } else {
+            (raw, Vec::new())
+        };
+        if let Some(final_text) = final_text {
+            let cut = input::cut_at_final(&text, &final_text)?;
+            text.truncate(cut);
+            for span in &mut spans {
+                span.start = span.start.min(cut);
+                span.end = span.end.min(cut);
+            }
+            spans.retain(|s| !s.is_empty());
+        }
+        Ok(Rendered {
+            text,
+            generation: spans,
+        })
+    }
+}
+
+/// minijinja's message without its "syntax error:" prefix and location.
+fn detail(e: &minijinja::Error) -> String {
+    e.detail()
+        .map(str::to_owned)
+        .unwrap_or_else(|| e.kind().to_string())
+}
+
+fn render_error(e: &minijinja::Error) -> TemplateError {
+    let mut message = format!("{}: {}", e.kind(), detail(e));
+    // A filter or method that failed is reported as the cause.
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        message.push_str(&format!(" (caused by: {cause})"));
+        source = cause.source();
+    }
+    if e.kind() == minijinja::ErrorKind::SyntaxError {
+        return TemplateError::Syntax {
+            message,
+            line: e.line(),
+        };
+    }
+    TemplateError::Render {
+        message,
+        line: e.line(),
+    }
+}

@@ -1,0 +1,294 @@
+//! The machine most JSON formats share: content until a start marker, then a
+//! body that ends at an end marker or where its JSON value closes, read as
+//! one call object or a list of them. Each family file only states its
+//! markers.
+
+use super::stream::{find_any, skip_ws, starts, Balance, Emitter, Find, Machine, Scan, Text};
+
+/// How a block's body ends.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum End {
+    /// At this marker (or the end of the output).
+    Marker(&'static str),
+    /// Where the JSON value that follows the start marker closes. A
+    /// ```` ```json ```` fence around it is allowed.
+    Json,
+}
+
+/// Turns a body into events; `false` means "not a call after all": the
+/// marker and body are content.
+pub(crate) type Handler = fn(body: &str, complete: bool, em: &mut Emitter) -> bool;
+
+/// A JSON-block format.
+#[derive(Clone, Copy)]
+pub(crate) struct Spec {
+    /// Markers that open a block and are not part of the body.
+    pub(crate) starts: &'static [&'static str],
+    /// Brackets that open a block and are part of it, each with the byte
+    /// that must follow it (after whitespace) for it to count.
+    pub(crate) brackets: &'static [(&'static str, u8)],
+    pub(crate) end: End,
+    /// Text skipped after a block when present (closing tags, fences, `;`).
+    pub(crate) after: &'static [&'static str],
+    pub(crate) handler: Handler,
+}
+
+/// The default handler: the body is a call object or a list of them.
+pub(crate) fn calls(body: &str, complete: bool, em: &mut Emitter) -> bool {
+    let t = body.trim();
+    if t.is_empty() && complete {
+        return true;
+    }
+    if !complete && super::json::parse(t).is_err() {
+        em.invalid(None, None, body, "the tool call was cut off");
+        return true;
+    }
+    em.json_calls(t);
+    true
+}
+
+enum State {
+    Content,
+    /// In a body; `marker` is the text that opened it, `body_from` how many
+    /// bytes of `text` the marker takes when it is not part of the body.
+    Body {
+        marker: usize,
+        bracket: bool,
+        balance: Balance,
+        /// For `End::Json`: the opening fence and whitespace are passed.
+        opened: Option<usize>,
+    },
+    After,
+}
+
+pub(crate) struct Block {
+    spec: Spec,
+    state: State,
+    markers: Vec<&'static str>,
+    scanned: usize,
+}
+
+impl Block {
+    pub(crate) fn boxed(spec: Spec) -> Box<dyn Machine> {
+        let mut markers: Vec<&'static str> = spec.starts.to_vec();
+        markers.extend(spec.brackets.iter().map(|b| b.0));
+        Box::new(Block {
+            spec,
+            state: State::Content,
+            markers,
+            scanned: 0,
+        })
+    }
+
+    fn reject(&mut self, text: &mut Text, em: &mut Emitter, marker_len: usize) {
+        let m = text.take(marker_len);
+        em.content(&m);
+        self.state = State::Content;
+        self.scanned = 0;
+    }
+
+    /// Advances; `false` when more text is needed.
+    fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
+        match &mut self.state {
+            State::Content => {
+                let rest = text.rest();
+                match find_any(rest, 0, &self.markers) {
+                    Find::At { at, which } => {
+                        em.content(&rest[..at]);
+                        text.consume(at);
+                        let bracket = which >= self.spec.starts.len();
+                        self.state = State::Body {
+                            marker: self.markers[which].len(),
+                            bracket,
+                            balance: Balance::default(),
+                            opened: None,
+                        };
+                        self.scanned = 0;
+                        true
+                    }
+                    Find::Partial { safe } => {
+                        let n = if end { rest.len() } else { safe };
+                        em.content(&rest[..n]);
+                        text.consume(n);
+                        false
+                    }
+                }
+            }
+            State::Body {
+                marker,
+                bracket,
+                balance,
+                opened,
+            } => {
+                let marker = *marker;
+                let bracket = *bracket;
+                let rest = text.rest();
+                match self.spec.end {
+                    End::Marker(close) => {
+                        let body_start = marker;
+                        let from = self.scanned.max(body_start);
+                        match find_any(rest, from, &[close]) {
+                            Find::At { at, .. } => {
+                                let body = rest[body_start..at].to_owned();
+                                let ok = (self.spec.handler)(&body, true, em);
+                                if !ok {
+                                    self.reject(text, em, marker);
+                                    return true;
+                                }
+                                text.consume(at + close.len());
+                                self.state = State::After;
+                                true
+                            }
+                            Find::Partial { safe } => {
+                                if end {
+                                    let body = rest[body_start..].to_owned();
+                                    if !(self.spec.handler)(&body, false, em) {
+                                        self.reject(text, em, marker);
+                                        return true;
+                                    }
+                                    text.consume(rest.len());
+                                    self.state = State::Content;
+                                    return true;
+                                }
+                                self.scanned = safe;
+                                false
+                            }
+                        }
+                    }
+                    End::Json => {
+                        let body_start = if bracket { 0 } else { marker };
+                        let open = match opened {
+                            Some(o) => *o,
+                            None => {
+                                // Find the opening bracket: after the marker,
+                                // whitespace and an optional fence.
+                                let after = &rest[marker..];
+                                let Some(ws) = skip_ws(after) else {
+                                    if end {
+                                        self.reject(text, em, marker);
+                                        return true;
+                                    }
+                                    return false;
+                                };
+                                let mut p = marker + ws;
+                                if bracket {
+                                    let need = self
+                                        .spec
+                                        .brackets
+                                        .iter()
+                                        .find(|b| b.0.len() == marker && rest.starts_with(b.0))
+                                        .map(|b| b.1);
+                                    if let Some(need) = need {
+                                        if rest.as_bytes()[p] != need {
+                                            self.reject(text, em, marker);
+                                            return true;
+                                        }
+                                    }
+                                    p = 0;
+                                } else {
+                                    for fence in ["```json", "```"] {
+                                        match starts(&rest[p..], fence) {
+                                            Some(true) => {
+                                                p += fence.len();
+                                                let Some(ws) = skip_ws(&rest[p..]) else {
+                                                    if end {
+                                                        self.reject(text, em, marker);
+                                                        return true;
+                                                    }
+                                                    return false;
+                                                };
+                                                p += ws;
+                                                break;
+                                            }
+                                            Some(false) => {}
+                                            None if !end => return false,
+                                            None => {}
+                                        }
+                                    }
+                                    if !matches!(rest.as_bytes().get(p), Some(b'{' | b'[')) {
+                                        self.reject(text, em, marker);
+                                        return true;
+                                    }
+                                }
+                                *opened = Some(p);
+                                p
+                            }
+                        };
+                        let _ = body_start;
+                        match balance.scan(&rest[open..], b"\"") {
+                            Scan::Done(n) => {
+                                let body = rest[open..open + n].to_owned();
+                                if !(self.spec.handler)(&body, true, em) {
+                                    em.content(&text.take(open + n));
+                                    self.state = State::Content;
+                                    return true;
+                                }
+                                text.consume(open + n);
+                                self.state = State::After;
+                                true
+                            }
+                            Scan::More if !end => false,
+                            Scan::More => {
+                                let body = rest[open..].to_owned();
+                                if !(self.spec.handler)(&body, false, em) {
+                                    em.content(&text.take_all());
+                                } else {
+                                    text.consume(rest.len());
+                                }
+                                self.state = State::Content;
+                                true
+                            }
+                            Scan::Broken(e) => {
+                                let n = open + balance.scanned;
+                                let body = rest[open..n].to_owned();
+                                if bracket {
+                                    em.content(&text.take(n));
+                                } else {
+                                    em.invalid(None, None, &body, e);
+                                    text.consume(n);
+                                }
+                                self.state = State::Content;
+                                true
+                            }
+                        }
+                    }
+                }
+            }
+            State::After => {
+                let rest = text.rest();
+                let Some(ws) = skip_ws(rest) else {
+                    if end {
+                        self.state = State::Content;
+                        return true;
+                    }
+                    return false;
+                };
+                for m in self.spec.after {
+                    match starts(&rest[ws..], m) {
+                        Some(true) => {
+                            text.consume(ws + m.len());
+                            return true;
+                        }
+                        None if !end => return false,
+                        _ => {}
+                    }
+                }
+                self.state = State::Content;
+                true
+            }
+        }
+    }
+}
+
+impl Machine for Block {
+    fn step(&mut self, text: &mut Text, em: &mut Emitter) {
+        while self.advance(text, em, false) {}
+    }
+
+    fn finish(&mut self, text: &mut Text, em: &mut Emitter) {
+        while self.advance(text, em, true) {}
+        if !text.is_empty() {
+            em.content(&text.take_all());
+        }
+    }
+}

@@ -1,0 +1,241 @@
+//! Kimi K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.name:0
+//! <|tool_call_argument_begin|>{…}<|tool_call_end|>…<|tool_calls_section_end|>`.
+//! The id is the model's own (`functions.name:0`); a bare counter (`0`) is
+//! named from the offered tools when that is unambiguous. Text between the
+//! section markers outside calls, and after the section, is not content.
+
+use super::stream::{find_any, Emitter, Find, Machine, Text};
+use super::ParseOptions;
+use serde_json::Value;
+
+const SEC_BEGIN: &str = "<|tool_calls_section_begin|>";
+const SEC_END: &str = "<|tool_calls_section_end|>";
+const CALL_BEGIN: &str = "<|tool_call_begin|>";
+const ARG_BEGIN: &str = "<|tool_call_argument_begin|>";
+const CALL_END: &str = "<|tool_call_end|>";
+
+enum State {
+    Content,
+    Section,
+    Id,
+    Args {
+        id: String,
+    },
+    /// After the section: dropped, as Kimi's own server does.
+    Done,
+}
+
+struct Kimi {
+    state: State,
+    in_section: bool,
+    scanned: usize,
+    /// Offered tools: name and property names.
+    tools: Vec<(String, Vec<String>)>,
+}
+
+pub(crate) fn machine(options: &ParseOptions) -> Box<dyn Machine> {
+    let tools = options
+        .tools
+        .iter()
+        .filter_map(|t| {
+            let f = t.get("function").unwrap_or(t);
+            let name = f.get("name")?.as_str()?.to_owned();
+            let props = f
+                .pointer("/parameters/properties")
+                .and_then(Value::as_object)
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default();
+            Some((name, props))
+        })
+        .collect();
+    Box::new(Kimi {
+        state: State::Content,
+        in_section: false,
+        scanned: 0,
+        tools,
+    })
+}
+
+impl Kimi {
+    /// The tool a bare counter id means: the only tool, or the only one
+    /// whose parameters cover the arguments' keys.
+    fn infer(&self, args: Option<&Value>) -> Option<String> {
+        if self.tools.len() == 1 {
+            return Some(self.tools[0].0.clone());
+        }
+        let keys: Vec<&String> = args?.as_object()?.keys().collect();
+        let mut fits = self
+            .tools
+            .iter()
+            .filter(|(_, props)| keys.iter().all(|k| props.contains(k)));
+        let first = fits.next()?;
+        fits.next().is_none().then(|| first.0.clone())
+    }
+
+    fn emit(&self, id: String, raw: &str, em: &mut Emitter) {
+        let raw_t = raw.trim();
+        let parsed = if raw_t.is_empty() {
+            Ok(Value::Object(Default::default()))
+        } else {
+            super::json::parse(raw_t)
+        };
+        let name = match id.rsplit_once(':') {
+            Some((head, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                Some(head.strip_prefix("functions.").unwrap_or(head).to_owned())
+            }
+            _ if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) => {
+                match self.infer(parsed.as_ref().ok()) {
+                    Some(n) => Some(n),
+                    None => {
+                        em.invalid(
+                            Some(id),
+                            None,
+                            raw_t,
+                            "cannot tell which tool the bare call id names",
+                        );
+                        return;
+                    }
+                }
+            }
+            _ => None,
+        };
+        let Some(name) = name.filter(|n| !n.is_empty()) else {
+            em.invalid(
+                Some(id.clone()),
+                None,
+                raw_t,
+                format!("invalid call id `{id}`"),
+            );
+            return;
+        };
+        match parsed {
+            Ok(v @ Value::Object(_)) => em.call(Some(id), name, v),
+            Ok(_) => em.invalid(Some(id), Some(name), raw_t, "arguments must be an object"),
+            Err(e) => em.invalid(
+                Some(id),
+                Some(name),
+                raw_t,
+                format!("arguments are not JSON: {e}"),
+            ),
+        }
+    }
+
+    fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
+        let rest = text.rest();
+        if rest.is_empty() {
+            if end {
+                if let State::Args { id } = &mut self.state {
+                    let id = std::mem::take(id);
+                    self.emit(id, "", em);
+                    self.state = State::Content;
+                }
+            }
+            return false;
+        }
+        let markers: &[&str] = match self.state {
+            State::Content => &[SEC_BEGIN, CALL_BEGIN],
+            State::Section => &[CALL_BEGIN, SEC_END],
+            State::Id => &[ARG_BEGIN, CALL_END, SEC_END],
+            State::Args { .. } => &[CALL_END, CALL_BEGIN, SEC_END],
+            State::Done => {
+                text.consume(rest.len());
+                return false;
+            }
+        };
+        let found = find_any(rest, self.scanned.min(rest.len()), markers);
+        match (&mut self.state, found) {
+            (State::Content, Find::At { at, which }) => {
+                em.content(&rest[..at]);
+                text.consume(at + markers[which].len());
+                self.in_section = which == 0;
+                self.state = if which == 0 {
+                    State::Section
+                } else {
+                    State::Id
+                };
+            }
+            (State::Content, Find::Partial { safe }) => {
+                let n = if end { rest.len() } else { safe };
+                em.content(&rest[..n]);
+                text.consume(n);
+                return false;
+            }
+            (State::Section, Find::At { at, which }) => {
+                text.consume(at + markers[which].len());
+                self.state = if which == 0 { State::Id } else { State::Done };
+            }
+            (State::Id, Find::At { at, which }) => {
+                let id = rest[..at].trim().to_owned();
+                text.consume(at + markers[which].len());
+                match which {
+                    0 => self.state = State::Args { id },
+                    _ => {
+                        em.invalid(Some(id), None, "", "the call has no arguments");
+                        self.state = if which == 2 {
+                            State::Done
+                        } else {
+                            self.after_call()
+                        };
+                    }
+                }
+            }
+            (State::Args { id }, Find::At { at, which }) => {
+                let id = std::mem::take(id);
+                let raw = rest[..at].to_owned();
+                // A following call's marker stays for the next state.
+                let skip = if which == 1 { 0 } else { markers[which].len() };
+                text.consume(at + skip);
+                self.emit(id, &raw, em);
+                self.state = match which {
+                    2 => State::Done,
+                    1 => State::Content,
+                    _ => self.after_call(),
+                };
+            }
+            (State::Args { id }, Find::Partial { .. }) if end => {
+                let id = std::mem::take(id);
+                let raw = rest.to_owned();
+                text.consume(rest.len());
+                self.emit(id, &raw, em);
+                self.state = State::Content;
+            }
+            (State::Section | State::Id, Find::Partial { .. }) if end => {
+                if let State::Id = self.state {
+                    em.invalid(
+                        Some(rest.trim().to_owned()),
+                        None,
+                        "",
+                        "the call was cut off",
+                    );
+                }
+                text.consume(rest.len());
+                self.state = State::Content;
+            }
+            (_, Find::Partial { safe }) => {
+                self.scanned = safe;
+                return false;
+            }
+            (State::Done, _) => return false,
+        }
+        self.scanned = 0;
+        true
+    }
+
+    fn after_call(&self) -> State {
+        if self.in_section {
+            State::Section
+        } else {
+            State::Content
+        }
+    }
+}
+
+impl Machine for Kimi {
+    fn step(&mut self, text: &mut Text, em: &mut Emitter) {
+        while self.advance(text, em, false) {}
+    }
+
+    fn finish(&mut self, text: &mut Text, em: &mut Emitter) {
+        while self.advance(text, em, true) {}
+    }
+}

@@ -1,0 +1,260 @@
+//! Llama 3.2/4 pythonic calls: `[get_weather(city='LA'), f()]`, optionally
+//! between `<|python_start|>` and `<|python_end|>`. A call that cannot be
+//! read does not drop its readable siblings.
+
+use super::json::Py;
+use super::stream::{find_any, skip_ws, starts, Balance, Emitter, Find, Machine, Scan, Text};
+use serde_json::{Map, Value};
+
+const START: &str = "<|python_start|>";
+const END: &str = "<|python_end|>";
+
+enum State {
+    Content,
+    /// At a `[`: is it a call list?
+    Open,
+    Body {
+        balance: Balance,
+        broken: Option<String>,
+    },
+    After,
+}
+
+struct Pythonic {
+    state: State,
+}
+
+pub(crate) fn machine() -> Box<dyn Machine> {
+    Box::new(Pythonic {
+        state: State::Content,
+    })
+}
+
+/// `[` ws* ident ws* `(`: `Some(true)`; cannot be: `Some(false)`; undecided: `None`.
+fn opens_calls(s: &str) -> Option<bool> {
+    let b = s.as_bytes();
+    let mut i = 1;
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let id_start = i;
+    while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'.' | b'-')) {
+        i += 1;
+    }
+    if i == b.len() {
+        return None;
+    }
+    if i == id_start || b[id_start].is_ascii_digit() {
+        return Some(false);
+    }
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    if i == b.len() {
+        return None;
+    }
+    Some(b[i] == b'(')
+}
+
+/// Reads `[call, call…]`, reporting each call; `text` may be cut off.
+fn read_calls(text: &str, em: &mut Emitter) {
+    let mut p = Py {
+        s: text.as_bytes(),
+        text,
+        i: 0,
+    };
+    if !p.eat(b'[') {
+        em.invalid(None, None, text, "expected `[`");
+        return;
+    }
+    loop {
+        p.ws();
+        if p.eat(b']') || p.i >= p.s.len() {
+            return;
+        }
+        let start = p.i;
+        match read_call(&mut p) {
+            Ok((name, args)) => em.call(None, name, args),
+            Err((name, e)) => {
+                // Resynchronise after the call's closing parenthesis.
+                let mut b = Balance::default();
+                match b.scan(&text[start..], b"\"'") {
+                    Scan::Done(n) => {
+                        em.invalid(None, name, &text[start..start + n], e);
+                        p.i = start + n;
+                    }
+                    _ => {
+                        em.invalid(None, name, &text[start..], e);
+                        return;
+                    }
+                }
+            }
+        }
+        if p.eat(b',') {
+            continue;
+        }
+        if p.eat(b']') {
+            return;
+        }
+        if p.i < p.s.len() {
+            em.invalid(
+                None,
+                None,
+                &text[p.i..],
+                "expected `,` or `]` between calls",
+            );
+        }
+        return;
+    }
+}
+
+type CallErr = (Option<String>, String);
+
+fn read_call(p: &mut Py<'_>) -> Result<(String, Value), CallErr> {
+    let name = p
+        .ident()
+        .ok_or((None, "expected a function name".to_owned()))?
+        .to_owned();
+    let err = |e: String| (Some(name.clone()), e);
+    if !p.eat(b'(') {
+        return Err(err("expected `(`".into()));
+    }
+    let mut args = Map::new();
+    loop {
+        if p.eat(b')') {
+            return Ok((name, Value::Object(args)));
+        }
+        let key = p
+            .ident()
+            .ok_or_else(|| err("expected a keyword argument".into()))?
+            .to_owned();
+        if !p.eat(b'=') {
+            return Err(err(format!("expected `=` after `{key}`")));
+        }
+        let v = p.value(1).map_err(err)?;
+        args.insert(key, v);
+        if p.eat(b',') {
+            continue;
+        }
+        if p.eat(b')') {
+            return Ok((name, Value::Object(args)));
+        }
+        return Err(err("expected `,` or `)`".into()));
+    }
+}
+
+impl Pythonic {
+    fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
+        let rest = text.rest();
+        if rest.is_empty() {
+            return false;
+        }
+        match &mut self.state {
+            State::Content => match find_any(rest, 0, &[START, "["]) {
+                Find::At { at, which } => {
+                    em.content(&rest[..at]);
+                    if which == 0 {
+                        text.consume(at + START.len());
+                        let r = text.rest();
+                        match skip_ws(r) {
+                            Some(ws) => text.consume(ws),
+                            None => text.consume(r.len()),
+                        }
+                        self.state = State::Body {
+                            balance: Balance::default(),
+                            broken: None,
+                        };
+                    } else {
+                        text.consume(at);
+                        self.state = State::Open;
+                    }
+                    true
+                }
+                Find::Partial { safe } => {
+                    let n = if end { rest.len() } else { safe };
+                    em.content(&rest[..n]);
+                    text.consume(n);
+                    false
+                }
+            },
+            State::Open => match opens_calls(rest) {
+                Some(true) => {
+                    self.state = State::Body {
+                        balance: Balance::default(),
+                        broken: None,
+                    };
+                    true
+                }
+                None if !end => false,
+                _ => {
+                    em.content("[");
+                    text.consume(1);
+                    self.state = State::Content;
+                    true
+                }
+            },
+            State::Body { balance, broken } => match broken
+                .clone()
+                .map(Scan::Broken)
+                .unwrap_or_else(|| balance.scan(rest, b"\"'"))
+            {
+                Scan::Done(n) => {
+                    read_calls(&rest[..n], em);
+                    text.consume(n);
+                    self.state = State::After;
+                    true
+                }
+                Scan::More if !end => false,
+                Scan::More => {
+                    read_calls(rest, em);
+                    text.consume(rest.len());
+                    self.state = State::Content;
+                    true
+                }
+                Scan::Broken(e) => {
+                    // Brackets that can never match: the rest of the output
+                    // is this broken call, reported once.
+                    if !end {
+                        *broken = Some(e);
+                        return false;
+                    }
+                    em.invalid(None, None, rest, e);
+                    text.consume(rest.len());
+                    self.state = State::Content;
+                    true
+                }
+            },
+            State::After => {
+                let Some(ws) = skip_ws(rest) else {
+                    if end {
+                        self.state = State::Content;
+                        return true;
+                    }
+                    return false;
+                };
+                match starts(&rest[ws..], END) {
+                    Some(true) => {
+                        text.consume(ws + END.len());
+                        self.state = State::Content;
+                        true
+                    }
+                    None if !end => false,
+                    _ => {
+                        self.state = State::Content;
+                        true
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Machine for Pythonic {
+    fn step(&mut self, text: &mut Text, em: &mut Emitter) {
+        while self.advance(text, em, false) {}
+    }
+
+    fn finish(&mut self, text: &mut Text, em: &mut Emitter) {
+        while self.advance(text, em, true) {}
+    }
+}

@@ -1,0 +1,345 @@
+//! Shared streaming machinery: the unconsumed text buffer, marker search that
+//! holds back a cut-off marker, the balanced-bracket scanner that finds where
+//! a JSON or Python value ends, and the emitter that numbers calls.
+//!
+//! Every format is a state machine over a [`Text`] buffer that only emits what
+//! it is sure about. Searches resume where the previous one stopped, so a
+//! stream of `n` bytes costs `O(n)` whatever the chunking.
+
+use super::StreamEvent;
+use serde_json::Value;
+use tool_runtime::{InvalidToolCall, ToolCall};
+
+/// Text received but not yet consumed by a state machine.
+#[derive(Debug, Default)]
+pub(crate) struct Text {
+    buf: String,
+    pos: usize,
+}
+
+impl Text {
+    pub(crate) fn push(&mut self, s: &str) {
+        // Compact only when the dead prefix dominates: amortised O(1) per byte.
+        if self.pos > 4096 && self.pos * 2 > self.buf.len() {
+            self.buf.drain(..self.pos);
+            self.pos = 0;
+        }
+        self.buf.push_str(s);
+    }
+
+    pub(crate) fn rest(&self) -> &str {
+        &self.buf[self.pos..]
+    }
+
+    pub(crate) fn consume(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.buf.len());
+    }
+
+    /// Takes `n` bytes out as an owned string.
+    pub(crate) fn take(&mut self, n: usize) -> String {
+        let n = n.min(self.buf.len() - self.pos);
+        let s = self.buf[self.pos..self.pos + n].to_owned();
+        self.pos += n;
+        s
+    }
+
+    pub(crate) fn take_all(&mut self) -> String {
+        let n = self.buf.len() - self.pos;
+        self.take(n)
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.pos >= self.buf.len()
+    }
+}
+
+/// Result of looking for markers in a text that may still grow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Find {
+    /// Marker number `which` starts at byte `at`.
+    At { at: usize, which: usize },
+    /// No marker yet; bytes from `safe` on could be the start of one.
+    Partial { safe: usize },
+}
+
+/// The earliest of `markers` in `hay[from..]`; ties go to the longer marker.
+/// When none is found, `safe` is where a cut-off marker could begin (always a
+/// char boundary), so text before it can be released.
+///
+/// One left-to-right pass that stops at the first hit: searching for each
+/// marker separately would rescan the whole buffer for absent markers every
+/// time, which is quadratic when hits are frequent.
+pub(crate) fn find_any(hay: &str, from: usize, markers: &[&str]) -> Find {
+    let mut first = [false; 256];
+    for m in markers {
+        if let Some(&b) = m.as_bytes().first() {
+            first[b as usize] = true;
+        }
+    }
+    let b = hay.as_bytes();
+    let mut i = from;
+    while i < b.len() {
+        match b[i..].iter().position(|&c| first[c as usize]) {
+            None => break,
+            Some(p) => i += p,
+        }
+        let tail = &b[i..];
+        let mut best: Option<usize> = None;
+        for (k, m) in markers.iter().enumerate() {
+            if tail.starts_with(m.as_bytes()) && best.is_none_or(|bk| m.len() > markers[bk].len()) {
+                best = Some(k);
+            }
+        }
+        let partial = markers
+            .iter()
+            .any(|m| m.len() > tail.len() && m.as_bytes().starts_with(tail));
+        if let Some(which) = best {
+            // A longer marker cut off here could still win (`[` vs `[TOOL_CALLS]`).
+            if partial {
+                return Find::Partial { safe: i };
+            }
+            return Find::At { at: i, which };
+        }
+        if partial {
+            return Find::Partial { safe: i };
+        }
+        i += 1;
+    }
+    Find::Partial { safe: hay.len() }
+}
+
+/// Where a bracketed value ends, found incrementally: strings (with the
+/// quote characters given) and escapes are skipped, brackets must match.
+/// The bracket stack lives on the heap and is capped, so deep nesting is an
+/// error rather than a stack overflow.
+#[derive(Debug, Default)]
+pub(crate) struct Balance {
+    stack: Vec<u8>,
+    quote: Option<u8>,
+    escape: bool,
+    /// Bytes of the body already scanned.
+    pub(crate) scanned: usize,
+    started: bool,
+}
+
+/// Deepest bracket nesting a body may have.
+pub(crate) const MAX_NESTING: usize = 512;
+
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Scan {
+    /// The value ends just before this byte offset.
+    Done(usize),
+    /// More text is needed.
+    More,
+    /// The brackets can never match (or nest too deep).
+    Broken(String),
+}
+
+impl Balance {
+    /// Continues scanning `body` (which only ever grows between calls).
+    /// `quotes`: the string delimiters (`"` for JSON, `"` and `'` for Python).
+    pub(crate) fn scan(&mut self, body: &str, quotes: &[u8]) -> Scan {
+        let b = body.as_bytes();
+        let mut i = self.scanned;
+        while i < b.len() {
+            let c = b[i];
+            i += 1;
+            if let Some(q) = self.quote {
+                if self.escape {
+                    self.escape = false;
+                } else if c == b'\\' {
+                    self.escape = true;
+                } else if c == q {
+                    self.quote = None;
+                }
+                continue;
+            }
+            match c {
+                b'{' | b'[' | b'(' => {
+                    if self.stack.len() >= MAX_NESTING {
+                        self.scanned = i;
+                        return Scan::Broken(format!("nested deeper than {MAX_NESTING} levels"));
+                    }
+                    self.stack.push(c);
+                    self.started = true;
+                }
+                b'}' | b']' | b')' => {
+                    let open = match c {
+                        b'}' => b'{',
+                        b']' => b'[',
+                        _ => b'(',
+                    };
+                    if self.stack.pop() != Some(open) {
+                        self.scanned = i;
+                        return Scan::Broken(format!(
+                            "unmatched `{}` at byte {}",
+                            c as char,
+                            i - 1
+                        ));
+                    }
+                    if self.stack.is_empty() && self.started {
+                        self.scanned = i;
+                        return Scan::Done(i);
+                    }
+                }
+                _ if quotes.contains(&c) => self.quote = Some(c),
+                _ => {}
+            }
+        }
+        self.scanned = i;
+        Scan::More
+    }
+}
+
+/// Numbers calls and turns results into events.
+#[derive(Debug, Default)]
+pub(crate) struct Emitter {
+    pub(crate) events: Vec<StreamEvent>,
+    next_index: usize,
+}
+
+impl Emitter {
+    pub(crate) fn content(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        if let Some(StreamEvent::Content(c)) = self.events.last_mut() {
+            c.push_str(s);
+        } else {
+            self.events.push(StreamEvent::Content(s.to_owned()));
+        }
+    }
+
+    pub(crate) fn reasoning(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        if let Some(StreamEvent::Reasoning(c)) = self.events.last_mut() {
+            c.push_str(s);
+        } else {
+            self.events.push(StreamEvent::Reasoning(s.to_owned()));
+        }
+    }
+
+    /// A complete call. Without a native id it gets `call_<index>`.
+    pub(crate) fn call(&mut self, id: Option<String>, name: String, arguments: Value) {
+        let index = self.next_index;
+        self.next_index += 1;
+        let id = id.unwrap_or_else(|| format!("call_{index}"));
+        self.events.push(StreamEvent::ToolCallStart {
+            index,
+            id: id.clone(),
+            name: name.clone(),
+        });
+        self.events.push(StreamEvent::ToolCallArguments {
+            index,
+            delta: arguments.to_string(),
+        });
+        self.events.push(StreamEvent::ToolCallEnd {
+            index,
+            call: ToolCall {
+                id,
+                name,
+                arguments,
+            },
+        });
+    }
+
+    pub(crate) fn invalid(
+        &mut self,
+        id: Option<String>,
+        name: Option<String>,
+        raw: &str,
+        error: impl Into<String>,
+    ) {
+        self.events
+            .push(StreamEvent::InvalidToolCall(InvalidToolCall {
+                id,
+                name,
+                raw_arguments: Some(raw.to_owned()),
+                error: error.into(),
+            }));
+    }
+
+    /// A call parsed from a JSON object (see [`super::json::call_from_value`]).
+    pub(crate) fn json_call(&mut self, v: Value, raw: &str) {
+        match super::json::call_from_value(v) {
+            Ok((id, name, args)) => self.call(id, name, args),
+            Err((name, e)) => self.invalid(None, name, raw, e),
+        }
+    }
+
+    /// Calls from JSON text: one object or a list of them.
+    pub(crate) fn json_calls(&mut self, text: &str) {
+        match super::json::parse(text) {
+            Ok(Value::Array(items)) => {
+                if items.is_empty() {
+                    return;
+                }
+                for item in items {
+                    let raw = item.to_string();
+                    self.json_call(item, &raw);
+                }
+            }
+            Ok(v) => self.json_call(v, text),
+            Err(e) => self.invalid(None, None, text, format!("tool call is not JSON: {e}")),
+        }
+    }
+}
+
+/// One format's state machine over the content part of the output.
+pub(crate) trait Machine: Send {
+    /// New text has been appended to `text`; consume what can be decided.
+    fn step(&mut self, text: &mut Text, em: &mut Emitter);
+    /// The output ended: decide everything left.
+    fn finish(&mut self, text: &mut Text, em: &mut Emitter);
+}
+
+/// Skips ASCII whitespace at the start of `s`; `None` if `s` is all whitespace
+/// (more text is needed to decide).
+pub(crate) fn skip_ws(s: &str) -> Option<usize> {
+    s.bytes().position(|b| !b.is_ascii_whitespace())
+}
+
+/// `s` starts with `word`, does not (`Some(false)`), or is too short to tell.
+pub(crate) fn starts(s: &str, word: &str) -> Option<bool> {
+    if s.len() >= word.len() {
+        Some(s.starts_with(word))
+    } else if word.starts_with(s) {
+        None
+    } else {
+        Some(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_and_holds_back() {
+        assert_eq!(
+            find_any("ab<tool", 0, &["<tool_call>"]),
+            Find::Partial { safe: 2 }
+        );
+        assert_eq!(
+            find_any("ab<tool_call>x", 0, &["<tool_call>"]),
+            Find::At { at: 2, which: 0 }
+        );
+        assert_eq!(find_any("abc", 0, &["<x>"]), Find::Partial { safe: 3 });
+    }
+
+    #[test]
+    fn balance_finds_the_end() {
+        let mut b = Balance::default();
+        assert_eq!(b.scan(r#"{"a": "}"#, b"\""), Scan::More);
+        assert_eq!(b.scan(r#"{"a": "}"} x"#, b"\""), Scan::Done(10));
+        let mut b = Balance::default();
+        assert!(matches!(b.scan("[(]", b"\"'"), Scan::Broken(_)));
+        let mut b = Balance::default();
+        assert!(matches!(
+            b.scan(&"[".repeat(10_000), b"\""),
+            Scan::Broken(_)
+        ));
+    }
+}

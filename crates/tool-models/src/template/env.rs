@@ -1,0 +1,225 @@
+//! The minijinja environment that behaves like transformers' Jinja2 sandbox.
+//!
+//! transformers compiles chat templates in an `ImmutableSandboxedEnvironment`
+//! with `trim_blocks`, `lstrip_blocks` and loop controls, and adds `tojson`,
+//! `raise_exception` and `strftime_now`. Python semantics leak through
+//! everywhere (`str.split`, `dict.items`, `True` when printed), so this also
+//! installs Python's methods and Python's printing.
+
+use super::filters;
+use super::generation;
+use super::limits::{self, Limits};
+use super::python::{self, is_none};
+use super::tojson::tojson_filter;
+use minijinja::syntax::SyntaxConfig;
+use minijinja::value::{Enumerator, Object, ObjectRepr, Rest, Value, ValueKind, ValueOrKwargs};
+use minijinja::{Environment, Error, ErrorKind, Output, State, UndefinedBehavior};
+use std::sync::Arc;
+
+/// Python's `range` refuses nothing, but no chat template needs more.
+const MAX_RANGE: i64 = 100_000;
+
+/// Methods that mutate a list or dict in Python; HF's immutable sandbox refuses them.
+const MUTATING_METHODS: &[&str] = &[
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "remove",
+    "clear",
+    "sort",
+    "reverse",
+    "update",
+    "setdefault",
+    "popitem",
+];
+
+/// A fresh environment configured like transformers' (and bounded by `limits`).
+pub(crate) fn environment(limits: &Limits) -> Environment<'static> {
+    let mut env = Environment::new();
+    let mut syntax = SyntaxConfig::builder();
+    syntax.trim_blocks(true).lstrip_blocks(true);
+    // The default delimiters always build; keep minijinja's syntax if not.
+    if let Ok(syntax) = syntax.build() {
+        env.set_syntax(syntax);
+    }
+    env.set_undefined_behavior(UndefinedBehavior::Lenient);
+    env.set_fuel(limits.fuel);
+    env.set_recursion_limit(limits.recursion);
+    env.set_unknown_method_callback(call_method);
+    env.set_formatter(format_value);
+    env.add_filter("tojson", tojson_filter);
+    env.add_filter("string", filters::string);
+    env.add_filter("indent", filters::indent);
+    env.add_filter(generation::FILTER_NAME, generation::mark);
+    env.add_function("raise_exception", raise_exception);
+    env.add_function("strftime_now", |format: &str| -> Result<String, Error> {
+        limits::check()?;
+        Ok(limits::now().strftime(format))
+    });
+    env.add_function("range", range);
+    env.add_function("namespace", namespace);
+    env.add_test("none", |v: &Value| is_none(v));
+    env
+}
+
+fn fmt_error(_: std::fmt::Error) -> Error {
+    Error::new(ErrorKind::WriteFailure, "could not write the output")
+}
+
+/// `{{ value }}` prints `str(value)`, as in Python.
+fn format_value(out: &mut Output, _state: &mut State, value: &Value) -> Result<(), Error> {
+    limits::check()?;
+    if let Some(s) = value.as_str() {
+        return out.write_str(s).map_err(fmt_error);
+    }
+    python::write_str(out, value).map_err(fmt_error)
+}
+
+/// Python's string/list/dict methods, minus those that mutate.
+fn call_method(
+    state: &mut State,
+    value: &Value,
+    method: &str,
+    args: &[Value],
+) -> Result<Value, Error> {
+    limits::check()?;
+    if MUTATING_METHODS.contains(&method) && matches!(value.kind(), ValueKind::Seq | ValueKind::Map)
+    {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!(
+                "cannot call {}.{method}(): lists and dicts are immutable in chat templates \
+                 (as in transformers' sandbox); build a new one, e.g. `x + [item]`",
+                value.kind()
+            ),
+        ));
+    }
+    minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
+}
+
+/// `raise_exception(message)`: the template refuses the input.
+fn raise_exception(message: Option<Value>) -> Result<Value, Error> {
+    let message = match message {
+        Some(m) => m.as_str().map_or_else(|| m.to_string(), str::to_owned),
+        None => String::new(),
+    };
+    limits::record_raise(&message);
+    Err(Error::new(ErrorKind::InvalidOperation, message))
+}
+
+/// `namespace(...)`, tracked so that the size of what it holds is bounded.
+fn namespace(defaults: Option<ValueOrKwargs>) -> Result<Value, Error> {
+    limits::check()?;
+    let ns = minijinja::functions::namespace(defaults)?;
+    limits::register_namespace(&ns)?;
+    Ok(ns)
+}
+
+/// Python's `range(stop)` / `range(start, stop[, step])`, checking the
+/// limits at every step so that a long loop stops when its time is up.
+fn range(args: Rest<i64>) -> Result<Value, Error> {
+    let (start, stop, step) = match args.as_slice() {
+        [stop] => (0, *stop, 1),
+        [start, stop] => (*start, *stop, 1),
+        [start, stop, step] => (*start, *stop, *step),
+        other => {
+            return Err(Error::new(
+                ErrorKind::InvalidOperation,
+                format!(
+                    "range expected 1 to 3 integer arguments, found {}",
+                    other.len()
+                ),
+            ))
+        }
+    };
+    if step == 0 {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            "range() arg 3 must not be zero",
+        ));
+    }
+    let len = if (step > 0 && start < stop) || (step < 0 && start > stop) {
+        let span = (i128::from(stop) - i128::from(start)).unsigned_abs();
+        let step_abs = i128::from(step).unsigned_abs();
+        span.div_ceil(step_abs)
+    } else {
+        0
+    };
+    if len > MAX_RANGE as u128 {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("range of {len} elements is longer than the limit of {MAX_RANGE}"),
+        ));
+    }
+    Ok(Value::from_object(PyRange {
+        start,
+        step,
+        len: len as usize,
+    }))
+}
+
+/// A lazy, sized, indexable range whose iteration checks the render limits.
+#[derive(Debug)]
+struct PyRange {
+    start: i64,
+    step: i64,
+    len: usize,
+}
+
+impl PyRange {
+    fn at(&self, i: usize) -> i64 {
+        self.start + self.step * i as i64
+    }
+}
+
+impl Object for PyRange {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Seq
+    }
+
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        let i = key.as_i64()?;
+        let i = if i < 0 { i + self.len as i64 } else { i };
+        (0..self.len as i64)
+            .contains(&i)
+            .then(|| Value::from(self.at(i as usize)))
+    }
+
+    fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
+        Some(self.len)
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        Enumerator::Iter(Box::new(RangeIter {
+            range: Arc::clone(self),
+            next: 0,
+        }))
+    }
+}
+
+struct RangeIter {
+    range: Arc<PyRange>,
+    next: usize,
+}
+
+impl Iterator for RangeIter {
+    type Item = Value;
+
+    fn next(&mut self) -> Option<Value> {
+        if self.next >= self.range.len {
+            return None;
+        }
+        let i = self.next;
+        self.next += 1;
+        Some(match limits::check() {
+            Ok(()) => Value::from(self.range.at(i)),
+            Err(err) => Value::from(err),
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.range.len - self.next;
+        (left, Some(left))
+    }
+}

@@ -1,0 +1,200 @@
+//! Turning render inputs into template variables, normalised as transformers
+//! does before it calls the template.
+
+use super::dict::PyDict;
+use super::error::TemplateError;
+use super::python::py_none;
+use minijinja::Value;
+use serde_json::{Map, Value as Json};
+
+/// transformers appends this to the final message to find where it ends in
+/// the rendered text (`continue_final_message`).
+pub(crate) const CONTINUE_TAG: &str = "CONTINUE_FINAL_MESSAGE_TAG ";
+
+/// Builds the template context from a JSON object of variables.
+///
+/// `messages` lose their `null`-valued keys (Python callers leave them out;
+/// OpenAI-style JSON writes `"content": null`); `tools` and `documents` are
+/// `None` when absent, as `render_jinja_template` passes them;
+/// `add_generation_prompt` defaults to false. With `continue_final`, the
+/// final message's text gets [`CONTINUE_TAG`] appended; the text it had is
+/// returned so the caller can cut the render there.
+pub(crate) fn context(
+    kwargs: &Map<String, Json>,
+    continue_final: bool,
+) -> Result<(Value, Option<String>), TemplateError> {
+    let mut vars: Vec<(String, Value)> = Vec::with_capacity(kwargs.len() + 3);
+    let mut final_text = None;
+    for (key, value) in kwargs {
+        let value = match key.as_str() {
+            "messages" => {
+                let (messages, text) = messages(value, continue_final)?;
+                final_text = text;
+                messages
+            }
+            "tools" | "documents" if value.is_null() => py_none(),
+            "documents" => {
+                check_documents(value)?;
+                json_to_value(value)
+            }
+            // An option of apply_chat_template, never a template variable.
+            "continue_final_message" => continue,
+            _ => json_to_value(value),
+        };
+        vars.push((key.clone(), value));
+    }
+    for (key, default) in [
+        ("tools", py_none()),
+        ("documents", py_none()),
+        ("add_generation_prompt", Value::from(false)),
+    ] {
+        if !kwargs.contains_key(key) {
+            vars.push((key.to_owned(), default));
+        }
+    }
+    if continue_final && final_text.is_none() {
+        return Err(TemplateError::Input(
+            "continue_final_message is set but there are no messages to continue".into(),
+        ));
+    }
+    Ok((Value::from_pairs(vars), final_text))
+}
+
+fn check_documents(documents: &Json) -> Result<(), TemplateError> {
+    match documents {
+        Json::Array(docs) if docs.iter().all(Json::is_object) => Ok(()),
+        other => Err(TemplateError::Input(format!(
+            "documents must be a list of objects with 'title' and 'text' keys, found {}",
+            short(other)
+        ))),
+    }
+}
+
+fn messages(
+    messages: &Json,
+    continue_final: bool,
+) -> Result<(Value, Option<String>), TemplateError> {
+    let Json::Array(list) = messages else {
+        return Err(TemplateError::Input(format!(
+            "messages must be a list of message objects, found {}",
+            short(messages)
+        )));
+    };
+    let mut out = Vec::with_capacity(list.len());
+    let mut final_text = None;
+    for (i, message) in list.iter().enumerate() {
+        let Json::Object(fields) = message else {
+            return Err(TemplateError::Input(format!(
+                "message {i} must be an object with a role, found {}",
+                short(message)
+            )));
+        };
+        let is_final = continue_final && i + 1 == list.len();
+        let mut pairs = Vec::with_capacity(fields.len());
+        for (key, value) in fields {
+            if value.is_null() {
+                continue;
+            }
+            if is_final && key == "content" {
+                let (tagged, text) = tag_final_content(value)?;
+                final_text = Some(text);
+                pairs.push((key.as_str(), json_to_value(&tagged)));
+            } else {
+                pairs.push((key.as_str(), json_to_value(value)));
+            }
+        }
+        if is_final && final_text.is_none() {
+            return Err(TemplateError::Input(
+                "continue_final_message is set but the final message has no \"content\" to continue"
+                    .into(),
+            ));
+        }
+        out.push(PyDict::wrap(Value::from_pairs(pairs)));
+    }
+    Ok((Value::from(out), final_text))
+}
+
+/// Appends the tag to string content, or to the last text part of a list.
+fn tag_final_content(content: &Json) -> Result<(Json, String), TemplateError> {
+    match content {
+        Json::String(s) => Ok((Json::String(format!("{s}{CONTINUE_TAG}")), s.clone())),
+        Json::Array(parts) => {
+            let mut parts = parts.clone();
+            for part in parts.iter_mut().rev() {
+                if let Some(Json::String(text)) = part.get_mut("text") {
+                    let original = text.clone();
+                    text.push_str(CONTINUE_TAG);
+                    return Ok((Json::Array(parts), original));
+                }
+            }
+            Err(TemplateError::Input(
+                "continue_final_message is set but the final message has no text part to continue"
+                    .into(),
+            ))
+        }
+        other => Err(TemplateError::Input(format!(
+            "continue_final_message needs the final message's content to be text, found {}",
+            short(other)
+        ))),
+    }
+}
+
+/// Cuts a render where the final message ends, as transformers does.
+pub(crate) fn cut_at_final(rendered: &str, final_text: &str) -> Result<usize, TemplateError> {
+    let tag = CONTINUE_TAG.trim();
+    let Some(at) = rendered
+        .rfind(tag)
+        .filter(|_| rendered.contains(final_text.trim()))
+    else {
+        return Err(TemplateError::Input(
+            "continue_final_message is set but the final message does not appear in the chat \
+             after applying the chat template; this can happen if the template drops the final \
+             message (e.g. an assistant message at the end without add_generation_prompt)"
+                .into(),
+        ));
+    };
+    if rendered[at..].starts_with(CONTINUE_TAG) {
+        Ok(at)
+    } else {
+        // The template trimmed trailing space off the message: trim ours too.
+        Ok(rendered[..at].trim_end().len())
+    }
+}
+
+/// The kind of a JSON value and a prefix of it, for error messages.
+fn short(value: &Json) -> String {
+    let kind = match value {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "a list",
+        Json::Object(_) => "an object",
+    };
+    let text = value.to_string();
+    let cut: String = text.chars().take(60).collect();
+    let ellipsis = if cut.len() < text.len() { "…" } else { "" };
+    format!("{kind} ({cut}{ellipsis})")
+}
+
+/// Converts JSON into a template value, keeping key order.
+pub(crate) fn json_to_value(json: &Json) -> Value {
+    match json {
+        Json::Null => Value::from(()),
+        Json::Bool(b) => Value::from(*b),
+        Json::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Value::from(i)
+            } else if let Some(u) = n.as_u64() {
+                Value::from(u)
+            } else {
+                Value::from(n.as_f64().unwrap_or(f64::NAN))
+            }
+        }
+        Json::String(s) => Value::from(s.as_str()),
+        Json::Array(items) => Value::from(items.iter().map(json_to_value).collect::<Vec<_>>()),
+        Json::Object(map) => PyDict::wrap(Value::from_pairs(
+            map.iter().map(|(k, v)| (k.as_str(), json_to_value(v))),
+        )),
+    }
+}

@@ -1,0 +1,272 @@
+//! `tojson` as transformers defines it: Python's
+//! `json.dumps(x, ensure_ascii=False, indent=indent, separators=separators, sort_keys=sort_keys)`.
+//!
+//! Schemas reach the model through this filter, so every byte matters: the
+//! `", "`/`": "` separators, `1e+20` and `1.0` for floats, raw non-ASCII text.
+
+use super::python::{float_repr, is_none};
+use minijinja::value::{Kwargs, ValueKind};
+use minijinja::{Error, ErrorKind, Value};
+use std::fmt::Write;
+
+/// How to lay out JSON, as `json.dumps`'s keyword arguments.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JsonStyle {
+    /// Escape every non-ASCII character as `\uXXXX`.
+    pub ensure_ascii: bool,
+    /// Pretty-print with this indent string (`indent=2` is two spaces).
+    pub indent: Option<String>,
+    /// Between items and between a key and its value.
+    pub separators: (String, String),
+    /// Print object keys sorted.
+    pub sort_keys: bool,
+}
+
+impl Default for JsonStyle {
+    /// `json.dumps(x, ensure_ascii=False)`.
+    fn default() -> JsonStyle {
+        JsonStyle {
+            ensure_ascii: false,
+            indent: None,
+            separators: (", ".into(), ": ".into()),
+            sort_keys: false,
+        }
+    }
+}
+
+/// Serialises a template value as Python's `json.dumps` would.
+pub fn dumps(value: &Value, style: &JsonStyle) -> Result<String, Error> {
+    let mut out = String::new();
+    write_value(&mut out, value, style, 0)?;
+    Ok(out)
+}
+
+/// The `tojson` filter: `tojson(ensure_ascii=False, indent=None, separators=None, sort_keys=False)`,
+/// positionally or by keyword, like the Python function transformers registers.
+pub(crate) fn tojson_filter(
+    value: &Value,
+    args: &[Value],
+    kwargs: Kwargs,
+) -> Result<String, Error> {
+    const NAMES: [&str; 4] = ["ensure_ascii", "indent", "separators", "sort_keys"];
+    if args.len() > NAMES.len() {
+        return Err(Error::new(
+            ErrorKind::TooManyArguments,
+            format!("tojson takes at most 4 arguments, found {}", args.len()),
+        ));
+    }
+    let mut given: [Option<Value>; 4] = Default::default();
+    for (slot, arg) in given.iter_mut().zip(args) {
+        *slot = Some(arg.clone());
+    }
+    for (slot, name) in given.iter_mut().zip(NAMES) {
+        if let Some(v) = kwargs.get::<Option<Value>>(name)? {
+            if slot.is_some() {
+                return Err(Error::new(
+                    ErrorKind::InvalidOperation,
+                    format!("tojson got multiple values for argument '{name}'"),
+                ));
+            }
+            *slot = Some(v);
+        }
+    }
+    kwargs.assert_all_used()?;
+    let [ensure_ascii, indent, separators, sort_keys] = given;
+    let indent = match indent {
+        Some(v) if is_none(&v) || v.is_undefined() => None,
+        // Python's json treats an int as that many spaces and a string as itself.
+        Some(v) if v.is_integer() => Some(" ".repeat(v.as_i64().unwrap_or(0).max(0) as usize)),
+        Some(v) if v.kind() == ValueKind::String => Some(v.as_str().unwrap_or_default().to_owned()),
+        Some(v) => {
+            return Err(Error::new(
+                ErrorKind::InvalidOperation,
+                format!(
+                    "tojson indent must be an int or a string, found {}",
+                    v.kind()
+                ),
+            ))
+        }
+        None => None,
+    };
+    let separators = match separators {
+        Some(v) if !is_none(&v) && !v.is_undefined() => {
+            let parts: Vec<Value> = v.try_iter()?.collect();
+            match parts.as_slice() {
+                [a, b] if a.as_str().is_some() && b.as_str().is_some() => (
+                    a.as_str().unwrap_or_default().to_owned(),
+                    b.as_str().unwrap_or_default().to_owned(),
+                ),
+                _ => {
+                    return Err(Error::new(
+                        ErrorKind::InvalidOperation,
+                        format!("tojson separators must be a pair of strings, found {v}"),
+                    ))
+                }
+            }
+        }
+        // json.dumps drops the space after ',' when indenting.
+        _ if indent.is_some() => (",".into(), ": ".into()),
+        _ => (", ".into(), ": ".into()),
+    };
+    let style = JsonStyle {
+        ensure_ascii: ensure_ascii.is_some_and(|v| v.is_true()),
+        indent,
+        separators,
+        sort_keys: sort_keys.is_some_and(|v| v.is_true()),
+    };
+    dumps(value, &style)
+}
+
+fn write_value(
+    out: &mut String,
+    value: &Value,
+    style: &JsonStyle,
+    depth: usize,
+) -> Result<(), Error> {
+    // Python raises RecursionError long before this; a cycle cannot occur in
+    // immutable values, but an absurdly deep one must not overflow the stack.
+    if depth > 256 {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            "tojson: value nested more than 256 levels deep",
+        ));
+    }
+    if is_none(value) {
+        out.push_str("null");
+        return Ok(());
+    }
+    match value.kind() {
+        ValueKind::Bool => out.push_str(if value.is_true() { "true" } else { "false" }),
+        ValueKind::Number => write_number(out, value)?,
+        ValueKind::String => {
+            write_string(out, value.as_str().unwrap_or_default(), style.ensure_ascii)
+        }
+        ValueKind::Seq | ValueKind::Iterable => {
+            let items: Vec<Value> = value.try_iter()?.collect();
+            write_container(out, style, depth, '[', ']', items.len(), |out, i| {
+                write_value(out, &items[i], style, depth + 1)
+            })?;
+        }
+        ValueKind::Map => {
+            let mut entries = Vec::new();
+            for key in value.try_iter()? {
+                let item = value.get_item(&key)?;
+                entries.push((key_string(&key)?, item));
+            }
+            if style.sort_keys {
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+            }
+            write_container(out, style, depth, '{', '}', entries.len(), |out, i| {
+                let (key, item) = &entries[i];
+                write_string(out, key, style.ensure_ascii);
+                out.push_str(&style.separators.1);
+                write_value(out, item, style, depth + 1)
+            })?;
+        }
+        kind => {
+            let type_name = match kind {
+                ValueKind::Undefined => "Undefined".to_owned(),
+                other => other.to_string(),
+            };
+            return Err(Error::new(
+                ErrorKind::InvalidOperation,
+                format!("tojson: Object of type {type_name} is not JSON serializable"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn write_container(
+    out: &mut String,
+    style: &JsonStyle,
+    depth: usize,
+    open: char,
+    close: char,
+    len: usize,
+    mut item: impl FnMut(&mut String, usize) -> Result<(), Error>,
+) -> Result<(), Error> {
+    out.push(open);
+    if len == 0 {
+        out.push(close);
+        return Ok(());
+    }
+    for i in 0..len {
+        if i > 0 {
+            out.push_str(&style.separators.0);
+        }
+        if let Some(indent) = &style.indent {
+            out.push('\n');
+            out.push_str(&indent.repeat(depth + 1));
+        }
+        item(out, i)?;
+    }
+    if let Some(indent) = &style.indent {
+        out.push('\n');
+        out.push_str(&indent.repeat(depth));
+    }
+    out.push(close);
+    Ok(())
+}
+
+/// Python's json converts int, float, bool and None keys to strings.
+fn key_string(key: &Value) -> Result<String, Error> {
+    if is_none(key) {
+        return Ok("null".into());
+    }
+    match key.kind() {
+        ValueKind::String => Ok(key.as_str().unwrap_or_default().to_owned()),
+        ValueKind::Bool => Ok(if key.is_true() { "true" } else { "false" }.into()),
+        ValueKind::Number => {
+            let mut s = String::new();
+            write_number(&mut s, key)?;
+            Ok(s)
+        }
+        kind => Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("tojson: keys must be str, int, float, bool or None, not {kind}"),
+        )),
+    }
+}
+
+fn write_number(out: &mut String, value: &Value) -> Result<(), Error> {
+    if value.is_integer() {
+        let _ = write!(out, "{value}");
+        return Ok(());
+    }
+    let f = f64::try_from(value.clone())?;
+    if f.is_nan() {
+        out.push_str("NaN");
+    } else if f.is_infinite() {
+        out.push_str(if f > 0.0 { "Infinity" } else { "-Infinity" });
+    } else {
+        out.push_str(&float_repr(f));
+    }
+    Ok(())
+}
+
+fn write_string(out: &mut String, s: &str, ensure_ascii: bool) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c if ensure_ascii && !c.is_ascii() => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}

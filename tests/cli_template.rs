@@ -1,0 +1,124 @@
+//! `tool-use template render`, run as a user runs it.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+const FIXTURES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/fixtures/chat-templates"
+);
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the tool-use binary runs");
+    // The command may exit before reading stdin (a bad argument): ignore EPIPE.
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes());
+    child.wait_with_output().expect("it finishes")
+}
+
+/// The `kwargs` and `expected` of a fixture case.
+fn case(template: &str, name: &str) -> (String, String) {
+    let cases = std::fs::read_to_string(format!("{FIXTURES}/cases.jsonl")).expect("fixtures");
+    let case: serde_json::Value = cases
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|c| c["template"] == template && c["case"] == name)
+        .expect("the case");
+    (
+        case["kwargs"].to_string(),
+        case["expected"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
+#[test]
+fn renders_a_fixture_exactly_from_stdin_and_from_a_file() {
+    let name = "meta-llama-Llama-3.1-8B-Instruct.jinja";
+    let template = format!("{FIXTURES}/templates/{name}");
+    let (kwargs, expected) = case(name, "tool_round_trip");
+    let args = [
+        "template",
+        "render",
+        "--template",
+        &template,
+        "--now",
+        "2026-01-15T10:30:00",
+    ];
+    let out = run(&args, &kwargs);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+
+    let input = std::env::temp_dir().join(format!("cli-template-{}.json", std::process::id()));
+    std::fs::write(&input, &kwargs).unwrap();
+    let mut with_file = args.to_vec();
+    let input_str = input.to_str().unwrap();
+    with_file.extend(["--input", input_str]);
+    let out = run(&with_file, "");
+    let _ = std::fs::remove_file(&input);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+}
+
+#[test]
+fn a_template_error_exits_non_zero_with_the_message() {
+    let name = "google-gemma-2-2b-it.jinja";
+    let template = format!("{FIXTURES}/templates/{name}");
+    let (kwargs, _) = case(name, "plain");
+    let out = run(
+        &[
+            "template",
+            "render",
+            "--template",
+            &template,
+            "--input",
+            "-",
+        ],
+        &kwargs,
+    );
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("System role not supported"), "{stderr}");
+}
+
+#[test]
+fn bad_arguments_are_reported() {
+    let out = run(
+        &["template", "render", "--template", "/nonexistent/x.jinja"],
+        "{}",
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/x.jinja"));
+    let template = format!("{FIXTURES}/templates/Qwen-Qwen2.5-7B-Instruct.jinja");
+    let out = run(&["template", "render", "--template", &template], "[1, 2]");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("JSON object"));
+    let out = run(
+        &[
+            "template",
+            "render",
+            "--template",
+            &template,
+            "--now",
+            "soon",
+        ],
+        "{}",
+    );
+    assert!(!out.status.success());
+}
