@@ -3,7 +3,9 @@
 //! read does not drop its readable siblings.
 
 use super::json::Py;
-use super::stream::{find_any, skip_ws, starts, Balance, Emitter, Find, Machine, Scan, Text};
+use super::stream::{
+    find_any, optional_closer, skip_ws, Balance, Emitter, Find, Machine, Scan, Text,
+};
 use serde_json::{Map, Value};
 
 const START: &str = "<|python_start|>";
@@ -224,27 +226,14 @@ impl Pythonic {
                     true
                 }
             },
-            State::After => {
-                let Some(ws) = skip_ws(rest) else {
-                    if end {
-                        self.state = State::Content;
-                        return true;
-                    }
-                    return false;
-                };
-                match starts(&rest[ws..], END) {
-                    Some(true) => {
-                        text.consume(ws + END.len());
-                        self.state = State::Content;
-                        true
-                    }
-                    None if !end => false,
-                    _ => {
-                        self.state = State::Content;
-                        true
-                    }
+            State::After => match optional_closer(rest, END, end) {
+                Some(n) => {
+                    text.consume(n);
+                    self.state = State::Content;
+                    true
                 }
-            }
+                None => false,
+            },
         }
     }
 }

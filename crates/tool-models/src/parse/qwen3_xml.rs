@@ -9,7 +9,7 @@
 //! unclosed value ends at `<parameter=k>` only for a schema key not yet seen.
 
 use super::json::python_literal;
-use super::stream::{find_any, skip_ws, starts, Emitter, Find, Machine, Text};
+use super::stream::{find_any, optional_closer, skip_ws, starts, Emitter, Find, Machine, Text};
 use super::ParseOptions;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -438,27 +438,14 @@ impl Qwen3Xml {
                 true
             }
             State::Value { .. } => self.advance_value(text, em, end),
-            State::After => {
-                let Some(ws) = skip_ws(rest) else {
-                    if end {
-                        self.state = State::Content;
-                        return true;
-                    }
-                    return false;
-                };
-                match starts(&rest[ws..], TOOL_CALL_END) {
-                    Some(true) => {
-                        text.consume(ws + TOOL_CALL_END.len());
-                        self.state = State::Content;
-                        true
-                    }
-                    None if !end => false,
-                    _ => {
-                        self.state = State::Content;
-                        true
-                    }
+            State::After => match optional_closer(rest, TOOL_CALL_END, end) {
+                Some(n) => {
+                    text.consume(n);
+                    self.state = State::Content;
+                    true
                 }
-            }
+                None => false,
+            },
         }
     }
 }

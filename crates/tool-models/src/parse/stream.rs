@@ -301,6 +301,20 @@ pub(crate) fn skip_ws(s: &str) -> Option<usize> {
     s.bytes().position(|b| !b.is_ascii_whitespace())
 }
 
+/// After a call: how many bytes of `rest` are whitespace plus an optional
+/// closing `marker` (0 when the marker is absent), or `None` while more text
+/// is needed to tell (never at the `end`).
+pub(crate) fn optional_closer(rest: &str, marker: &str, end: bool) -> Option<usize> {
+    let Some(ws) = skip_ws(rest) else {
+        return end.then_some(0);
+    };
+    match starts(&rest[ws..], marker) {
+        Some(true) => Some(ws + marker.len()),
+        None if !end => None,
+        _ => Some(0),
+    }
+}
+
 /// `s` starts with `word`, does not (`Some(false)`), or is too short to tell.
 pub(crate) fn starts(s: &str, word: &str) -> Option<bool> {
     if s.len() >= word.len() {
