@@ -89,7 +89,9 @@ impl Deepseek {
             p.push_str(s);
         }
     }
+}
 
+impl Machine for Deepseek {
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
         let markers: &[&str] = match self.state {
@@ -168,15 +170,5 @@ impl Deepseek {
         }
         self.scanned = 0;
         true
-    }
-}
-
-impl Machine for Deepseek {
-    fn step(&mut self, text: &mut Text, em: &mut Emitter) {
-        while self.advance(text, em, false) {}
-    }
-
-    fn finish(&mut self, text: &mut Text, em: &mut Emitter) {
-        while self.advance(text, em, true) {}
     }
 }

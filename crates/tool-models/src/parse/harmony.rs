@@ -99,7 +99,9 @@ impl Harmony {
         }
         self.state = State::Header;
     }
+}
 
+impl Machine for Harmony {
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
         match &mut self.state {
@@ -157,12 +159,6 @@ impl Harmony {
                 true
             }
         }
-    }
-}
-
-impl Machine for Harmony {
-    fn step(&mut self, text: &mut Text, em: &mut Emitter) {
-        while self.advance(text, em, false) {}
     }
 
     fn finish(&mut self, text: &mut Text, em: &mut Emitter) {

@@ -86,7 +86,9 @@ impl Block {
         self.state = State::Content;
         self.scanned = 0;
     }
+}
 
+impl Machine for Block {
     /// Advances; `false` when more text is needed.
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         match &mut self.state {
@@ -277,12 +279,6 @@ impl Block {
                 true
             }
         }
-    }
-}
-
-impl Machine for Block {
-    fn step(&mut self, text: &mut Text, em: &mut Emitter) {
-        while self.advance(text, em, false) {}
     }
 
     fn finish(&mut self, text: &mut Text, em: &mut Emitter) {

@@ -120,6 +120,16 @@ impl Kimi {
         }
     }
 
+    fn after_call(&self) -> State {
+        if self.in_section {
+            State::Section
+        } else {
+            State::Content
+        }
+    }
+}
+
+impl Machine for Kimi {
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
         if rest.is_empty() {
@@ -219,23 +229,5 @@ impl Kimi {
         }
         self.scanned = 0;
         true
-    }
-
-    fn after_call(&self) -> State {
-        if self.in_section {
-            State::Section
-        } else {
-            State::Content
-        }
-    }
-}
-
-impl Machine for Kimi {
-    fn step(&mut self, text: &mut Text, em: &mut Emitter) {
-        while self.advance(text, em, false) {}
-    }
-
-    fn finish(&mut self, text: &mut Text, em: &mut Emitter) {
-        while self.advance(text, em, true) {}
     }
 }

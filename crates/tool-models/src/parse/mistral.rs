@@ -43,7 +43,7 @@ fn is_name_end(b: u8) -> bool {
     b == b'{' || b == b'[' || b.is_ascii_whitespace()
 }
 
-impl Mistral {
+impl Machine for Mistral {
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
         if rest.is_empty() {
@@ -256,15 +256,5 @@ impl Mistral {
                 }
             },
         }
-    }
-}
-
-impl Machine for Mistral {
-    fn step(&mut self, text: &mut Text, em: &mut Emitter) {
-        while self.advance(text, em, false) {}
-    }
-
-    fn finish(&mut self, text: &mut Text, em: &mut Emitter) {
-        while self.advance(text, em, true) {}
     }
 }

@@ -145,7 +145,7 @@ fn read_call(p: &mut Py<'_>) -> Result<(String, Value), CallErr> {
     }
 }
 
-impl Pythonic {
+impl Machine for Pythonic {
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
         if rest.is_empty() {
@@ -235,15 +235,5 @@ impl Pythonic {
                 None => false,
             },
         }
-    }
-}
-
-impl Machine for Pythonic {
-    fn step(&mut self, text: &mut Text, em: &mut Emitter) {
-        while self.advance(text, em, false) {}
-    }
-
-    fn finish(&mut self, text: &mut Text, em: &mut Emitter) {
-        while self.advance(text, em, true) {}
     }
 }

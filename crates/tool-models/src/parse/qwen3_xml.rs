@@ -284,7 +284,9 @@ impl Qwen3Xml {
             }
         }
     }
+}
 
+impl Machine for Qwen3Xml {
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
         if rest.is_empty() {
@@ -447,12 +449,6 @@ impl Qwen3Xml {
                 None => false,
             },
         }
-    }
-}
-
-impl Machine for Qwen3Xml {
-    fn step(&mut self, text: &mut Text, em: &mut Emitter) {
-        while self.advance(text, em, false) {}
     }
 
     fn finish(&mut self, text: &mut Text, em: &mut Emitter) {

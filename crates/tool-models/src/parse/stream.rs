@@ -289,10 +289,19 @@ impl Emitter {
 
 /// One format's state machine over the content part of the output.
 pub(crate) trait Machine: Send {
+    /// Decides one step from the start of `text`; `false` when more text is
+    /// needed (or, at the `end`, when nothing is left to decide).
+    fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool;
+
     /// New text has been appended to `text`; consume what can be decided.
-    fn step(&mut self, text: &mut Text, em: &mut Emitter);
+    fn step(&mut self, text: &mut Text, em: &mut Emitter) {
+        while self.advance(text, em, false) {}
+    }
+
     /// The output ended: decide everything left.
-    fn finish(&mut self, text: &mut Text, em: &mut Emitter);
+    fn finish(&mut self, text: &mut Text, em: &mut Emitter) {
+        while self.advance(text, em, true) {}
+    }
 }
 
 /// Skips ASCII whitespace at the start of `s`; `None` if `s` is all whitespace
