@@ -2,6 +2,8 @@
 //! no panic, the same result however the text is cut, linear time on 1 MB
 //! outputs, and deep nesting reported instead of overflowing the stack.
 
+mod common;
+
 use proptest::prelude::*;
 use std::time::{Duration, Instant};
 use tool_use::models::parse::{Collector, Format, ParseOptions, ParsedResponse, ReasoningStart};
@@ -117,20 +119,7 @@ proptest! {
         mode in 0u8..3,
     ) {
         let text: String = pieces.iter().map(|&i| PIECES[i]).collect();
-        let mut points: Vec<usize> = cuts
-            .into_iter()
-            .map(|c| c % (text.len() + 1))
-            .filter(|&c| text.is_char_boundary(c))
-            .collect();
-        points.sort_unstable();
-        points.dedup();
-        let mut chunks = Vec::new();
-        let mut last = 0;
-        for p in points {
-            chunks.push(&text[last..p]);
-            last = p;
-        }
-        chunks.push(&text[last..]);
+        let chunks = common::cut_at(&text, cuts);
         let reasoning = [ReasoningStart::Closed, ReasoningStart::Open, ReasoningStart::Auto][mode as usize];
         let opts = options(reasoning);
         for format in Format::all() {

@@ -4,6 +4,8 @@
 //!
 //! Deliberate disagreements are listed in [`DISAGREE`], each with its reason.
 
+mod common;
+
 use proptest::prelude::*;
 use serde_json::Value;
 use std::sync::OnceLock;
@@ -299,20 +301,7 @@ proptest! {
     ) {
         let v = &vectors()[idx % vectors().len()];
         let out = output(v);
-        let mut points: Vec<usize> = cuts
-            .into_iter()
-            .map(|c| c % (out.len() + 1))
-            .filter(|&c| out.is_char_boundary(c))
-            .collect();
-        points.sort_unstable();
-        points.dedup();
-        let mut chunks = Vec::new();
-        let mut last = 0;
-        for p in points {
-            chunks.push(&out[last..p]);
-            last = p;
-        }
-        chunks.push(&out[last..]);
+        let chunks = common::cut_at(out, cuts);
         let whole = v.format.parse(out, &v.options);
         prop_assert_eq!(whole, parse_chunks(v, chunks));
     }
