@@ -24,6 +24,9 @@
 
 #![warn(missing_docs)]
 
+pub mod corpus;
+pub mod demo;
+
 pub use tool_macros::{tool, tools};
 pub use tool_models as models;
 pub use tool_runtime as runtime;

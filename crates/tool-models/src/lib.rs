@@ -2,5 +2,10 @@
 
 #![warn(missing_docs)]
 
+pub mod agent;
+pub mod constrain;
+pub mod generate;
+pub mod model;
 pub mod parse;
 pub mod template;
+pub mod train;

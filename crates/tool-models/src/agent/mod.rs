@@ -1,0 +1,1 @@
+//! The agent loop: generate, parse, dispatch, append, repeat.

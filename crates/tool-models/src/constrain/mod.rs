@@ -1,0 +1,1 @@
+//! Constrained decoding with llguidance: tool calls that parse and validate.

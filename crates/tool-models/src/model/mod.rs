@@ -1,0 +1,1 @@
+//! Loading a local model: a Hugging Face directory or a GGUF file.

@@ -1,0 +1,1 @@
+//! Training a byte-level BPE tokenizer on a corpus.

@@ -1,0 +1,3 @@
+//! Training a small tool-calling model on the CPU.
+
+pub mod bpe;

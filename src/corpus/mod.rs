@@ -1,0 +1,1 @@
+//! The synthetic tool-use corpus the bundled model is trained on.

@@ -1,0 +1,1 @@
+//! The demo tools of `tool-use chat`.
