@@ -1,0 +1,38 @@
+//! Why an agent run stopped without an answer.
+
+use tool_runtime::Message;
+
+/// An agent run that ended without a final answer. The transcript so far is
+/// kept, so nothing the model or the tools produced is lost.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The model kept calling tools for `rounds` rounds.
+    #[error("the model was still calling tools after {rounds} rounds (max_rounds); last calls: {last_calls}")]
+    MaxRounds {
+        /// The limit that was reached.
+        rounds: usize,
+        /// Names of the tools called in the last round, comma-separated.
+        last_calls: String,
+        /// The transcript up to the stop.
+        messages: Vec<Message>,
+    },
+    /// The model failed to generate (a bad prompt, a context overflow, ...).
+    #[error("round {round}: {message}")]
+    Model {
+        /// The round that failed (from 1).
+        round: usize,
+        /// What went wrong.
+        message: String,
+        /// The transcript up to the failure.
+        messages: Vec<Message>,
+    },
+}
+
+impl AgentError {
+    /// The transcript up to the stop.
+    pub fn messages(&self) -> &[Message] {
+        match self {
+            AgentError::MaxRounds { messages, .. } | AgentError::Model { messages, .. } => messages,
+        }
+    }
+}

@@ -1,0 +1,314 @@
+//! The agent loop with a scripted model: what it appends, what it reports,
+//! how it dispatches, and how it stops.
+
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
+
+use tool_use::models::agent::{
+    Agent, AgentError, AgentEvent, ChatModel, Turn, TurnRequest, TurnStats,
+};
+use tool_use::models::constrain::ToolChoice;
+use tool_use::models::parse::Format;
+use tool_use::{tool, toolbox, DefinitionFormat, Message, Role, Toolbox};
+
+/// Get the current temperature at a location.
+///
+/// Args:
+///     location: The location, in the format "City, Country"
+#[tool]
+fn get_current_temperature(location: String) -> f64 {
+    if location.starts_with("Paris") {
+        22.0
+    } else {
+        15.5
+    }
+}
+
+/// Divide two numbers.
+///
+/// Args:
+///     a: The dividend
+///     b: The divisor
+#[tool]
+fn divide(a: f64, b: f64) -> Result<f64, String> {
+    if b == 0.0 {
+        Err("division by zero".into())
+    } else {
+        Ok(a / b)
+    }
+}
+
+/// Replays canned turns and records what it was asked.
+struct Scripted {
+    turns: Vec<String>,
+    seen: Vec<(usize, ToolChoice, usize)>,
+}
+
+impl Scripted {
+    fn new(turns: &[&str]) -> Scripted {
+        Scripted {
+            turns: turns.iter().map(|t| t.to_string()).collect(),
+            seen: Vec::new(),
+        }
+    }
+}
+
+impl ChatModel for Scripted {
+    fn format(&self) -> Format {
+        Format::Hermes
+    }
+
+    fn respond(
+        &mut self,
+        request: &TurnRequest<'_>,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>> {
+        self.seen.push((
+            request.messages.len(),
+            request.tool_choice.clone(),
+            request.tools.len(),
+        ));
+        if self.turns.is_empty() {
+            return Err("script exhausted".into());
+        }
+        let text = self.turns.remove(0);
+        // Stream in small pieces, cutting markup, as a model would.
+        let chars: Vec<char> = text.chars().collect();
+        for piece in chars.chunks(3) {
+            on_text(&piece.iter().collect::<String>());
+        }
+        let stats = TurnStats {
+            prompt_tokens: 100 * self.seen.len(),
+            reused_tokens: 90 * (self.seen.len() - 1),
+            generated_tokens: chars.len(),
+            prefill: Duration::from_millis(10),
+            decode: Duration::from_millis(20),
+            time_to_first_token: Duration::from_millis(12),
+        };
+        Ok(Turn { text, stats })
+    }
+}
+
+fn weather_box() -> Toolbox {
+    toolbox![get_current_temperature, divide]
+}
+
+fn user(text: &str) -> Vec<Message> {
+    vec![Message::user(text)]
+}
+
+#[test]
+fn a_call_then_an_answer_builds_the_transcript_and_reports_each_step() {
+    let model = Scripted::new(&[
+        r#"<tool_call>{"name": "get_current_temperature", "arguments": {"location": "Paris, France"}}</tool_call>"#,
+        "It is 22.0 degrees in Paris.",
+    ]);
+    let mut agent = Agent::new(model, weather_box());
+    let mut events = Vec::new();
+    let run = agent
+        .run_with(user("How warm is Paris?"), &mut |e| events.push(e))
+        .unwrap();
+
+    let roles: Vec<Role> = run.messages.iter().map(|m| m.role).collect();
+    assert_eq!(
+        roles,
+        [Role::User, Role::Assistant, Role::Tool, Role::Assistant]
+    );
+    let call = &run.messages[1].tool_calls[0];
+    assert_eq!(call.name, "get_current_temperature");
+    assert_eq!(call.arguments["location"], "Paris, France");
+    assert_eq!(run.messages[2].text(), "22.0");
+    assert_eq!(
+        run.messages[2].tool_call_id.as_deref(),
+        Some(call.id.as_str())
+    );
+    assert_eq!(run.answer, "It is 22.0 degrees in Paris.");
+    assert_eq!(run.messages[3].text(), run.answer);
+
+    // Events: call and result in round 1, the answer streamed in round 2.
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| match e {
+            AgentEvent::RoundStart { .. } => "round",
+            AgentEvent::TextDelta(_) => "text",
+            AgentEvent::ReasoningDelta(_) => "reasoning",
+            AgentEvent::ToolCall(_) => "call",
+            AgentEvent::InvalidToolCall { .. } => "invalid",
+            AgentEvent::ToolResult { .. } => "result",
+            AgentEvent::TurnEnd { .. } => "end",
+            AgentEvent::Answer(_) => "answer",
+        })
+        .collect::<Vec<_>>();
+    let mut dedup = kinds.clone();
+    dedup.dedup();
+    assert_eq!(
+        dedup,
+        ["round", "call", "end", "result", "round", "text", "end", "answer"]
+    );
+    let streamed: String = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::TextDelta(s) => Some(s.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(streamed, run.answer);
+
+    // The model saw the toolbox's definitions, and the growing transcript.
+    let model = agent.model();
+    assert_eq!(model.seen[0].2, 2);
+    assert_eq!(model.seen[0].0, 1);
+    assert_eq!(model.seen[1].0, 3);
+    assert_eq!(
+        agent
+            .toolbox()
+            .definitions(DefinitionFormat::Transformers)
+            .len(),
+        2
+    );
+
+    assert_eq!(run.stats.rounds, 2);
+    assert_eq!(run.stats.prompt_tokens, 300);
+    assert_eq!(run.stats.reused_tokens, 90);
+    assert_eq!(run.stats.turns.len(), 2);
+    assert!((run.stats.time_to_first_token_s - 0.012).abs() < 1e-9);
+    assert!((run.stats.prefill_tokens_per_s - 210.0 / 0.02).abs() < 1e-6);
+}
+
+#[test]
+fn tool_errors_and_unreadable_calls_go_back_to_the_model() {
+    let model = Scripted::new(&[
+        concat!(
+            r#"<tool_call>{"name": "divide", "arguments": {"a": 1, "b": 0}}</tool_call>"#,
+            r#"<tool_call>{"name": "divide", "arguments": {"a": 1, "b": </tool_call>"#,
+            r#"<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>"#,
+        ),
+        "I could not compute that.",
+    ]);
+    let mut events = Vec::new();
+    let run = Agent::new(model, weather_box())
+        .run_with(user("1/0?"), &mut |e| events.push(e))
+        .unwrap();
+    assert_eq!(run.messages.len(), 6);
+    let calls = &run.messages[1].tool_calls;
+    assert_eq!(calls.len(), 3, "every call, readable or not, is recorded");
+    assert_eq!(run.messages[2].text(), "Error: division by zero");
+    assert!(
+        run.messages[3].text().starts_with("Error: "),
+        "{}",
+        run.messages[3].text()
+    );
+    assert!(
+        calls[1].arguments.is_string(),
+        "raw text kept: {:?}",
+        calls[1]
+    );
+    assert!(run.messages[4]
+        .text()
+        .starts_with("Error: unknown tool `get_weather`"));
+    for (call, answer) in calls.iter().zip(&run.messages[2..5]) {
+        assert_eq!(answer.tool_call_id.as_deref(), Some(call.id.as_str()));
+    }
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, AgentEvent::InvalidToolCall { .. }))
+            .count(),
+        1
+    );
+    assert_eq!(run.answer, "I could not compute that.");
+}
+
+#[test]
+fn a_model_that_keeps_calling_stops_at_max_rounds_with_its_transcript() {
+    let call = r#"<tool_call>{"name": "get_current_temperature", "arguments": {"location": "Oslo, Norway"}}</tool_call>"#;
+    let model = Scripted::new(&[call; 10]);
+    let err = Agent::new(model, weather_box())
+        .max_rounds(3)
+        .run(user("Loop"))
+        .unwrap_err();
+    assert!(matches!(err, AgentError::MaxRounds { rounds: 3, .. }));
+    assert!(err.to_string().contains("after 3 rounds"), "{err}");
+    assert!(err.to_string().contains("get_current_temperature"), "{err}");
+    assert_eq!(err.messages().len(), 1 + 3 * 2);
+    assert_eq!(err.messages()[6].text(), "15.5");
+}
+
+#[test]
+fn a_failing_model_stops_the_run_and_keeps_the_transcript() {
+    let call = r#"<tool_call>{"name": "get_current_temperature", "arguments": {"location": "Oslo, Norway"}}</tool_call>"#;
+    let err = Agent::new(Scripted::new(&[call]), weather_box())
+        .run(user("Hi"))
+        .unwrap_err();
+    match &err {
+        AgentError::Model { round, message, .. } => {
+            assert_eq!(*round, 2);
+            assert_eq!(message, "script exhausted");
+        }
+        other => panic!("expected a model error, got {other:?}"),
+    }
+    assert_eq!(err.messages().len(), 3);
+}
+
+#[test]
+fn required_and_named_choices_bind_the_first_round_only() {
+    for choice in [
+        ToolChoice::Required,
+        ToolChoice::Named("divide".into()),
+        ToolChoice::None,
+    ] {
+        let model = Scripted::new(&[
+            r#"<tool_call>{"name": "divide", "arguments": {"a": 6, "b": 3}}</tool_call>"#,
+            "2",
+        ]);
+        let mut agent = Agent::new(model, weather_box()).tool_choice(choice.clone());
+        agent.run(user("6/3")).unwrap();
+        let seen: Vec<ToolChoice> = agent.model().seen.iter().map(|s| s.1.clone()).collect();
+        let later = if choice == ToolChoice::None {
+            ToolChoice::None
+        } else {
+            ToolChoice::Auto
+        };
+        assert_eq!(seen, [choice, later]);
+    }
+}
+
+/// Answers "together" only if another call is running at the same time.
+///
+/// Args:
+///     tag: A label echoed in the answer
+#[tool]
+fn rendezvous(tag: String) -> String {
+    static STATE: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
+    let (lock, cv) = &STATE;
+    let mut arrived = lock.lock().unwrap();
+    *arrived += 1;
+    cv.notify_all();
+    let (arrived, timeout) = cv
+        .wait_timeout_while(arrived, Duration::from_secs(10), |n| *n < 2)
+        .unwrap();
+    drop(arrived);
+    if timeout.timed_out() {
+        format!("{tag} alone")
+    } else {
+        format!("{tag} together")
+    }
+}
+
+#[test]
+fn parallel_calls_of_one_turn_run_concurrently_and_answer_in_order() {
+    let model = Scripted::new(&[
+        concat!(
+            r#"<tool_call>{"name": "rendezvous", "arguments": {"tag": "a"}}</tool_call>"#,
+            "\n",
+            r#"<tool_call>{"name": "rendezvous", "arguments": {"tag": "b"}}</tool_call>"#,
+        ),
+        "Both done.",
+    ]);
+    let run = Agent::new(model, toolbox![rendezvous])
+        .run(user("Meet"))
+        .unwrap();
+    assert_eq!(run.messages[2].text(), "a together");
+    assert_eq!(run.messages[3].text(), "b together");
+    assert_eq!(run.answer, "Both done.");
+}
