@@ -1,0 +1,88 @@
+//! One generation under a compiled grammar: llguidance's matcher behind the
+//! [`TokenConstraint`](crate::generate::TokenConstraint) calls.
+
+use super::TokenEnv;
+use crate::generate::{ConstraintError, TokenSet};
+use llguidance::api::TopLevelGrammar;
+use llguidance::Matcher;
+
+/// llguidance's message without the backtrace it appends to a caught panic.
+fn clean(message: &str) -> String {
+    message
+        .split("\n<backtrace>")
+        .next()
+        .unwrap_or(message)
+        .trim()
+        .to_owned()
+}
+
+/// A matcher and the vocabulary size its masks range over.
+#[derive(Clone)]
+pub(crate) struct Session {
+    matcher: Matcher,
+    vocab: usize,
+}
+
+impl Session {
+    /// Compiles `grammar` for `env`.
+    pub(crate) fn new(env: &TokenEnv, grammar: TopLevelGrammar) -> Result<Session, String> {
+        let parser = env
+            .factory()
+            .create_parser(grammar)
+            .map_err(|e| clean(&e.to_string()))?;
+        let matcher = Matcher::new(Ok(parser));
+        if let Some(e) = matcher.get_error() {
+            return Err(clean(&e));
+        }
+        Ok(Session {
+            matcher,
+            vocab: env.vocab_size(),
+        })
+    }
+
+    /// The tokens allowed next; only end of sequence once the grammar is done.
+    pub(crate) fn allowed(&mut self) -> Result<TokenSet, ConstraintError> {
+        let vob = self
+            .matcher
+            .compute_mask_or_eos()
+            .map_err(|e| ConstraintError(clean(&e.to_string())))?;
+        let mut set = TokenSet::empty(self.vocab);
+        for (i, &word) in vob.as_slice().iter().enumerate() {
+            let mut w = word;
+            while w != 0 {
+                let bit = w.trailing_zeros();
+                set.insert(i as u32 * 32 + bit);
+                w &= w - 1;
+            }
+        }
+        if set.is_empty() {
+            return Err(ConstraintError(
+                "the grammar allows no token here (not even end of sequence)".into(),
+            ));
+        }
+        Ok(set)
+    }
+
+    /// Advances past `token`.
+    pub(crate) fn commit(&mut self, token: u32) -> Result<(), ConstraintError> {
+        if let Some(e) = self.matcher.get_error() {
+            return Err(ConstraintError(clean(&e)));
+        }
+        if self.matcher.is_stopped() {
+            return Err(ConstraintError(format!(
+                "token {token} came after the constrained output was complete"
+            )));
+        }
+        self.matcher.consume_token(token).map_err(|e| {
+            ConstraintError(format!(
+                "token {token} is not allowed here: {}",
+                clean(&e.to_string())
+            ))
+        })
+    }
+
+    /// Whether the grammar is complete and nothing may follow.
+    pub(crate) fn finished(&self) -> bool {
+        self.matcher.is_stopped()
+    }
+}
