@@ -2,7 +2,9 @@
 
 mod constrain_util;
 
-use constrain_util::{small, tokenizer_with, tools, with_specials, Bias, RandomModel, SPECIALS};
+use constrain_util::{
+    small, tokenizer_with, tools, unsign_zeros, with_specials, Bias, RandomModel, SPECIALS,
+};
 use serde_json::{json, Value};
 use tokenizers::Tokenizer;
 use tool_models::constrain::{ConstrainError, TokenEnv, ToolChoice, ToolConstraint};
@@ -63,17 +65,6 @@ fn assert_valid(tools: &[Value], text: &str, parsed: &ParsedResponse) {
         if let Err(issues) = validate_arguments(&def["function"]["parameters"], &mut args, STRICT) {
             panic!("arguments of {text:?} do not validate: {issues:?}");
         }
-    }
-}
-
-fn unsign_zeros(v: &mut Value) {
-    match v {
-        Value::Number(n) if n.as_f64() == Some(0.0) && n.is_f64() && n.to_string() == "-0.0" => {
-            *v = json!(0)
-        }
-        Value::Array(a) => a.iter_mut().for_each(unsign_zeros),
-        Value::Object(o) => o.values_mut().for_each(unsign_zeros),
-        _ => {}
     }
 }
 

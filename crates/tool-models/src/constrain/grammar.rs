@@ -22,6 +22,7 @@
 //! is one lazy lexeme ending with the marker, and the last text is a lexeme
 //! that cannot contain it.
 
+use super::narrow::bound_any_at_root;
 use super::schema::{layout, ToolDef};
 use super::{TokenEnv, ToolChoice};
 use crate::parse::Format;
@@ -187,6 +188,9 @@ fn body(tools: &[ToolDef], shape: &Shape, single: bool) -> Value {
         if !defs.is_empty() {
             obj.insert("$defs".into(), Value::Object(defs));
         }
+    }
+    bound_any_at_root(&mut schema, shape.close);
+    if let Some(obj) = schema.as_object_mut() {
         obj.insert("x-guidance".into(), layout());
     }
     schema

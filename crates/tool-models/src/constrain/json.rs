@@ -1,5 +1,6 @@
 //! Structured output: [`JsonConstraint`].
 
+use super::narrow::{bound_any_at_root, bound_numbers};
 use super::schema::layout;
 use super::session::Session;
 use super::{ConstrainError, TokenEnv};
@@ -9,7 +10,9 @@ use serde_json::Value;
 
 /// Masks the whole output to one JSON value valid against a schema, then end
 /// of sequence. Separators are `", "` and `": "` with no other whitespace,
-/// unless the schema's `x-guidance` object says otherwise.
+/// unless the schema's `x-guidance` object says otherwise. Numbers without
+/// bounds get ±10^18, as in tool calls, so that every output parses (see
+/// [`narrow`](super::narrow)); objects stay as open as the schema says.
 #[derive(Clone)]
 pub struct JsonConstraint {
     session: Session,
@@ -35,6 +38,8 @@ impl JsonConstraint {
                 })
             }
         };
+        bound_numbers(&mut schema);
+        bound_any_at_root(&mut schema, None);
         if let Some(obj) = schema.as_object_mut() {
             obj.entry("x-guidance").or_insert_with(layout);
         }

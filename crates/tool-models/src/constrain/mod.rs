@@ -14,6 +14,7 @@ mod choice;
 mod error;
 mod grammar;
 mod json;
+mod narrow;
 mod schema;
 mod session;
 mod tool;

@@ -1,48 +1,14 @@
 //! JSON schemas for tool calls, built from transformers-style definitions.
 //!
 //! Each call is an object `{"name": <const>, "<args key>": <parameters>}`;
-//! several tools make an `anyOf`. Parameters are adjusted to what the
-//! runtime accepts (`tool_runtime::validate`):
-//! - the arguments object is closed (`additionalProperties: false`) unless
-//!   the schema says otherwise, since the runtime rejects unknown
-//!   arguments by default and no model is helped by inventing them;
-//! - integers and numbers without bounds get ±10^18: the runtime reads an
-//!   integer only when it fits 64 bits, and an unbounded number may take an
-//!   exponent (`1e999`) that no JSON parser reads as a float; llguidance
-//!   writes bounded numbers without exponent (and takes bounds as `f64`,
-//!   so the exact `i64` limits are out of reach; 10^18 is exact);
-//! - with a textual end marker (hermes `</tool_call>`), strings may not
-//!   contain it, since the parser ends the call at its first occurrence;
-//! - `$defs`/`definitions` move to the root of the call schema, renamed per
-//!   tool, and every `$ref` follows them.
+//! several tools make an `anyOf`. Parameters are narrowed (see
+//! [`narrow`](super::narrow)) so that every call parses and validates, and
+//! their `$defs`/`definitions` move to the root of the call schema, renamed
+//! per tool, with every `$ref` following them.
 
+use super::narrow::{bound_numbers, close_objects, each_subschema};
 use super::ConstrainError;
 use serde_json::{json, Map, Value};
-
-/// Keywords whose value is one schema.
-const ONE: &[&str] = &[
-    "additionalProperties",
-    "items",
-    "not",
-    "contains",
-    "if",
-    "then",
-    "else",
-    "propertyNames",
-    "additionalItems",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-];
-/// Keywords whose value is a list of schemas.
-const LIST: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
-/// Keywords whose value maps names to schemas.
-const MAP: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
 
 /// One offered tool.
 #[derive(Debug, Clone)]
@@ -94,9 +60,12 @@ pub(crate) fn read_tools(tools: &[Value]) -> Result<Vec<ToolDef>, ConstrainError
                 )))
             }
         }
+        // Closed even without declared properties: the runtime rejects
+        // unknown arguments.
         if !obj.contains_key("additionalProperties") && !obj.contains_key("patternProperties") {
             obj.insert("additionalProperties".into(), false.into());
         }
+        close_objects(&mut params);
         bound_numbers(&mut params);
         out.push(ToolDef { name, params });
     }
@@ -174,141 +143,7 @@ fn rewrite_refs(schema: &mut Value, prefix: &str, needs_root: &mut bool) {
             *needs_root = true;
         }
     }
-    for_each_subschema(schema, &mut |s| rewrite_refs(s, prefix, needs_root));
-}
-
-/// The bound given to integers and numbers that have none.
-const INT_LIMIT: i64 = 1_000_000_000_000_000_000;
-
-/// Gives integers and numbers without bounds the range ±[`INT_LIMIT`].
-fn bound_numbers(schema: &mut Value) {
-    if let Some(obj) = schema.as_object_mut() {
-        let numeric = |t: &Value| t == "integer" || t == "number";
-        let integer = match obj.get("type") {
-            Some(t @ Value::String(_)) => numeric(t),
-            Some(Value::Array(ts)) => ts.iter().any(numeric),
-            _ => false,
-        };
-        let bound = |key: &str| obj.get(key).and_then(Value::as_f64);
-        let low = bound("minimum").or(bound("exclusiveMinimum"));
-        let high = bound("maximum").or(bound("exclusiveMaximum"));
-        let limit = INT_LIMIT as f64;
-        if integer {
-            // A bound beyond the limit on the other side would leave no value.
-            if low.is_none() && high.is_none_or(|h| h >= -limit) {
-                obj.insert("minimum".into(), (-INT_LIMIT).into());
-            }
-            if high.is_none() && low.is_none_or(|l| l <= limit) {
-                obj.insert("maximum".into(), INT_LIMIT.into());
-            }
-        }
-    }
-    for_each_subschema(schema, &mut bound_numbers);
-}
-
-/// Forbids `marker` inside every string-typed schema (enums and consts
-/// aside), by a pattern for "anything without `marker`"; a schema that has
-/// a pattern already gets the new one through `allOf`. Does nothing when
-/// the marker's first char recurs in it (no such marker is in use).
-pub(crate) fn forbid_in_strings(schema: &mut Value, marker: &str) {
-    let Some(pattern) = without(marker) else {
-        return;
-    };
-    forbid(schema, &pattern);
-}
-
-fn forbid(schema: &mut Value, pattern: &str) {
-    for_each_subschema(schema, &mut |s| forbid(s, pattern));
-    let Some(obj) = schema.as_object_mut() else {
-        return;
-    };
-    let stringy = match obj.get("type") {
-        Some(Value::String(t)) => t == "string",
-        Some(Value::Array(ts)) => ts.iter().any(|t| t == "string"),
-        _ => false,
-    };
-    if !stringy || obj.contains_key("enum") || obj.contains_key("const") {
-        return;
-    }
-    if !obj.contains_key("pattern") {
-        obj.insert("pattern".into(), pattern.into());
-        return;
-    }
-    let ty = obj.get("type").cloned().unwrap_or(Value::Null);
-    let original = std::mem::take(schema);
-    *schema = json!({"allOf": [original, {"type": ty, "pattern": pattern}]});
-}
-
-/// An anchored regex for the strings that do not contain `word`, when its
-/// first char does not recur in it.
-///
-/// Reading such a word, a mismatch sends the matcher back to the start,
-/// or to one char matched when the char is the first one; so the strings
-/// are: (a char that is not the first | the first char, detours that come
-/// back to "one char matched", then a mismatch)*, then optionally the
-/// first char, detours, and a proper prefix of the rest.
-fn without(word: &str) -> Option<String> {
-    let chars: Vec<char> = word.chars().collect();
-    let (&first, rest) = chars.split_first()?;
-    if rest.is_empty() || rest.contains(&first) {
-        return None;
-    }
-    let lit = |cs: &[char]| cs.iter().map(|&c| escape(c)).collect::<String>();
-    let f = escape(first);
-    // After the first char and `rest[..j]`, the next one must be `rest[j]`.
-    let detour: Vec<String> = (0..rest.len())
-        .map(|j| format!("{}{f}", lit(&rest[..j])))
-        .collect();
-    let back: Vec<String> = (0..rest.len())
-        .map(|j| format!("{}[^{}{}]", lit(&rest[..j]), class(rest[j]), class(first)))
-        .collect();
-    let tail: Vec<String> = (0..rest.len()).map(|j| lit(&rest[..j])).collect();
-    let (detour, back, tail) = (detour.join("|"), back.join("|"), tail.join("|"));
-    Some(format!(
-        "^(?:[^{cf}]|{f}(?:{detour})*(?:{back}))*(?:{f}(?:{detour})*(?:{tail}))?$",
-        cf = class(first)
-    ))
-}
-
-/// `c` as a regex literal.
-fn escape(c: char) -> String {
-    // The `regex` crate's meta characters; escaping others (`\<`) may mean
-    // something else.
-    if "\\.+*?()|[]{}^$#&-~".contains(c) {
-        format!("\\{c}")
-    } else {
-        c.to_string()
-    }
-}
-
-/// `c` inside a bracketed class.
-fn class(c: char) -> String {
-    if "\\[]^-&~".contains(c) {
-        format!("\\{c}")
-    } else {
-        c.to_string()
-    }
-}
-
-/// Calls `f` on each schema directly inside `schema`.
-fn for_each_subschema(schema: &mut Value, f: &mut dyn FnMut(&mut Value)) {
-    let Some(obj) = schema.as_object_mut() else {
-        return;
-    };
-    for (key, value) in obj.iter_mut() {
-        let key = key.as_str();
-        if MAP.contains(&key) {
-            if let Value::Object(m) = value {
-                m.values_mut().for_each(&mut *f);
-            }
-        } else if LIST.contains(&key) && value.is_array() {
-            if let Value::Array(a) = value {
-                a.iter_mut().for_each(&mut *f);
-            }
-        } else if ONE.contains(&key) && value.is_object() {
-            f(value);
-        }
-    }
+    each_subschema(schema, true, &mut |s| rewrite_refs(s, prefix, needs_root));
 }
 
 #[cfg(test)]
@@ -320,31 +155,22 @@ mod tests {
     }
 
     #[test]
-    fn closes_arguments_and_bounds_numbers() {
+    fn narrows_arguments() {
         let t = read_tools(&[tool(
             "f",
-            json!({"type": "object", "properties": {
+            json!({"properties": {
                 "n": {"type": "integer"},
-                "m": {"type": ["integer", "null"], "minimum": 0},
-                "o": {"type": "object", "properties": {"k": {"type": "integer"}}},
-                "x": {"type": "number", "exclusiveMaximum": 1.5},
-                "s": {"type": "string"}
+                "o": {"type": "object", "properties": {"k": {"type": "integer"}}}
             }}),
         )])
         .unwrap();
         let p = &t[0].params;
+        assert_eq!(p["type"], "object");
         assert_eq!(p["additionalProperties"], false);
-        assert_eq!(p["properties"]["n"]["minimum"], -INT_LIMIT);
-        assert_eq!(p["properties"]["m"]["minimum"], 0);
-        assert_eq!(p["properties"]["m"]["maximum"], INT_LIMIT);
-        assert_eq!(
-            p["properties"]["o"]["properties"]["k"]["maximum"],
-            INT_LIMIT
-        );
-        assert!(p["properties"]["o"].get("additionalProperties").is_none());
-        assert_eq!(p["properties"]["x"]["minimum"], -INT_LIMIT);
-        assert!(p["properties"]["x"].get("maximum").is_none());
-        assert!(p["properties"]["s"].get("minimum").is_none());
+        assert_eq!(p["properties"]["o"]["additionalProperties"], false);
+        assert!(p["properties"]["n"]["minimum"].is_i64());
+        let t = read_tools(&[tool("g", json!({"type": "object"}))]).unwrap();
+        assert_eq!(t[0].params["additionalProperties"], false);
     }
 
     #[test]
@@ -362,31 +188,6 @@ mod tests {
         assert!(e.to_string().contains("\"object\""), "{e}");
         let e = read_tools(&[tool("f", json!({})), tool("f", json!({}))]).unwrap_err();
         assert!(e.to_string().contains("twice"), "{e}");
-    }
-
-    #[test]
-    fn forbids_the_marker_in_strings() {
-        assert_eq!(
-            without("<ab>").unwrap(),
-            "^(?:[^<]|<(?:<|a<|ab<)*(?:[^a<]|a[^b<]|ab[^><]))*(?:<(?:<|a<|ab<)*(?:|a|ab))?$"
-        );
-        assert_eq!(without("abca"), None);
-        let mut s = json!({"type": "object", "properties": {
-            "a": {"type": "string"},
-            "b": {"type": ["string", "null"], "pattern": "^x"},
-            "c": {"type": "string", "enum": ["x"]},
-            "d": {"type": "array", "items": {"type": "string"}}
-        }});
-        forbid_in_strings(&mut s, "</tool_call>");
-        let p = &s["properties"];
-        assert!(p["a"]["pattern"]
-            .as_str()
-            .unwrap()
-            .starts_with("^(?:[^<]|<"));
-        assert_eq!(p["b"]["allOf"][0]["pattern"], "^x");
-        assert_eq!(p["b"]["allOf"][1]["type"], json!(["string", "null"]));
-        assert!(p["c"].get("pattern").is_none());
-        assert!(p["d"]["items"]["pattern"].is_string());
     }
 
     #[test]

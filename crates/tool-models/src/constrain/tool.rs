@@ -1,7 +1,8 @@
 //! Constrained tool calls: [`ToolConstraint`].
 
 use super::grammar::{lark, shape};
-use super::schema::{forbid_in_strings, layout, read_tools, ToolDef};
+use super::narrow::forbid_in_strings;
+use super::schema::{layout, read_tools, ToolDef};
 use super::session::Session;
 use super::{ConstrainError, TokenEnv, ToolChoice};
 use crate::generate::{ConstraintError, TokenConstraint, TokenSet};
