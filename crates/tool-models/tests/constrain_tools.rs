@@ -20,8 +20,7 @@ const STRICT: Policy = Policy {
 
 /// Generates `n` outputs and parses each with `format`'s parser.
 fn run(
-    tok: &Tokenizer,
-    env: &TokenEnv,
+    (tok, env): (&Tokenizer, &TokenEnv),
     format: Format,
     tools: &[Value],
     choice: &ToolChoice,
@@ -73,8 +72,7 @@ fn hermes_auto_hundred_of_hundred_valid() {
     let (tok, env) = small();
     let tools = tools();
     let outs = run(
-        &tok,
-        &env,
+        (&tok, &env),
         Format::Hermes,
         &tools,
         &ToolChoice::Auto,
@@ -129,8 +127,7 @@ fn hermes_plain_text_markers() {
     assert!(inside.contains(tok.token_to_id("\"}").unwrap()));
     assert!(inside.contains(tok.token_to_id("</").unwrap()));
     let outs = run(
-        &tok,
-        &env,
+        (&tok, &env),
         Format::Hermes,
         &tools,
         &ToolChoice::Auto,
@@ -173,8 +170,7 @@ fn hermes_marker_spelled_in_byte_tokens() {
     assert!(c.allowed().unwrap().unwrap().contains(eos));
     // And random generation stays valid.
     let outs = run(
-        &tok,
-        &env,
+        (&tok, &env),
         Format::Hermes,
         &tools,
         &ToolChoice::Auto,
@@ -192,8 +188,7 @@ fn required_always_calls_and_nothing_else() {
     let (tok, env) = small();
     let tools = tools();
     let outs = run(
-        &tok,
-        &env,
+        (&tok, &env),
         Format::Hermes,
         &tools,
         &ToolChoice::Required,
@@ -223,8 +218,7 @@ fn none_never_calls() {
     bias.tokens.push(("<tool".into(), 8.0));
     bias.tokens.push(("_call".into(), 8.0));
     let outs = run(
-        &tok,
-        &env,
+        (&tok, &env),
         Format::Hermes,
         &tools,
         &ToolChoice::None,
@@ -248,8 +242,7 @@ fn named_calls_only_that_tool_once() {
     for name in ["search", "now"] {
         let choice: ToolChoice = name.parse().unwrap();
         let outs = run(
-            &tok,
-            &env,
+            (&tok, &env),
             Format::Hermes,
             &tools,
             &choice,
@@ -273,8 +266,7 @@ fn llama3_json_auto_and_required() {
         let mut bias = Bias::default();
         bias.tokens.push(("{\"".into(), 5.0));
         let outs = run(
-            &tok,
-            &env,
+            (&tok, &env),
             Format::Llama3Json,
             &tools,
             &choice,
@@ -301,8 +293,7 @@ fn mistral_auto_and_named() {
     let tools = tools();
     for (choice, seed) in [(ToolChoice::Auto, 8), (ToolChoice::Named("add".into()), 9)] {
         let outs = run(
-            &tok,
-            &env,
+            (&tok, &env),
             Format::Mistral,
             &tools,
             &choice,

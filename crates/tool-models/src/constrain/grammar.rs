@@ -114,10 +114,10 @@ pub(crate) fn lark(
     let body = body(tools, shape, matches!(choice, ToolChoice::Named(_)));
     // llama3's marker is optional: without a special token for it, calls
     // are bare JSON.
-    let open = if !shape.open_required {
-        open_special.then(|| format!("{open}?")).unwrap_or_default()
-    } else {
-        open
+    let open = match (shape.open_required, open_special) {
+        (true, _) => open,
+        (false, true) => format!("{open}?"),
+        (false, false) => String::new(),
     };
     let call_tail = match &close {
         Some(c) => format!("body WS? {c}"),

@@ -198,11 +198,11 @@ pub(crate) fn forbid_in_strings(schema: &mut Value, marker: &str) {
     let Some(pattern) = without(marker) else {
         return;
     };
-    forbid(schema, &pattern);
+    forbid(schema, &pattern, marker.chars().count());
 }
 
-fn forbid(schema: &mut Value, pattern: &str) {
-    each_subschema(schema, false, &mut |s| forbid(s, pattern));
+fn forbid(schema: &mut Value, pattern: &str, marker_len: usize) {
+    each_subschema(schema, false, &mut |s| forbid(s, pattern, marker_len));
     let Some(obj) = schema.as_object_mut() else {
         return;
     };
@@ -211,7 +211,13 @@ fn forbid(schema: &mut Value, pattern: &str) {
         Some(Value::Array(ts)) => ts.iter().any(|t| t == "string"),
         _ => false,
     };
-    if !stringy || obj.contains_key("enum") || obj.contains_key("const") {
+    // A string too short to hold the marker needs no pattern (and a length
+    // bound with a pattern makes masks much slower to compute).
+    let short = obj
+        .get("maxLength")
+        .and_then(Value::as_u64)
+        .is_some_and(|max| max < marker_len as u64);
+    if !stringy || short || obj.contains_key("enum") || obj.contains_key("const") {
         return;
     }
     if !obj.contains_key("pattern") {
@@ -380,7 +386,9 @@ mod tests {
             "a": {"type": "string"},
             "b": {"type": ["string", "null"], "pattern": "^x"},
             "c": {"type": "string", "enum": ["x"]},
-            "d": {"type": "array", "items": {"type": "string"}}
+            "d": {"type": "array", "items": {"type": "string"}},
+            "e": {"type": "string", "maxLength": 11},
+            "f": {"type": "string", "maxLength": 12}
         }});
         forbid_in_strings(&mut s, "</tool_call>");
         let p = &s["properties"];
@@ -392,5 +400,10 @@ mod tests {
         assert_eq!(p["b"]["allOf"][1]["type"], json!(["string", "null"]));
         assert!(p["c"].get("pattern").is_none());
         assert!(p["d"]["items"]["pattern"].is_string());
+        assert!(
+            p["e"].get("pattern").is_none(),
+            "too short to hold the marker"
+        );
+        assert!(p["f"]["pattern"].is_string());
     }
 }

@@ -6,6 +6,18 @@ use crate::generate::{ConstraintError, TokenSet};
 use llguidance::api::TopLevelGrammar;
 use llguidance::Matcher;
 
+/// Calls `f` with the index of every set bit of `words` (of every clear bit
+/// when `clear`).
+fn for_each_bit(words: &[u32], clear: bool, mut f: impl FnMut(u32)) {
+    for (i, &word) in words.iter().enumerate() {
+        let mut w = if clear { !word } else { word };
+        while w != 0 {
+            f(i as u32 * 32 + w.trailing_zeros());
+            w &= w - 1;
+        }
+    }
+}
+
 /// llguidance's message without the backtrace it appends to a caught panic.
 fn clean(message: &str) -> String {
     message
@@ -16,11 +28,11 @@ fn clean(message: &str) -> String {
         .to_owned()
 }
 
-/// A matcher and the vocabulary size its masks range over.
+/// A matcher and the vocabulary its masks range over.
 #[derive(Clone)]
 pub(crate) struct Session {
     matcher: Matcher,
-    vocab: usize,
+    env: TokenEnv,
 }
 
 impl Session {
@@ -36,7 +48,7 @@ impl Session {
         }
         Ok(Session {
             matcher,
-            vocab: env.vocab_size(),
+            env: env.clone(),
         })
     }
 
@@ -46,15 +58,21 @@ impl Session {
             .matcher
             .compute_mask_or_eos()
             .map_err(|e| ConstraintError(clean(&e.to_string())))?;
-        let mut set = TokenSet::empty(self.vocab);
-        for (i, &word) in vob.as_slice().iter().enumerate() {
-            let mut w = word;
-            while w != 0 {
-                let bit = w.trailing_zeros();
-                set.insert(i as u32 * 32 + bit);
-                w &= w - 1;
-            }
-        }
+        // `TokenSet` grows one id at a time, so start from whichever of
+        // empty and full is nearer: most masks (free text, JSON strings)
+        // allow nearly every token, and copying the full set is a memcpy.
+        let words = vob.as_slice();
+        let allowed: usize = words.iter().map(|w| w.count_ones() as usize).sum();
+        let vocab = self.env.vocab_size();
+        let set = if allowed * 2 > vocab {
+            let mut set = self.env.full_set().clone();
+            for_each_bit(words, true, |id| set.remove(id));
+            set
+        } else {
+            let mut set = TokenSet::empty(vocab);
+            for_each_bit(words, false, |id| set.insert(id));
+            set
+        };
         if set.is_empty() {
             return Err(ConstraintError(
                 "the grammar allows no token here (not even end of sequence)".into(),

@@ -9,7 +9,11 @@
 //! produce them; other added tokens are plain text.
 
 use super::ConstrainError;
-use llguidance::toktrie::{TokEnv, TokRxInfo, TokTrie, TokenId, TokenizerEnv};
+use crate::generate::TokenSet;
+use llguidance::earley::SlicedBiasComputer;
+use llguidance::toktrie::{
+    InferenceCapabilities, TokEnv, TokRxInfo, TokTrie, TokenId, TokenizerEnv,
+};
 use llguidance::ParserFactory;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -26,6 +30,8 @@ pub struct TokenEnv {
 struct Inner {
     factory: ParserFactory,
     eos: Vec<u32>,
+    /// Every id: masks that allow most tokens start from a copy of it.
+    full: TokenSet,
 }
 
 impl std::fmt::Debug for TokenEnv {
@@ -84,13 +90,14 @@ impl TokenEnv {
         })?;
         let trie = TokTrie::from(&TokRxInfo::new(size32, first), &words).with_eos_tokens(eos_ids);
         let env: TokEnv = Arc::new(TrieEnv { trie });
-        let mut factory = ParserFactory::new_simple(&env)
+        let mut factory = ParserFactory::new(&env, InferenceCapabilities::default(), &slices())
             .map_err(|e| ConstrainError::Tokenizer(e.to_string()))?;
         factory.quiet();
         Ok(TokenEnv {
             inner: Arc::new(Inner {
                 factory,
                 eos: eos_ids.to_vec(),
+                full: TokenSet::full(size),
             }),
         })
     }
@@ -119,6 +126,10 @@ impl TokenEnv {
         trie.token(id)
     }
 
+    pub(crate) fn full_set(&self) -> &TokenSet {
+        &self.inner.full
+    }
+
     pub(crate) fn factory(&self) -> &ParserFactory {
         &self.inner.factory
     }
@@ -126,6 +137,19 @@ impl TokenEnv {
     fn trie(&self) -> &TokTrie {
         self.inner.factory.tok_env().tok_trie()
     }
+}
+
+/// Token classes llguidance may allow wholesale when the lexer admits all
+/// of a class, instead of walking the trie token by token: its JSON-string
+/// classes, and the same without `<`, for strings that may not contain a
+/// `<`-led end marker (hermes `</tool_call>`, see `narrow`): outside a
+/// partial marker such strings admit every `<`-free token at once.
+fn slices() -> Vec<String> {
+    let mut s = SlicedBiasComputer::json_slices();
+    for n in ["{1,10}", "{1,30}", "+"] {
+        s.push(format!(r#"[^"\\\x00-\x1F\x7F<]{n}"#));
+    }
+    s
 }
 
 /// The trie as llguidance's tokenizer interface.
