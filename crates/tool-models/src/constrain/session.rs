@@ -1,0 +1,106 @@
+//! One generation under a compiled grammar: llguidance's matcher behind the
+//! [`TokenConstraint`](crate::generate::TokenConstraint) calls.
+
+use super::TokenEnv;
+use crate::generate::{ConstraintError, TokenSet};
+use llguidance::api::TopLevelGrammar;
+use llguidance::Matcher;
+
+/// Calls `f` with the index of every set bit of `words` (of every clear bit
+/// when `clear`).
+fn for_each_bit(words: &[u32], clear: bool, mut f: impl FnMut(u32)) {
+    for (i, &word) in words.iter().enumerate() {
+        let mut w = if clear { !word } else { word };
+        while w != 0 {
+            f(i as u32 * 32 + w.trailing_zeros());
+            w &= w - 1;
+        }
+    }
+}
+
+/// llguidance's message without the backtrace it appends to a caught panic.
+fn clean(message: &str) -> String {
+    message
+        .split("\n<backtrace>")
+        .next()
+        .unwrap_or(message)
+        .trim()
+        .to_owned()
+}
+
+/// A matcher and the vocabulary its masks range over.
+#[derive(Clone)]
+pub(crate) struct Session {
+    matcher: Matcher,
+    env: TokenEnv,
+}
+
+impl Session {
+    /// Compiles `grammar` for `env`.
+    pub(crate) fn new(env: &TokenEnv, grammar: TopLevelGrammar) -> Result<Session, String> {
+        let parser = env
+            .factory()
+            .create_parser(grammar)
+            .map_err(|e| clean(&e.to_string()))?;
+        let matcher = Matcher::new(Ok(parser));
+        if let Some(e) = matcher.get_error() {
+            return Err(clean(&e));
+        }
+        Ok(Session {
+            matcher,
+            env: env.clone(),
+        })
+    }
+
+    /// The tokens allowed next; only end of sequence once the grammar is done.
+    pub(crate) fn allowed(&mut self) -> Result<TokenSet, ConstraintError> {
+        let vob = self
+            .matcher
+            .compute_mask_or_eos()
+            .map_err(|e| ConstraintError(clean(&e.to_string())))?;
+        // `TokenSet` grows one id at a time, so start from whichever of
+        // empty and full is nearer: most masks (free text, JSON strings)
+        // allow nearly every token, and copying the full set is a memcpy.
+        let words = vob.as_slice();
+        let allowed: usize = words.iter().map(|w| w.count_ones() as usize).sum();
+        let vocab = self.env.vocab_size();
+        let set = if allowed * 2 > vocab {
+            let mut set = self.env.full_set().clone();
+            for_each_bit(words, true, |id| set.remove(id));
+            set
+        } else {
+            let mut set = TokenSet::empty(vocab);
+            for_each_bit(words, false, |id| set.insert(id));
+            set
+        };
+        if set.is_empty() {
+            return Err(ConstraintError(
+                "the grammar allows no token here (not even end of sequence)".into(),
+            ));
+        }
+        Ok(set)
+    }
+
+    /// Advances past `token`.
+    pub(crate) fn commit(&mut self, token: u32) -> Result<(), ConstraintError> {
+        if let Some(e) = self.matcher.get_error() {
+            return Err(ConstraintError(clean(&e)));
+        }
+        if self.matcher.is_stopped() {
+            return Err(ConstraintError(format!(
+                "token {token} came after the constrained output was complete"
+            )));
+        }
+        self.matcher.consume_token(token).map_err(|e| {
+            ConstraintError(format!(
+                "token {token} is not allowed here: {}",
+                clean(&e.to_string())
+            ))
+        })
+    }
+
+    /// Whether the grammar is complete and nothing may follow.
+    pub(crate) fn finished(&self) -> bool {
+        self.matcher.is_stopped()
+    }
+}
