@@ -16,7 +16,9 @@ fn tiny(spec: &TinySpec) -> (tempfile::TempDir, PathBuf) {
 }
 
 fn load_err(path: &Path) -> String {
-    Model::load(path).expect_err("expected an error").to_string()
+    Model::load(path)
+        .expect_err("expected an error")
+        .to_string()
 }
 
 fn edit_json(path: &Path, f: impl FnOnce(&mut Value)) {
@@ -27,7 +29,10 @@ fn edit_json(path: &Path, f: impl FnOnce(&mut Value)) {
 
 fn max_diff(a: &[f32], b: &[f32]) -> f32 {
     assert_eq!(a.len(), b.len());
-    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
 }
 
 #[test]
@@ -50,7 +55,11 @@ fn tiny_models_load_with_their_tokenizer_template_and_eos() {
         let h = spec.hidden_size;
         let kv = h / spec.num_heads * spec.num_kv_heads;
         let layer = 2 * h + 2 * h * h + 2 * h * kv + 3 * h * spec.intermediate_size;
-        let biases = if arch == "Qwen2ForCausalLM" { h + 2 * kv } else { 0 };
+        let biases = if arch == "Qwen2ForCausalLM" {
+            h + 2 * kv
+        } else {
+            0
+        };
         let embed = model.vocab_size() * h;
         let head = if spec.tie_word_embeddings { 0 } else { embed };
         let expected = embed + head + h + spec.num_layers * (layer + biases);
@@ -119,7 +128,10 @@ fn missing_files_are_named() {
     let (_tmp, dir) = tiny(&TinySpec::llama(1));
     std::fs::remove_file(dir.join("config.json")).unwrap();
     let err = load_err(&dir);
-    assert!(err.contains("config.json") && err.contains("missing"), "{err}");
+    assert!(
+        err.contains("config.json") && err.contains("missing"),
+        "{err}"
+    );
 
     let (_tmp, dir) = tiny(&TinySpec::llama(1));
     std::fs::remove_file(dir.join("model.safetensors")).unwrap();
@@ -144,7 +156,10 @@ fn corrupt_files_are_named_with_what_is_wrong() {
     let err = Model::load(&dir).unwrap_err();
     assert!(matches!(err, ModelError::Json { .. }), "{err:?}");
     let err = err.to_string();
-    assert!(err.contains("config.json") && err.contains("line 3"), "{err}");
+    assert!(
+        err.contains("config.json") && err.contains("line 3"),
+        "{err}"
+    );
 
     let (_tmp, dir) = tiny(&TinySpec::llama(1));
     let weights = dir.join("model.safetensors");
@@ -179,7 +194,10 @@ fn inconsistent_files_are_errors_not_panics() {
     let (_tmp, dir) = tiny(&TinySpec::llama(1));
     edit_json(&dir.join("config.json"), |c| c["vocab_size"] = 100.into());
     let err = load_err(&dir);
-    assert!(err.contains("tokenizer.json") && err.contains("100"), "{err}");
+    assert!(
+        err.contains("tokenizer.json") && err.contains("100"),
+        "{err}"
+    );
 
     // A Llama layer tensor is missing (candle's loader would panic).
     let (_tmp, dir) = tiny(&TinySpec::llama(1));
@@ -262,7 +280,10 @@ fn unsupported_architectures_list_the_supported_ones() {
         c["rope_scaling"] = serde_json::json!({"type": "linear", "factor": 2.0})
     });
     let err = load_err(&dir);
-    assert!(err.contains("rope_scaling") && err.contains("llama3"), "{err}");
+    assert!(
+        err.contains("rope_scaling") && err.contains("llama3"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -295,11 +316,9 @@ fn llama3_rope_scaling_is_accepted() {
 /// Splits `model.safetensors` into two shards with an index, as
 /// `save_pretrained` does for large models.
 fn shard(dir: &Path) {
-    let tensors = candle_core::safetensors::load(
-        dir.join("model.safetensors"),
-        &candle_core::Device::Cpu,
-    )
-    .unwrap();
+    let tensors =
+        candle_core::safetensors::load(dir.join("model.safetensors"), &candle_core::Device::Cpu)
+            .unwrap();
     let mut names: Vec<&String> = tensors.keys().collect();
     names.sort();
     let (first, second) = names.split_at(names.len() / 2);
@@ -318,11 +337,7 @@ fn shard(dir: &Path) {
         }
     }
     let index = serde_json::json!({"metadata": {}, "weight_map": map});
-    std::fs::write(
-        dir.join("model.safetensors.index.json"),
-        index.to_string(),
-    )
-    .unwrap();
+    std::fs::write(dir.join("model.safetensors.index.json"), index.to_string()).unwrap();
     std::fs::remove_file(dir.join("model.safetensors")).unwrap();
 }
 

@@ -11,7 +11,9 @@ pub enum GenerateError {
     #[error("the prompt is empty: expected at least one token")]
     EmptyPrompt,
     /// The prompt does not fit the model's context; nothing was run.
-    #[error("the prompt has {prompt_tokens} tokens, more than the model's context of {context_length}")]
+    #[error(
+        "the prompt has {prompt_tokens} tokens, more than the model's context of {context_length}"
+    )]
     ContextOverflow {
         /// Tokens in the prompt.
         prompt_tokens: usize,

@@ -21,6 +21,9 @@ pub struct GenerateOptions {
     pub stop_strings: Vec<String>,
     /// Token ids that end generation besides the model's own eos ids.
     pub eos_token_ids: Vec<u32>,
+    /// Keep generating past the model's own eos ids (for benchmarks that
+    /// need a fixed number of tokens); `eos_token_ids` still end generation.
+    pub ignore_eos: bool,
 }
 
 impl Default for GenerateOptions {
@@ -33,6 +36,7 @@ impl Default for GenerateOptions {
             seed: None,
             stop_strings: Vec::new(),
             eos_token_ids: Vec::new(),
+            ignore_eos: false,
         }
     }
 }
@@ -114,7 +118,10 @@ pub struct Generation {
 impl Generation {
     /// Prompt tokens run per second (reused ones not counted).
     pub fn prefill_tokens_per_second(&self) -> f64 {
-        rate(self.prompt_tokens.saturating_sub(self.reused_tokens), self.prefill_time)
+        rate(
+            self.prompt_tokens.saturating_sub(self.reused_tokens),
+            self.prefill_time,
+        )
     }
 
     /// Generated tokens per second after the first.

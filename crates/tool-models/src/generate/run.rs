@@ -33,14 +33,18 @@ impl Model {
         let (mut logits, reused) = self.prefill(prompt)?;
         let prefill_time = start.elapsed();
 
-        let eos: Vec<u32> = self
-            .eos_token_ids()
+        let own_eos = if options.ignore_eos {
+            &[][..]
+        } else {
+            self.eos_token_ids()
+        };
+        let eos: Vec<u32> = own_eos
             .iter()
             .chain(&options.eos_token_ids)
             .copied()
             .collect();
         let mut sampler = Sampler::new(options);
-        let tokenizer = self.tokenizer().clone();
+        let tokenizer = self.shared_tokenizer();
         let mut decoder = tokenizer.incremental();
         let mut stops = StopMatcher::new(&options.stop_strings);
         let mut tokens: Vec<u32> = Vec::new();

@@ -141,3 +141,52 @@ mod tests {
         assert_eq!(text, "aé");
     }
 }
+
+#[cfg(test)]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// However the text is cut into deltas, the released text is the
+        /// text before the first stop string, and nothing of the stop string
+        /// is released.
+        #[test]
+        fn any_chunking_finds_the_first_stop(
+            text in "[ab<>/é]{0,30}",
+            stop in "[ab<>/é]{1,4}",
+            cuts in proptest::collection::vec(0usize..40, 0..8),
+        ) {
+            let stops = vec![stop.clone()];
+            let mut matcher = StopMatcher::new(&stops);
+            let mut bounds: Vec<usize> = cuts
+                .into_iter()
+                .map(|c| c.min(text.len()))
+                .filter(|&c| text.is_char_boundary(c))
+                .collect();
+            bounds.extend([0, text.len()]);
+            bounds.sort_unstable();
+            bounds.dedup();
+            let mut released = String::new();
+            let mut stopped = false;
+            for w in bounds.windows(2) {
+                let r = matcher.push(&text[w[0]..w[1]]);
+                released.push_str(r.text);
+                if r.stop.is_some() {
+                    stopped = true;
+                    break;
+                }
+            }
+            if !stopped {
+                released.push_str(matcher.finish());
+            }
+            let expected = match text.find(&stop) {
+                Some(at) => &text[..at],
+                None => &text[..],
+            };
+            prop_assert_eq!(stopped, text.contains(&stop));
+            prop_assert_eq!(released.as_str(), expected);
+            prop_assert_eq!(matcher.into_text(), expected);
+        }
+    }
+}

@@ -54,8 +54,8 @@ impl Backend {
         Ok(match &config.arch {
             ArchConfig::Llama(cfg) => {
                 let model = llama::Llama::load(vb, cfg).map_err(weights_error)?;
-                let empty =
-                    llama::Cache::new(true, DType::F32, cfg, &Device::Cpu).map_err(weights_error)?;
+                let empty = llama::Cache::new(true, DType::F32, cfg, &Device::Cpu)
+                    .map_err(weights_error)?;
                 Backend::Llama {
                     model: Arc::new(model),
                     cache: empty.clone(),
@@ -71,7 +71,9 @@ impl Backend {
             ArchConfig::Mistral(cfg) => {
                 Backend::Mistral(mistral::Model::new(cfg, vb).map_err(weights_error)?)
             }
-            ArchConfig::Phi3(cfg) => Backend::Phi3(phi3::Model::new(cfg, vb).map_err(weights_error)?),
+            ArchConfig::Phi3(cfg) => {
+                Backend::Phi3(phi3::Model::new(cfg, vb).map_err(weights_error)?)
+            }
             ArchConfig::Gemma2(cfg) => {
                 Backend::Gemma2(gemma2::Model::new(false, cfg, vb).map_err(weights_error)?)
             }

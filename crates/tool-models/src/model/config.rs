@@ -319,7 +319,10 @@ fn architecture(cfg: &Map<String, Value>, path: &Path) -> Result<String, ModelEr
 
 fn defaults(cfg: &mut Map<String, Value>, values: &[(&str, Value)]) {
     for (key, value) in values {
-        if cfg.get(*key).is_none_or(|v| v.is_null() && !value.is_null()) {
+        if cfg
+            .get(*key)
+            .is_none_or(|v| v.is_null() && !value.is_null())
+        {
             cfg.insert((*key).to_owned(), value.clone());
         }
     }
@@ -330,9 +333,8 @@ fn deserialize<T: DeserializeOwned>(
     name: &str,
     path: &Path,
 ) -> Result<T, ModelError> {
-    serde_json::from_value(Value::Object(cfg)).map_err(|e| {
-        ModelError::invalid(path, format!("cannot read it as a {name} config: {e}"))
-    })
+    serde_json::from_value(Value::Object(cfg))
+        .map_err(|e| ModelError::invalid(path, format!("cannot read it as a {name} config: {e}")))
 }
 
 fn no_rope_scaling(cfg: &Map<String, Value>, name: &str, path: &Path) -> Result<(), ModelError> {
@@ -359,7 +361,10 @@ fn gemma_activation(cfg: &mut Map<String, Value>) {
 
 /// Newer Gemma 3 configs list `layer_types` instead of a `sliding_window_pattern`.
 fn gemma3_pattern(cfg: &mut Map<String, Value>, path: &Path) -> Result<(), ModelError> {
-    if cfg.get("sliding_window_pattern").is_some_and(|v| !v.is_null()) {
+    if cfg
+        .get("sliding_window_pattern")
+        .is_some_and(|v| !v.is_null())
+    {
         return Ok(());
     }
     let pattern = match cfg.get("layer_types").and_then(Value::as_array) {

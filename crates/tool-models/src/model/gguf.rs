@@ -48,7 +48,10 @@ pub(crate) fn load_gguf(path: &Path) -> Result<Model, ModelError> {
         declared_context
     };
     let Some(embedding) = content.tensor_infos.get("token_embd.weight") else {
-        return Err(ModelError::invalid(path, "missing tensor token_embd.weight"));
+        return Err(ModelError::invalid(
+            path,
+            "missing tensor token_embd.weight",
+        ));
     };
     let vocab_size = embedding.shape.dims().first().copied().unwrap_or(0);
     let parameter_count = content

@@ -38,19 +38,27 @@ const PRE_TOKENIZERS: &[(&str, Option<&str>)] = &[
     ("smollm", None),
     (
         "llama-bpe",
-        Some(r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"),
+        Some(
+            r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        ),
     ),
     (
         "llama3",
-        Some(r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"),
+        Some(
+            r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        ),
     ),
     (
         "qwen2",
-        Some(r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"),
+        Some(
+            r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        ),
     ),
     (
         "deepseek-r1-qwen",
-        Some(r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"),
+        Some(
+            r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        ),
     ),
 ];
 
@@ -149,7 +157,11 @@ fn byte_level_bpe(
                 false,
             )
             .map_err(|e| invalid(format!("cannot compile the {pre} pre-tokenizer: {e}")))?;
-            PreSequence::new(vec![split.into(), ByteLevel::new(false, true, false).into()]).into()
+            PreSequence::new(vec![
+                split.into(),
+                ByteLevel::new(false, true, false).into(),
+            ])
+            .into()
         }
     };
     tokenizer.with_pre_tokenizer(Some(pre_tokenizer));
@@ -169,24 +181,23 @@ fn sentencepiece_bpe(
     path: &Path,
 ) -> Result<tokenizers::Tokenizer, ModelError> {
     let invalid = |reason: String| ModelError::invalid(path, reason);
-    let scores = match meta.get("tokenizer.ggml.scores") {
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|v| match v {
-                Value::F32(f) => Ok(*f),
-                Value::F64(f) => Ok(*f as f32),
-                other => Err(invalid(format!(
-                    "expected tokenizer.ggml.scores to hold floats, found {other:?}"
-                ))),
-            })
-            .collect::<Result<Vec<f32>, _>>()?,
-        _ => {
-            return Err(invalid(
+    let scores =
+        match meta.get("tokenizer.ggml.scores") {
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| match v {
+                    Value::F32(f) => Ok(*f),
+                    Value::F64(f) => Ok(*f as f32),
+                    other => Err(invalid(format!(
+                        "expected tokenizer.ggml.scores to hold floats, found {other:?}"
+                    ))),
+                })
+                .collect::<Result<Vec<f32>, _>>()?,
+            _ => return Err(invalid(
                 "missing tokenizer.ggml.scores, which a \"llama\" (SentencePiece) tokenizer needs"
                     .into(),
-            ))
-        }
-    };
+            )),
+        };
     if scores.len() != tokens.len() {
         return Err(invalid(format!(
             "tokenizer.ggml.scores has {} entries but tokenizer.ggml.tokens has {}",
@@ -201,7 +212,7 @@ fn sentencepiece_bpe(
         .fuse_unk(true);
     if let Some(unk) = meta
         .get("tokenizer.ggml.unknown_token_id")
-        .and_then(|v| as_u64(v))
+        .and_then(as_u64)
         .and_then(|id| tokens.get(id as usize))
     {
         builder = builder.unk_token(unk.clone());
@@ -244,7 +255,11 @@ fn sentencepiece_merges(
     scores: &[f32],
     vocab: &HashMap<String, u32>,
 ) -> Vec<(String, String)> {
-    let score = |t: &str| vocab.get(t).map_or(f32::NEG_INFINITY, |&id| scores[id as usize]);
+    let score = |t: &str| {
+        vocab
+            .get(t)
+            .map_or(f32::NEG_INFINITY, |&id| scores[id as usize])
+    };
     let mut merges: Vec<(f32, f32, f32, &str, &str)> = Vec::new();
     for (token, &merged) in tokens.iter().zip(scores) {
         for (at, _) in token.char_indices().skip(1) {
@@ -309,13 +324,19 @@ fn integers(value: &Value, key: &str, path: &Path) -> Result<Vec<i64>, ModelErro
             .iter()
             .map(|v| {
                 as_i64(v).ok_or_else(|| {
-                    ModelError::invalid(path, format!("expected {key} to hold integers, found {v:?}"))
+                    ModelError::invalid(
+                        path,
+                        format!("expected {key} to hold integers, found {v:?}"),
+                    )
                 })
             })
             .collect(),
         other => Err(ModelError::invalid(
             path,
-            format!("expected {key} to be an array, found {:?}", other.value_type()),
+            format!(
+                "expected {key} to be an array, found {:?}",
+                other.value_type()
+            ),
         )),
     }
 }
@@ -338,4 +359,95 @@ pub(crate) fn as_i64(v: &Value) -> Option<i64> {
 /// Any non-negative integer metadata value as a `u64`.
 pub(crate) fn as_u64(v: &Value) -> Option<u64> {
     as_i64(v).and_then(|x| u64::try_from(x).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(items: &[String]) -> Value {
+        Value::Array(items.iter().cloned().map(Value::String).collect())
+    }
+
+    /// A SentencePiece vocabulary: control tokens, the 256 byte tokens, and
+    /// pieces whose scores rank the merges that make them.
+    fn spm_meta() -> HashMap<String, Value> {
+        let mut tokens: Vec<String> = vec!["<unk>".into(), "<s>".into(), "</s>".into()];
+        let mut types = vec![2, 3, 3];
+        let mut scores = vec![0.0f32; 3];
+        for b in 0..=255u8 {
+            tokens.push(format!("<0x{b:02X}>"));
+            types.push(6);
+            scores.push(0.0);
+        }
+        for c in ["▁", "H", "e", "l", "o", "w", "r", "d"] {
+            tokens.push(c.into());
+            types.push(1);
+            scores.push(-100.0);
+        }
+        let merged = [
+            "He", "ll", "llo", "Hello", "▁Hello", "or", "ld", "▁w", "▁wor", "▁world",
+        ];
+        for (rank, piece) in merged.iter().enumerate() {
+            tokens.push((*piece).into());
+            types.push(1);
+            scores.push(-(rank as f32) - 1.0);
+        }
+        HashMap::from([
+            ("tokenizer.ggml.model".into(), Value::String("llama".into())),
+            ("tokenizer.ggml.tokens".into(), strings(&tokens)),
+            (
+                "tokenizer.ggml.scores".into(),
+                Value::Array(scores.into_iter().map(Value::F32).collect()),
+            ),
+            (
+                "tokenizer.ggml.token_type".into(),
+                Value::Array(types.into_iter().map(Value::I32).collect()),
+            ),
+            ("tokenizer.ggml.unknown_token_id".into(), Value::U32(0)),
+        ])
+    }
+
+    fn pieces(t: &tokenizers::Tokenizer, text: &str) -> Vec<String> {
+        t.encode(text, false)
+            .unwrap()
+            .get_ids()
+            .iter()
+            .map(|&id| t.id_to_token(id).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn sentencepiece_vocabularies_merge_by_score_and_fall_back_to_bytes() {
+        let t = tokenizer_from_gguf(&spm_meta(), Path::new("spm.gguf")).unwrap();
+        assert_eq!(pieces(&t, "Hello world"), ["▁Hello", "▁world"]);
+        assert_eq!(pieces(&t, "Hé"), ["▁", "H", "<0xC3>", "<0xA9>"]);
+        assert_eq!(pieces(&t, "<s>Hello"), ["<s>", "▁Hello"]);
+        let ids = t.encode("Hello world", false).unwrap();
+        assert_eq!(t.decode(ids.get_ids(), false).unwrap(), "Hello world");
+        let ids = t.encode("Hé", false).unwrap();
+        assert_eq!(t.decode(ids.get_ids(), false).unwrap(), "Hé");
+    }
+
+    #[test]
+    fn unknown_tokenizer_models_and_pre_tokenizers_are_named() {
+        let mut meta = spm_meta();
+        meta.insert("tokenizer.ggml.model".into(), Value::String("bert".into()));
+        let err = tokenizer_from_gguf(&meta, Path::new("x.gguf"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("x.gguf") && err.contains("\"bert\"") && err.contains("gpt2"),
+            "{err}"
+        );
+
+        let mut meta = spm_meta();
+        meta.insert("tokenizer.ggml.model".into(), Value::String("gpt2".into()));
+        meta.insert("tokenizer.ggml.merges".into(), strings(&[]));
+        meta.insert("tokenizer.ggml.pre".into(), Value::String("falcon".into()));
+        let err = tokenizer_from_gguf(&meta, Path::new("x.gguf"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("falcon") && err.contains("qwen2"), "{err}");
+    }
 }

@@ -109,11 +109,7 @@ pub(crate) fn load_dir(dir: &Path) -> Result<Model, ModelError> {
             ),
         ));
     }
-    let bos_id = gen_bos
-        .first()
-        .copied()
-        .or(config.bos_id)
-        .or(bos_token);
+    let bos_id = gen_bos.first().copied().or(config.bos_id).or(bos_token);
 
     let templates = if tokenizer_config.is_some() || dir.join(TEMPLATE_FILE).is_file() {
         match ModelTemplates::load(dir) {

@@ -51,7 +51,11 @@ pub(crate) fn kind(value: &Value) -> &'static str {
 }
 
 /// Token ids given as one integer, a list of integers, or null.
-pub(crate) fn token_ids(value: Option<&Value>, key: &str, path: &Path) -> Result<Vec<u32>, ModelError> {
+pub(crate) fn token_ids(
+    value: Option<&Value>,
+    key: &str,
+    path: &Path,
+) -> Result<Vec<u32>, ModelError> {
     let one = |v: &Value| {
         v.as_u64()
             .and_then(|id| u32::try_from(id).ok())

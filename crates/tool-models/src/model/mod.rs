@@ -40,13 +40,15 @@ use crate::generate::KvState;
 use crate::parse::{detect_format, Format};
 use crate::template::{ChatTemplate, ModelTemplates};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A loaded model: network, tokenizer, chat template and special tokens,
 /// and the KV cache of the last generation (see [`crate::generate`]).
 pub struct Model {
     path: PathBuf,
     architecture: String,
-    tokenizer: Tokenizer,
+    /// Shared so that generation can hold it while the cache changes.
+    tokenizer: Arc<Tokenizer>,
     templates: Option<ModelTemplates>,
     chat_template: Option<ChatTemplate>,
     tool_format: Option<Format>,
@@ -126,7 +128,7 @@ impl Model {
         Ok(Model {
             path: parts.path,
             architecture: parts.architecture,
-            tokenizer: parts.tokenizer,
+            tokenizer: Arc::new(parts.tokenizer),
             templates: parts.templates,
             chat_template,
             tool_format,
@@ -143,6 +145,11 @@ impl Model {
     /// The tokenizer.
     pub fn tokenizer(&self) -> &Tokenizer {
         &self.tokenizer
+    }
+
+    /// The tokenizer, shared (for a constraint or parser that outlives a borrow of the model).
+    pub fn shared_tokenizer(&self) -> Arc<Tokenizer> {
+        Arc::clone(&self.tokenizer)
     }
 
     /// The compiled chat template (the `tool_use` one when the model has

@@ -133,13 +133,21 @@ fn load_sharded(dir: &Path, index: &Path) -> Result<Weights, ModelError> {
         if file.contains('/') || file.contains('\\') || file == ".." {
             return Err(ModelError::invalid(
                 index,
-                format!("shard file name {file:?} must be a plain file name in the model directory"),
+                format!(
+                    "shard file name {file:?} must be a plain file name in the model directory"
+                ),
             ));
         }
-        shards.entry(file.to_owned()).or_default().push(tensor.clone());
+        shards
+            .entry(file.to_owned())
+            .or_default()
+            .push(tensor.clone());
     }
     if shards.is_empty() {
-        return Err(ModelError::invalid(index, "\"weight_map\" lists no tensors"));
+        return Err(ModelError::invalid(
+            index,
+            "\"weight_map\" lists no tensors",
+        ));
     }
     // Every shard is checked before any is read, so a missing one fails fast.
     for file in shards.keys() {

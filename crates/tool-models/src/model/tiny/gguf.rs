@@ -13,7 +13,8 @@ use std::path::Path;
 /// Writes the model of `spec` (same weights as [`write_tiny_model`](super::write_tiny_model))
 /// as a GGUF file with an f32 payload.
 pub fn write_tiny_gguf(path: &Path, spec: &TinySpec) -> Result<(), ModelError> {
-    spec.check().map_err(|reason| ModelError::invalid(path, reason))?;
+    spec.check()
+        .map_err(|reason| ModelError::invalid(path, reason))?;
     let fail = |e: candle_core::Error| ModelError::invalid(path, format!("cannot write GGUF: {e}"));
     let arch = match spec.arch {
         TinyArch::Llama => "llama",
@@ -35,12 +36,21 @@ pub fn write_tiny_gguf(path: &Path, spec: &TinySpec) -> Result<(), ModelError> {
     let metadata: Vec<(String, Value)> = vec![
         ("general.architecture".into(), Value::String(arch.into())),
         ("general.name".into(), Value::String(format!("tiny-{arch}"))),
-        (format!("{arch}.context_length"), u32v(spec.max_position_embeddings)),
+        (
+            format!("{arch}.context_length"),
+            u32v(spec.max_position_embeddings),
+        ),
         (format!("{arch}.embedding_length"), u32v(spec.hidden_size)),
         (format!("{arch}.block_count"), u32v(spec.num_layers)),
-        (format!("{arch}.feed_forward_length"), u32v(spec.intermediate_size)),
+        (
+            format!("{arch}.feed_forward_length"),
+            u32v(spec.intermediate_size),
+        ),
         (format!("{arch}.attention.head_count"), u32v(spec.num_heads)),
-        (format!("{arch}.attention.head_count_kv"), u32v(spec.num_kv_heads)),
+        (
+            format!("{arch}.attention.head_count_kv"),
+            u32v(spec.num_kv_heads),
+        ),
         (
             format!("{arch}.attention.layer_norm_rms_epsilon"),
             Value::F32(match spec.arch {
@@ -56,7 +66,10 @@ pub fn write_tiny_gguf(path: &Path, spec: &TinySpec) -> Result<(), ModelError> {
             "tokenizer.ggml.tokens".into(),
             Value::Array(tokens.into_iter().map(Value::String).collect()),
         ),
-        ("tokenizer.ggml.token_type".into(), Value::Array(token_types)),
+        (
+            "tokenizer.ggml.token_type".into(),
+            Value::Array(token_types),
+        ),
         (
             "tokenizer.ggml.merges".into(),
             Value::Array(vocab::merges().into_iter().map(Value::String).collect()),
@@ -90,7 +103,10 @@ pub fn write_tiny_gguf(path: &Path, spec: &TinySpec) -> Result<(), ModelError> {
             }
             _ => tensor.clone(),
         };
-        tensors.push((gguf_name, QTensor::quantize(&tensor, GgmlDType::F32).map_err(fail)?));
+        tensors.push((
+            gguf_name,
+            QTensor::quantize(&tensor, GgmlDType::F32).map_err(fail)?,
+        ));
     }
 
     let mut file = std::fs::File::create(path).map_err(|e| ModelError::io(path, e))?;

@@ -120,7 +120,8 @@ pub fn tiny_token_id(content: &str) -> Option<u32> {
 /// Writes a tiny model directory: `config.json`, `model.safetensors`,
 /// `tokenizer.json`, `tokenizer_config.json` and `generation_config.json`.
 pub fn write_tiny_model(dir: &Path, spec: &TinySpec) -> Result<(), ModelError> {
-    spec.check().map_err(|reason| ModelError::invalid(dir, reason))?;
+    spec.check()
+        .map_err(|reason| ModelError::invalid(dir, reason))?;
     std::fs::create_dir_all(dir).map_err(|e| ModelError::io(dir, e))?;
     write_json(&dir.join("config.json"), &config_json(spec))?;
     write_json(&dir.join("tokenizer.json"), &vocab::tokenizer_json())?;

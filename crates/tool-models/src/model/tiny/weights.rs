@@ -9,6 +9,8 @@ use super::{TinyArch, TinySpec};
 use candle_core::{Device, Tensor};
 use std::collections::BTreeMap;
 
+const OUTPUT_GAIN: f32 = 6.0;
+
 struct SplitMix64(u64);
 
 impl SplitMix64 {
@@ -49,6 +51,10 @@ pub(crate) fn tensors(
         Ok(())
     };
     let fan_in = |n: usize| Some(1.0 / (n as f32).sqrt());
+    // Layer outputs large enough to outweigh the token's own embedding in
+    // the residual stream: with tied embeddings a small-output model only
+    // ever repeats its input token.
+    let out_scale = |n: usize| Some(OUTPUT_GAIN / (n as f32).sqrt());
     add("model.embed_tokens.weight".into(), &[vocab, h], Some(0.5))?;
     for layer in 0..spec.num_layers {
         let p = format!("model.layers.{layer}");
@@ -57,7 +63,11 @@ pub(crate) fn tensors(
         add(format!("{p}.self_attn.q_proj.weight"), &[q, h], fan_in(h))?;
         add(format!("{p}.self_attn.k_proj.weight"), &[kv, h], fan_in(h))?;
         add(format!("{p}.self_attn.v_proj.weight"), &[kv, h], fan_in(h))?;
-        add(format!("{p}.self_attn.o_proj.weight"), &[h, q], fan_in(q))?;
+        add(
+            format!("{p}.self_attn.o_proj.weight"),
+            &[h, q],
+            out_scale(q),
+        )?;
         if spec.arch == TinyArch::Qwen2 {
             add(format!("{p}.self_attn.q_proj.bias"), &[q], Some(0.1))?;
             add(format!("{p}.self_attn.k_proj.bias"), &[kv], Some(0.1))?;
@@ -65,7 +75,7 @@ pub(crate) fn tensors(
         }
         add(format!("{p}.mlp.gate_proj.weight"), &[i, h], fan_in(h))?;
         add(format!("{p}.mlp.up_proj.weight"), &[i, h], fan_in(h))?;
-        add(format!("{p}.mlp.down_proj.weight"), &[h, i], fan_in(i))?;
+        add(format!("{p}.mlp.down_proj.weight"), &[h, i], out_scale(i))?;
     }
     add("model.norm.weight".into(), &[h], None)?;
     if !spec.tie_word_embeddings {
