@@ -9,7 +9,7 @@
 //! the snapshot. Anything else clears the cache and recomputes.
 
 use super::GenerateError;
-use crate::model::{Backend, Model};
+use crate::model::{candle_message, Backend, Model};
 
 /// Prompts are run in chunks of this many tokens, bounding the size of the
 /// attention matrices.
@@ -111,7 +111,7 @@ impl Model {
                 self.backend.clear();
                 self.kv.tokens.clear();
                 self.kv.logits = None;
-                Err(GenerateError::Forward(e.to_string()))
+                Err(GenerateError::Forward(candle_message(&e)))
             }
         }
     }

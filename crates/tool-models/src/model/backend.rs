@@ -1,6 +1,7 @@
 //! The runnable network: one of candle-transformers' models with its KV cache.
 
 use super::config::{ArchConfig, HfConfig};
+use super::error::candle_message;
 use super::weights::Weights;
 use super::ModelError;
 use candle_core::{DType, Device, Tensor};
@@ -49,7 +50,10 @@ impl Backend {
         let path = weights.path.clone();
         let vb = VarBuilder::from_tensors(weights.tensors.clone(), DType::F32, &Device::Cpu);
         let weights_error = |e: candle_core::Error| {
-            ModelError::invalid(&path, format!("cannot build the {}: {e}", config.name))
+            ModelError::invalid(
+                &path,
+                format!("cannot build the {}: {}", config.name, candle_message(&e)),
+            )
         };
         Ok(match &config.arch {
             ArchConfig::Llama(cfg) => {
@@ -98,7 +102,17 @@ impl Backend {
             Backend::Mistral(m) => m.forward(&input, offset)?,
             Backend::Phi3(m) => m.forward(&input, offset)?,
             Backend::Gemma2(m) => m.forward(&input, offset)?,
-            Backend::Gemma3(m) => m.forward(&input, offset)?,
+            Backend::Gemma3(m) => {
+                // candle 0.11's Gemma 3 appends a non-contiguous value tensor
+                // to the full-attention layers' cache, which fails for more
+                // than one token at a time.
+                let mut last = None;
+                for (i, &token) in tokens.iter().enumerate() {
+                    let one = Tensor::new(&[token], &Device::Cpu)?.unsqueeze(0)?;
+                    last = Some(m.forward(&one, offset + i)?);
+                }
+                last.ok_or_else(|| candle_core::Error::Msg("no tokens to run".into()))?
+            }
             Backend::QuantizedLlama(m) => m.forward(&input, offset)?,
             Backend::QuantizedQwen2(m) => m.forward(&input, offset)?,
             Backend::QuantizedQwen3(m) => m.forward(&input, offset)?,

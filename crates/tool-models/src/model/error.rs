@@ -89,3 +89,16 @@ impl ModelError {
         }
     }
 }
+
+/// candle's message for `e`, without the backtrace candle attaches when
+/// `RUST_BACKTRACE` is set.
+pub(crate) fn candle_message(e: &candle_core::Error) -> String {
+    if let candle_core::Error::WithBacktrace { inner, .. } = e {
+        return candle_message(inner);
+    }
+    let text = e.to_string();
+    match text.find("\n   0: ") {
+        Some(at) => text[..at].trim_end().to_owned(),
+        None => text,
+    }
+}

@@ -2,6 +2,7 @@
 //! all come from the one file.
 
 use super::backend::Backend;
+use super::error::candle_message;
 use super::gguf_tokenizer::{as_u64, tokenizer_from_gguf};
 use super::{Model, ModelError, Tokenizer};
 use crate::template::{ModelTemplates, TemplateError};
@@ -16,8 +17,12 @@ pub const SUPPORTED_GGUF_ARCHITECTURES: &[&str] = &["llama", "qwen2", "qwen3"];
 
 pub(crate) fn load_gguf(path: &Path) -> Result<Model, ModelError> {
     let mut file = File::open(path).map_err(|e| ModelError::io(path, e))?;
-    let content = Content::read(&mut file)
-        .map_err(|e| ModelError::invalid(path, format!("not a valid GGUF file: {e}")))?;
+    let content = Content::read(&mut file).map_err(|e| {
+        ModelError::invalid(
+            path,
+            format!("not a valid GGUF file: {}", candle_message(&e)),
+        )
+    })?;
     let meta = &content.metadata;
     let arch = match meta.get("general.architecture") {
         Some(Value::String(s)) => s.clone(),
@@ -100,7 +105,10 @@ pub(crate) fn load_gguf(path: &Path) -> Result<Model, ModelError> {
 
     let device = Device::Cpu;
     let build_error = |e: candle_core::Error| {
-        ModelError::invalid(path, format!("cannot build the {arch} model: {e}"))
+        ModelError::invalid(
+            path,
+            format!("cannot build the {arch} model: {}", candle_message(&e)),
+        )
     };
     let backend = match arch.as_str() {
         "llama" => Backend::QuantizedLlama(

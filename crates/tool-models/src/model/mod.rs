@@ -35,6 +35,7 @@ pub use gguf::SUPPORTED_GGUF_ARCHITECTURES;
 pub use tokenizer::Tokenizer;
 
 pub(crate) use backend::Backend;
+pub(crate) use error::candle_message;
 
 use crate::generate::KvState;
 use crate::parse::{detect_format, Format};

@@ -1,6 +1,7 @@
 //! Safetensors weights: one `model.safetensors`, or shards listed by
 //! `model.safetensors.index.json`, read into f32 tensors on the CPU.
 
+use super::error::candle_message;
 use super::json::read_json_object;
 use super::ModelError;
 use candle_core::{DType, Device, Tensor};
@@ -95,8 +96,9 @@ fn load_file(path: &Path) -> Result<HashMap<String, Tensor>, ModelError> {
         ModelError::invalid(
             path,
             format!(
-                "not a valid safetensors file ({} bytes; truncated or corrupt?): {e}",
-                bytes.len()
+                "not a valid safetensors file ({} bytes; truncated or corrupt?): {}",
+                bytes.len(),
+                candle_message(&e)
             ),
         )
     })?;
@@ -105,7 +107,13 @@ fn load_file(path: &Path) -> Result<HashMap<String, Tensor>, ModelError> {
         .map(|(name, t)| {
             let t = match t.dtype() {
                 DType::F16 | DType::BF16 | DType::F64 => t.to_dtype(DType::F32).map_err(|e| {
-                    ModelError::invalid(path, format!("cannot convert tensor {name} to f32: {e}"))
+                    ModelError::invalid(
+                        path,
+                        format!(
+                            "cannot convert tensor {name} to f32: {}",
+                            candle_message(&e)
+                        ),
+                    )
                 })?,
                 _ => t,
             };

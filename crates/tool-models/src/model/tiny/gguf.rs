@@ -4,6 +4,7 @@
 //! tokenizer and chat template in the metadata.
 
 use super::{vocab, weights, TinyArch, TinySpec};
+use crate::model::error::candle_message;
 use crate::model::ModelError;
 use candle_core::quantized::gguf_file::{self, Value};
 use candle_core::quantized::{GgmlDType, QTensor};
@@ -15,7 +16,9 @@ use std::path::Path;
 pub fn write_tiny_gguf(path: &Path, spec: &TinySpec) -> Result<(), ModelError> {
     spec.check()
         .map_err(|reason| ModelError::invalid(path, reason))?;
-    let fail = |e: candle_core::Error| ModelError::invalid(path, format!("cannot write GGUF: {e}"));
+    let fail = |e: candle_core::Error| {
+        ModelError::invalid(path, format!("cannot write GGUF: {}", candle_message(&e)))
+    };
     let arch = match spec.arch {
         TinyArch::Llama => "llama",
         TinyArch::Qwen2 => "qwen2",

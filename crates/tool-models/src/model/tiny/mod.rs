@@ -27,6 +27,7 @@ mod weights;
 pub use gguf::write_tiny_gguf;
 pub use vocab::TINY_CHAT_TEMPLATE;
 
+use super::error::candle_message;
 use super::ModelError;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -139,10 +140,18 @@ pub fn write_tiny_model(dir: &Path, spec: &TinySpec) -> Result<(), ModelError> {
         }),
     )?;
     let path = dir.join("model.safetensors");
-    let tensors = weights::tensors(spec, vocab::VOCAB_SIZE)
-        .map_err(|e| ModelError::invalid(&path, format!("cannot make the weights: {e}")))?;
-    candle_core::safetensors::save(&tensors.into_iter().collect(), &path)
-        .map_err(|e| ModelError::invalid(&path, format!("cannot write the weights: {e}")))?;
+    let tensors = weights::tensors(spec, vocab::VOCAB_SIZE).map_err(|e| {
+        ModelError::invalid(
+            &path,
+            format!("cannot make the weights: {}", candle_message(&e)),
+        )
+    })?;
+    candle_core::safetensors::save(&tensors.into_iter().collect(), &path).map_err(|e| {
+        ModelError::invalid(
+            &path,
+            format!("cannot write the weights: {}", candle_message(&e)),
+        )
+    })?;
     Ok(())
 }
 
