@@ -317,3 +317,119 @@ fn every_architecture_reuses_prefixes_with_the_same_output() {
         assert_eq!(out3.tokens, expected.tokens, "{arch}");
     }
 }
+
+/// The GGUF name of a Hugging Face tensor name (Qwen 3 layout).
+fn gguf_name(hf: &str) -> String {
+    let fixed = [
+        ("model.embed_tokens.weight", "token_embd.weight"),
+        ("model.norm.weight", "output_norm.weight"),
+        ("lm_head.weight", "output.weight"),
+    ];
+    if let Some((_, g)) = fixed.iter().find(|(h, _)| *h == hf) {
+        return (*g).to_owned();
+    }
+    let rest = hf.strip_prefix("model.layers.").unwrap();
+    let (layer, rest) = rest.split_once('.').unwrap();
+    let short = match rest {
+        "input_layernorm.weight" => "attn_norm",
+        "post_attention_layernorm.weight" => "ffn_norm",
+        "self_attn.q_proj.weight" => "attn_q",
+        "self_attn.k_proj.weight" => "attn_k",
+        "self_attn.v_proj.weight" => "attn_v",
+        "self_attn.o_proj.weight" => "attn_output",
+        "self_attn.q_norm.weight" => "attn_q_norm",
+        "self_attn.k_norm.weight" => "attn_k_norm",
+        "mlp.gate_proj.weight" => "ffn_gate",
+        "mlp.up_proj.weight" => "ffn_up",
+        "mlp.down_proj.weight" => "ffn_down",
+        other => panic!("unexpected tensor {other}"),
+    };
+    format!("blk.{layer}.{short}.weight")
+}
+
+#[test]
+fn a_qwen3_gguf_gives_the_logits_of_its_safetensors_original() {
+    use candle_core::quantized::gguf_file::{self, Value as G};
+    use candle_core::quantized::{GgmlDType, QTensor};
+
+    let (_, config, layout) = architectures()
+        .into_iter()
+        .find(|(a, _, _)| *a == "Qwen3ForCausalLM")
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hf");
+    write(&dir, &config, &layout, 99);
+
+    // The tokenizer metadata of the tiny GGUF, with Qwen 3 weights.
+    let tiny = tmp.path().join("tiny.gguf");
+    tool_models::model::tiny::write_tiny_gguf(&tiny, &TinySpec::qwen2(1)).unwrap();
+    let content = gguf_file::Content::read(&mut std::fs::File::open(&tiny).unwrap()).unwrap();
+    let mut meta: Vec<(String, G)> = content
+        .metadata
+        .into_iter()
+        .filter(|(k, _)| k.starts_with("tokenizer."))
+        .collect();
+    let u = |n: usize| G::U32(n as u32);
+    meta.extend([
+        ("general.architecture".to_owned(), G::String("qwen3".into())),
+        ("qwen3.context_length".to_owned(), u(512)),
+        ("qwen3.embedding_length".to_owned(), u(H)),
+        ("qwen3.block_count".to_owned(), u(LAYERS)),
+        ("qwen3.feed_forward_length".to_owned(), u(I)),
+        ("qwen3.attention.head_count".to_owned(), u(HEADS)),
+        ("qwen3.attention.head_count_kv".to_owned(), u(KV_HEADS)),
+        ("qwen3.attention.key_length".to_owned(), u(HEAD_DIM)),
+        ("qwen3.attention.value_length".to_owned(), u(HEAD_DIM)),
+        (
+            "qwen3.attention.layer_norm_rms_epsilon".to_owned(),
+            G::F32(1e-6),
+        ),
+        ("qwen3.rope.freq_base".to_owned(), G::F32(10000.0)),
+    ]);
+    let hf =
+        candle_core::safetensors::load(dir.join("model.safetensors"), &candle_core::Device::Cpu)
+            .unwrap();
+    let mut names: Vec<&String> = hf.keys().collect();
+    names.sort();
+    let tensors: Vec<(String, QTensor)> = names
+        .into_iter()
+        .map(|n| {
+            (
+                gguf_name(n),
+                QTensor::quantize(&hf[n], GgmlDType::F32).unwrap(),
+            )
+        })
+        .collect();
+    let path = tmp.path().join("qwen3.gguf");
+    let meta_refs: Vec<(&str, &G)> = meta.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let tensor_refs: Vec<(&str, &QTensor)> = tensors.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    gguf_file::write(
+        &mut std::fs::File::create(&path).unwrap(),
+        &meta_refs,
+        &tensor_refs,
+    )
+    .unwrap();
+
+    let mut original = Model::load(&dir).unwrap();
+    let mut quantized = Model::load(&path).unwrap();
+    let mut fresh = Model::load(&path).unwrap();
+    assert_eq!(quantized.architecture(), "gguf:qwen3");
+    let tokens = original
+        .tokenizer()
+        .encode("<|im_start|>user\nWind in Oslo?<|im_end|>\n<|im_start|>assistant\n")
+        .unwrap();
+    for end in 2..=tokens.len() {
+        let q = quantized.logits(&tokens[..end]).unwrap();
+        let d = max_diff(&q, &original.logits(&tokens[..end]).unwrap());
+        assert!(
+            d < 1e-4,
+            "step {end}: GGUF and safetensors logits differ by {d}"
+        );
+        fresh.reset_cache();
+        let d = max_diff(&q, &fresh.logits(&tokens[..end]).unwrap());
+        assert!(
+            d < 1e-4,
+            "step {end}: cached and recomputed GGUF logits differ by {d}"
+        );
+    }
+}

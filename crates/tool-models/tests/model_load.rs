@@ -404,3 +404,16 @@ fn a_corrupt_gguf_file_is_named() {
     let err = load_err(&path);
     assert!(err.contains("bad.gguf"), "{err}");
 }
+
+#[test]
+fn models_can_move_between_threads() {
+    fn send<T: Send + 'static>() {}
+    send::<Model>();
+    send::<tool_models::model::Tokenizer>();
+    let (_tmp, dir) = tiny(&TinySpec::qwen2(8));
+    let mut model = Model::load(&dir).unwrap();
+    let logits = std::thread::spawn(move || model.logits(&[1, 2, 3]).unwrap())
+        .join()
+        .unwrap();
+    assert_eq!(logits.len(), tool_models::model::tiny::TINY_VOCAB_SIZE);
+}

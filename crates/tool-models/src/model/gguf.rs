@@ -17,12 +17,20 @@ pub const SUPPORTED_GGUF_ARCHITECTURES: &[&str] = &["llama", "qwen2", "qwen3"];
 
 pub(crate) fn load_gguf(path: &Path) -> Result<Model, ModelError> {
     let mut file = File::open(path).map_err(|e| ModelError::io(path, e))?;
-    let content = Content::read(&mut file).map_err(|e| {
+    let mut content = Content::read(&mut file).map_err(|e| {
         ModelError::invalid(
             path,
             format!("not a valid GGUF file: {}", candle_message(&e)),
         )
     })?;
+    // candle's quantized Qwen 3 builds its rotary tables in f16 unless the
+    // file says f32, and f16 cannot hold positions past 2048 exactly; this
+    // runs on the CPU in f32 anyway.
+    if !content.metadata.contains_key("general.dtype") {
+        content
+            .metadata
+            .insert("general.dtype".into(), Value::U32(0));
+    }
     let meta = &content.metadata;
     let arch = match meta.get("general.architecture") {
         Some(Value::String(s)) => s.clone(),
