@@ -24,6 +24,7 @@
 
 #![warn(missing_docs)]
 
+pub mod bundled;
 pub mod corpus;
 pub mod demo;
 

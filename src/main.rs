@@ -18,6 +18,8 @@ enum Command {
     /// Work with chat templates.
     #[command(subcommand)]
     Template(cli::template::TemplateCommand),
+    /// Run the agent: a local model (the bundled one by default) with the demo tools.
+    Chat(cli::chat::ChatArgs),
     /// Parse a model's raw output (stdin) into content, reasoning and tool calls.
     Parse(cli::parse::ParseArgs),
 }
@@ -26,5 +28,6 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Template(c) => cli::template::run(c),
         Command::Parse(args) => cli::parse::run(args),
+        Command::Chat(args) => cli::chat::run(args),
     }
 }

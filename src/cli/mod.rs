@@ -1,4 +1,5 @@
 //! The `tool-use` command's subcommands, one file each.
 
+pub mod chat;
 pub mod parse;
 pub mod template;

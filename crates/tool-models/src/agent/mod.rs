@@ -41,10 +41,12 @@
 
 mod error;
 mod event;
+mod local;
 mod stats;
 
 pub use error::AgentError;
 pub use event::AgentEvent;
+pub use local::{LocalChat, LocalChatError};
 pub use stats::{RunStats, TurnStats};
 
 use std::time::Instant;

@@ -1,5 +1,49 @@
-//! Token generation: KV cache with prefix reuse, sampling, stop conditions, streaming.
+//! Token generation: KV cache with prefix reuse, sampling, stop conditions,
+//! streaming, and the interface to constrained decoding.
+//!
+//! [`Model::generate`](crate::model::Model::generate) continues a prompt of
+//! token ids:
+//!
+//! ```
+//! use tool_models::generate::GenerateOptions;
+//! use tool_models::model::tiny::{write_tiny_model, TinySpec};
+//! use tool_models::model::Model;
+//!
+//! let dir = std::env::temp_dir().join(format!("tiny-gen-doc-{}", std::process::id()));
+//! write_tiny_model(&dir, &TinySpec::qwen2(1))?;
+//! let mut model = Model::load(&dir)?;
+//! let prompt = model.tokenizer().encode("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n")?;
+//! let mut streamed = String::new();
+//! let out = model.generate(&prompt, &GenerateOptions::greedy(8), None, &mut |d| streamed.push_str(d))?;
+//! assert_eq!(streamed, out.text);
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! **KV cache and prefix reuse.** The model keeps the KV cache of its last
+//! call and remembers which tokens it holds: the prompt and the generated
+//! tokens except the last. When the next prompt extends those tokens (an
+//! agent appending a tool result to the conversation), only the new tokens
+//! are run. When it extends the previous *prompt* but not what was generated
+//! after it, the model restarts from a snapshot taken right after the
+//! previous prompt. Otherwise the cache is cleared and the prompt recomputed.
+//! [`Generation::reused_tokens`] says how many prompt tokens were reused.
+//!
+//! **Stopping.** Generation stops at the model's end-of-sequence tokens
+//! (plus [`GenerateOptions::eos_token_ids`]), at a stop string, after
+//! `max_new_tokens`, when the constraint is finished, or when the context is
+//! full. A prompt longer than the context is an error before anything runs.
 
+mod error;
 mod mask;
+mod options;
+mod prefix;
+mod run;
+mod sampler;
+mod stop;
 
+pub use error::GenerateError;
 pub use mask::{ConstraintError, TokenConstraint, TokenSet};
+pub use options::{GenerateOptions, Generation, StopReason};
+
+pub(crate) use prefix::KvState;

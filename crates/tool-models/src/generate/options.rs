@@ -1,0 +1,139 @@
+//! What a generation is asked to do, and what it reports.
+
+use std::time::Duration;
+
+/// How to generate. The default is greedy decoding of up to 256 tokens,
+/// stopping at the model's end-of-sequence tokens.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenerateOptions {
+    /// The most tokens to generate.
+    pub max_new_tokens: usize,
+    /// Softmax temperature; 0 means greedy (the most likely token).
+    pub temperature: f32,
+    /// Nucleus sampling: sample from the smallest set of tokens whose
+    /// probabilities add up to at least this (1 disables it).
+    pub top_p: f32,
+    /// Sample from the `top_k` most likely tokens only (0 disables it).
+    pub top_k: usize,
+    /// Seed of the sampler; `None` seeds from the operating system.
+    pub seed: Option<u64>,
+    /// Text that ends generation; it is not part of the returned text.
+    pub stop_strings: Vec<String>,
+    /// Token ids that end generation besides the model's own eos ids.
+    pub eos_token_ids: Vec<u32>,
+    /// Keep generating past the model's own eos ids (for benchmarks that
+    /// need a fixed number of tokens); `eos_token_ids` still end generation.
+    pub ignore_eos: bool,
+}
+
+impl Default for GenerateOptions {
+    fn default() -> GenerateOptions {
+        GenerateOptions {
+            max_new_tokens: 256,
+            temperature: 0.0,
+            top_p: 1.0,
+            top_k: 0,
+            seed: None,
+            stop_strings: Vec::new(),
+            eos_token_ids: Vec::new(),
+            ignore_eos: false,
+        }
+    }
+}
+
+impl GenerateOptions {
+    /// Greedy decoding of at most `max_new_tokens` tokens.
+    pub fn greedy(max_new_tokens: usize) -> GenerateOptions {
+        GenerateOptions {
+            max_new_tokens,
+            ..GenerateOptions::default()
+        }
+    }
+
+    /// Sampling at `temperature` with a fixed `seed`.
+    pub fn sampled(max_new_tokens: usize, temperature: f32, seed: u64) -> GenerateOptions {
+        GenerateOptions {
+            max_new_tokens,
+            temperature,
+            seed: Some(seed),
+            ..GenerateOptions::default()
+        }
+    }
+
+    pub(crate) fn check(&self) -> Result<(), String> {
+        if !self.temperature.is_finite() || self.temperature < 0.0 {
+            return Err(format!(
+                "temperature must be a finite number >= 0, found {}",
+                self.temperature
+            ));
+        }
+        if !(self.top_p > 0.0 && self.top_p <= 1.0) {
+            return Err(format!("top_p must be in (0, 1], found {}", self.top_p));
+        }
+        if self.stop_strings.iter().any(String::is_empty) {
+            return Err("stop strings must not be empty".into());
+        }
+        Ok(())
+    }
+}
+
+/// Why generation ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    /// The model produced this end-of-sequence token.
+    Eos(u32),
+    /// The text reached this stop string.
+    StopString(String),
+    /// `max_new_tokens` tokens were generated.
+    MaxTokens,
+    /// The constraint reported that its text is complete.
+    ConstraintFinished,
+    /// The context is full: no more tokens fit.
+    ContextFull,
+}
+
+/// The result of a generation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generation {
+    /// The generated tokens, the end-of-sequence token included when one
+    /// ended generation.
+    pub tokens: Vec<u32>,
+    /// Their text, without the end-of-sequence token, and cut before a stop
+    /// string (the token that completed it is still in `tokens`).
+    pub text: String,
+    /// Why generation ended.
+    pub stop_reason: StopReason,
+    /// Tokens in the prompt.
+    pub prompt_tokens: usize,
+    /// Prompt tokens whose KV cache was reused from an earlier call, not recomputed.
+    pub reused_tokens: usize,
+    /// Time to run the prompt's new tokens through the model.
+    pub prefill_time: Duration,
+    /// Time from the first generated token to the end.
+    pub decode_time: Duration,
+    /// Time from the call to the first generated token.
+    pub time_to_first_token: Duration,
+}
+
+impl Generation {
+    /// Prompt tokens run per second (reused ones not counted).
+    pub fn prefill_tokens_per_second(&self) -> f64 {
+        rate(
+            self.prompt_tokens.saturating_sub(self.reused_tokens),
+            self.prefill_time,
+        )
+    }
+
+    /// Generated tokens per second after the first.
+    pub fn decode_tokens_per_second(&self) -> f64 {
+        rate(self.tokens.len().saturating_sub(1), self.decode_time)
+    }
+}
+
+fn rate(tokens: usize, time: Duration) -> f64 {
+    if time.is_zero() {
+        0.0
+    } else {
+        tokens as f64 / time.as_secs_f64()
+    }
+}

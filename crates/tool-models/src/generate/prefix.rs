@@ -1,0 +1,143 @@
+//! The KV cache across calls: which tokens it holds, and prefix reuse.
+//!
+//! The model remembers the tokens its cache holds. A new prompt that
+//! extends them runs only its new tokens. candle-transformers' caches
+//! cannot be truncated, so right after each prefill the whole model state
+//! is cloned (its tensors are shared, so this is cheap): a later prompt
+//! that extends that prompt but not the tokens generated after it (an
+//! agent that re-renders the assistant turn differently, say) restarts from
+//! the snapshot. Anything else clears the cache and recomputes.
+
+use super::GenerateError;
+use crate::model::{candle_message, Backend, Model};
+
+/// Prompts are run in chunks of this many tokens, bounding the size of the
+/// attention matrices.
+const PREFILL_CHUNK: usize = 512;
+
+/// What the KV cache holds.
+#[derive(Default)]
+pub(crate) struct KvState {
+    /// Tokens run through the model, in order.
+    tokens: Vec<u32>,
+    /// Logits after the last of `tokens`.
+    logits: Option<Vec<f32>>,
+    /// The state right after the last prefill.
+    snapshot: Option<Snapshot>,
+}
+
+struct Snapshot {
+    backend: Backend,
+    tokens: Vec<u32>,
+    logits: Vec<f32>,
+}
+
+impl Model {
+    /// The logits after `tokens`: the scores of every possible next token.
+    ///
+    /// Reuses the KV cache where `tokens` extends what it holds (see
+    /// [`crate::generate`]), and leaves `tokens` in the cache.
+    pub fn logits(&mut self, tokens: &[u32]) -> Result<Vec<f32>, GenerateError> {
+        self.prefill(tokens).map(|(logits, _)| logits)
+    }
+
+    /// Empties the KV cache and drops the snapshot.
+    pub fn reset_cache(&mut self) {
+        self.backend.clear();
+        self.kv = KvState::default();
+    }
+
+    /// The tokens the KV cache holds.
+    pub fn cached_tokens(&self) -> &[u32] {
+        &self.kv.tokens
+    }
+
+    /// Runs `prompt`, reusing what the cache holds; returns the logits after
+    /// it and how many of its tokens were reused.
+    pub(crate) fn prefill(&mut self, prompt: &[u32]) -> Result<(Vec<f32>, usize), GenerateError> {
+        self.check_prompt(prompt)?;
+        let extends = |held: &[u32]| !held.is_empty() && prompt.starts_with(held);
+        if !extends(&self.kv.tokens) || self.kv.logits.is_none() {
+            match self.kv.snapshot.take() {
+                Some(snap) if extends(&snap.tokens) => {
+                    self.backend = snap.backend.snapshot().ok_or_else(|| {
+                        GenerateError::Forward("snapshot cannot be copied (internal error)".into())
+                    })?;
+                    self.kv.tokens = snap.tokens.clone();
+                    self.kv.logits = Some(snap.logits.clone());
+                    self.kv.snapshot = Some(snap);
+                }
+                _ => {
+                    self.backend.clear();
+                    self.kv = KvState::default();
+                }
+            }
+        }
+        let reused = self.kv.tokens.len();
+        for chunk in prompt[reused..].chunks(PREFILL_CHUNK) {
+            self.run(chunk)?;
+        }
+        let logits = self.kv.logits.clone().ok_or_else(|| {
+            GenerateError::Forward("no logits after the prompt (internal error)".into())
+        })?;
+        if reused < prompt.len() {
+            self.kv.snapshot = self.backend.snapshot().map(|backend| Snapshot {
+                backend,
+                tokens: prompt.to_vec(),
+                logits: logits.clone(),
+            });
+        }
+        Ok((logits, reused))
+    }
+
+    /// Runs one more token after what the cache holds; returns the logits after it.
+    pub(crate) fn advance(&mut self, token: u32) -> Result<Vec<f32>, GenerateError> {
+        self.run(&[token])?;
+        self.kv.logits.clone().ok_or_else(|| {
+            GenerateError::Forward("no logits after a token (internal error)".into())
+        })
+    }
+
+    fn run(&mut self, tokens: &[u32]) -> Result<(), GenerateError> {
+        let offset = self.kv.tokens.len();
+        match self.backend.forward(tokens, offset) {
+            Ok(logits) => {
+                self.kv.tokens.extend_from_slice(tokens);
+                self.kv.logits = Some(logits);
+                Ok(())
+            }
+            Err(e) => {
+                // The cache may hold part of the chunk now: start over next time.
+                self.backend.clear();
+                self.kv.tokens.clear();
+                self.kv.logits = None;
+                Err(GenerateError::Forward(candle_message(&e)))
+            }
+        }
+    }
+
+    fn check_prompt(&self, prompt: &[u32]) -> Result<(), GenerateError> {
+        if prompt.is_empty() {
+            return Err(GenerateError::EmptyPrompt);
+        }
+        if prompt.len() > self.context_length() {
+            return Err(GenerateError::ContextOverflow {
+                prompt_tokens: prompt.len(),
+                context_length: self.context_length(),
+            });
+        }
+        let vocab_size = self.vocab_size();
+        if let Some((position, &token)) = prompt
+            .iter()
+            .enumerate()
+            .find(|(_, &t)| t as usize >= vocab_size)
+        {
+            return Err(GenerateError::InvalidToken {
+                token,
+                position,
+                vocab_size,
+            });
+        }
+        Ok(())
+    }
+}

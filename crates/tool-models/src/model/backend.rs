@@ -1,0 +1,198 @@
+//! The runnable network: one of candle-transformers' models with its KV cache.
+
+use super::config::{ArchConfig, HfConfig};
+use super::error::candle_message;
+use super::weights::Weights;
+use super::ModelError;
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::{
+    gemma2, gemma3, llama, mistral, phi3, quantized_llama, quantized_qwen2, quantized_qwen3, qwen2,
+    qwen3,
+};
+use std::sync::Arc;
+
+/// A model and its KV cache.
+pub(crate) enum Backend {
+    Llama {
+        model: Arc<llama::Llama>,
+        cache: llama::Cache,
+        /// An empty cache with the rotary tables computed, to reset to.
+        empty: llama::Cache,
+    },
+    Qwen2(qwen2::ModelForCausalLM),
+    Qwen3(qwen3::ModelForCausalLM),
+    Mistral(mistral::Model),
+    Phi3(phi3::Model),
+    Gemma2(gemma2::Model),
+    Gemma3(gemma3::Model),
+    QuantizedLlama(quantized_llama::ModelWeights),
+    QuantizedQwen2(quantized_qwen2::ModelWeights),
+    QuantizedQwen3(quantized_qwen3::ModelWeights),
+}
+
+impl Backend {
+    /// Builds the network of a Hugging Face model from its weights.
+    pub(crate) fn from_hf(config: &HfConfig, weights: &mut Weights) -> Result<Backend, ModelError> {
+        if config.tie_word_embeddings {
+            weights.tie_lm_head()?;
+        } else if !weights.tensors.contains_key("lm_head.weight")
+            && !matches!(config.arch, ArchConfig::Gemma2(_) | ArchConfig::Gemma3(_))
+        {
+            return Err(ModelError::inconsistent(
+                &weights.path,
+                "missing tensor lm_head.weight, and config.json does not set \"tie_word_embeddings\": true",
+            ));
+        }
+        if let ArchConfig::Llama(cfg) = &config.arch {
+            check_llama_tensors(cfg, weights)?;
+        }
+        let path = weights.path.clone();
+        let vb = VarBuilder::from_tensors(weights.tensors.clone(), DType::F32, &Device::Cpu);
+        let weights_error = |e: candle_core::Error| {
+            ModelError::invalid(
+                &path,
+                format!("cannot build the {}: {}", config.name, candle_message(&e)),
+            )
+        };
+        Ok(match &config.arch {
+            ArchConfig::Llama(cfg) => {
+                let model = llama::Llama::load(vb, cfg).map_err(weights_error)?;
+                let empty = llama::Cache::new(true, DType::F32, cfg, &Device::Cpu)
+                    .map_err(weights_error)?;
+                Backend::Llama {
+                    model: Arc::new(model),
+                    cache: empty.clone(),
+                    empty,
+                }
+            }
+            ArchConfig::Qwen2(cfg) => {
+                Backend::Qwen2(qwen2::ModelForCausalLM::new(cfg, vb).map_err(weights_error)?)
+            }
+            ArchConfig::Qwen3(cfg) => {
+                Backend::Qwen3(qwen3::ModelForCausalLM::new(cfg, vb).map_err(weights_error)?)
+            }
+            ArchConfig::Mistral(cfg) => {
+                Backend::Mistral(mistral::Model::new(cfg, vb).map_err(weights_error)?)
+            }
+            ArchConfig::Phi3(cfg) => {
+                Backend::Phi3(phi3::Model::new(cfg, vb).map_err(weights_error)?)
+            }
+            ArchConfig::Gemma2(cfg) => {
+                Backend::Gemma2(gemma2::Model::new(false, cfg, vb).map_err(weights_error)?)
+            }
+            ArchConfig::Gemma3(cfg) => {
+                Backend::Gemma3(gemma3::Model::new(false, cfg, vb).map_err(weights_error)?)
+            }
+        })
+    }
+
+    /// Runs `tokens`, which sit at positions `offset..`, through the network
+    /// and returns the logits of the last one.
+    pub(crate) fn forward(
+        &mut self,
+        tokens: &[u32],
+        offset: usize,
+    ) -> candle_core::Result<Vec<f32>> {
+        let input = Tensor::new(tokens, &Device::Cpu)?.unsqueeze(0)?;
+        let logits = match self {
+            Backend::Llama { model, cache, .. } => model.forward(&input, offset, cache)?,
+            Backend::Qwen2(m) => m.forward(&input, offset)?,
+            Backend::Qwen3(m) => m.forward(&input, offset)?,
+            Backend::Mistral(m) => m.forward(&input, offset)?,
+            Backend::Phi3(m) => m.forward(&input, offset)?,
+            Backend::Gemma2(m) => m.forward(&input, offset)?,
+            Backend::Gemma3(m) => {
+                // candle 0.11's Gemma 3 appends a non-contiguous value tensor
+                // to the full-attention layers' cache, which fails for more
+                // than one token at a time.
+                let mut last = None;
+                for (i, &token) in tokens.iter().enumerate() {
+                    let one = Tensor::new(&[token], &Device::Cpu)?.unsqueeze(0)?;
+                    last = Some(m.forward(&one, offset + i)?);
+                }
+                last.ok_or_else(|| candle_core::Error::Msg("no tokens to run".into()))?
+            }
+            Backend::QuantizedLlama(m) => m.forward(&input, offset)?,
+            Backend::QuantizedQwen2(m) => m.forward(&input, offset)?,
+            Backend::QuantizedQwen3(m) => m.forward(&input, offset)?,
+        };
+        // Shapes differ by model ((1, vocab) or (1, 1, vocab)): all are the
+        // last position's logits.
+        logits.to_dtype(DType::F32)?.flatten_all()?.to_vec1::<f32>()
+    }
+
+    /// Empties the KV cache.
+    pub(crate) fn clear(&mut self) {
+        match self {
+            Backend::Llama { cache, empty, .. } => *cache = empty.clone(),
+            Backend::Qwen2(m) => m.clear_kv_cache(),
+            Backend::Qwen3(m) => m.clear_kv_cache(),
+            Backend::Mistral(m) => m.clear_kv_cache(),
+            Backend::Phi3(m) => m.clear_kv_cache(),
+            Backend::Gemma2(m) => m.clear_kv_cache(),
+            Backend::Gemma3(m) => m.clear_kv_cache(),
+            Backend::QuantizedLlama(m) => m.clear_kv_cache(),
+            Backend::QuantizedQwen2(m) => m.clear_kv_cache(),
+            Backend::QuantizedQwen3(m) => m.clear_kv_cache(),
+        }
+    }
+
+    /// A copy of the model and its cache that later calls do not disturb,
+    /// when one is cheap: weights are shared, and caches built by
+    /// concatenation share nothing mutable. Gemma 3's rotating cache
+    /// overwrites its buffer in place, quantized Qwen 3's CPU cache is a
+    /// large `Vec` that a clone copies, and quantized Qwen 2 is not `Clone`.
+    pub(crate) fn snapshot(&self) -> Option<Backend> {
+        Some(match self {
+            Backend::Llama {
+                model,
+                cache,
+                empty,
+            } => Backend::Llama {
+                model: Arc::clone(model),
+                cache: cache.clone(),
+                empty: empty.clone(),
+            },
+            Backend::Qwen2(m) => Backend::Qwen2(m.clone()),
+            Backend::Qwen3(m) => Backend::Qwen3(m.clone()),
+            Backend::Mistral(m) => Backend::Mistral(m.clone()),
+            Backend::Phi3(m) => Backend::Phi3(m.clone()),
+            Backend::Gemma2(m) => Backend::Gemma2(m.clone()),
+            Backend::QuantizedLlama(m) => Backend::QuantizedLlama(m.clone()),
+            Backend::Gemma3(_) | Backend::QuantizedQwen2(_) | Backend::QuantizedQwen3(_) => {
+                return None
+            }
+        })
+    }
+}
+
+/// candle's `Llama::load` unwraps each layer's result, so every tensor it
+/// reads is checked here first.
+fn check_llama_tensors(cfg: &llama::Config, weights: &Weights) -> Result<(), ModelError> {
+    let h = cfg.hidden_size;
+    let head_dim = h / cfg.num_attention_heads;
+    let q = head_dim * cfg.num_attention_heads;
+    let kv = head_dim * cfg.num_key_value_heads;
+    let i = cfg.intermediate_size;
+    weights.require("model.embed_tokens.weight", &[cfg.vocab_size, h])?;
+    weights.require("model.norm.weight", &[h])?;
+    weights.require("lm_head.weight", &[cfg.vocab_size, h])?;
+    for layer in 0..cfg.num_hidden_layers {
+        let p = format!("model.layers.{layer}");
+        for (name, shape) in [
+            ("self_attn.q_proj.weight", [q, h]),
+            ("self_attn.k_proj.weight", [kv, h]),
+            ("self_attn.v_proj.weight", [kv, h]),
+            ("self_attn.o_proj.weight", [h, q]),
+            ("mlp.gate_proj.weight", [i, h]),
+            ("mlp.up_proj.weight", [i, h]),
+            ("mlp.down_proj.weight", [h, i]),
+        ] {
+            weights.require(&format!("{p}.{name}"), &shape)?;
+        }
+        weights.require(&format!("{p}.input_layernorm.weight"), &[h])?;
+        weights.require(&format!("{p}.post_attention_layernorm.weight"), &[h])?;
+    }
+    Ok(())
+}

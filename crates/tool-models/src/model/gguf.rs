@@ -1,0 +1,147 @@
+//! Loading a quantized `.gguf` file: weights, tokenizer and chat template
+//! all come from the one file.
+
+use super::backend::Backend;
+use super::error::candle_message;
+use super::gguf_tokenizer::{as_u64, tokenizer_from_gguf};
+use super::{Model, ModelError, Tokenizer};
+use crate::template::{ModelTemplates, TemplateError};
+use candle_core::quantized::gguf_file::{Content, Value};
+use candle_core::Device;
+use candle_transformers::models::{quantized_llama, quantized_qwen2, quantized_qwen3};
+use std::fs::File;
+use std::path::Path;
+
+/// `general.architecture` values this loader runs.
+pub const SUPPORTED_GGUF_ARCHITECTURES: &[&str] = &["llama", "qwen2", "qwen3"];
+
+pub(crate) fn load_gguf(path: &Path) -> Result<Model, ModelError> {
+    let mut file = File::open(path).map_err(|e| ModelError::io(path, e))?;
+    let mut content = Content::read(&mut file).map_err(|e| {
+        ModelError::invalid(
+            path,
+            format!("not a valid GGUF file: {}", candle_message(&e)),
+        )
+    })?;
+    // candle's quantized Qwen 3 builds its rotary tables in f16 unless the
+    // file says f32, and f16 cannot hold positions past 2048 exactly; this
+    // runs on the CPU in f32 anyway.
+    if !content.metadata.contains_key("general.dtype") {
+        content
+            .metadata
+            .insert("general.dtype".into(), Value::U32(0));
+    }
+    let meta = &content.metadata;
+    let arch = match meta.get("general.architecture") {
+        Some(Value::String(s)) => s.clone(),
+        _ => {
+            return Err(ModelError::invalid(
+                path,
+                "missing metadata general.architecture (a string such as \"llama\")",
+            ))
+        }
+    };
+    if !SUPPORTED_GGUF_ARCHITECTURES.contains(&arch.as_str()) {
+        return Err(ModelError::UnsupportedArchitecture {
+            path: path.to_owned(),
+            found: arch,
+            supported: SUPPORTED_GGUF_ARCHITECTURES.to_vec(),
+        });
+    }
+    let declared_context = meta
+        .get(&format!("{arch}.context_length"))
+        .and_then(as_u64)
+        .ok_or_else(|| {
+            ModelError::invalid(path, format!("missing metadata {arch}.context_length"))
+        })? as usize;
+    // candle's quantized Llama computes its rotary tables for a fixed length.
+    let context_length = if arch == "llama" {
+        declared_context.min(quantized_llama::MAX_SEQ_LEN)
+    } else {
+        declared_context
+    };
+    let Some(embedding) = content.tensor_infos.get("token_embd.weight") else {
+        return Err(ModelError::invalid(
+            path,
+            "missing tensor token_embd.weight",
+        ));
+    };
+    let vocab_size = embedding.shape.dims().first().copied().unwrap_or(0);
+    let parameter_count = content
+        .tensor_infos
+        .values()
+        .map(|t| t.shape.elem_count() as u64)
+        .sum();
+
+    let tokenizer = Tokenizer::new(tokenizer_from_gguf(meta, path)?);
+    if tokenizer.vocab_size() > vocab_size {
+        return Err(ModelError::inconsistent(
+            path,
+            format!(
+                "the tokenizer has {} tokens but token_embd.weight has only {vocab_size} rows",
+                tokenizer.vocab_size()
+            ),
+        ));
+    }
+    let id = |key: &str| meta.get(key).and_then(as_u64).map(|id| id as u32);
+    let mut eos_ids: Vec<u32> = Vec::new();
+    for key in ["tokenizer.ggml.eos_token_id", "tokenizer.ggml.eot_token_id"] {
+        if let Some(eos) = id(key) {
+            if !eos_ids.contains(&eos) {
+                eos_ids.push(eos);
+            }
+        }
+    }
+    if eos_ids.is_empty() {
+        return Err(ModelError::invalid(
+            path,
+            "missing metadata tokenizer.ggml.eos_token_id: generation could never stop",
+        ));
+    }
+    if let Some(&bad) = eos_ids.iter().find(|&&e| e as usize >= vocab_size) {
+        return Err(ModelError::inconsistent(
+            path,
+            format!("end-of-sequence token id {bad} is outside the vocabulary of {vocab_size}"),
+        ));
+    }
+    let bos_id = id("tokenizer.ggml.bos_token_id");
+    let templates = match ModelTemplates::load(path) {
+        Ok(t) => Some(t),
+        Err(TemplateError::NoTemplate { .. }) => None,
+        Err(e) => return Err(e.into()),
+    };
+
+    let device = Device::Cpu;
+    let build_error = |e: candle_core::Error| {
+        ModelError::invalid(
+            path,
+            format!("cannot build the {arch} model: {}", candle_message(&e)),
+        )
+    };
+    let backend = match arch.as_str() {
+        "llama" => Backend::QuantizedLlama(
+            quantized_llama::ModelWeights::from_gguf(content, &mut file, &device)
+                .map_err(build_error)?,
+        ),
+        "qwen2" => Backend::QuantizedQwen2(
+            quantized_qwen2::ModelWeights::from_gguf(content, &mut file, &device)
+                .map_err(build_error)?,
+        ),
+        _ => Backend::QuantizedQwen3(
+            quantized_qwen3::ModelWeights::from_gguf(content, &mut file, &device)
+                .map_err(build_error)?,
+        ),
+    };
+    Model::assemble(super::Parts {
+        path: path.to_owned(),
+        architecture: format!("gguf:{arch}"),
+        tokenizer,
+        templates,
+        eos_ids,
+        bos_id,
+        context_length,
+        vocab_size,
+        parameter_count: Some(parameter_count),
+        backend,
+    })
+}

@@ -1,0 +1,155 @@
+//! The tiny models as GGUF files, converted as llama.cpp's
+//! `convert_hf_to_gguf.py` converts: GGUF tensor names, Llama's q/k rows
+//! permuted for its interleaved rotary embedding, f32 tensors, and the
+//! tokenizer and chat template in the metadata.
+
+use super::{vocab, weights, TinyArch, TinySpec};
+use crate::model::error::candle_message;
+use crate::model::ModelError;
+use candle_core::quantized::gguf_file::{self, Value};
+use candle_core::quantized::{GgmlDType, QTensor};
+use candle_core::Tensor;
+use std::path::Path;
+
+/// Writes the model of `spec` (same weights as [`write_tiny_model`](super::write_tiny_model))
+/// as a GGUF file with an f32 payload.
+pub fn write_tiny_gguf(path: &Path, spec: &TinySpec) -> Result<(), ModelError> {
+    spec.check()
+        .map_err(|reason| ModelError::invalid(path, reason))?;
+    let fail = |e: candle_core::Error| {
+        ModelError::invalid(path, format!("cannot write GGUF: {}", candle_message(&e)))
+    };
+    let arch = match spec.arch {
+        TinyArch::Llama => "llama",
+        TinyArch::Qwen2 => "qwen2",
+    };
+    let head_dim = spec.hidden_size / spec.num_heads;
+    let u32v = |n: usize| Value::U32(n as u32);
+    let tokens = vocab::tokens();
+    let token_types: Vec<Value> = (0..tokens.len())
+        .map(|id| {
+            let added = id.checked_sub(vocab::FIRST_ADDED as usize);
+            Value::I32(match added.map(|i| vocab::ADDED[i].1) {
+                None => 1,
+                Some(true) => 3,
+                Some(false) => 4,
+            })
+        })
+        .collect();
+    let metadata: Vec<(String, Value)> = vec![
+        ("general.architecture".into(), Value::String(arch.into())),
+        ("general.name".into(), Value::String(format!("tiny-{arch}"))),
+        (
+            format!("{arch}.context_length"),
+            u32v(spec.max_position_embeddings),
+        ),
+        (format!("{arch}.embedding_length"), u32v(spec.hidden_size)),
+        (format!("{arch}.block_count"), u32v(spec.num_layers)),
+        (
+            format!("{arch}.feed_forward_length"),
+            u32v(spec.intermediate_size),
+        ),
+        (format!("{arch}.attention.head_count"), u32v(spec.num_heads)),
+        (
+            format!("{arch}.attention.head_count_kv"),
+            u32v(spec.num_kv_heads),
+        ),
+        (
+            format!("{arch}.attention.layer_norm_rms_epsilon"),
+            Value::F32(match spec.arch {
+                TinyArch::Llama => 1e-5,
+                TinyArch::Qwen2 => 1e-6,
+            }),
+        ),
+        (format!("{arch}.rope.dimension_count"), u32v(head_dim)),
+        (format!("{arch}.rope.freq_base"), Value::F32(10000.0)),
+        ("tokenizer.ggml.model".into(), Value::String("gpt2".into())),
+        ("tokenizer.ggml.pre".into(), Value::String("gpt2".into())),
+        (
+            "tokenizer.ggml.tokens".into(),
+            Value::Array(tokens.into_iter().map(Value::String).collect()),
+        ),
+        (
+            "tokenizer.ggml.token_type".into(),
+            Value::Array(token_types),
+        ),
+        (
+            "tokenizer.ggml.merges".into(),
+            Value::Array(vocab::merges().into_iter().map(Value::String).collect()),
+        ),
+        (
+            "tokenizer.ggml.bos_token_id".into(),
+            Value::U32(vocab::added_id("<|endoftext|>")),
+        ),
+        (
+            "tokenizer.ggml.eos_token_id".into(),
+            Value::U32(vocab::added_id("<|im_end|>")),
+        ),
+        (
+            "tokenizer.chat_template".into(),
+            Value::String(vocab::TINY_CHAT_TEMPLATE.into()),
+        ),
+    ];
+
+    let hf = weights::tensors(spec, vocab::VOCAB_SIZE).map_err(fail)?;
+    let mut tensors: Vec<(String, QTensor)> = Vec::new();
+    for (name, tensor) in &hf {
+        let Some(gguf_name) = gguf_name(name) else {
+            continue;
+        };
+        let tensor = match (spec.arch, name.rsplit('.').nth(1)) {
+            (TinyArch::Llama, Some("q_proj")) if name.ends_with("weight") => {
+                permute(tensor, spec.num_heads).map_err(fail)?
+            }
+            (TinyArch::Llama, Some("k_proj")) if name.ends_with("weight") => {
+                permute(tensor, spec.num_kv_heads).map_err(fail)?
+            }
+            _ => tensor.clone(),
+        };
+        tensors.push((
+            gguf_name,
+            QTensor::quantize(&tensor, GgmlDType::F32).map_err(fail)?,
+        ));
+    }
+
+    let mut file = std::fs::File::create(path).map_err(|e| ModelError::io(path, e))?;
+    let meta_refs: Vec<(&str, &Value)> = metadata.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let tensor_refs: Vec<(&str, &QTensor)> = tensors.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    gguf_file::write(&mut file, &meta_refs, &tensor_refs).map_err(fail)
+}
+
+/// The GGUF name of a Hugging Face tensor name.
+fn gguf_name(hf: &str) -> Option<String> {
+    match hf {
+        "model.embed_tokens.weight" => return Some("token_embd.weight".into()),
+        "model.norm.weight" => return Some("output_norm.weight".into()),
+        "lm_head.weight" => return Some("output.weight".into()),
+        _ => {}
+    }
+    let rest = hf.strip_prefix("model.layers.")?;
+    let (layer, rest) = rest.split_once('.')?;
+    let (module, kind) = rest.rsplit_once('.')?;
+    let short = match module {
+        "input_layernorm" => "attn_norm",
+        "post_attention_layernorm" => "ffn_norm",
+        "self_attn.q_proj" => "attn_q",
+        "self_attn.k_proj" => "attn_k",
+        "self_attn.v_proj" => "attn_v",
+        "self_attn.o_proj" => "attn_output",
+        "mlp.gate_proj" => "ffn_gate",
+        "mlp.up_proj" => "ffn_up",
+        "mlp.down_proj" => "ffn_down",
+        _ => return None,
+    };
+    Some(format!("blk.{layer}.{short}.{kind}"))
+}
+
+/// llama.cpp's reordering of q/k rows: within each head, the two rotary
+/// halves are interleaved.
+fn permute(w: &Tensor, heads: usize) -> candle_core::Result<Tensor> {
+    let (rows, cols) = w.dims2()?;
+    w.reshape((heads, 2, rows / heads / 2, cols))?
+        .transpose(1, 2)?
+        .contiguous()?
+        .reshape((rows, cols))
+}

@@ -1,0 +1,203 @@
+//! Tiny seeded random-weight models, written as ordinary Hugging Face model
+//! directories (or GGUF files) for tests and benchmarks.
+//!
+//! ```
+//! use tool_models::model::tiny::{write_tiny_model, TinySpec};
+//! use tool_models::model::Model;
+//!
+//! let dir = std::env::temp_dir().join(format!("tiny-doc-{}", std::process::id()));
+//! write_tiny_model(&dir, &TinySpec::llama(7))?;
+//! let model = Model::load(&dir)?;
+//! assert_eq!(model.architecture(), "LlamaForCausalLM");
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # Ok::<(), tool_models::model::ModelError>(())
+//! ```
+//!
+//! The tokenizer is a byte-level BPE over the 256 bytes with a few merges and
+//! the Hermes/Qwen markers (`<|im_start|>`, `<|im_end|>`, `<tool_call>`,
+//! `</tool_call>`, `<tool_response>`, `</tool_response>`, `<|endoftext|>`) as
+//! single tokens; the chat template ([`TINY_CHAT_TEMPLATE`]) is a compact
+//! Qwen 2.5 one, which [`detect_format`](crate::parse::detect_format) reads as
+//! Hermes. The same spec and seed always give byte-identical files.
+
+mod gguf;
+mod vocab;
+mod weights;
+
+pub use gguf::write_tiny_gguf;
+pub use vocab::TINY_CHAT_TEMPLATE;
+
+use super::error::candle_message;
+use super::ModelError;
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// Which architecture a tiny model has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TinyArch {
+    /// `LlamaForCausalLM`.
+    Llama,
+    /// `Qwen2ForCausalLM` (biases on the q, k, v projections).
+    Qwen2,
+}
+
+/// The shape and seed of a tiny model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TinySpec {
+    /// The architecture.
+    pub arch: TinyArch,
+    /// Width of the residual stream.
+    pub hidden_size: usize,
+    /// Width of the MLP.
+    pub intermediate_size: usize,
+    /// Number of decoder layers.
+    pub num_layers: usize,
+    /// Attention heads (must divide `hidden_size`).
+    pub num_heads: usize,
+    /// Key/value heads (must divide `num_heads`).
+    pub num_kv_heads: usize,
+    /// Context length.
+    pub max_position_embeddings: usize,
+    /// Whether the output projection is the embedding matrix.
+    pub tie_word_embeddings: bool,
+    /// Seed of the weights.
+    pub seed: u64,
+}
+
+impl TinySpec {
+    /// A Llama with tied embeddings: hidden 64, 2 layers, 4 heads, 2 kv heads.
+    pub fn llama(seed: u64) -> TinySpec {
+        TinySpec {
+            arch: TinyArch::Llama,
+            hidden_size: 64,
+            intermediate_size: 128,
+            num_layers: 2,
+            num_heads: 4,
+            num_kv_heads: 2,
+            max_position_embeddings: 1024,
+            tie_word_embeddings: true,
+            seed,
+        }
+    }
+
+    /// A Qwen2 with its own `lm_head`: hidden 64, 2 layers, 4 heads, 2 kv heads.
+    pub fn qwen2(seed: u64) -> TinySpec {
+        TinySpec {
+            arch: TinyArch::Qwen2,
+            tie_word_embeddings: false,
+            ..TinySpec::llama(seed)
+        }
+    }
+
+    fn check(&self) -> Result<(), String> {
+        let ok = self.hidden_size > 0
+            && self.num_heads > 0
+            && self.num_kv_heads > 0
+            && self.num_layers > 0
+            && self.intermediate_size > 0
+            && self.max_position_embeddings > 0
+            && self.hidden_size % self.num_heads == 0
+            && (self.hidden_size / self.num_heads) % 2 == 0
+            && self.num_heads % self.num_kv_heads == 0;
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("invalid tiny model spec {self:?}: sizes must be positive, heads must divide hidden_size into an even head size, and kv heads must divide heads"))
+        }
+    }
+}
+
+/// Number of tokens of the tiny tokenizer (and rows of the tiny embedding).
+pub const TINY_VOCAB_SIZE: usize = vocab::VOCAB_SIZE;
+
+/// Id of an added token of the tiny tokenizer (`<|im_end|>`, `<tool_call>`, …).
+pub fn tiny_token_id(content: &str) -> Option<u32> {
+    vocab::ADDED
+        .iter()
+        .any(|(c, _)| *c == content)
+        .then(|| vocab::added_id(content))
+}
+
+/// Writes a tiny model directory: `config.json`, `model.safetensors`,
+/// `tokenizer.json`, `tokenizer_config.json` and `generation_config.json`.
+pub fn write_tiny_model(dir: &Path, spec: &TinySpec) -> Result<(), ModelError> {
+    spec.check()
+        .map_err(|reason| ModelError::invalid(dir, reason))?;
+    std::fs::create_dir_all(dir).map_err(|e| ModelError::io(dir, e))?;
+    write_json(&dir.join("config.json"), &config_json(spec))?;
+    write_json(&dir.join("tokenizer.json"), &vocab::tokenizer_json())?;
+    write_json(
+        &dir.join("tokenizer_config.json"),
+        &vocab::tokenizer_config_json(spec.max_position_embeddings),
+    )?;
+    write_json(
+        &dir.join("generation_config.json"),
+        &json!({
+            "bos_token_id": vocab::added_id("<|endoftext|>"),
+            "eos_token_id": [vocab::added_id("<|im_end|>"), vocab::added_id("<|endoftext|>")],
+            "pad_token_id": vocab::added_id("<|endoftext|>"),
+            "do_sample": false
+        }),
+    )?;
+    let path = dir.join("model.safetensors");
+    let tensors = weights::tensors(spec, vocab::VOCAB_SIZE).map_err(|e| {
+        ModelError::invalid(
+            &path,
+            format!("cannot make the weights: {}", candle_message(&e)),
+        )
+    })?;
+    candle_core::safetensors::save(&tensors.into_iter().collect(), &path).map_err(|e| {
+        ModelError::invalid(
+            &path,
+            format!("cannot write the weights: {}", candle_message(&e)),
+        )
+    })?;
+    Ok(())
+}
+
+fn config_json(spec: &TinySpec) -> Value {
+    let mut config = json!({
+        "hidden_size": spec.hidden_size,
+        "intermediate_size": spec.intermediate_size,
+        "num_hidden_layers": spec.num_layers,
+        "num_attention_heads": spec.num_heads,
+        "num_key_value_heads": spec.num_kv_heads,
+        "max_position_embeddings": spec.max_position_embeddings,
+        "vocab_size": vocab::VOCAB_SIZE,
+        "tie_word_embeddings": spec.tie_word_embeddings,
+        "bos_token_id": vocab::added_id("<|endoftext|>"),
+        "eos_token_id": vocab::added_id("<|im_end|>"),
+        "hidden_act": "silu",
+        "rope_theta": 10000.0,
+        "torch_dtype": "float32",
+        "use_cache": true,
+    });
+    let extra = match spec.arch {
+        TinyArch::Llama => json!({
+            "architectures": ["LlamaForCausalLM"],
+            "model_type": "llama",
+            "rms_norm_eps": 1e-5,
+            "attention_bias": false,
+            "mlp_bias": false,
+            "rope_scaling": null,
+        }),
+        TinyArch::Qwen2 => json!({
+            "architectures": ["Qwen2ForCausalLM"],
+            "model_type": "qwen2",
+            "rms_norm_eps": 1e-6,
+            "sliding_window": spec.max_position_embeddings,
+            "max_window_layers": spec.num_layers,
+            "use_sliding_window": false,
+        }),
+    };
+    if let (Value::Object(config), Value::Object(extra)) = (&mut config, extra) {
+        config.extend(extra);
+    }
+    config
+}
+
+fn write_json(path: &Path, value: &Value) -> Result<(), ModelError> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| ModelError::invalid(path, format!("cannot serialize: {e}")))?;
+    std::fs::write(path, text + "\n").map_err(|e| ModelError::io(path, e))
+}

@@ -1,0 +1,85 @@
+//! Seeded random weights under Hugging Face tensor names.
+//!
+//! A small self-contained generator (SplitMix64) keeps the weights identical
+//! across versions of `rand`. Scales are chosen so that the logits are
+//! peaked (standard deviation of a few units): greedy choices are then far
+//! from ties, and comparisons between cached and recomputed runs are stable.
+
+use super::{TinyArch, TinySpec};
+use candle_core::{Device, Tensor};
+use std::collections::BTreeMap;
+
+const OUTPUT_GAIN: f32 = 6.0;
+
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [-scale, scale).
+    fn uniform(&mut self, scale: f32) -> f32 {
+        let unit = (self.next() >> 40) as f32 / (1u64 << 24) as f32;
+        (unit * 2.0 - 1.0) * scale
+    }
+}
+
+/// The model's tensors by name, in f32.
+pub(crate) fn tensors(
+    spec: &TinySpec,
+    vocab: usize,
+) -> candle_core::Result<BTreeMap<String, Tensor>> {
+    let mut rng = SplitMix64(spec.seed);
+    let h = spec.hidden_size;
+    let i = spec.intermediate_size;
+    let head_dim = h / spec.num_heads;
+    let q = head_dim * spec.num_heads;
+    let kv = head_dim * spec.num_kv_heads;
+    let mut out = BTreeMap::new();
+    let mut add = |name: String, shape: &[usize], scale: Option<f32>| -> candle_core::Result<()> {
+        let n: usize = shape.iter().product();
+        let data: Vec<f32> = match scale {
+            Some(s) => (0..n).map(|_| rng.uniform(s)).collect(),
+            None => vec![1.0; n],
+        };
+        out.insert(name, Tensor::from_vec(data, shape, &Device::Cpu)?);
+        Ok(())
+    };
+    let fan_in = |n: usize| Some(1.0 / (n as f32).sqrt());
+    // Layer outputs large enough to outweigh the token's own embedding in
+    // the residual stream: with tied embeddings a small-output model only
+    // ever repeats its input token.
+    let out_scale = |n: usize| Some(OUTPUT_GAIN / (n as f32).sqrt());
+    add("model.embed_tokens.weight".into(), &[vocab, h], Some(0.5))?;
+    for layer in 0..spec.num_layers {
+        let p = format!("model.layers.{layer}");
+        add(format!("{p}.input_layernorm.weight"), &[h], None)?;
+        add(format!("{p}.post_attention_layernorm.weight"), &[h], None)?;
+        add(format!("{p}.self_attn.q_proj.weight"), &[q, h], fan_in(h))?;
+        add(format!("{p}.self_attn.k_proj.weight"), &[kv, h], fan_in(h))?;
+        add(format!("{p}.self_attn.v_proj.weight"), &[kv, h], fan_in(h))?;
+        add(
+            format!("{p}.self_attn.o_proj.weight"),
+            &[h, q],
+            out_scale(q),
+        )?;
+        if spec.arch == TinyArch::Qwen2 {
+            add(format!("{p}.self_attn.q_proj.bias"), &[q], Some(0.1))?;
+            add(format!("{p}.self_attn.k_proj.bias"), &[kv], Some(0.1))?;
+            add(format!("{p}.self_attn.v_proj.bias"), &[kv], Some(0.1))?;
+        }
+        add(format!("{p}.mlp.gate_proj.weight"), &[i, h], fan_in(h))?;
+        add(format!("{p}.mlp.up_proj.weight"), &[i, h], fan_in(h))?;
+        add(format!("{p}.mlp.down_proj.weight"), &[h, i], out_scale(i))?;
+    }
+    add("model.norm.weight".into(), &[h], None)?;
+    if !spec.tie_word_embeddings {
+        add("lm_head.weight".into(), &[vocab, h], Some(0.5))?;
+    }
+    Ok(out)
+}

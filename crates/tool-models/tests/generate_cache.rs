@@ -1,0 +1,201 @@
+//! The KV cache: incremental decoding and prefix reuse give the same logits
+//! and tokens as recomputing from scratch.
+
+use tool_models::generate::{GenerateOptions, StopReason};
+use tool_models::model::tiny::{write_tiny_model, TinySpec};
+use tool_models::model::Model;
+
+const TOLERANCE: f32 = 1e-4;
+
+fn load(spec: &TinySpec) -> (tempfile::TempDir, Model, Model) {
+    let tmp = tempfile::tempdir().unwrap();
+    write_tiny_model(tmp.path(), spec).unwrap();
+    let a = Model::load(tmp.path()).unwrap();
+    let b = Model::load(tmp.path()).unwrap();
+    (tmp, a, b)
+}
+
+fn specs() -> [TinySpec; 2] {
+    [TinySpec::llama(11), TinySpec::qwen2(12)]
+}
+
+fn max_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
+
+fn prompt(model: &Model) -> Vec<u32> {
+    model
+        .tokenizer()
+        .encode(
+            "<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n<|im_start|>assistant\n",
+        )
+        .unwrap()
+}
+
+/// Logits of `tokens` computed from an empty cache.
+fn fresh(model: &mut Model, tokens: &[u32]) -> Vec<f32> {
+    model.reset_cache();
+    model.logits(tokens).unwrap()
+}
+
+#[test]
+fn incremental_decoding_equals_full_recomputation_at_every_step() {
+    for spec in specs() {
+        let (_tmp, mut cached, mut full) = load(&spec);
+        let mut tokens = prompt(&cached);
+        let out = cached
+            .generate(&tokens, &GenerateOptions::greedy(24), None, &mut |_| {})
+            .unwrap();
+        tokens.extend(&out.tokens);
+        cached.reset_cache();
+        // Each step feeds one token to the cache; `full` recomputes all.
+        let start = 5;
+        cached.logits(&tokens[..start]).unwrap();
+        for end in start + 1..=tokens.len() {
+            let step = cached.logits(&tokens[..end]).unwrap();
+            assert_eq!(cached.cached_tokens(), &tokens[..end]);
+            let d = max_diff(&step, &fresh(&mut full, &tokens[..end]));
+            assert!(
+                d < TOLERANCE,
+                "{:?} step {end}: logits differ by {d}",
+                spec.arch
+            );
+        }
+    }
+}
+
+#[test]
+fn generation_with_the_cache_matches_greedy_recomputation() {
+    for spec in specs() {
+        let (_tmp, mut model, mut reference) = load(&spec);
+        let prompt = prompt(&model);
+        let out = model
+            .generate(&prompt, &GenerateOptions::greedy(16), None, &mut |_| {})
+            .unwrap();
+        // Greedy by hand, recomputing the whole sequence for every token.
+        let mut seq = prompt.clone();
+        for &token in &out.tokens {
+            let logits = fresh(&mut reference, &seq);
+            let best = (0..logits.len())
+                .max_by(|&a, &b| logits[a].total_cmp(&logits[b]).then(b.cmp(&a)))
+                .unwrap() as u32;
+            assert_eq!(token, best, "{:?}", spec.arch);
+            seq.push(token);
+        }
+    }
+}
+
+#[test]
+fn long_prompts_are_prefilled_in_chunks_with_the_same_logits() {
+    for spec in specs() {
+        let (_tmp, mut chunked, mut stepped) = load(&spec);
+        // 700 tokens: more than one prefill chunk.
+        let tokens: Vec<u32> = (0..700u32).map(|i| (i * 37 + 11) % 256).collect();
+        let whole = chunked.logits(&tokens).unwrap();
+        stepped.logits(&tokens[..1]).unwrap();
+        for end in 2..=tokens.len() {
+            stepped.logits(&tokens[..end]).unwrap();
+        }
+        let d = max_diff(&whole, &stepped.logits(&tokens).unwrap());
+        assert!(d < TOLERANCE, "{:?}: logits differ by {d}", spec.arch);
+    }
+}
+
+#[test]
+fn a_prompt_extending_the_last_generation_reuses_all_of_it() {
+    for spec in specs() {
+        let (_tmp, mut model, mut reference) = load(&spec);
+        let first = prompt(&model);
+        let out1 = model
+            .generate(&first, &GenerateOptions::greedy(10), None, &mut |_| {})
+            .unwrap();
+        assert_eq!(out1.reused_tokens, 0);
+        assert_eq!(out1.stop_reason, StopReason::MaxTokens);
+        // The next round: the conversation so far plus a tool result.
+        let mut second = first.clone();
+        second.extend(&out1.tokens);
+        second.extend(
+            model
+                .tokenizer()
+                .encode("<|im_end|>\n<|im_start|>user\n<tool_response>\n22.0\n</tool_response><|im_end|>\n<|im_start|>assistant\n")
+                .unwrap(),
+        );
+        let out2 = model
+            .generate(&second, &GenerateOptions::greedy(10), None, &mut |_| {})
+            .unwrap();
+        // The last generated token was sampled but never run through the model.
+        assert_eq!(out2.reused_tokens, first.len() + out1.tokens.len() - 1);
+        let expected = reference
+            .generate(&second, &GenerateOptions::greedy(10), None, &mut |_| {})
+            .unwrap();
+        assert_eq!(expected.reused_tokens, 0);
+        assert_eq!(out2.tokens, expected.tokens, "{:?}", spec.arch);
+        assert_eq!(out2.text, expected.text);
+        let d = max_diff(
+            &model.logits(&second).unwrap(),
+            &fresh(&mut reference, &second),
+        );
+        assert!(d < TOLERANCE, "{:?}: logits differ by {d}", spec.arch);
+    }
+}
+
+#[test]
+fn a_prompt_extending_only_the_last_prompt_restarts_from_the_snapshot() {
+    for spec in specs() {
+        let (_tmp, mut model, mut reference) = load(&spec);
+        let first = prompt(&model);
+        let out1 = model
+            .generate(&first, &GenerateOptions::greedy(8), None, &mut |_| {})
+            .unwrap();
+        // The assistant turn re-rendered differently from what was generated.
+        let mut second = first.clone();
+        let other = model
+            .tokenizer()
+            .encode("Sure.<|im_end|>\n<|im_start|>user\nThanks<|im_end|>\n<|im_start|>assistant\n")
+            .unwrap();
+        assert_ne!(other[0], out1.tokens[0], "the test needs a diverging turn");
+        second.extend(&other);
+        let out2 = model
+            .generate(&second, &GenerateOptions::greedy(8), None, &mut |_| {})
+            .unwrap();
+        assert_eq!(out2.reused_tokens, first.len(), "{:?}", spec.arch);
+        let expected = reference
+            .generate(&second, &GenerateOptions::greedy(8), None, &mut |_| {})
+            .unwrap();
+        assert_eq!(out2.tokens, expected.tokens, "{:?}", spec.arch);
+        let d = max_diff(
+            &model.logits(&second).unwrap(),
+            &fresh(&mut reference, &second),
+        );
+        assert!(d < TOLERANCE, "{:?}: logits differ by {d}", spec.arch);
+
+        // An unrelated prompt recomputes from scratch.
+        let unrelated = model.tokenizer().encode("Hello").unwrap();
+        let out3 = model
+            .generate(&unrelated, &GenerateOptions::greedy(4), None, &mut |_| {})
+            .unwrap();
+        assert_eq!(out3.reused_tokens, 0);
+        let expected = reference
+            .generate(&unrelated, &GenerateOptions::greedy(4), None, &mut |_| {})
+            .unwrap();
+        assert_eq!(out3.tokens, expected.tokens);
+    }
+}
+
+#[test]
+fn the_same_prompt_twice_reuses_everything_and_repeats_the_output() {
+    let (_tmp, mut model, _) = load(&TinySpec::qwen2(2));
+    let p = prompt(&model);
+    let a = model
+        .generate(&p, &GenerateOptions::greedy(6), None, &mut |_| {})
+        .unwrap();
+    let b = model
+        .generate(&p, &GenerateOptions::greedy(6), None, &mut |_| {})
+        .unwrap();
+    assert_eq!(b.reused_tokens, p.len());
+    assert_eq!(a.tokens, b.tokens);
+}

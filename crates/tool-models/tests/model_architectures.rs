@@ -1,0 +1,435 @@
+//! Every supported architecture loads from a Hugging Face directory, and
+//! its KV cache gives the logits of a full recomputation.
+//!
+//! Each model here is a random 2-layer network under the architecture's own
+//! tensor names, with the tiny tokenizer.
+
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::Path;
+use tool_models::generate::GenerateOptions;
+use tool_models::model::tiny::{write_tiny_model, TinySpec, TINY_VOCAB_SIZE};
+use tool_models::model::Model;
+
+const H: usize = 64;
+const HEADS: usize = 4;
+const KV_HEADS: usize = 2;
+const HEAD_DIM: usize = 16;
+const I: usize = 128;
+const LAYERS: usize = 2;
+const Q: usize = HEADS * HEAD_DIM;
+const KV: usize = KV_HEADS * HEAD_DIM;
+
+/// A seeded uniform generator, so that every run tests the same weights.
+struct Lcg(u64);
+
+impl Lcg {
+    fn uniform(&mut self, scale: f32) -> f32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * scale
+    }
+}
+
+/// Tensors named `{layer}` per layer, with their shapes; `norm` marks
+/// norm weights (around 1, or around 0 for Gemma's `1 + w`).
+struct Layout {
+    global: Vec<(&'static str, Vec<usize>)>,
+    layer: Vec<(&'static str, Vec<usize>)>,
+}
+
+fn base_config(arch: &str, model_type: &str) -> Value {
+    json!({
+        "architectures": [arch],
+        "model_type": model_type,
+        "hidden_size": H,
+        "intermediate_size": I,
+        "num_hidden_layers": LAYERS,
+        "num_attention_heads": HEADS,
+        "num_key_value_heads": KV_HEADS,
+        "max_position_embeddings": 512,
+        "vocab_size": TINY_VOCAB_SIZE,
+        "rms_norm_eps": 1e-6,
+        "rope_theta": 10000.0,
+        "hidden_act": "silu",
+        "eos_token_id": 278,
+        "bos_token_id": 276,
+        "tie_word_embeddings": false,
+    })
+}
+
+fn common_layer() -> Vec<(&'static str, Vec<usize>)> {
+    vec![
+        ("input_layernorm.weight", vec![H]),
+        ("post_attention_layernorm.weight", vec![H]),
+        ("mlp.down_proj.weight", vec![H, I]),
+    ]
+}
+
+fn attention(q_norm: bool) -> Vec<(&'static str, Vec<usize>)> {
+    let mut t = vec![
+        ("self_attn.q_proj.weight", vec![Q, H]),
+        ("self_attn.k_proj.weight", vec![KV, H]),
+        ("self_attn.v_proj.weight", vec![KV, H]),
+        ("self_attn.o_proj.weight", vec![H, Q]),
+        ("mlp.gate_proj.weight", vec![I, H]),
+        ("mlp.up_proj.weight", vec![I, H]),
+    ];
+    if q_norm {
+        t.push(("self_attn.q_norm.weight", vec![HEAD_DIM]));
+        t.push(("self_attn.k_norm.weight", vec![HEAD_DIM]));
+    }
+    t
+}
+
+fn gemma_norms() -> Vec<(&'static str, Vec<usize>)> {
+    vec![
+        ("pre_feedforward_layernorm.weight", vec![H]),
+        ("post_feedforward_layernorm.weight", vec![H]),
+    ]
+}
+
+/// `(architecture, config, layout)` for each architecture besides the tiny
+/// writer's own Llama and Qwen2.
+fn architectures() -> Vec<(&'static str, Value, Layout)> {
+    let with_head = vec![
+        ("model.embed_tokens.weight", vec![TINY_VOCAB_SIZE, H]),
+        ("model.norm.weight", vec![H]),
+        ("lm_head.weight", vec![TINY_VOCAB_SIZE, H]),
+    ];
+    let tied = with_head[..2].to_vec();
+
+    let mut qwen3 = base_config("Qwen3ForCausalLM", "qwen3");
+    qwen3["head_dim"] = json!(HEAD_DIM);
+    qwen3["attention_bias"] = json!(false);
+
+    let mistral = base_config("MistralForCausalLM", "mistral");
+
+    let phi3 = base_config("Phi3ForCausalLM", "phi3");
+    let mut phi3_layer = common_layer();
+    phi3_layer.push(("self_attn.qkv_proj.weight", vec![Q + 2 * KV, H]));
+    phi3_layer.push(("self_attn.o_proj.weight", vec![H, Q]));
+    phi3_layer.push(("mlp.gate_up_proj.weight", vec![2 * I, H]));
+
+    let mut gemma2 = base_config("Gemma2ForCausalLM", "gemma2");
+    gemma2["head_dim"] = json!(HEAD_DIM);
+    gemma2["query_pre_attn_scalar"] = json!(HEAD_DIM);
+    gemma2["hidden_activation"] = json!("gelu_pytorch_tanh");
+    gemma2["tie_word_embeddings"] = json!(true);
+
+    // A short sliding window, so that prompts run past it and the rotating
+    // cache of the sliding layers is exercised.
+    let mut gemma3 = base_config("Gemma3ForCausalLM", "gemma3_text");
+    gemma3["head_dim"] = json!(HEAD_DIM);
+    gemma3["query_pre_attn_scalar"] = json!(HEAD_DIM);
+    gemma3["hidden_activation"] = json!("gelu_pytorch_tanh");
+    gemma3["sliding_window"] = json!(8);
+    gemma3["sliding_window_pattern"] = json!(2);
+    gemma3["rope_local_base_freq"] = json!(10000.0);
+    gemma3["tie_word_embeddings"] = json!(true);
+
+    let layer = |extra: Vec<(&'static str, Vec<usize>)>| {
+        let mut l = common_layer();
+        l.extend(extra);
+        l
+    };
+    vec![
+        (
+            "Qwen3ForCausalLM",
+            qwen3,
+            Layout {
+                global: with_head.clone(),
+                layer: layer(attention(true)),
+            },
+        ),
+        (
+            "MistralForCausalLM",
+            mistral,
+            Layout {
+                global: with_head.clone(),
+                layer: layer(attention(false)),
+            },
+        ),
+        (
+            "Phi3ForCausalLM",
+            phi3,
+            Layout {
+                global: with_head,
+                layer: phi3_layer,
+            },
+        ),
+        (
+            "Gemma2ForCausalLM",
+            gemma2,
+            Layout {
+                global: tied.clone(),
+                layer: layer([attention(false), gemma_norms()].concat()),
+            },
+        ),
+        (
+            "Gemma3ForCausalLM",
+            gemma3,
+            Layout {
+                global: tied,
+                layer: layer([attention(true), gemma_norms()].concat()),
+            },
+        ),
+    ]
+}
+
+/// Writes a model directory: the tiny tokenizer files, `config` and random weights.
+fn write(dir: &Path, config: &Value, layout: &Layout, seed: u64) {
+    write_tiny_model(dir, &TinySpec::llama(1)).unwrap();
+    std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
+    let mut rng = Lcg(seed);
+    let gemma = config["model_type"].as_str().unwrap().starts_with("gemma");
+    let mut tensors = HashMap::new();
+    let mut add = |name: String, shape: &[usize]| {
+        let n: usize = shape.iter().product();
+        let is_norm = name.contains("norm");
+        let data: Vec<f32> = (0..n)
+            .map(|_| match (is_norm, gemma) {
+                (true, true) => rng.uniform(0.1),
+                (true, false) => 1.0 + rng.uniform(0.1),
+                (false, _)
+                    if shape.len() == 2 && !name.contains("embed") && !name.contains("lm_head") =>
+                {
+                    rng.uniform(2.0 / (shape[1] as f32).sqrt())
+                }
+                (false, _) => rng.uniform(0.5),
+            })
+            .collect();
+        let t = candle_core::Tensor::from_vec(data, shape, &candle_core::Device::Cpu).unwrap();
+        tensors.insert(name, t);
+    };
+    for (name, shape) in &layout.global {
+        add((*name).to_owned(), shape);
+    }
+    for layer in 0..LAYERS {
+        for (name, shape) in &layout.layer {
+            add(format!("model.layers.{layer}.{name}"), shape);
+        }
+    }
+    candle_core::safetensors::save(&tensors, dir.join("model.safetensors")).unwrap();
+}
+
+fn max_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn every_architecture_loads_and_its_cache_matches_recomputation() {
+    for (arch, config, layout) in architectures() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(tmp.path(), &config, &layout, 42);
+        let mut cached = Model::load(tmp.path()).unwrap_or_else(|e| panic!("{arch}: {e}"));
+        let mut fresh = Model::load(tmp.path()).unwrap();
+        assert_eq!(cached.architecture(), arch);
+        assert_eq!(cached.context_length(), 512);
+        let tokens = cached
+            .tokenizer()
+            .encode(
+                "<|im_start|>user\nWeather in Paris, France?<|im_end|>\n<|im_start|>assistant\n",
+            )
+            .unwrap();
+        assert!(tokens.len() > 16, "longer than the sliding window");
+        let start = 3;
+        cached.logits(&tokens[..start]).unwrap();
+        for end in start + 1..=tokens.len() {
+            let step = cached.logits(&tokens[..end]).unwrap();
+            fresh.reset_cache();
+            let full = fresh.logits(&tokens[..end]).unwrap();
+            let d = max_diff(&step, &full);
+            assert!(d < 1e-4, "{arch} step {end}: logits differ by {d}");
+            assert!(
+                step.iter().all(|l| l.is_finite()),
+                "{arch}: non-finite logits"
+            );
+        }
+        // Distinct positions give distinct logits: the network is not degenerate.
+        assert!(
+            max_diff(
+                &cached.logits(&tokens).unwrap(),
+                &cached.logits(&tokens[..5]).unwrap()
+            ) > 1e-3
+        );
+    }
+}
+
+#[test]
+fn every_architecture_reuses_prefixes_with_the_same_output() {
+    for (arch, config, layout) in architectures() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(tmp.path(), &config, &layout, 7);
+        let mut model = Model::load(tmp.path()).unwrap();
+        let mut reference = Model::load(tmp.path()).unwrap();
+        let greedy = GenerateOptions {
+            ignore_eos: true,
+            ..GenerateOptions::greedy(6)
+        };
+        let first = model
+            .tokenizer()
+            .encode("<|im_start|>user\nHi<|im_end|>\n")
+            .unwrap();
+        let out1 = model.generate(&first, &greedy, None, &mut |_| {}).unwrap();
+        let extension = model
+            .tokenizer()
+            .encode("<|im_end|>\n<|im_start|>user\nOK<|im_end|>\n")
+            .unwrap();
+
+        // Extending the generation reuses the live cache.
+        let mut second = first.clone();
+        second.extend(&out1.tokens);
+        second.extend(&extension);
+        let out2 = model.generate(&second, &greedy, None, &mut |_| {}).unwrap();
+        assert_eq!(
+            out2.reused_tokens,
+            first.len() + out1.tokens.len() - 1,
+            "{arch}"
+        );
+        reference.reset_cache();
+        let expected = reference
+            .generate(&second, &greedy, None, &mut |_| {})
+            .unwrap();
+        assert_eq!(out2.tokens, expected.tokens, "{arch}");
+
+        // Extending only the last prompt: from the snapshot where the
+        // architecture's cache allows one, else recomputed; same output.
+        let mut third = second.clone();
+        third.extend(&extension);
+        let out3 = model.generate(&third, &greedy, None, &mut |_| {}).unwrap();
+        let snapshots = arch != "Gemma3ForCausalLM";
+        assert_eq!(
+            out3.reused_tokens,
+            if snapshots { second.len() } else { 0 },
+            "{arch}"
+        );
+        reference.reset_cache();
+        let expected = reference
+            .generate(&third, &greedy, None, &mut |_| {})
+            .unwrap();
+        assert_eq!(out3.tokens, expected.tokens, "{arch}");
+    }
+}
+
+/// The GGUF name of a Hugging Face tensor name (Qwen 3 layout).
+fn gguf_name(hf: &str) -> String {
+    let fixed = [
+        ("model.embed_tokens.weight", "token_embd.weight"),
+        ("model.norm.weight", "output_norm.weight"),
+        ("lm_head.weight", "output.weight"),
+    ];
+    if let Some((_, g)) = fixed.iter().find(|(h, _)| *h == hf) {
+        return (*g).to_owned();
+    }
+    let rest = hf.strip_prefix("model.layers.").unwrap();
+    let (layer, rest) = rest.split_once('.').unwrap();
+    let short = match rest {
+        "input_layernorm.weight" => "attn_norm",
+        "post_attention_layernorm.weight" => "ffn_norm",
+        "self_attn.q_proj.weight" => "attn_q",
+        "self_attn.k_proj.weight" => "attn_k",
+        "self_attn.v_proj.weight" => "attn_v",
+        "self_attn.o_proj.weight" => "attn_output",
+        "self_attn.q_norm.weight" => "attn_q_norm",
+        "self_attn.k_norm.weight" => "attn_k_norm",
+        "mlp.gate_proj.weight" => "ffn_gate",
+        "mlp.up_proj.weight" => "ffn_up",
+        "mlp.down_proj.weight" => "ffn_down",
+        other => panic!("unexpected tensor {other}"),
+    };
+    format!("blk.{layer}.{short}.weight")
+}
+
+#[test]
+fn a_qwen3_gguf_gives_the_logits_of_its_safetensors_original() {
+    use candle_core::quantized::gguf_file::{self, Value as G};
+    use candle_core::quantized::{GgmlDType, QTensor};
+
+    let (_, config, layout) = architectures()
+        .into_iter()
+        .find(|(a, _, _)| *a == "Qwen3ForCausalLM")
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hf");
+    write(&dir, &config, &layout, 99);
+
+    // The tokenizer metadata of the tiny GGUF, with Qwen 3 weights.
+    let tiny = tmp.path().join("tiny.gguf");
+    tool_models::model::tiny::write_tiny_gguf(&tiny, &TinySpec::qwen2(1)).unwrap();
+    let content = gguf_file::Content::read(&mut std::fs::File::open(&tiny).unwrap()).unwrap();
+    let mut meta: Vec<(String, G)> = content
+        .metadata
+        .into_iter()
+        .filter(|(k, _)| k.starts_with("tokenizer."))
+        .collect();
+    let u = |n: usize| G::U32(n as u32);
+    meta.extend([
+        ("general.architecture".to_owned(), G::String("qwen3".into())),
+        ("qwen3.context_length".to_owned(), u(512)),
+        ("qwen3.embedding_length".to_owned(), u(H)),
+        ("qwen3.block_count".to_owned(), u(LAYERS)),
+        ("qwen3.feed_forward_length".to_owned(), u(I)),
+        ("qwen3.attention.head_count".to_owned(), u(HEADS)),
+        ("qwen3.attention.head_count_kv".to_owned(), u(KV_HEADS)),
+        ("qwen3.attention.key_length".to_owned(), u(HEAD_DIM)),
+        ("qwen3.attention.value_length".to_owned(), u(HEAD_DIM)),
+        (
+            "qwen3.attention.layer_norm_rms_epsilon".to_owned(),
+            G::F32(1e-6),
+        ),
+        ("qwen3.rope.freq_base".to_owned(), G::F32(10000.0)),
+    ]);
+    let hf =
+        candle_core::safetensors::load(dir.join("model.safetensors"), &candle_core::Device::Cpu)
+            .unwrap();
+    let mut names: Vec<&String> = hf.keys().collect();
+    names.sort();
+    let tensors: Vec<(String, QTensor)> = names
+        .into_iter()
+        .map(|n| {
+            (
+                gguf_name(n),
+                QTensor::quantize(&hf[n], GgmlDType::F32).unwrap(),
+            )
+        })
+        .collect();
+    let path = tmp.path().join("qwen3.gguf");
+    let meta_refs: Vec<(&str, &G)> = meta.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let tensor_refs: Vec<(&str, &QTensor)> = tensors.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    gguf_file::write(
+        &mut std::fs::File::create(&path).unwrap(),
+        &meta_refs,
+        &tensor_refs,
+    )
+    .unwrap();
+
+    let mut original = Model::load(&dir).unwrap();
+    let mut quantized = Model::load(&path).unwrap();
+    let mut fresh = Model::load(&path).unwrap();
+    assert_eq!(quantized.architecture(), "gguf:qwen3");
+    let tokens = original
+        .tokenizer()
+        .encode("<|im_start|>user\nWind in Oslo?<|im_end|>\n<|im_start|>assistant\n")
+        .unwrap();
+    for end in 2..=tokens.len() {
+        let q = quantized.logits(&tokens[..end]).unwrap();
+        let d = max_diff(&q, &original.logits(&tokens[..end]).unwrap());
+        assert!(
+            d < 1e-4,
+            "step {end}: GGUF and safetensors logits differ by {d}"
+        );
+        fresh.reset_cache();
+        let d = max_diff(&q, &fresh.logits(&tokens[..end]).unwrap());
+        assert!(
+            d < 1e-4,
+            "step {end}: cached and recomputed GGUF logits differ by {d}"
+        );
+    }
+}

@@ -1,0 +1,168 @@
+//! `tool-use chat`: the agent on a local model with the demo tools.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde_json::json;
+use tool_use::models::agent::{Agent, AgentEvent, LocalChat};
+use tool_use::models::constrain::ToolChoice;
+use tool_use::models::generate::GenerateOptions;
+use tool_use::models::model::Model;
+use tool_use::{Message, Role};
+
+/// Arguments of `tool-use chat`.
+#[derive(clap::Args)]
+pub struct ChatArgs {
+    /// What the user says; read from stdin when absent.
+    prompt: Option<String>,
+    /// A Hugging Face model directory or a `.gguf` file (default: the
+    /// bundled model, or `$TOOL_USE_MODEL`).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Print one JSON object: `{"messages": [...], "stats": {...}}`.
+    #[arg(long)]
+    json: bool,
+    /// The most model turns before giving up.
+    #[arg(long, default_value_t = 6)]
+    max_rounds: usize,
+    /// The most tokens the model may write in one turn.
+    #[arg(long, default_value_t = 256)]
+    max_tokens: usize,
+    /// Sampling temperature; 0 (the default) is greedy.
+    #[arg(long, default_value_t = 0.0)]
+    temperature: f32,
+    /// Seed for sampling.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// `auto`, `required`, `none`, or a tool's name.
+    #[arg(long, default_value = "auto")]
+    tool_choice: String,
+    /// Let the model write calls freely instead of constraining them to the
+    /// tools' schemas.
+    #[arg(long)]
+    no_constrain: bool,
+    /// A system message to start the conversation with.
+    #[arg(long)]
+    system: Option<String>,
+}
+
+/// Runs `tool-use chat`.
+pub fn run(args: ChatArgs) -> ExitCode {
+    match chat(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("tool-use chat: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn chat(args: ChatArgs) -> Result<ExitCode, String> {
+    let prompt = match args.prompt {
+        Some(p) => p,
+        None => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| format!("cannot read the prompt from stdin: {e}"))?;
+            text.trim().to_owned()
+        }
+    };
+    if prompt.is_empty() {
+        return Err("no prompt: pass one as an argument or on stdin".into());
+    }
+    let choice: ToolChoice = args.tool_choice.parse().map_err(|e| format!("{e}"))?;
+    let path = args.model.unwrap_or_else(tool_use::bundled::model_dir);
+    let model = Model::load(&path).map_err(|e| e.to_string())?;
+    let options = GenerateOptions {
+        max_new_tokens: args.max_tokens,
+        temperature: args.temperature,
+        seed: args.seed,
+        ..GenerateOptions::default()
+    };
+    let local = LocalChat::new(model)
+        .map_err(|e| e.to_string())?
+        .options(options)
+        .constrain(!args.no_constrain);
+    if !args.no_constrain && !local.can_constrain() && !args.json {
+        eprintln!(
+            "note: calls in the `{}` format cannot be constrained; generating freely",
+            tool_use::models::agent::ChatModel::format(&local)
+        );
+    }
+    let mut messages = Vec::new();
+    if let Some(system) = args.system {
+        messages.push(Message::system(system));
+    }
+    messages.push(Message::user(prompt));
+
+    let mut agent = Agent::new(local, tool_use::demo::toolbox())
+        .max_rounds(args.max_rounds)
+        .tool_choice(choice);
+    let result = if args.json {
+        agent.run(messages)
+    } else {
+        let mut out = std::io::stdout();
+        let mut at_line_start = true;
+        agent.run_with(messages, &mut |event| {
+            show(&mut out, &mut at_line_start, event)
+        })
+    };
+    match result {
+        Ok(run) => {
+            if args.json {
+                let out = json!({"messages": run.messages, "stats": run.stats});
+                println!("{out}");
+            } else {
+                let s = &run.stats;
+                eprintln!(
+                    "[{} round(s), {} prompt tokens ({} reused), {} generated; prefill {:.0} tok/s, decode {:.1} tok/s]",
+                    s.rounds, s.prompt_tokens, s.reused_tokens, s.generated_tokens,
+                    s.prefill_tokens_per_s, s.decode_tokens_per_s
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            if args.json {
+                let out = json!({"messages": e.messages(), "error": e.to_string()});
+                println!("{out}");
+            }
+            Err(e.to_string())
+        }
+    }
+}
+
+/// Prints one event for a person: the answer as it streams, calls and
+/// results on their own lines.
+fn show(out: &mut std::io::Stdout, at_line_start: &mut bool, event: AgentEvent) {
+    let mut line = |text: String| {
+        if !*at_line_start {
+            let _ = writeln!(out);
+        }
+        let _ = writeln!(out, "{text}");
+        *at_line_start = true;
+    };
+    match event {
+        AgentEvent::ToolCall(call) => line(format!("→ {}({})", call.name, call.arguments)),
+        AgentEvent::ToolResult { message } | AgentEvent::InvalidToolCall { message } => {
+            debug_assert_eq!(message.role, Role::Tool);
+            line(format!("← {}", message.text()))
+        }
+        AgentEvent::TextDelta(text) => {
+            let _ = write!(out, "{text}");
+            let _ = out.flush();
+            *at_line_start = text.ends_with('\n');
+        }
+        AgentEvent::Answer(_) => {
+            if !*at_line_start {
+                let _ = writeln!(out);
+                *at_line_start = true;
+            }
+        }
+        AgentEvent::RoundStart { .. }
+        | AgentEvent::ReasoningDelta(_)
+        | AgentEvent::TurnEnd { .. } => {}
+    }
+}
