@@ -63,7 +63,7 @@ impl LocalChat {
     }
 
     /// Overrides the tool-call format read from the template.
-    pub fn format(mut self, format: Format) -> LocalChat {
+    pub fn tool_format(mut self, format: Format) -> LocalChat {
         self.format = format;
         self
     }

@@ -1,0 +1,158 @@
+//! The agent on a real (tiny, random-weight) model: rendering, constrained
+//! generation, parsing, dispatch and prefix reuse, end to end.
+
+use serde_json::json;
+use tool_use::models::agent::{Agent, AgentError, ChatModel, LocalChat};
+use tool_use::models::constrain::ToolChoice;
+use tool_use::models::generate::GenerateOptions;
+use tool_use::models::model::tiny::{write_tiny_model, TinySpec};
+use tool_use::models::model::Model;
+use tool_use::models::parse::{Format, ParseOptions};
+use tool_use::{tool, toolbox, DefinitionFormat, Message, Role};
+
+/// Book a table at a restaurant.
+///
+/// Args:
+///     restaurant: The restaurant's name
+///     guests: How many people (between 1 and 12)
+///     time: When (choices: ["lunch", "dinner"])
+///     vegetarian: Whether everyone eats vegetarian
+///     notes: Anything else the restaurant should know
+#[tool]
+fn book_table(
+    restaurant: String,
+    guests: u8,
+    time: String,
+    vegetarian: bool,
+    notes: Option<Vec<String>>,
+) -> String {
+    format!(
+        "booked {restaurant} for {guests} at {time} (veg: {vegetarian}, {} notes)",
+        notes.map_or(0, |n| n.len())
+    )
+}
+
+/// Convert an amount between currencies.
+///
+/// Args:
+///     amount: The amount to convert
+///     from: The currency code to convert from
+///     to: The currency code to convert to
+#[tool]
+fn convert_currency(amount: f64, from: String, to: String) -> String {
+    format!("{amount} {from} in {to}")
+}
+
+fn tiny_model(seed: u64) -> Model {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = TinySpec {
+        // The tiny tokenizer is nearly byte-level: two tool schemas take ~1k tokens.
+        max_position_embeddings: 4096,
+        ..TinySpec::qwen2(seed)
+    };
+    write_tiny_model(dir.path(), &spec).unwrap();
+    // The model reads every file at load: the directory may go.
+    Model::load(dir.path()).unwrap()
+}
+
+#[test]
+fn a_random_model_constrained_writes_100_of_100_valid_calls() {
+    let tools = toolbox![book_table, convert_currency];
+    let definitions = tools.definitions(DefinitionFormat::Transformers);
+    let options = ParseOptions {
+        tools: definitions.clone(),
+        ..ParseOptions::default()
+    };
+    let mut chat = LocalChat::new(tiny_model(7)).unwrap();
+    assert_eq!(chat.format(), Format::Hermes);
+    assert!(chat.can_constrain());
+    let messages = [Message::user("Book a table for two at Chez Panisse, please.")];
+    let mut valid = 0;
+    for seed in 0..100 {
+        chat = chat.options(GenerateOptions {
+            max_new_tokens: 600,
+            temperature: 1.0,
+            seed: Some(seed),
+            ..GenerateOptions::default()
+        });
+        let request = tool_use::models::agent::TurnRequest {
+            messages: &messages,
+            tools: &definitions,
+            tool_choice: &ToolChoice::Required,
+        };
+        let turn = chat.respond(&request, &mut |_| {}).unwrap();
+        let parsed = Format::Hermes.parse(&turn.text, &options);
+        assert!(
+            parsed.invalid_tool_calls.is_empty(),
+            "seed {seed}: {:?}\n{}",
+            parsed.invalid_tool_calls,
+            turn.text
+        );
+        assert!(!parsed.tool_calls.is_empty(), "seed {seed}: no call in {:?}", turn.text);
+        for call in &parsed.tool_calls {
+            let answer = tools.call_blocking(call);
+            assert!(
+                !answer.text().starts_with("Error:"),
+                "seed {seed}: {call:?} -> {}",
+                answer.text()
+            );
+        }
+        valid += 1;
+    }
+    assert_eq!(valid, 100);
+}
+
+#[test]
+fn unconstrained_a_random_model_does_not_manage_valid_calls() {
+    // The counterpart of the test above: without the grammar, required or
+    // not, a random model does not write a readable call.
+    let tools = toolbox![book_table, convert_currency];
+    let definitions = tools.definitions(DefinitionFormat::Transformers);
+    let mut chat = LocalChat::new(tiny_model(7))
+        .unwrap()
+        .constrain(false)
+        .options(GenerateOptions::sampled(64, 1.0, 3));
+    let messages = [Message::user("Book a table.")];
+    let request = tool_use::models::agent::TurnRequest {
+        messages: &messages,
+        tools: &definitions,
+        tool_choice: &ToolChoice::Required,
+    };
+    let turn = chat.respond(&request, &mut |_| {}).unwrap();
+    let parsed = Format::Hermes.parse(&turn.text, &ParseOptions::default());
+    assert!(parsed.tool_calls.is_empty(), "{:?}", turn.text);
+}
+
+#[test]
+fn the_agent_loop_runs_on_a_local_model_and_reuses_the_prompt_prefix() {
+    let chat = LocalChat::new(tiny_model(11))
+        .unwrap()
+        .options(GenerateOptions::sampled(48, 1.0, 5));
+    // Named tool in round 1 makes a call certain; later rounds are free, so
+    // a random model rambles or calls again until max_rounds.
+    let mut agent = Agent::new(chat, toolbox![book_table, convert_currency])
+        .tool_choice(ToolChoice::Named("convert_currency".into()))
+        .max_rounds(3);
+    let messages = vec![Message::user("How much is 20 EUR in USD?")];
+    let outcome = agent.run(messages);
+    let (transcript, stats) = match &outcome {
+        Ok(run) => (run.messages.clone(), Some(run.stats.clone())),
+        Err(e @ AgentError::MaxRounds { .. }) => (e.messages().to_vec(), None),
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(transcript[1].role, Role::Assistant);
+    let call = &transcript[1].tool_calls[0];
+    assert_eq!(call.name, "convert_currency");
+    assert_eq!(transcript[2].role, Role::Tool);
+    assert!(
+        !transcript[2].text().starts_with("Error"),
+        "{}",
+        transcript[2].text()
+    );
+    if let Some(stats) = stats {
+        assert!(stats.rounds >= 2);
+        // Round 2's prompt extends round 1's: its prefix comes from the cache.
+        assert!(stats.turns[1].reused_tokens >= stats.turns[0].prompt_tokens);
+    }
+    let _ = json!(transcript);
+}
