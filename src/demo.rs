@@ -84,8 +84,8 @@ pub fn calculate(operation: String, a: f64, b: f64) -> Result<Value, String> {
 ///
 /// Args:
 ///     value: The value to convert
-///     from_unit: The unit of the value: m, km, cm, mm, mi, yd, ft, in, kg, g, mg, lb, oz, l, ml, gal, qt, cup, celsius, fahrenheit or kelvin
-///     to_unit: The unit to convert to, of the same kind
+///     from_unit: The unit of the value, e.g. km, lb or celsius
+///     to_unit: The unit to convert to
 #[tool(crate = "crate")]
 pub fn convert_units(value: f64, from_unit: String, to_unit: String) -> Result<Value, String> {
     let from = unit(&from_unit)?;
@@ -125,7 +125,7 @@ impl TimeTools {
     /// Get the current date and time.
     ///
     /// Args:
-    ///     timezone: A city such as "Tokyo" or an IANA time zone such as "Asia/Tokyo"; UTC if omitted
+    ///     timezone: A city or IANA time zone, e.g. "Tokyo"; UTC if omitted
     #[tool]
     fn get_current_time(&self, timezone: Option<String>) -> Result<String, String> {
         time_at(self.clock.now(), timezone.as_deref())
@@ -283,26 +283,104 @@ struct Unit {
 
 /// `(symbol, other names, kind, scale, offset)`.
 const UNITS: &[(&str, &[&str], Kind, f64, f64)] = &[
-    ("m", &["meter", "meters", "metre", "metres"], Kind::Length, 1.0, 0.0),
-    ("km", &["kilometer", "kilometers", "kilometre", "kilometres"], Kind::Length, 1000.0, 0.0),
-    ("cm", &["centimeter", "centimeters", "centimetre", "centimetres"], Kind::Length, 0.01, 0.0),
-    ("mm", &["millimeter", "millimeters", "millimetre", "millimetres"], Kind::Length, 0.001, 0.0),
+    (
+        "m",
+        &["meter", "meters", "metre", "metres"],
+        Kind::Length,
+        1.0,
+        0.0,
+    ),
+    (
+        "km",
+        &["kilometer", "kilometers", "kilometre", "kilometres"],
+        Kind::Length,
+        1000.0,
+        0.0,
+    ),
+    (
+        "cm",
+        &["centimeter", "centimeters", "centimetre", "centimetres"],
+        Kind::Length,
+        0.01,
+        0.0,
+    ),
+    (
+        "mm",
+        &["millimeter", "millimeters", "millimetre", "millimetres"],
+        Kind::Length,
+        0.001,
+        0.0,
+    ),
     ("mi", &["mile", "miles"], Kind::Length, 1609.344, 0.0),
     ("yd", &["yard", "yards"], Kind::Length, 0.9144, 0.0),
     ("ft", &["foot", "feet"], Kind::Length, 0.3048, 0.0),
     ("in", &["inch", "inches"], Kind::Length, 0.0254, 0.0),
-    ("kg", &["kilogram", "kilograms", "kilo", "kilos"], Kind::Mass, 1.0, 0.0),
+    (
+        "kg",
+        &["kilogram", "kilograms", "kilo", "kilos"],
+        Kind::Mass,
+        1.0,
+        0.0,
+    ),
     ("g", &["gram", "grams"], Kind::Mass, 0.001, 0.0),
-    ("mg", &["milligram", "milligrams"], Kind::Mass, 0.000_001, 0.0),
-    ("lb", &["lbs", "pound", "pounds"], Kind::Mass, 0.453_592_37, 0.0),
-    ("oz", &["ounce", "ounces"], Kind::Mass, 0.028_349_523_125, 0.0),
-    ("l", &["liter", "liters", "litre", "litres"], Kind::Volume, 1.0, 0.0),
-    ("ml", &["milliliter", "milliliters", "millilitre", "millilitres"], Kind::Volume, 0.001, 0.0),
-    ("gal", &["gallon", "gallons"], Kind::Volume, 3.785_411_784, 0.0),
+    (
+        "mg",
+        &["milligram", "milligrams"],
+        Kind::Mass,
+        0.000_001,
+        0.0,
+    ),
+    (
+        "lb",
+        &["lbs", "pound", "pounds"],
+        Kind::Mass,
+        0.453_592_37,
+        0.0,
+    ),
+    (
+        "oz",
+        &["ounce", "ounces"],
+        Kind::Mass,
+        0.028_349_523_125,
+        0.0,
+    ),
+    (
+        "l",
+        &["liter", "liters", "litre", "litres"],
+        Kind::Volume,
+        1.0,
+        0.0,
+    ),
+    (
+        "ml",
+        &["milliliter", "milliliters", "millilitre", "millilitres"],
+        Kind::Volume,
+        0.001,
+        0.0,
+    ),
+    (
+        "gal",
+        &["gallon", "gallons"],
+        Kind::Volume,
+        3.785_411_784,
+        0.0,
+    ),
     ("qt", &["quart", "quarts"], Kind::Volume, 0.946_352_946, 0.0),
     ("cup", &["cups"], Kind::Volume, 0.236_588_236_5, 0.0),
-    ("celsius", &["c", "°c", "degrees celsius"], Kind::Temperature, 1.0, 273.15),
-    ("fahrenheit", &["f", "°f", "degrees fahrenheit"], Kind::Temperature, 5.0 / 9.0, 273.15 - 32.0 * 5.0 / 9.0),
+    (
+        "celsius",
+        &["c", "°c", "degrees celsius"],
+        Kind::Temperature,
+        1.0,
+        273.15,
+    ),
+    (
+        "fahrenheit",
+        &["f", "°f", "degrees fahrenheit"],
+        Kind::Temperature,
+        5.0 / 9.0,
+        273.15 - 32.0 * 5.0 / 9.0,
+    ),
     ("kelvin", &["k"], Kind::Temperature, 1.0, 0.0),
 ];
 
@@ -330,10 +408,26 @@ const ZONES: &[(&str, i32, &[&str])] = &[
     ("Europe/London", 0, &["London", "Edinburgh", "Manchester"]),
     ("Europe/Lisbon", 0, &["Lisbon", "Porto"]),
     ("Europe/Dublin", 0, &["Dublin"]),
-    ("Europe/Paris", 60, &["Paris", "Lyon", "Marseille", "Nice", "Toulouse"]),
-    ("Europe/Berlin", 60, &["Berlin", "Munich", "Hamburg", "Frankfurt", "Cologne"]),
-    ("Europe/Madrid", 60, &["Madrid", "Barcelona", "Valencia", "Seville"]),
-    ("Europe/Rome", 60, &["Rome", "Milan", "Naples", "Turin", "Florence"]),
+    (
+        "Europe/Paris",
+        60,
+        &["Paris", "Lyon", "Marseille", "Nice", "Toulouse"],
+    ),
+    (
+        "Europe/Berlin",
+        60,
+        &["Berlin", "Munich", "Hamburg", "Frankfurt", "Cologne"],
+    ),
+    (
+        "Europe/Madrid",
+        60,
+        &["Madrid", "Barcelona", "Valencia", "Seville"],
+    ),
+    (
+        "Europe/Rome",
+        60,
+        &["Rome", "Milan", "Naples", "Turin", "Florence"],
+    ),
     ("Europe/Amsterdam", 60, &["Amsterdam", "Rotterdam"]),
     ("Europe/Brussels", 60, &["Brussels", "Antwerp"]),
     ("Europe/Vienna", 60, &["Vienna"]),
@@ -359,13 +453,28 @@ const ZONES: &[(&str, i32, &[&str])] = &[
     ("Asia/Dubai", 240, &["Dubai", "Abu Dhabi"]),
     ("Asia/Tehran", 210, &["Tehran"]),
     ("Asia/Karachi", 300, &["Karachi", "Lahore"]),
-    ("Asia/Kolkata", 330, &["Kolkata", "Mumbai", "Delhi", "New Delhi", "Bangalore", "Chennai"]),
+    (
+        "Asia/Kolkata",
+        330,
+        &[
+            "Kolkata",
+            "Mumbai",
+            "Delhi",
+            "New Delhi",
+            "Bangalore",
+            "Chennai",
+        ],
+    ),
     ("Asia/Kathmandu", 345, &["Kathmandu"]),
     ("Asia/Dhaka", 360, &["Dhaka"]),
     ("Asia/Bangkok", 420, &["Bangkok"]),
     ("Asia/Jakarta", 420, &["Jakarta"]),
     ("Asia/Ho_Chi_Minh", 420, &["Hanoi", "Ho Chi Minh City"]),
-    ("Asia/Shanghai", 480, &["Shanghai", "Beijing", "Shenzhen", "Guangzhou"]),
+    (
+        "Asia/Shanghai",
+        480,
+        &["Shanghai", "Beijing", "Shenzhen", "Guangzhou"],
+    ),
     ("Asia/Hong_Kong", 480, &["Hong Kong"]),
     ("Asia/Singapore", 480, &["Singapore"]),
     ("Asia/Taipei", 480, &["Taipei"]),
@@ -374,23 +483,59 @@ const ZONES: &[(&str, i32, &[&str])] = &[
     ("Asia/Tokyo", 540, &["Tokyo", "Osaka", "Kyoto"]),
     ("Asia/Seoul", 540, &["Seoul", "Busan"]),
     ("Australia/Adelaide", 570, &["Adelaide"]),
-    ("Australia/Sydney", 600, &["Sydney", "Melbourne", "Canberra"]),
+    (
+        "Australia/Sydney",
+        600,
+        &["Sydney", "Melbourne", "Canberra"],
+    ),
     ("Australia/Brisbane", 600, &["Brisbane"]),
     ("Pacific/Auckland", 720, &["Auckland", "Wellington"]),
     ("Atlantic/Azores", -60, &["Azores"]),
-    ("America/Sao_Paulo", -180, &["Sao Paulo", "São Paulo", "Rio de Janeiro", "Brasilia"]),
+    (
+        "America/Sao_Paulo",
+        -180,
+        &["Sao Paulo", "São Paulo", "Rio de Janeiro", "Brasilia"],
+    ),
     ("America/Argentina/Buenos_Aires", -180, &["Buenos Aires"]),
     ("America/Santiago", -240, &["Santiago"]),
     ("America/Halifax", -240, &["Halifax"]),
     ("America/Caracas", -240, &["Caracas"]),
-    ("America/New_York", -300, &["New York", "Boston", "Washington", "Miami", "Atlanta", "Toronto", "Montreal", "Philadelphia"]),
+    (
+        "America/New_York",
+        -300,
+        &[
+            "New York",
+            "Boston",
+            "Washington",
+            "Miami",
+            "Atlanta",
+            "Toronto",
+            "Montreal",
+            "Philadelphia",
+        ],
+    ),
     ("America/Bogota", -300, &["Bogota", "Bogotá"]),
     ("America/Lima", -300, &["Lima"]),
-    ("America/Chicago", -360, &["Chicago", "Houston", "Dallas", "Austin", "Winnipeg"]),
+    (
+        "America/Chicago",
+        -360,
+        &["Chicago", "Houston", "Dallas", "Austin", "Winnipeg"],
+    ),
     ("America/Mexico_City", -360, &["Mexico City", "Guadalajara"]),
     ("America/Denver", -420, &["Denver", "Calgary"]),
     ("America/Phoenix", -420, &["Phoenix"]),
-    ("America/Los_Angeles", -480, &["Los Angeles", "San Francisco", "Seattle", "Vancouver", "San Diego", "Las Vegas"]),
+    (
+        "America/Los_Angeles",
+        -480,
+        &[
+            "Los Angeles",
+            "San Francisco",
+            "Seattle",
+            "Vancouver",
+            "San Diego",
+            "Las Vegas",
+        ],
+    ),
     ("America/Anchorage", -540, &["Anchorage"]),
     ("Pacific/Honolulu", -600, &["Honolulu"]),
 ];
@@ -410,7 +555,10 @@ pub fn utc_offset(name: &str) -> Option<i32> {
         .iter()
         .find(|(iana, _, cities)| {
             iana.to_lowercase() == wanted
-                || iana.rsplit('/').next().is_some_and(|c| c.replace('_', " ").to_lowercase() == wanted)
+                || iana
+                    .rsplit('/')
+                    .next()
+                    .is_some_and(|c| c.replace('_', " ").to_lowercase() == wanted)
                 || cities.iter().any(|c| c.to_lowercase() == wanted)
         })
         .map(|&(_, offset, _)| offset)
@@ -470,7 +618,13 @@ pub(crate) fn unix_seconds(t: DateTime) -> i64 {
 
 fn weekday(t: DateTime) -> &'static str {
     const DAYS: [&str; 7] = [
-        "Thursday", "Friday", "Saturday", "Sunday", "Monday", "Tuesday", "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
     ];
     DAYS[days_from_civil(t.year, t.month, t.day).rem_euclid(7) as usize]
 }

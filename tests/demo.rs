@@ -49,7 +49,9 @@ fn temperature_is_stable_per_city_and_differs_between_cities() {
         paris,
         demo::get_current_temperature(" paris, france ".into(), "celsius".into())
     );
-    let cities = ["Paris", "Tokyo", "Lima", "Oslo", "Cairo", "Denver", "Perth", "Quito"];
+    let cities = [
+        "Paris", "Tokyo", "Lima", "Oslo", "Cairo", "Denver", "Perth", "Quito",
+    ];
     let temps: Vec<f64> = cities
         .iter()
         .map(|c| demo::get_current_temperature((*c).into(), "celsius".into()))
@@ -88,7 +90,10 @@ fn an_unknown_unit_is_refused_before_the_tool_runs() {
 #[test]
 fn wind_speed_is_stable_and_plausible() {
     let w = demo::get_current_wind_speed("Wellington, New Zealand".into());
-    assert_eq!(w, demo::get_current_wind_speed("Wellington, New Zealand".into()));
+    assert_eq!(
+        w,
+        demo::get_current_wind_speed("Wellington, New Zealand".into())
+    );
     assert!((0.0..60.0).contains(&w));
     let speeds: Vec<f64> = ["Paris", "Tokyo", "Lima", "Oslo", "Cairo"]
         .iter()
@@ -126,8 +131,10 @@ fn calculate_does_the_five_operations() {
         call("calculate", json!({"operation": "divide", "a": 3, "b": 0})),
         "Error: division by zero"
     );
-    assert!(call("calculate", json!({"operation": "modulo", "a": 3, "b": 2}))
-        .starts_with("Error: invalid arguments for `calculate`: `operation` must be one of"));
+    assert!(
+        call("calculate", json!({"operation": "modulo", "a": 3, "b": 2}))
+            .starts_with("Error: invalid arguments for `calculate`: `operation` must be one of")
+    );
 }
 
 #[test]

@@ -26,9 +26,9 @@
 //! request kind, while requests vary (many phrasings, large value pools). The
 //! held-out split uses other values and other phrasings.
 
+pub mod phrasing;
 mod rng;
 mod scenarios;
-pub mod phrasing;
 pub mod tokenizer;
 pub mod tools;
 pub mod values;

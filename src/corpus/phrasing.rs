@@ -357,10 +357,8 @@ pub const SUM: &[&str] = &[
 ];
 
 /// Answers: `{stat}` (mean, median, ...), `{r}`.
-pub const STATISTICS_ANSWERS: &[&str] = &[
-    "The {stat} is {r}.",
-    "The {stat} of those numbers is {r}.",
-];
+pub const STATISTICS_ANSWERS: &[&str] =
+    &["The {stat} is {r}.", "The {stat} of those numbers is {r}."];
 
 // ---------------------------------------------------------------- conversions
 
@@ -867,7 +865,14 @@ pub const ON_THE_RESULT: &[&str] = &[
 pub const RESULT_VERBS: &[(&str, &str)] = &[("multiply", "multiply"), ("divide", "divide")];
 
 /// Ways to go on with an unrelated second request.
-pub const ALSO: &[&str] = &["Also, ", "Thanks. ", "Great. ", "OK. ", "", "One more thing: "];
+pub const ALSO: &[&str] = &[
+    "Also, ",
+    "Thanks. ",
+    "Great. ",
+    "OK. ",
+    "",
+    "One more thing: ",
+];
 
 // ---------------------------------------------------------------- without tools
 
@@ -917,7 +922,10 @@ mod tests {
     #[test]
     fn fills_every_slot() {
         assert_eq!(
-            fill("{a} plus {b} is {r}.", &[("a", "1"), ("b", "2"), ("r", "3")]),
+            fill(
+                "{a} plus {b} is {r}.",
+                &[("a", "1"), ("b", "2"), ("r", "3")]
+            ),
             "1 plus 2 is 3."
         );
     }

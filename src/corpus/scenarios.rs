@@ -187,12 +187,21 @@ impl Intent {
 
 /// What a finished request leaves for a follow-up question.
 enum Follow {
-    Temperature { loc: String, unit: &'static str },
+    Temperature {
+        loc: String,
+        unit: &'static str,
+    },
     Wind,
     Time,
     Stock,
-    Currency { amount: String, from: String, to: String },
-    Result { value: String },
+    Currency {
+        amount: String,
+        from: String,
+        to: String,
+    },
+    Result {
+        value: String,
+    },
     Nothing,
 }
 
@@ -300,7 +309,7 @@ impl<'a> Cx<'a> {
 
     /// A weather location as the user writes it: "Paris" or "Paris, France".
     fn location(&mut self) -> String {
-        let (city, country) = *v::pick(&mut self.rng, v::CITIES, self.split);
+        let (city, country) = *v::pick_named(&mut self.rng, v::CITIES, self.split, |c| c.0);
         if self.rng.chance(0.5) {
             format!("{city}, {country}")
         } else {
@@ -319,7 +328,9 @@ impl<'a> Cx<'a> {
     }
 
     fn city(&mut self) -> String {
-        v::pick(&mut self.rng, v::CITIES, self.split).0.to_owned()
+        v::pick_named(&mut self.rng, v::CITIES, self.split, |c| c.0)
+            .0
+            .to_owned()
     }
 
     fn two_cities(&mut self) -> (String, String) {
@@ -333,7 +344,7 @@ impl<'a> Cx<'a> {
     }
 
     fn time_place(&mut self) -> String {
-        (*v::pick(&mut self.rng, v::TIME_PLACES, self.split)).to_owned()
+        (*v::pick_named(&mut self.rng, v::TIME_PLACES, self.split, |p| p)).to_owned()
     }
 
     /// A time place that is also a city (for weather and time together).
@@ -358,7 +369,10 @@ fn starts_lowercasable(text: &str) -> bool {
     let bare = first_word.trim_end_matches([',', '!', '.']);
     let starts_upper = text.chars().next().is_some_and(char::is_uppercase);
     starts_upper
-        && !matches!(bare, "I" | "I'm" | "I've" | "I'd" | "I'll" | "Hey" | "Hi" | "Hello")
+        && !matches!(
+            bare,
+            "I" | "I'm" | "I've" | "I'd" | "I'll" | "Hey" | "Hi" | "Hello"
+        )
         && !first_word.chars().skip(1).any(char::is_uppercase)
 }
 
@@ -474,7 +488,8 @@ fn operands(cx: &mut Cx, op: usize) -> (String, String) {
     let kinds = [NumberKind::Small, NumberKind::Large, NumberKind::Decimal];
     let ka = *cx.rng.pick(&kinds);
     let kb = if op == 3 {
-        *cx.rng.pick(&[NumberKind::Tiny, NumberKind::Small, NumberKind::Decimal])
+        *cx.rng
+            .pick(&[NumberKind::Tiny, NumberKind::Small, NumberKind::Decimal])
     } else {
         *cx.rng.pick(&kinds)
     };
@@ -501,7 +516,12 @@ fn calculate(cx: &mut Cx, fail: bool) -> Follow {
     cx.answer(
         fill(
             template,
-            &[("a", &a), ("op", p::OPERATION_WORDS[op]), ("b", &b), ("r", &r)],
+            &[
+                ("a", &a),
+                ("op", p::OPERATION_WORDS[op]),
+                ("b", &b),
+                ("r", &r),
+            ],
         ),
         vec![r.clone()],
     );
@@ -588,7 +608,12 @@ fn convert_units(cx: &mut Cx, fail: bool) -> Follow {
     cx.answer(
         fill(
             template,
-            &[("v", &value), ("from", from_name), ("to", to_name), ("r", &r)],
+            &[
+                ("v", &value),
+                ("from", from_name),
+                ("to", to_name),
+                ("r", &r),
+            ],
         ),
         vec![r.clone()],
     );
@@ -821,9 +846,21 @@ fn names(cx: &mut Cx, count: usize) -> Vec<String> {
 fn calendar(cx: &mut Cx, fail: bool) -> Follow {
     let title = (*v::pick(&mut cx.rng, v::EVENT_TITLES, cx.split)).to_owned();
     let date = if fail {
-        let year = cx.rng.range(2025, 2027);
-        let (m, d) = *cx.rng.pick(&[(2, 30), (2, 31), (4, 31), (6, 31), (9, 31), (11, 31), (13, 1), (0, 10)]);
-        format!("{year}-{m:02}-{d:02}")
+        // A day the month does not have, or a month that does not exist.
+        v::draw(&mut cx.rng, cx.split, |rng| {
+            let year = rng.range(2025, 2027);
+            let (m, d) = *rng.pick(&[
+                (2, 30),
+                (2, 31),
+                (4, 31),
+                (6, 31),
+                (9, 31),
+                (11, 31),
+                (13, 1),
+                (0, 10),
+            ]);
+            format!("{year}-{m:02}-{d:02}")
+        })
     } else {
         v::date(&mut cx.rng, cx.split)
     };
@@ -848,7 +885,12 @@ fn calendar(cx: &mut Cx, fail: bool) -> Follow {
     let template = cx.phrase(p::CALENDAR);
     cx.ask(fill(
         template,
-        &[("title", &title), ("date", &date), ("time", &time), ("extra", &extra)],
+        &[
+            ("title", &title),
+            ("date", &date),
+            ("time", &time),
+            ("extra", &extra),
+        ],
     ));
     let mut pairs = vec![
         ("title", json!(title)),
@@ -878,7 +920,12 @@ fn calendar(cx: &mut Cx, fail: bool) -> Follow {
     cx.answer(
         fill(
             template,
-            &[("title", &title), ("start", &start), ("end", &end), ("invited", &invited)],
+            &[
+                ("title", &title),
+                ("start", &start),
+                ("end", &end),
+                ("invited", &invited),
+            ],
         ),
         vec![start, end],
     );
@@ -890,9 +937,12 @@ fn reminder(cx: &mut Cx, fail: bool) -> Follow {
     let n = if fail {
         cx.rng.range(10_081, 99_999).to_string()
     } else {
-        let kind = *cx.rng.pick(&[NumberKind::Small, NumberKind::Small, NumberKind::Large]);
+        let kind = *cx
+            .rng
+            .pick(&[NumberKind::Small, NumberKind::Small, NumberKind::Large]);
         let n = cx.number(kind);
-        n.parse::<u32>().map_or(n.clone(), |x| (x.clamp(2, 10_080)).to_string())
+        n.parse::<u32>()
+            .map_or(n.clone(), |x| (x.clamp(2, 10_080)).to_string())
     };
     let template = cx.phrase(p::REMINDER);
     cx.ask(fill(template, &[("task", &task), ("n", &n)]));
@@ -919,10 +969,7 @@ fn email(cx: &mut Cx, fail: bool) -> Follow {
         v::email(&mut cx.rng, cx.split)
     };
     let (subject, body) = *v::pick(&mut cx.rng, v::EMAILS, cx.split);
-    let cc = cx
-        .rng
-        .chance(0.25)
-        .then(|| v::email(&mut cx.rng, cx.split));
+    let cc = cx.rng.chance(0.25).then(|| v::email(&mut cx.rng, cx.split));
     let urgent = cx.rng.chance(0.25);
     let mut extra = String::new();
     if let Some(cc) = &cc {
@@ -933,12 +980,21 @@ fn email(cx: &mut Cx, fail: bool) -> Follow {
         extra.push('.');
     }
     if urgent {
-        extra.push_str(*cx.rng.pick(&[" Mark it as urgent.", " It's urgent.", " Flag it as urgent."]));
+        extra.push_str(*cx.rng.pick(&[
+            " Mark it as urgent.",
+            " It's urgent.",
+            " Flag it as urgent.",
+        ]));
     }
     let template = cx.phrase(p::EMAIL);
     cx.ask(fill(
         template,
-        &[("to", &to), ("subject", subject), ("body", body), ("extra", &extra)],
+        &[
+            ("to", &to),
+            ("subject", subject),
+            ("body", body),
+            ("extra", &extra),
+        ],
     ));
     let mut pairs = vec![
         ("to", json!(to)),
@@ -995,7 +1051,13 @@ fn flight_request(cx: &mut Cx, fail: bool) -> String {
     let template = cx.phrase(p::FLIGHTS);
     let mut text = fill(
         template,
-        &[("o", &o), ("d", &d), ("date", &date), ("extra", &extra), ("direct", direct_said)],
+        &[
+            ("o", &o),
+            ("d", &d),
+            ("date", &date),
+            ("extra", &extra),
+            ("direct", direct_said),
+        ],
     );
     text = text.trim_end().to_owned();
     cx.ask(text);
@@ -1026,7 +1088,12 @@ fn flights(cx: &mut Cx, fail: bool) -> Follow {
     cx.answer(
         fill(
             template,
-            &[("flight", &flight), ("departs", &departs), ("stops", &stops), ("price", &price)],
+            &[
+                ("flight", &flight),
+                ("departs", &departs),
+                ("stops", &stops),
+                ("price", &price),
+            ],
         ),
         vec![flight, price],
     );
@@ -1060,7 +1127,10 @@ fn forecast(cx: &mut Cx, fail: bool) -> Follow {
     let items = number_list(&r);
     let template = cx.answer_template(p::FORECAST_ANSWERS);
     cx.answer(
-        fill(template, &[("loc", &loc), ("n", &n), ("list", &and_list(&items))]),
+        fill(
+            template,
+            &[("loc", &loc), ("n", &n), ("list", &and_list(&items))],
+        ),
         items,
     );
     Follow::Nothing
@@ -1071,7 +1141,12 @@ const STATISTIC_WORDS: [&str; 5] = ["mean", "median", "minimum", "maximum", "sum
 
 fn numbers_list(cx: &mut Cx) -> Vec<String> {
     let count = cx.rng.range(3, 7) as usize;
-    let kind = *cx.rng.pick(&[NumberKind::Small, NumberKind::Small, NumberKind::Decimal, NumberKind::Large]);
+    let kind = *cx.rng.pick(&[
+        NumberKind::Small,
+        NumberKind::Small,
+        NumberKind::Decimal,
+        NumberKind::Large,
+    ]);
     (0..count).map(|_| cx.number(kind)).collect()
 }
 
@@ -1161,7 +1236,12 @@ fn distance(cx: &mut Cx, fail: bool) -> Follow {
     cx.answer(
         fill(
             template,
-            &[("o", &o), ("d", &d), ("r", &r), ("unit", unit.map_or("km", |u| u.0))],
+            &[
+                ("o", &o),
+                ("d", &d),
+                ("r", &r),
+                ("unit", unit.map_or("km", |u| u.0)),
+            ],
         ),
         vec![r.clone()],
     );
@@ -1244,7 +1324,12 @@ fn two_times(cx: &mut Cx) -> Follow {
     cx.answer(
         fill(
             template,
-            &[("a", &a), ("ra", &results[0]), ("b", &b), ("rb", &results[1])],
+            &[
+                ("a", &a),
+                ("ra", &results[0]),
+                ("b", &b),
+                ("rb", &results[1]),
+            ],
         ),
         results.clone(),
     );
@@ -1318,7 +1403,13 @@ fn translate_two(cx: &mut Cx) -> Follow {
     cx.answer(
         fill(
             template,
-            &[("text", &text), ("a", a), ("ra", &results[0]), ("b", b), ("rb", &results[1])],
+            &[
+                ("text", &text),
+                ("a", a),
+                ("ra", &results[0]),
+                ("b", b),
+                ("rb", &results[1]),
+            ],
         ),
         results.clone(),
     );
@@ -1339,7 +1430,10 @@ fn shares_value(cx: &mut Cx) -> Follow {
     );
     let template = cx.answer_template(p::SHARES_VALUE_ANSWERS);
     cx.answer(
-        fill(template, &[("n", &n), ("sym", sym), ("p", &price), ("r", &r)]),
+        fill(
+            template,
+            &[("n", &n), ("sym", sym), ("p", &price), ("r", &r)],
+        ),
         vec![r.clone()],
     );
     Follow::Result { value: r }
@@ -1424,7 +1518,13 @@ fn temperature_difference(cx: &mut Cx) -> Follow {
     cx.answer(
         fill(
             template,
-            &[("a", &a), ("ta", &results[0]), ("b", &b), ("tb", &results[1]), ("d", &d)],
+            &[
+                ("a", &a),
+                ("ta", &results[0]),
+                ("b", &b),
+                ("tb", &results[1]),
+                ("d", &d),
+            ],
         ),
         vec![d.clone()],
     );
@@ -1449,7 +1549,14 @@ fn currency_total(cx: &mut Cx) -> Follow {
     cx.answer(
         fill(
             template,
-            &[("x", &x), ("c1", c1), ("r1", &r1), ("y", &y), ("c2", c2), ("r", &r)],
+            &[
+                ("x", &x),
+                ("c1", c1),
+                ("r1", &r1),
+                ("y", &y),
+                ("c2", c2),
+                ("r", &r),
+            ],
         ),
         vec![r.clone()],
     );
@@ -1475,7 +1582,12 @@ fn forecast_average(cx: &mut Cx) -> Follow {
     cx.answer(
         fill(
             template,
-            &[("loc", &loc), ("n", &n), ("list", &and_list(&items)), ("r", &r)],
+            &[
+                ("loc", &loc),
+                ("n", &n),
+                ("list", &and_list(&items)),
+                ("r", &r),
+            ],
         ),
         vec![r.clone()],
     );
@@ -1649,7 +1761,12 @@ fn follow_up(cx: &mut Cx, follow: Follow) -> bool {
             cx.answer(
                 fill(
                     template,
-                    &[("a", &value), ("op", p::OPERATION_WORDS[op_index]), ("b", &n), ("r", &r)],
+                    &[
+                        ("a", &value),
+                        ("op", p::OPERATION_WORDS[op_index]),
+                        ("b", &n),
+                        ("r", &r),
+                    ],
                 ),
                 vec![r.clone()],
             );
@@ -1693,7 +1810,8 @@ fn offer(rng: &mut Rng, needed: &[&str], excluded: &[&str], all: &[String]) -> V
         .iter()
         .filter(|n| !needed.contains(&n.as_str()) && !excluded.contains(&n.as_str()))
         .collect();
-    let extra = rng.range(1, 4) as usize;
+    // At least two tools are offered, so that the choice means something.
+    let extra = rng.range(if needed.len() < 2 { 2 } else { 1 }, 4) as usize;
     for name in rng.sample(&others, extra) {
         if !chosen.contains(name) {
             chosen.push(name.clone());

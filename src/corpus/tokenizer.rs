@@ -25,6 +25,12 @@ pub const SPECIAL_TOKENS: [(&str, bool); 9] = [
     ("</tools>", false),
 ];
 
+/// How the bundled tokenizer splits text before BPE: Qwen2's pattern
+/// (`tool_models::train::bpe::SPLIT_PATTERN`), except that a run of punctuation may contain single
+/// spaces, so that JSON's `", "` and `": "` can each become one token. On
+/// the corpus this saves about a tenth of the assistant's tokens.
+pub const CORPUS_SPLIT_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+(?: [^\s\p{L}\p{N}]+)*[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+
 /// The bundled tokenizer's vocabulary size.
 pub const BUNDLED_VOCAB_SIZE: usize = 3072;
 /// The seed of the corpus the bundled tokenizer is trained on.
@@ -38,6 +44,17 @@ pub fn train_tokenizer(
     template: &ChatTemplate,
     examples: &[Example],
     vocab_size: usize,
+) -> Result<Tokenizer, CorpusError> {
+    train_tokenizer_split(template, examples, vocab_size, CORPUS_SPLIT_PATTERN)
+}
+
+/// [`train_tokenizer`] with another pre-tokenisation pattern (e.g. Qwen2's
+/// `SPLIT_PATTERN`, for comparison).
+pub fn train_tokenizer_split(
+    template: &ChatTemplate,
+    examples: &[Example],
+    vocab_size: usize,
+    split_pattern: &str,
 ) -> Result<Tokenizer, CorpusError> {
     let texts = examples
         .iter()
@@ -53,6 +70,7 @@ pub fn train_tokenizer(
             })
             .collect(),
         min_frequency: 2,
+        split_pattern: split_pattern.to_owned(),
     };
     Ok(train_bpe_with(texts.iter().map(String::as_str), &options)?)
 }
@@ -68,7 +86,9 @@ pub fn train_bundled_tokenizer() -> Result<Tokenizer, CorpusError> {
 /// template, no system message of the user's.
 pub fn demo_system_prompt(template: &ChatTemplate) -> Result<String, CorpusError> {
     let tools = crate::demo::definitions();
-    Ok(template.render(&RenderOptions::new(&[]).tools(&tools))?.text)
+    Ok(template
+        .render(&RenderOptions::new(&[]).tools(&tools))?
+        .text)
 }
 
 /// How a tokenizer fares on a corpus.

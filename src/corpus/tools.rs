@@ -81,7 +81,9 @@ pub fn get_stock_price(symbol: String) -> Result<Value, String> {
         return Err(format!("unknown stock symbol \"{symbol}\""));
     }
     let h = hash(&symbol);
-    Ok(number(((5.0 + (h % 80_000) as f64 * 0.012) * 100.0).round() / 100.0))
+    Ok(number(
+        ((5.0 + (h % 80_000) as f64 * 0.012) * 100.0).round() / 100.0,
+    ))
 }
 
 /// Translate a short phrase from English.
@@ -208,7 +210,9 @@ pub fn search_flights(
     DateTime::parse(&format!("{date}T00:00")).map_err(|_| format!("invalid date: \"{date}\""))?;
     let passengers = passengers.unwrap_or(1);
     if !(1..=9).contains(&passengers) {
-        return Err(format!("passengers must be between 1 and 9, got {passengers}"));
+        return Err(format!(
+            "passengers must be between 1 and 9, got {passengers}"
+        ));
     }
     let h = hash(&format!(
         "{}|{}|{date}",
@@ -309,7 +313,10 @@ pub fn get_distance(
     destination: String,
     unit: Option<String>,
 ) -> Result<Value, String> {
-    let (a, b) = (origin.trim().to_lowercase(), destination.trim().to_lowercase());
+    let (a, b) = (
+        origin.trim().to_lowercase(),
+        destination.trim().to_lowercase(),
+    );
     if a == b {
         return Err("origin and destination are the same".into());
     }

@@ -31,8 +31,29 @@ pub fn pick<'a, T>(rng: &mut Rng, pool: &'a [T], split: Split) -> &'a T {
     }
 }
 
+/// One item of `pool` whose name (`key`) is in `split` by its hash: for
+/// pools that share names (a city is a weather location and a time zone),
+/// so that a name is on the same side in all of them.
+pub fn pick_named<'a, T>(
+    rng: &mut Rng,
+    pool: &'a [T],
+    split: Split,
+    key: impl Fn(&T) -> &str,
+) -> &'a T {
+    let candidates: Vec<&T> = pool.iter().filter(|t| in_split(key(t), split)).collect();
+    match candidates.as_slice() {
+        [] => rng.pick(pool),
+        some => some[rng.below(some.len())],
+    }
+}
+
 /// `count` distinct items of `pool` from `split`, in random order.
-pub fn pick_distinct<'a, T>(rng: &mut Rng, pool: &'a [T], split: Split, count: usize) -> Vec<&'a T> {
+pub fn pick_distinct<'a, T>(
+    rng: &mut Rng,
+    pool: &'a [T],
+    split: Split,
+    count: usize,
+) -> Vec<&'a T> {
     let items: Vec<&T> = part(pool, split).collect();
     rng.sample(&items, count)
 }
@@ -513,16 +534,111 @@ pub const NOWHERE: &[&str] = &[
 
 /// First names, for people, attendees and email addresses.
 pub const FIRST_NAMES: &[&str] = &[
-    "Anna", "Ben", "Carla", "David", "Emma", "Felix", "Grace", "Hugo", "Isabel", "Jack", "Kate",
-    "Liam", "Maria", "Noah", "Olivia", "Paul", "Quinn", "Rosa", "Sam", "Tara", "Umar", "Vera",
-    "Will", "Xena", "Yusuf", "Zoe", "Aisha", "Bruno", "Chloe", "Diego", "Elena", "Farid",
-    "Greta", "Hana", "Ivan", "Julia", "Kenji", "Lena", "Marco", "Nina", "Oscar", "Priya",
-    "Rafael", "Sofia", "Tom", "Uma", "Victor", "Wen", "Yara", "Zain", "Alice", "Bob", "Clara",
-    "Daniel", "Eva", "Frank", "Gina", "Henry", "Ines", "James", "Karin", "Leo", "Mia", "Nils",
-    "Omar", "Pia", "Ravi", "Sara", "Theo", "Ulla", "Vik", "Wanda", "Yuki", "Zara", "Amir",
-    "Bea", "Chen", "Dora", "Eli", "Fatima", "Gabriel", "Helga", "Igor", "Jana", "Kofi", "Lucia",
-    "Mateo", "Nora", "Otto", "Paula", "Rui", "Selin", "Tariq", "Ursula", "Valentina", "Wei",
-    "Ximena", "Youssef", "Zofia", "Ahmed", "Bianca", "Carlos", "Dmitri", "Esther", "Fiona",
+    "Anna",
+    "Ben",
+    "Carla",
+    "David",
+    "Emma",
+    "Felix",
+    "Grace",
+    "Hugo",
+    "Isabel",
+    "Jack",
+    "Kate",
+    "Liam",
+    "Maria",
+    "Noah",
+    "Olivia",
+    "Paul",
+    "Quinn",
+    "Rosa",
+    "Sam",
+    "Tara",
+    "Umar",
+    "Vera",
+    "Will",
+    "Xena",
+    "Yusuf",
+    "Zoe",
+    "Aisha",
+    "Bruno",
+    "Chloe",
+    "Diego",
+    "Elena",
+    "Farid",
+    "Greta",
+    "Hana",
+    "Ivan",
+    "Julia",
+    "Kenji",
+    "Lena",
+    "Marco",
+    "Nina",
+    "Oscar",
+    "Priya",
+    "Rafael",
+    "Sofia",
+    "Tom",
+    "Uma",
+    "Victor",
+    "Wen",
+    "Yara",
+    "Zain",
+    "Alice",
+    "Bob",
+    "Clara",
+    "Daniel",
+    "Eva",
+    "Frank",
+    "Gina",
+    "Henry",
+    "Ines",
+    "James",
+    "Karin",
+    "Leo",
+    "Mia",
+    "Nils",
+    "Omar",
+    "Pia",
+    "Ravi",
+    "Sara",
+    "Theo",
+    "Ulla",
+    "Vik",
+    "Wanda",
+    "Yuki",
+    "Zara",
+    "Amir",
+    "Bea",
+    "Chen",
+    "Dora",
+    "Eli",
+    "Fatima",
+    "Gabriel",
+    "Helga",
+    "Igor",
+    "Jana",
+    "Kofi",
+    "Lucia",
+    "Mateo",
+    "Nora",
+    "Otto",
+    "Paula",
+    "Rui",
+    "Selin",
+    "Tariq",
+    "Ursula",
+    "Valentina",
+    "Wei",
+    "Ximena",
+    "Youssef",
+    "Zofia",
+    "Ahmed",
+    "Bianca",
+    "Carlos",
+    "Dmitri",
+    "Esther",
+    "Fiona",
 ];
 
 /// Last names, for email addresses.
@@ -601,7 +717,9 @@ pub const STOCKS: &[(&str, &str)] = &[
 ];
 
 /// Symbols no stock has (the stock tool's errors).
-pub const NO_STOCKS: &[&str] = &["ZZZZ", "QXYZ", "FOOBAR", "ABCDE", "NOPE", "XXXX", "QWRT", "BLAH", "ZQZQ", "JJJJ"];
+pub const NO_STOCKS: &[&str] = &[
+    "ZZZZ", "QXYZ", "FOOBAR", "ABCDE", "NOPE", "XXXX", "QWRT", "BLAH", "ZQZQ", "JJJJ",
+];
 
 /// Currency codes, their names and how many of them one US dollar buys
 /// (fixed demo rates).
@@ -634,53 +752,373 @@ pub const CURRENCIES: &[(&str, &str, f64)] = &[
 ];
 
 /// Codes no currency has (the currency tool's errors).
-pub const NO_CURRENCIES: &[&str] = &["XYZ", "ABC", "QQQ", "ZZZ", "FOO", "BAR", "KLM", "WUT", "NOP", "RRR"];
+pub const NO_CURRENCIES: &[&str] = &[
+    "XYZ", "ABC", "QQQ", "ZZZ", "FOO", "BAR", "KLM", "WUT", "NOP", "RRR",
+];
 
 /// Languages `translate_text` translates into, as its enum lists them.
 pub const LANGUAGES: &[&str] = &["Spanish", "French", "German", "Italian", "Portuguese"];
 
 /// English phrases and their translations, in [`LANGUAGES`] order.
 pub const PHRASES: &[(&str, [&str; 5])] = &[
-    ("Good morning", ["Buenos días", "Bonjour", "Guten Morgen", "Buongiorno", "Bom dia"]),
-    ("Thank you", ["Gracias", "Merci", "Danke", "Grazie", "Obrigado"]),
-    ("Good night", ["Buenas noches", "Bonne nuit", "Gute Nacht", "Buona notte", "Boa noite"]),
-    ("How are you?", ["¿Cómo estás?", "Comment ça va ?", "Wie geht es dir?", "Come stai?", "Como você está?"]),
-    ("Goodbye", ["Adiós", "Au revoir", "Auf Wiedersehen", "Arrivederci", "Adeus"]),
+    (
+        "Good morning",
+        [
+            "Buenos días",
+            "Bonjour",
+            "Guten Morgen",
+            "Buongiorno",
+            "Bom dia",
+        ],
+    ),
+    (
+        "Thank you",
+        ["Gracias", "Merci", "Danke", "Grazie", "Obrigado"],
+    ),
+    (
+        "Good night",
+        [
+            "Buenas noches",
+            "Bonne nuit",
+            "Gute Nacht",
+            "Buona notte",
+            "Boa noite",
+        ],
+    ),
+    (
+        "How are you?",
+        [
+            "¿Cómo estás?",
+            "Comment ça va ?",
+            "Wie geht es dir?",
+            "Come stai?",
+            "Como você está?",
+        ],
+    ),
+    (
+        "Goodbye",
+        [
+            "Adiós",
+            "Au revoir",
+            "Auf Wiedersehen",
+            "Arrivederci",
+            "Adeus",
+        ],
+    ),
     ("Hello", ["Hola", "Bonjour", "Hallo", "Ciao", "Olá"]),
-    ("Please", ["Por favor", "S'il vous plaît", "Bitte", "Per favore", "Por favor"]),
-    ("Where is the train station?", ["¿Dónde está la estación de tren?", "Où est la gare ?", "Wo ist der Bahnhof?", "Dov'è la stazione?", "Onde fica a estação de trem?"]),
-    ("I love you", ["Te quiero", "Je t'aime", "Ich liebe dich", "Ti amo", "Eu te amo"]),
-    ("Excuse me", ["Disculpe", "Excusez-moi", "Entschuldigung", "Mi scusi", "Com licença"]),
-    ("Good afternoon", ["Buenas tardes", "Bon après-midi", "Guten Tag", "Buon pomeriggio", "Boa tarde"]),
-    ("How much does it cost?", ["¿Cuánto cuesta?", "Combien ça coûte ?", "Wie viel kostet das?", "Quanto costa?", "Quanto custa?"]),
-    ("I don't understand", ["No entiendo", "Je ne comprends pas", "Ich verstehe nicht", "Non capisco", "Eu não entendo"]),
-    ("Happy birthday", ["Feliz cumpleaños", "Joyeux anniversaire", "Alles Gute zum Geburtstag", "Buon compleanno", "Feliz aniversário"]),
-    ("See you tomorrow", ["Hasta mañana", "À demain", "Bis morgen", "A domani", "Até amanhã"]),
-    ("What is your name?", ["¿Cómo te llamas?", "Comment tu t'appelles ?", "Wie heißt du?", "Come ti chiami?", "Qual é o seu nome?"]),
-    ("My name is Anna", ["Me llamo Anna", "Je m'appelle Anna", "Ich heiße Anna", "Mi chiamo Anna", "Meu nome é Anna"]),
-    ("Where is the bathroom?", ["¿Dónde está el baño?", "Où sont les toilettes ?", "Wo ist die Toilette?", "Dov'è il bagno?", "Onde fica o banheiro?"]),
-    ("I am hungry", ["Tengo hambre", "J'ai faim", "Ich habe Hunger", "Ho fame", "Estou com fome"]),
-    ("The bill, please", ["La cuenta, por favor", "L'addition, s'il vous plaît", "Die Rechnung, bitte", "Il conto, per favore", "A conta, por favor"]),
-    ("Nice to meet you", ["Mucho gusto", "Enchanté", "Freut mich", "Piacere", "Prazer em conhecê-lo"]),
-    ("Good luck", ["Buena suerte", "Bonne chance", "Viel Glück", "Buona fortuna", "Boa sorte"]),
-    ("Happy new year", ["Feliz año nuevo", "Bonne année", "Frohes neues Jahr", "Felice anno nuovo", "Feliz ano novo"]),
-    ("I am tired", ["Estoy cansado", "Je suis fatigué", "Ich bin müde", "Sono stanco", "Estou cansado"]),
-    ("Do you speak English?", ["¿Hablas inglés?", "Parlez-vous anglais ?", "Sprechen Sie Englisch?", "Parli inglese?", "Você fala inglês?"]),
-    ("Welcome", ["Bienvenido", "Bienvenue", "Willkommen", "Benvenuto", "Bem-vindo"]),
-    ("I am sorry", ["Lo siento", "Je suis désolé", "Es tut mir leid", "Mi dispiace", "Sinto muito"]),
+    (
+        "Please",
+        [
+            "Por favor",
+            "S'il vous plaît",
+            "Bitte",
+            "Per favore",
+            "Por favor",
+        ],
+    ),
+    (
+        "Where is the train station?",
+        [
+            "¿Dónde está la estación de tren?",
+            "Où est la gare ?",
+            "Wo ist der Bahnhof?",
+            "Dov'è la stazione?",
+            "Onde fica a estação de trem?",
+        ],
+    ),
+    (
+        "I love you",
+        [
+            "Te quiero",
+            "Je t'aime",
+            "Ich liebe dich",
+            "Ti amo",
+            "Eu te amo",
+        ],
+    ),
+    (
+        "Excuse me",
+        [
+            "Disculpe",
+            "Excusez-moi",
+            "Entschuldigung",
+            "Mi scusi",
+            "Com licença",
+        ],
+    ),
+    (
+        "Good afternoon",
+        [
+            "Buenas tardes",
+            "Bon après-midi",
+            "Guten Tag",
+            "Buon pomeriggio",
+            "Boa tarde",
+        ],
+    ),
+    (
+        "How much does it cost?",
+        [
+            "¿Cuánto cuesta?",
+            "Combien ça coûte ?",
+            "Wie viel kostet das?",
+            "Quanto costa?",
+            "Quanto custa?",
+        ],
+    ),
+    (
+        "I don't understand",
+        [
+            "No entiendo",
+            "Je ne comprends pas",
+            "Ich verstehe nicht",
+            "Non capisco",
+            "Eu não entendo",
+        ],
+    ),
+    (
+        "Happy birthday",
+        [
+            "Feliz cumpleaños",
+            "Joyeux anniversaire",
+            "Alles Gute zum Geburtstag",
+            "Buon compleanno",
+            "Feliz aniversário",
+        ],
+    ),
+    (
+        "See you tomorrow",
+        [
+            "Hasta mañana",
+            "À demain",
+            "Bis morgen",
+            "A domani",
+            "Até amanhã",
+        ],
+    ),
+    (
+        "What is your name?",
+        [
+            "¿Cómo te llamas?",
+            "Comment tu t'appelles ?",
+            "Wie heißt du?",
+            "Come ti chiami?",
+            "Qual é o seu nome?",
+        ],
+    ),
+    (
+        "My name is Anna",
+        [
+            "Me llamo Anna",
+            "Je m'appelle Anna",
+            "Ich heiße Anna",
+            "Mi chiamo Anna",
+            "Meu nome é Anna",
+        ],
+    ),
+    (
+        "Where is the bathroom?",
+        [
+            "¿Dónde está el baño?",
+            "Où sont les toilettes ?",
+            "Wo ist die Toilette?",
+            "Dov'è il bagno?",
+            "Onde fica o banheiro?",
+        ],
+    ),
+    (
+        "I am hungry",
+        [
+            "Tengo hambre",
+            "J'ai faim",
+            "Ich habe Hunger",
+            "Ho fame",
+            "Estou com fome",
+        ],
+    ),
+    (
+        "The bill, please",
+        [
+            "La cuenta, por favor",
+            "L'addition, s'il vous plaît",
+            "Die Rechnung, bitte",
+            "Il conto, per favore",
+            "A conta, por favor",
+        ],
+    ),
+    (
+        "Nice to meet you",
+        [
+            "Mucho gusto",
+            "Enchanté",
+            "Freut mich",
+            "Piacere",
+            "Prazer em conhecê-lo",
+        ],
+    ),
+    (
+        "Good luck",
+        [
+            "Buena suerte",
+            "Bonne chance",
+            "Viel Glück",
+            "Buona fortuna",
+            "Boa sorte",
+        ],
+    ),
+    (
+        "Happy new year",
+        [
+            "Feliz año nuevo",
+            "Bonne année",
+            "Frohes neues Jahr",
+            "Felice anno nuovo",
+            "Feliz ano novo",
+        ],
+    ),
+    (
+        "I am tired",
+        [
+            "Estoy cansado",
+            "Je suis fatigué",
+            "Ich bin müde",
+            "Sono stanco",
+            "Estou cansado",
+        ],
+    ),
+    (
+        "Do you speak English?",
+        [
+            "¿Hablas inglés?",
+            "Parlez-vous anglais ?",
+            "Sprechen Sie Englisch?",
+            "Parli inglese?",
+            "Você fala inglês?",
+        ],
+    ),
+    (
+        "Welcome",
+        [
+            "Bienvenido",
+            "Bienvenue",
+            "Willkommen",
+            "Benvenuto",
+            "Bem-vindo",
+        ],
+    ),
+    (
+        "I am sorry",
+        [
+            "Lo siento",
+            "Je suis désolé",
+            "Es tut mir leid",
+            "Mi dispiace",
+            "Sinto muito",
+        ],
+    ),
     ("Help", ["Ayuda", "Au secours", "Hilfe", "Aiuto", "Socorro"]),
-    ("Water, please", ["Agua, por favor", "De l'eau, s'il vous plaît", "Wasser, bitte", "Acqua, per favore", "Água, por favor"]),
-    ("What time is it?", ["¿Qué hora es?", "Quelle heure est-il ?", "Wie spät ist es?", "Che ore sono?", "Que horas são?"]),
-    ("I like coffee", ["Me gusta el café", "J'aime le café", "Ich mag Kaffee", "Mi piace il caffè", "Eu gosto de café"]),
-    ("Good evening", ["Buenas tardes", "Bonsoir", "Guten Abend", "Buonasera", "Boa noite"]),
+    (
+        "Water, please",
+        [
+            "Agua, por favor",
+            "De l'eau, s'il vous plaît",
+            "Wasser, bitte",
+            "Acqua, per favore",
+            "Água, por favor",
+        ],
+    ),
+    (
+        "What time is it?",
+        [
+            "¿Qué hora es?",
+            "Quelle heure est-il ?",
+            "Wie spät ist es?",
+            "Che ore sono?",
+            "Que horas são?",
+        ],
+    ),
+    (
+        "I like coffee",
+        [
+            "Me gusta el café",
+            "J'aime le café",
+            "Ich mag Kaffee",
+            "Mi piace il caffè",
+            "Eu gosto de café",
+        ],
+    ),
+    (
+        "Good evening",
+        [
+            "Buenas tardes",
+            "Bonsoir",
+            "Guten Abend",
+            "Buonasera",
+            "Boa noite",
+        ],
+    ),
     ("Cheers", ["Salud", "Santé", "Prost", "Salute", "Saúde"]),
     ("Yes", ["Sí", "Oui", "Ja", "Sì", "Sim"]),
-    ("No, thank you", ["No, gracias", "Non, merci", "Nein, danke", "No, grazie", "Não, obrigado"]),
-    ("See you later", ["Hasta luego", "À plus tard", "Bis später", "A più tardi", "Até logo"]),
-    ("I need a doctor", ["Necesito un médico", "J'ai besoin d'un médecin", "Ich brauche einen Arzt", "Ho bisogno di un medico", "Preciso de um médico"]),
-    ("Where is the hotel?", ["¿Dónde está el hotel?", "Où est l'hôtel ?", "Wo ist das Hotel?", "Dov'è l'albergo?", "Onde fica o hotel?"]),
-    ("The weather is nice", ["Hace buen tiempo", "Il fait beau", "Das Wetter ist schön", "Il tempo è bello", "O tempo está bom"]),
-    ("I am lost", ["Estoy perdido", "Je suis perdu", "Ich habe mich verlaufen", "Mi sono perso", "Estou perdido"]),
+    (
+        "No, thank you",
+        [
+            "No, gracias",
+            "Non, merci",
+            "Nein, danke",
+            "No, grazie",
+            "Não, obrigado",
+        ],
+    ),
+    (
+        "See you later",
+        [
+            "Hasta luego",
+            "À plus tard",
+            "Bis später",
+            "A più tardi",
+            "Até logo",
+        ],
+    ),
+    (
+        "I need a doctor",
+        [
+            "Necesito un médico",
+            "J'ai besoin d'un médecin",
+            "Ich brauche einen Arzt",
+            "Ho bisogno di un medico",
+            "Preciso de um médico",
+        ],
+    ),
+    (
+        "Where is the hotel?",
+        [
+            "¿Dónde está el hotel?",
+            "Où est l'hôtel ?",
+            "Wo ist das Hotel?",
+            "Dov'è l'albergo?",
+            "Onde fica o hotel?",
+        ],
+    ),
+    (
+        "The weather is nice",
+        [
+            "Hace buen tiempo",
+            "Il fait beau",
+            "Das Wetter ist schön",
+            "Il tempo è bello",
+            "O tempo está bom",
+        ],
+    ),
+    (
+        "I am lost",
+        [
+            "Estoy perdido",
+            "Je suis perdu",
+            "Ich habe mich verlaufen",
+            "Mi sono perso",
+            "Estou perdido",
+        ],
+    ),
 ];
 
 /// Phrases the translation tool has no entry for (its errors).
@@ -841,8 +1279,14 @@ pub const EMAILS: &[(&str, &str)] = &[
     ("Thank you", "Thanks for your help this week!"),
     ("Invoice", "Please find the invoice attached."),
     ("Weekend plans", "Do you want to go hiking on Saturday?"),
-    ("Quick question", "Do you have the latest version of the slides?"),
-    ("Happy birthday", "Happy birthday! Hope you have a great day."),
+    (
+        "Quick question",
+        "Do you have the latest version of the slides?",
+    ),
+    (
+        "Happy birthday",
+        "Happy birthday! Hope you have a great day.",
+    ),
     ("Reminder", "Don't forget our call at 3 pm."),
     ("Welcome", "Welcome to the team!"),
     ("Schedule change", "The meeting moved to Thursday."),
@@ -887,11 +1331,20 @@ pub const OUT_OF_SCOPE: &[(&str, &str)] = &[
     ("Write a poem about the sea.", "write poems"),
     ("Can you order me a pizza?", "order food"),
     ("Play some jazz music.", "play music"),
-    ("Book a table for two at an Italian restaurant.", "book restaurants"),
-    ("What's the meaning of life?", "answer philosophical questions"),
+    (
+        "Book a table for two at an Italian restaurant.",
+        "book restaurants",
+    ),
+    (
+        "What's the meaning of life?",
+        "answer philosophical questions",
+    ),
     ("Call my sister.", "make phone calls"),
     ("Turn up the volume on the TV.", "control the TV"),
-    ("Can you write an essay about climate change?", "write essays"),
+    (
+        "Can you write an essay about climate change?",
+        "write essays",
+    ),
     ("Draw a picture of a cat.", "draw pictures"),
     ("Order a taxi to the airport.", "order taxis"),
     ("What's my bank balance?", "check bank accounts"),
@@ -902,7 +1355,10 @@ pub const OUT_OF_SCOPE: &[(&str, &str)] = &[
     ("Can you fix my car?", "fix cars"),
     ("Sing me a song.", "sing"),
     ("Who will win the next election?", "predict elections"),
-    ("Translate this whole book into French.", "translate whole books"),
+    (
+        "Translate this whole book into French.",
+        "translate whole books",
+    ),
     ("Read my text messages.", "read text messages"),
     ("Post this on social media.", "post on social media"),
     ("Tell me a bedtime story.", "tell stories"),
@@ -921,14 +1377,23 @@ pub const SMALL_TALK: &[(&str, &str)] = &[
     ("Hello", "Hi there! What can I do for you?"),
     ("Hey there", "Hey! How can I help?"),
     ("Good morning!", "Good morning! How can I help you today?"),
-    ("How are you?", "I'm doing well, thanks for asking! How can I help you?"),
+    (
+        "How are you?",
+        "I'm doing well, thanks for asking! How can I help you?",
+    ),
     ("Thanks!", "You're welcome!"),
     ("Thank you so much", "You're very welcome!"),
-    ("Who are you?", "I'm a helpful assistant. I can use tools to answer your questions."),
+    (
+        "Who are you?",
+        "I'm a helpful assistant. I can use tools to answer your questions.",
+    ),
     ("Bye!", "Goodbye! Have a great day."),
     ("Good night", "Good night! Sleep well."),
     ("Nice to meet you", "Nice to meet you too! How can I help?"),
-    ("Hi, how's it going?", "Hi! All good here. What can I do for you?"),
+    (
+        "Hi, how's it going?",
+        "Hi! All good here. What can I do for you?",
+    ),
     ("Thanks, that's all", "You're welcome! Have a nice day."),
     ("Great, thank you", "Glad I could help!"),
     ("Good evening", "Good evening! How can I help you?"),
@@ -950,8 +1415,8 @@ pub const SYSTEM_PROMPTS: &[&str] = &[
 
 /// Airline codes for flight numbers.
 pub const AIRLINES: &[&str] = &[
-    "AF", "LH", "BA", "KL", "IB", "AZ", "UA", "DL", "AA", "EK", "QR", "SQ", "NH", "JL", "TK",
-    "LX", "OS", "SK", "AY", "TP",
+    "AF", "LH", "BA", "KL", "IB", "AZ", "UA", "DL", "AA", "EK", "QR", "SQ", "NH", "JL", "TK", "LX",
+    "OS", "SK", "AY", "TP",
 ];
 
 #[cfg(test)]
@@ -973,7 +1438,12 @@ mod tests {
     #[test]
     fn numbers_read_back_as_written() {
         let mut rng = Rng::for_example(3, 3);
-        for kind in [NumberKind::Tiny, NumberKind::Small, NumberKind::Large, NumberKind::Decimal] {
+        for kind in [
+            NumberKind::Tiny,
+            NumberKind::Small,
+            NumberKind::Large,
+            NumberKind::Decimal,
+        ] {
             for split in [Split::Train, Split::HeldOut] {
                 for _ in 0..100 {
                     let text = number(&mut rng, split, kind);

@@ -65,6 +65,9 @@ pub struct BpeOptions {
     pub special_tokens: Vec<SpecialToken>,
     /// Pairs seen fewer times than this are not merged.
     pub min_frequency: u64,
+    /// The regex that splits text into pieces before BPE (no token spans
+    /// two pieces); [`SPLIT_PATTERN`] unless there is a reason.
+    pub split_pattern: String,
 }
 
 impl BpeOptions {
@@ -78,6 +81,7 @@ impl BpeOptions {
                 .map(|t| SpecialToken::special(*t))
                 .collect(),
             min_frequency: 2,
+            split_pattern: SPLIT_PATTERN.to_owned(),
         }
     }
 }
@@ -151,7 +155,7 @@ pub fn train_bpe_with<'a>(
     > = TokenizerBuilder::new()
         .with_model(BPE::default())
         .with_normalizer(None)
-        .with_pre_tokenizer(Some(pre_tokenizer()?))
+        .with_pre_tokenizer(Some(pre_tokenizer(&options.split_pattern)?))
         .with_post_processor(Some(PostProcessorWrapper::ByteLevel(ByteLevel::new(
             false, false, false,
         ))))
@@ -177,9 +181,9 @@ pub fn train_bpe_with<'a>(
     json.parse::<Tokenizer>().map_err(lib)
 }
 
-fn pre_tokenizer() -> Result<PreTokenizerWrapper, BpeError> {
+fn pre_tokenizer(pattern: &str) -> Result<PreTokenizerWrapper, BpeError> {
     let split = Split::new(
-        SplitPattern::Regex(SPLIT_PATTERN.to_owned()),
+        SplitPattern::Regex(pattern.to_owned()),
         SplitDelimiterBehavior::Isolated,
         false,
     )
