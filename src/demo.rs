@@ -225,7 +225,7 @@ fn round_significant(x: f64, digits: i32) -> f64 {
     }
     let magnitude = x.abs().log10().floor() as i32;
     let decimals = digits - 1 - magnitude;
-    if decimals > 15 || decimals < -15 {
+    if !(-15..=15).contains(&decimals) {
         return x;
     }
     round_to(x, decimals)

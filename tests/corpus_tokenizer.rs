@@ -132,7 +132,45 @@ fn compare_vocab_sizes() {
 }
 
 #[test]
-#[ignore]
+#[ignore = "measures the corpus: run with --release"]
+fn corpus_numbers() {
+    let tokenizer = bundled();
+    let template = corpus::bundled_template().unwrap();
+    let start = Instant::now();
+    let train = corpus::generate(2026, 20_000, Split::Train);
+    let generated = start.elapsed();
+    let start = Instant::now();
+    let bytes: usize = train
+        .iter()
+        .map(|e| corpus::render(&template, e).unwrap().0.len())
+        .sum();
+    let rendered = start.elapsed();
+    eprintln!(
+        "20000 train examples: generated in {generated:.2?} ({:.0}/s), rendered in {rendered:.2?}, {:.1} MB of text",
+        20_000.0 / generated.as_secs_f64(),
+        bytes as f64 / 1e6
+    );
+    for scenario in corpus::Scenario::ALL {
+        let n = train.iter().filter(|e| e.scenario == scenario).count();
+        eprintln!("  {scenario:?}: {n}");
+    }
+    let demo = train.iter().filter(|e| e.offers_demo_tools()).count();
+    eprintln!("  offering exactly the demo toolbox: {demo}");
+    let held = corpus::generate(7, 2_000, Split::HeldOut);
+    for (name, set) in [("train", &train[..]), ("held-out", &held[..])] {
+        let stats = measure(&tokenizer, &template, set).unwrap();
+        eprintln!("{name}: {stats:?}");
+    }
+    let prompt = demo_system_prompt(&template).unwrap();
+    let tokens = tokenizer.encode(prompt.as_str(), false).unwrap().len();
+    eprintln!(
+        "demo system prompt: {tokens} tokens, {} bytes",
+        prompt.len()
+    );
+}
+
+#[test]
+#[ignore = "prints the demo system prompt's tokens"]
 fn show_demo_prompt_tokens() {
     let template = corpus::bundled_template().unwrap();
     let prompt = demo_system_prompt(&template).unwrap();

@@ -56,6 +56,11 @@ impl Rng {
         &items[self.below(items.len()).min(items.len().saturating_sub(1))]
     }
 
+    /// A copy of one item of a non-empty slice.
+    pub fn choose<T: Copy>(&mut self, items: &[T]) -> T {
+        *self.pick(items)
+    }
+
     /// An index drawn with the given weights.
     pub fn weighted(&mut self, weights: &[u32]) -> usize {
         let total: u64 = weights.iter().map(|&w| u64::from(w)).sum();

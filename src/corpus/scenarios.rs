@@ -229,12 +229,12 @@ impl<'a> Cx<'a> {
 
     /// A phrasing from `list`, of this split.
     fn phrase(&mut self, list: &[&'static str]) -> &'static str {
-        *v::pick(&mut self.rng, list, self.split)
+        v::choose(&mut self.rng, list, self.split)
     }
 
     /// An answer template (answers are the same in both splits).
     fn answer_template(&mut self, list: &[&'static str]) -> &'static str {
-        *self.rng.pick(list)
+        self.rng.choose(list)
     }
 
     fn user(&mut self, text: String) {
@@ -980,7 +980,7 @@ fn email(cx: &mut Cx, fail: bool) -> Follow {
         extra.push('.');
     }
     if urgent {
-        extra.push_str(*cx.rng.pick(&[
+        extra.push_str(cx.rng.choose(&[
             " Mark it as urgent.",
             " It's urgent.",
             " Flag it as urgent.",
@@ -1041,8 +1041,8 @@ fn flight_request(cx: &mut Cx, fail: bool) -> String {
     let direct = cx.rng.chance(0.3);
     let extra = match passengers {
         Some(n) => fill(
-            *cx.rng
-                .pick(&[" for {n} people", " for {n} passengers", " for {n} adults"]),
+            cx.rng
+                .choose(&[" for {n} people", " for {n} passengers", " for {n} adults"]),
             &[("n", &n.to_string())],
         ),
         None => String::new(),

@@ -47,6 +47,11 @@ pub fn pick_named<'a, T>(
     }
 }
 
+/// A copy of one item of `pool` from `split`.
+pub fn choose<T: Copy>(rng: &mut Rng, pool: &[T], split: Split) -> T {
+    *pick(rng, pool, split)
+}
+
 /// `count` distinct items of `pool` from `split`, in random order.
 pub fn pick_distinct<'a, T>(
     rng: &mut Rng,
