@@ -6,8 +6,8 @@
 //! |---|---|---|
 //! | `get_current_temperature` | `location`, `unit` (`celsius` or `fahrenheit`) | a number, e.g. `21.3` |
 //! | `get_current_wind_speed` | `location` | km/h, e.g. `14.2` |
-//! | `calculate` | `operation` (`add`, `subtract`, `multiply`, `divide`, `power`), `a`, `b` | a number; dividing by zero is an error |
-//! | `convert_units` | `value`, `from_unit`, `to_unit` (length, mass, volume, temperature) | a number; units of different kinds are an error |
+//! | `calculate` | `operation` (`add`, `subtract`, `multiply`, `divide`, `power`), `a`, `b` | a number (at most 6 decimals); dividing by zero is an error |
+//! | `convert_units` | `value`, `from_unit`, `to_unit` (length: m km cm mm mi yd ft in; mass: kg g mg lb oz; volume: l ml gal qt cup; temperature: celsius fahrenheit kelvin; full names accepted too) | a number (6 significant digits); units of different kinds are an error |
 //! | `get_current_time` | `timezone` (optional: a city or an IANA name; UTC when left out) | e.g. `11:30 on Thursday, 15 January 2026 (UTC+01:00)` |
 //!
 //! The weather is made up but stable: a value derived from a hash of the
@@ -77,6 +77,12 @@ pub fn calculate(operation: String, a: f64, b: f64) -> Result<Value, String> {
     if !result.is_finite() {
         return Err(format!("the result of {operation} is too large"));
     }
+    // Six decimal places at most: no float noise (`0.1 + 0.2` is `0.3`).
+    let result = if result.abs() < 1e9 {
+        round_to(result, 6)
+    } else {
+        result
+    };
     Ok(number(result))
 }
 

@@ -484,3 +484,101 @@ fn python_json(value: &Value) -> String {
         other => other.to_string(),
     }
 }
+
+/// The numbers of a rendered call, as written: runs of number characters
+/// right after `: `, `[` or `, `.
+fn written_numbers(call: &str) -> Vec<&str> {
+    let bytes = call.as_bytes();
+    let mut numbers = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts = (bytes[i].is_ascii_digit() || bytes[i] == b'-')
+            && (call[..i].ends_with(": ") || call[..i].ends_with('[') || call[..i].ends_with(", "));
+        if starts {
+            let end = call[i..]
+                .find(|c: char| !(c.is_ascii_digit() || "-.eE+".contains(c)))
+                .map_or(call.len(), |n| i + n);
+            numbers.push(&call[i..end]);
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    numbers
+}
+
+#[test]
+fn every_number_a_call_writes_is_in_the_prompt_as_written() {
+    // The model copies numbers: from the request, or from a tool's result.
+    // JSON must write each exactly as it appears there (no `1e-05` for
+    // `0.00001`), or a copy could never be right.
+    let template = corpus::bundled_template().unwrap();
+    let mut checked = 0;
+    for example in all() {
+        let (text, spans) = corpus::render(&template, example).unwrap();
+        for (span, x) in spans.iter().zip(&example.expectations) {
+            if x.calls.is_empty() {
+                continue;
+            }
+            let prompt = &text[..span.start];
+            let conversation = prompt.split("</tools>").last().unwrap();
+            for number in written_numbers(&text[span.clone()]) {
+                assert!(
+                    conversation.contains(number),
+                    "{number} is not in the conversation:\n{}",
+                    &text[..span.end]
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}
+
+#[test]
+fn free_text_arguments_are_copied_from_the_conversation() {
+    // Only enums and a few fixed vocabularies (unit symbols, currency codes
+    // for "euros") are mapped; every other string is the user's own words.
+    let mapped = [
+        "unit",
+        "operation",
+        "from_unit",
+        "to_unit",
+        "from_currency",
+        "to_currency",
+        "target_language",
+        "statistic",
+    ];
+    let mut checked = 0;
+    for example in all() {
+        for x in &example.expectations {
+            let conversation: String = example
+                .prompt(x)
+                .iter()
+                .filter(|m| m.role != Role::System)
+                .map(|m| m.text())
+                .collect::<Vec<_>>()
+                .join("\n");
+            for call in &x.calls {
+                for (key, value) in call.arguments.as_object().unwrap() {
+                    if mapped.contains(&key.as_str()) {
+                        continue;
+                    }
+                    let strings: Vec<&str> = match value {
+                        Value::String(s) => vec![s.as_str()],
+                        Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+                        _ => Vec::new(),
+                    };
+                    for s in strings {
+                        assert!(
+                            conversation.contains(s),
+                            "{key}: {s:?} not in {conversation:?}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}

@@ -110,7 +110,10 @@ fn wind_speed_is_stable_and_plausible() {
 fn calculate_does_the_five_operations() {
     let calc = |op: &str, a: f64, b: f64| demo::calculate(op.into(), a, b);
     assert_eq!(calc("add", 12.0, 30.0), Ok(json!(42)));
-    assert_eq!(calc("add", 0.1, 0.2), Ok(json!(0.30000000000000004)));
+    assert_eq!(calc("add", 0.1, 0.2), Ok(json!(0.3)));
+    assert_eq!(calc("subtract", 36.8, 23.7), Ok(json!(13.1)));
+    assert_eq!(calc("divide", 10.0, 3.0), Ok(json!(3.333333)));
+    assert_eq!(calc("multiply", 12_345_678.0, 9.0), Ok(json!(111_111_102)));
     assert_eq!(calc("subtract", 5.5, 10.0), Ok(json!(-4.5)));
     assert_eq!(calc("multiply", 12.5, 4.0), Ok(json!(50)));
     assert_eq!(calc("divide", 10.0, 4.0), Ok(json!(2.5)));

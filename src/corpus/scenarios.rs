@@ -528,8 +528,42 @@ fn calculate(cx: &mut Cx, fail: bool) -> Follow {
     Follow::Result { value: r }
 }
 
+type UnitNames = (&'static str, &'static [&'static str]);
+
+/// A conversion to ask for: from, to, and the value as written.
+fn unit_request(cx: &mut Cx, fail: bool) -> (UnitNames, UnitNames, String) {
+    let kind = cx.rng.below(UNIT_NAMES.len());
+    let units = UNIT_NAMES[kind];
+    let from = *cx.rng.pick(units);
+    let to = if fail {
+        // A unit of another kind: the tool refuses.
+        let other = (kind + 1 + cx.rng.below(UNIT_NAMES.len() - 1)) % UNIT_NAMES.len();
+        *cx.rng.pick(UNIT_NAMES[other])
+    } else {
+        loop {
+            let to = *cx.rng.pick(units);
+            if to.0 != from.0 {
+                break to;
+            }
+        }
+    };
+    let value = if kind == 3 {
+        let t = cx.rng.range(-40, 200).to_string();
+        if v::in_split(&t, cx.split) {
+            t
+        } else {
+            cx.number(NumberKind::Small)
+        }
+    } else {
+        let kinds = [NumberKind::Tiny, NumberKind::Small, NumberKind::Decimal];
+        let k = *cx.rng.pick(&kinds);
+        cx.number(k)
+    };
+    (from, to, value)
+}
+
 /// `(symbol, names a user may say)`, by kind.
-const UNIT_NAMES: &[&[(&str, &[&str])]] = &[
+const UNIT_NAMES: &[&[UnitNames]] = &[
     &[
         ("m", &["meters", "m"]),
         ("km", &["kilometers", "km"]),
@@ -562,32 +596,21 @@ const UNIT_NAMES: &[&[(&str, &[&str])]] = &[
 ];
 
 fn convert_units(cx: &mut Cx, fail: bool) -> Follow {
-    let kind = cx.rng.below(UNIT_NAMES.len());
-    let units = UNIT_NAMES[kind];
-    let from = *cx.rng.pick(units);
-    let to = if fail {
-        // A unit of another kind: the tool refuses.
-        let other = (kind + 1 + cx.rng.below(UNIT_NAMES.len() - 1)) % UNIT_NAMES.len();
-        *cx.rng.pick(UNIT_NAMES[other])
-    } else {
-        loop {
-            let to = *cx.rng.pick(units);
-            if to.0 != from.0 {
-                break to;
-            }
+    // Drawn until the result reads well: no tiny fractions (1 mg in gallons),
+    // which JSON would also write in exponent form.
+    let (from, to, value) = loop {
+        let (from, to, value) = unit_request(cx, fail);
+        let readable = match demo::convert_units(
+            num(&value).as_f64().unwrap_or(0.0),
+            from.0.into(),
+            to.0.into(),
+        ) {
+            Ok(r) => r.as_f64().is_some_and(|r| r == 0.0 || r.abs() >= 0.01),
+            Err(_) => fail,
+        };
+        if readable {
+            break (from, to, value);
         }
-    };
-    let value = if kind == 3 {
-        let t = cx.rng.range(-40, 200).to_string();
-        if v::in_split(&t, cx.split) {
-            t
-        } else {
-            cx.number(NumberKind::Small)
-        }
-    } else {
-        let kinds = [NumberKind::Tiny, NumberKind::Small, NumberKind::Decimal];
-        let k = *cx.rng.pick(&kinds);
-        cx.number(k)
     };
     let from_name = *cx.rng.pick(from.1);
     let to_name = *cx.rng.pick(to.1);
