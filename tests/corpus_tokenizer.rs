@@ -177,3 +177,42 @@ fn show_demo_prompt_tokens() {
     let enc = bundled().encode(prompt.as_str(), false).unwrap();
     eprintln!("{prompt}\n{} tokens: {:?}", enc.len(), enc.get_tokens());
 }
+
+#[test]
+fn the_loss_mask_covers_exactly_the_assistant_output() {
+    let tokenizer = bundled();
+    let template = corpus::bundled_template().unwrap();
+    for example in corpus::generate(5, 300, Split::Train) {
+        let (text, spans) = corpus::render(&template, &example).unwrap();
+        let encoded = corpus::encode(&tokenizer, &template, &example).unwrap();
+        assert_eq!(encoded.ids.len(), encoded.mask.len());
+        assert_eq!(tokenizer.decode(&encoded.ids, false).unwrap(), text);
+        // The masked-in tokens spell out the spans, in order, and nothing else.
+        let trained: Vec<u32> = encoded
+            .ids
+            .iter()
+            .zip(&encoded.mask)
+            .filter(|(_, &m)| m)
+            .map(|(&id, _)| id)
+            .collect();
+        let expected: String = spans.iter().map(|s| &text[s.clone()]).collect();
+        assert_eq!(tokenizer.decode(&trained, false).unwrap(), expected);
+        assert_eq!(encoded.trained_tokens(), trained.len());
+        // Each span ends with the end-of-turn token, trained on.
+        let im_end = tokenizer.token_to_id("<|im_end|>").unwrap();
+        let ends = encoded
+            .ids
+            .iter()
+            .zip(&encoded.mask)
+            .filter(|(&id, &m)| m && id == im_end)
+            .count();
+        assert_eq!(ends, spans.len());
+    }
+    // A span edge inside a token is refused rather than guessed.
+    let spans = vec![std::ops::Range { start: 0, end: 3 }];
+    let err = corpus::encode_text(&tokenizer, "temperature", &spans).unwrap_err();
+    assert!(
+        matches!(err, corpus::CorpusError::TokenAcrossSpan { .. }),
+        "{err}"
+    );
+}

@@ -8,7 +8,8 @@
 //! a tool that is not offered, some make the tool fail; those are answered in
 //! words. [`render`] turns an example into training text with the bundled
 //! chat template, and the byte spans of the assistant's output (the only
-//! text the loss is taken on).
+//! text the loss is taken on); [`encode`] turns it into token ids with that
+//! loss mask. [`tokenizer`] trains the bundled tokenizer on the corpus.
 //!
 //! ```
 //! use tool_use::corpus::{self, Split};
@@ -26,6 +27,7 @@
 //! request kind, while requests vary (many phrasings, large value pools). The
 //! held-out split uses other values and other phrasings.
 
+mod encode;
 pub mod phrasing;
 mod rng;
 mod scenarios;
@@ -33,6 +35,7 @@ pub mod tokenizer;
 pub mod tools;
 pub mod values;
 
+pub use encode::{encode, encode_text, Encoded};
 pub use tokenizer::{train_tokenizer, TokenizerStats, SPECIAL_TOKENS};
 
 use crate::models::template::{ChatTemplate, ModelTemplates, RenderOptions, TemplateError};
@@ -151,6 +154,14 @@ pub enum CorpusError {
     NoGenerationBlocks,
     /// Training or running the tokenizer failed.
     Tokenizer(BpeError),
+    /// A token crosses the edge of an assistant span, so the loss mask
+    /// would be ambiguous.
+    TokenAcrossSpan {
+        /// Where the token starts (bytes).
+        start: usize,
+        /// Where it ends.
+        end: usize,
+    },
 }
 
 impl std::fmt::Display for CorpusError {
@@ -165,6 +176,11 @@ impl std::fmt::Display for CorpusError {
                  expected a template that does"
             ),
             CorpusError::Tokenizer(e) => write!(f, "the tokenizer failed: {e}"),
+            CorpusError::TokenAcrossSpan { start, end } => write!(
+                f,
+                "a token covers bytes {start}..{end}, across the edge of an assistant span; \
+                 expected tokens to start and end at span edges"
+            ),
         }
     }
 }
@@ -173,7 +189,7 @@ impl std::error::Error for CorpusError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             CorpusError::Template(e) => Some(e),
-            CorpusError::NoGenerationBlocks => None,
+            CorpusError::NoGenerationBlocks | CorpusError::TokenAcrossSpan { .. } => None,
             CorpusError::Tokenizer(e) => Some(e),
         }
     }
