@@ -28,11 +28,20 @@ fn clean(message: &str) -> String {
         .to_owned()
 }
 
+/// The longest run of digits a session lets grow. JSON numbers in the
+/// grammar have no length limit (llguidance's number lexeme allows any number
+/// of fraction digits), and a weak model can loop on a digit until its token
+/// budget runs out, leaving a cut-off call. No f64 needs more than 17
+/// significant digits, and integers are bounded to 19 by the schema pass.
+const MAX_DIGIT_RUN: usize = 24;
+
 /// A matcher and the vocabulary its masks range over.
 #[derive(Clone)]
 pub(crate) struct Session {
     matcher: Matcher,
     env: TokenEnv,
+    /// Consecutive ASCII digits at the end of the output so far.
+    digit_run: usize,
 }
 
 impl Session {
@@ -49,6 +58,7 @@ impl Session {
         Ok(Session {
             matcher,
             env: env.clone(),
+            digit_run: 0,
         })
     }
 
@@ -78,7 +88,31 @@ impl Session {
                 "the grammar allows no token here (not even end of sequence)".into(),
             ));
         }
+        if self.digit_run >= MAX_DIGIT_RUN {
+            return Ok(self.end_digit_run(set));
+        }
         Ok(set)
+    }
+
+    /// `set` without the tokens that would lengthen the digit run, unless
+    /// nothing else is allowed.
+    fn end_digit_run(&self, set: TokenSet) -> TokenSet {
+        let mut ended = set.clone();
+        for id in set.iter() {
+            if self
+                .env
+                .token_bytes(id)
+                .first()
+                .is_some_and(u8::is_ascii_digit)
+            {
+                ended.remove(id);
+            }
+        }
+        if ended.is_empty() {
+            set
+        } else {
+            ended
+        }
     }
 
     /// Advances past `token`.
@@ -96,7 +130,19 @@ impl Session {
                 "token {token} is not allowed here: {}",
                 clean(&e.to_string())
             ))
-        })
+        })?;
+        let bytes = self.env.token_bytes(token);
+        let trailing = bytes
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        self.digit_run = if trailing == bytes.len() && !bytes.is_empty() {
+            self.digit_run + trailing
+        } else {
+            trailing
+        };
+        Ok(())
     }
 
     /// Whether the grammar is complete and nothing may follow.
