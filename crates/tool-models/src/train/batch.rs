@@ -1,5 +1,7 @@
 //! Training examples (token ids with a loss mask) and the padded batches built from them.
 
+use std::sync::Arc;
+
 use candle_core::{Device, Tensor};
 
 use super::error::{TensorContext, TrainError};
@@ -63,7 +65,7 @@ pub struct Batch {
     /// Flat indices `row * len + t` of the positions whose output predicts a counted token.
     pub(crate) positions: Tensor,
     /// The counted tokens, in the order of `positions`.
-    pub(crate) targets: Tensor,
+    pub(crate) target_ids: Arc<Vec<u32>>,
     counted: usize,
     tokens: usize,
 }
@@ -130,14 +132,12 @@ impl Batch {
         let ids = Tensor::from_vec(ids, (rows, len), &device).ctx("building the batch ids")?;
         let positions =
             Tensor::from_vec(positions, counted, &device).ctx("building the batch positions")?;
-        let targets =
-            Tensor::from_vec(targets, counted, &device).ctx("building the batch targets")?;
         Ok(Self {
             ids,
             rows,
             len,
             positions,
-            targets,
+            target_ids: Arc::new(targets),
             counted,
             tokens,
         })

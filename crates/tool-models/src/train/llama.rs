@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::Arc;
 
 use candle_core::{DType, Device, Tensor, Var};
 
@@ -12,7 +12,9 @@ use super::config::ModelConfig;
 use super::error::{TensorContext, TrainError};
 use super::files::{read_safetensors, write_safetensors};
 use super::init::NormalSource;
-use super::ops::{cross_entropy_rows, rms_norm, rope, softmax_last, swiglu};
+use super::kernels::{
+    causal_softmax, cross_entropy_rows, rms_norm, rope_heads, swiglu, RopeTables,
+};
 
 /// How a parameter is initialised.
 #[derive(Debug, Clone, Copy)]
@@ -45,11 +47,8 @@ pub struct Llama {
     embed_tokens: Var,
     layers: Vec<Layer>,
     norm: Var,
-    /// RoPE tables, `(max_position_embeddings, head_dim / 2)`, computed once.
-    rope_cos: Tensor,
-    rope_sin: Tensor,
-    /// Additive causal masks by sequence length, built once per length.
-    masks: Mutex<HashMap<usize, Tensor>>,
+    /// RoPE tables for every position up to `max_position_embeddings`, computed once.
+    rope: RopeTables,
 }
 
 /// Every parameter's Hugging Face name, shape and initialisation, in a fixed order: the order
@@ -203,15 +202,12 @@ impl Llama {
             });
         }
         let norm = take("model.norm.weight".into())?;
-        let (rope_cos, rope_sin) = rope_tables(config).ctx("building the RoPE tables")?;
         Ok(Self {
             config: config.clone(),
             embed_tokens,
             layers,
             norm,
-            rope_cos,
-            rope_sin,
-            masks: Mutex::new(HashMap::new()),
+            rope: rope_tables(config),
         })
     }
 
@@ -331,7 +327,7 @@ impl Llama {
             let hidden = hidden.reshape((batch.rows * batch.len, self.config.hidden_size))?;
             let picked = hidden.index_select(&batch.positions, 0)?;
             let logits = picked.matmul(&self.embed_tokens.as_tensor().t()?)?;
-            cross_entropy_rows(&logits, &batch.targets)?.sum_all()
+            cross_entropy_rows(&logits, &batch.target_ids)?.sum_all()
         };
         compute().ctx("computing the loss")
     }
@@ -355,29 +351,10 @@ impl Llama {
         Ok(())
     }
 
-    fn causal_mask(&self, len: usize) -> candle_core::Result<Tensor> {
-        let mut masks = self
-            .masks
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(mask) = masks.get(&len) {
-            return Ok(mask.clone());
-        }
-        let values: Vec<f32> = (0..len)
-            .flat_map(|i| (0..len).map(move |j| if j > i { f32::NEG_INFINITY } else { 0.0 }))
-            .collect();
-        let mask = Tensor::from_vec(values, (len, len), &Device::Cpu)?;
-        masks.insert(len, mask.clone());
-        Ok(mask)
-    }
-
     fn forward_hidden(&self, ids: &Tensor) -> candle_core::Result<Tensor> {
         let (b, t) = ids.dims2()?;
         let cfg = &self.config;
         let eps = cfg.rms_norm_eps;
-        let cos = self.rope_cos.narrow(0, 0, t)?;
-        let sin = self.rope_sin.narrow(0, 0, t)?;
-        let mask = self.causal_mask(t)?;
         // The residual stream is kept flat, (batch * seq, hidden), so projections are plain
         // 2-D matrix products.
         let mut x = self
@@ -386,7 +363,7 @@ impl Llama {
             .index_select(&ids.flatten_all()?, 0)?;
         for layer in &self.layers {
             let normed = rms_norm(&x, layer.input_layernorm.as_tensor(), eps)?;
-            let attn = self.attention(&normed, layer, b, t, &cos, &sin, &mask)?;
+            let attn = self.attention(&normed, layer, b, t)?;
             x = (x + attn)?;
             let normed = rms_norm(&x, layer.post_attention_layernorm.as_tensor(), eps)?;
             let gate = linear(&normed, &layer.gate_proj)?;
@@ -396,16 +373,12 @@ impl Llama {
         rms_norm(&x, self.norm.as_tensor(), eps)?.reshape((b, t, cfg.hidden_size))
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn attention(
         &self,
         x: &Tensor,
         layer: &Layer,
         b: usize,
         t: usize,
-        cos: &Tensor,
-        sin: &Tensor,
-        mask: &Tensor,
     ) -> candle_core::Result<Tensor> {
         let cfg = &self.config;
         let (nh, nkv, hd) = (
@@ -414,25 +387,21 @@ impl Llama {
             cfg.head_dim(),
         );
         let rep = nh / nkv;
-        // The 1/sqrt(head_dim) scale is applied to q, which is smaller than the scores.
-        let q = (linear(x, &layer.q_proj)? * (1.0 / (hd as f64).sqrt()))?
-            .reshape((b, t, nh, hd))?
-            .transpose(1, 2)?;
-        let k = linear(x, &layer.k_proj)?
-            .reshape((b, t, nkv, hd))?
-            .transpose(1, 2)?;
+        // RoPE also moves heads before positions; the 1/sqrt(head_dim) scale of the scores
+        // is applied to q, which is smaller than the scores.
+        let q = linear(x, &layer.q_proj)?.reshape((b, t, nh, hd))?;
+        let q = rope_heads(&q, &self.rope, 1.0 / (hd as f64).sqrt())?;
+        let k = linear(x, &layer.k_proj)?.reshape((b, t, nkv, hd))?;
+        let k = rope_heads(&k, &self.rope, 1.0)?;
         let v = linear(x, &layer.v_proj)?
             .reshape((b, t, nkv, hd))?
             .transpose(1, 2)?
             .contiguous()?;
-        let q = rope(&q, cos, sin)?;
-        let k = rope(&k, cos, sin)?;
         // Grouped-query attention without repeating k and v: the `rep` query heads that
         // share a key/value head are stacked along the sequence axis, which is a free
         // reshape of q (heads g*rep .. (g+1)*rep use key/value head g, as in HF's repeat_kv).
         let q = q.reshape((b, nkv, rep * t, hd))?;
-        let scores = q.matmul(&k.t()?)?.reshape((b, nkv, rep, t, t))?;
-        let probs = softmax_last(&scores.broadcast_add(mask)?)?.reshape((b, nkv, rep * t, t))?;
+        let probs = causal_softmax(&q.matmul(&k.t()?)?)?;
         let out = probs.matmul(&v)?.reshape((b, nh, t, hd))?;
         let out = out.transpose(1, 2)?.reshape((b * t, nh * hd))?;
         linear(&out, &layer.o_proj)
@@ -446,7 +415,7 @@ fn linear(x: &Tensor, w: &Var) -> candle_core::Result<Tensor> {
 
 /// cos and sin of `position · inv_freq`, computed in f32 as candle-transformers and
 /// transformers do, so that logits agree with them.
-fn rope_tables(config: &ModelConfig) -> candle_core::Result<(Tensor, Tensor)> {
+fn rope_tables(config: &ModelConfig) -> RopeTables {
     let hd = config.head_dim();
     let theta = config.rope_theta as f32;
     let inv_freq: Vec<f32> = (0..hd)
@@ -463,8 +432,9 @@ fn rope_tables(config: &ModelConfig) -> candle_core::Result<(Tensor, Tensor)> {
             sin.push(angle.sin());
         }
     }
-    Ok((
-        Tensor::from_vec(cos, (n, hd / 2), &Device::Cpu)?,
-        Tensor::from_vec(sin, (n, hd / 2), &Device::Cpu)?,
-    ))
+    RopeTables {
+        cos: Arc::new(cos),
+        sin: Arc::new(sin),
+        half: hd / 2,
+    }
 }

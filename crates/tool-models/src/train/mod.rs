@@ -21,9 +21,11 @@ mod error;
 mod export;
 mod files;
 mod init;
+mod kernels;
 mod llama;
 mod log;
-mod ops;
+#[cfg(test)]
+mod reference;
 mod schedule;
 mod trainer;
 

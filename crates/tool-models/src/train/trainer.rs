@@ -99,7 +99,7 @@ impl TrainConfig {
                 "expected betas in [0, 1), eps > 0 and weight_decay >= 0, found {a:?}"
             ));
         }
-        if !(self.grad_clip >= 0.0) {
+        if self.grad_clip.is_nan() || self.grad_clip < 0.0 {
             return bad(format!("grad_clip must be >= 0, found {}", self.grad_clip));
         }
         Ok(())
