@@ -93,6 +93,11 @@ fn loss_falls_on_a_small_dataset_it_can_memorise() {
     assert_eq!(losses.len(), 60);
     let first = losses[0];
     let last = *losses.last().unwrap();
+    let eval = trainer.eval_loss(&data).unwrap();
+    assert!(
+        eval < 0.3,
+        "the evaluation agrees with training, found {eval}"
+    );
     assert!(
         first > 3.0,
         "an untrained model is near ln(40) = 3.7, found {first}"

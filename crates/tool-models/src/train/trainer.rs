@@ -418,6 +418,40 @@ impl Trainer {
             .collect()
     }
 
+    /// Mean next-token cross entropy over every counted token of `data` (a held-out split,
+    /// say), in batches of `batch_size` sequences truncated to `max_seq_len`. Nothing is
+    /// learnt.
+    ///
+    /// # Errors
+    /// [`TrainError::Data`] when `data` has no counted token; errors of the examples.
+    pub fn eval_loss<D: TrainData + ?Sized>(&self, data: &D) -> Result<f64, TrainError> {
+        let cfg = self.model.config();
+        let mut total = 0.0f64;
+        let mut counted = 0usize;
+        let indices: Vec<usize> = (0..data.len()).collect();
+        for chunk in indices.chunks(self.config.batch_size) {
+            let examples: Vec<Example> = chunk
+                .iter()
+                .map(|&i| data.example(i))
+                .collect::<Result<_, _>>()?;
+            let batch = Batch::new(
+                &examples,
+                cfg.pad_token_id,
+                self.config.max_seq_len,
+                cfg.vocab_size,
+            )?;
+            let loss = self.model.loss_sum(&batch)?.detach();
+            total += f64::from(loss.to_scalar::<f32>().ctx("reading the loss")?);
+            counted += batch.counted();
+        }
+        if counted == 0 {
+            return Err(TrainError::Data(
+                "expected counted tokens to evaluate the loss on, found none".into(),
+            ));
+        }
+        Ok(total / counted as f64)
+    }
+
     /// Saves the run's checkpoint (model, optimizer moments, step, data position,
     /// configurations) into `<run_dir>/checkpoint/`, atomically.
     ///
