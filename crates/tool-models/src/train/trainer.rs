@@ -132,6 +132,7 @@ impl Trainer {
     ) -> Result<Self, TrainError> {
         config.validate()?;
         model_config.validate()?;
+        check_fits(&config, model_config)?;
         if let Some(found) = checkpoint::find(run_dir) {
             return Err(TrainError::Config(format!(
                 "expected a directory without a checkpoint for a new run, found {}",
@@ -212,6 +213,7 @@ impl Trainer {
             mut state,
             optimizer_path,
         } = loaded;
+        check_fits(&config, model.config())?;
         let params = model.named_parameters();
         let optimizer = AdamW::from_state(config.adamw, &params, moments, state.optimizer_updates)
             .map_err(|e| TrainError::Checkpoint {
@@ -469,6 +471,17 @@ impl Trainer {
     pub fn export_hf(&self, dir: &Path) -> Result<(), TrainError> {
         export_hf(&self.model, dir)
     }
+}
+
+/// Sequences of `max_seq_len` tokens must fit the model's positions.
+fn check_fits(config: &TrainConfig, model: &ModelConfig) -> Result<(), TrainError> {
+    if config.max_seq_len > model.max_position_embeddings {
+        return Err(TrainError::Config(format!(
+            "max_seq_len ({}) must not exceed the model's max_position_embeddings ({})",
+            config.max_seq_len, model.max_position_embeddings
+        )));
+    }
+    Ok(())
 }
 
 /// The Euclidean norm of all gradients taken as one vector.
