@@ -3,3 +3,4 @@
 pub mod chat;
 pub mod parse;
 pub mod template;
+pub mod train;

@@ -1,0 +1,175 @@
+//! `tool-use train`: train the bundled model on the synthetic corpus.
+//!
+//! The run lives in a directory of checkpoints (`--run-dir`); running the
+//! command again resumes from the last one, exactly. At the end (or at
+//! `--until`) the model is exported into `--out` beside the committed
+//! tokenizer and chat template.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use tool_use::corpus::{self, Split};
+use tool_use::models::train::{
+    Example, LrSchedule, ModelConfig, TrainConfig, TrainData, TrainError, Trainer,
+};
+
+/// Arguments of `tool-use train`.
+#[derive(clap::Args)]
+pub struct TrainArgs {
+    /// The model directory: its tokenizer.json and tokenizer_config.json are
+    /// read, and the trained model is written there.
+    #[arg(long, default_value_os_t = tool_use::bundled::model_dir())]
+    out: PathBuf,
+    /// Checkpoints, the loss log (loss.jsonl) and the run's configuration.
+    #[arg(long, default_value = "target/train/tool-use-mini")]
+    run_dir: PathBuf,
+    /// Training conversations drawn from the corpus.
+    #[arg(long, default_value_t = 60_000)]
+    examples: usize,
+    /// Held-out conversations for the evaluation loss.
+    #[arg(long, default_value_t = 200)]
+    held_out: usize,
+    /// Optimizer steps of the whole run (sets the learning-rate schedule).
+    #[arg(long, default_value_t = 6_000)]
+    steps: u64,
+    /// Stop (with a checkpoint) after this step; run again to go on.
+    #[arg(long)]
+    until: Option<u64>,
+    /// Sequences per step.
+    #[arg(long, default_value_t = 8)]
+    batch_size: usize,
+    /// Peak learning rate.
+    #[arg(long, default_value_t = 2e-3)]
+    lr: f64,
+    /// Width of the model.
+    #[arg(long, default_value_t = 256)]
+    hidden: usize,
+    /// Decoder layers.
+    #[arg(long, default_value_t = 6)]
+    layers: usize,
+    /// Seed of the corpus, the initialisation and the data order.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Export the model every this many steps (0: only at the end).
+    #[arg(long, default_value_t = 500)]
+    export_every: u64,
+}
+
+/// Runs `tool-use train`.
+pub fn run(args: TrainArgs) -> ExitCode {
+    match train(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tool-use train: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The model the project ships: a few million parameters, sized so that
+/// the demo toolbox's prompt (about 400 tokens) and a few rounds fit.
+fn model_config(vocab_size: usize, hidden: usize, layers: usize) -> ModelConfig {
+    let heads = (hidden / 64).max(1);
+    ModelConfig {
+        vocab_size,
+        hidden_size: hidden,
+        intermediate_size: hidden * 3,
+        num_hidden_layers: layers,
+        num_attention_heads: heads,
+        num_key_value_heads: (heads / 2).max(1),
+        max_position_embeddings: 2048,
+        rope_theta: 10_000.0,
+        rms_norm_eps: 1e-5,
+        bos_token_id: 0,
+        eos_token_id: 2,
+        pad_token_id: 0,
+        initializer_range: 0.02,
+    }
+}
+
+fn train(args: TrainArgs) -> Result<(), String> {
+    let tokenizer_path = args.out.join("tokenizer.json");
+    let tokenizer = tool_use::models::train::bpe::Tokenizer::from_file(&tokenizer_path)
+        .map_err(|e| format!("{}: {e}", tokenizer_path.display()))?;
+    let template = corpus::bundled_template().map_err(|e| e.to_string())?;
+    let encode = |examples: Vec<corpus::Example>| -> Result<Vec<Example>, String> {
+        examples
+            .iter()
+            .map(|e| {
+                let enc = corpus::encode(&tokenizer, &template, e).map_err(|e| e.to_string())?;
+                Example::new(enc.ids, enc.mask).map_err(|e| e.to_string())
+            })
+            .collect()
+    };
+    let started = Instant::now();
+    let data = encode(corpus::generate(args.seed, args.examples, Split::Train))?;
+    let held_out = encode(corpus::generate(
+        args.seed + 1000,
+        args.held_out,
+        Split::HeldOut,
+    ))?;
+    let tokens: usize = data.iter().map(|e| e.ids.len()).sum();
+    let counted: usize = data.iter().map(Example::counted).sum();
+    eprintln!(
+        "corpus: {} conversations, {tokens} tokens ({counted} trained), encoded in {:.1}s",
+        data.len(),
+        started.elapsed().as_secs_f64()
+    );
+
+    let model = model_config(tokenizer.get_vocab_size(true), args.hidden, args.layers);
+    let config = TrainConfig {
+        seed: args.seed,
+        batch_size: args.batch_size,
+        grad_accum: 1,
+        max_seq_len: 1024,
+        schedule: LrSchedule {
+            peak_lr: args.lr,
+            min_lr: args.lr / 10.0,
+            warmup_steps: (args.steps / 50).max(1),
+            total_steps: args.steps,
+        },
+        checkpoint_every: 100,
+        ..TrainConfig::default()
+    };
+    let mut trainer = Trainer::open(&args.run_dir, &model, config).map_err(|e| e.to_string())?;
+    eprintln!(
+        "model: {} parameters; run {} at step {}",
+        model.num_parameters(),
+        args.run_dir.display(),
+        trainer.step()
+    );
+    let until = args.until.unwrap_or(args.steps).min(args.steps);
+    let export_every = if args.export_every == 0 {
+        u64::MAX
+    } else {
+        args.export_every
+    };
+    while trainer.step() < until {
+        let next = (trainer.step() / export_every + 1)
+            .saturating_mul(export_every)
+            .min(until);
+        trainer
+            .run_until(&data, next, &mut |s| {
+                if s.step % 10 == 0 {
+                    eprintln!(
+                        "step {:>5}  loss {:.4}  lr {:.2e}  {:.0} tok/s  {:.0}s",
+                        s.step, s.loss, s.lr, s.tokens_per_s, s.elapsed_s
+                    );
+                }
+            })
+            .map_err(|e| e.to_string())?;
+        report(&trainer, &held_out)?;
+        trainer.export_hf(&args.out).map_err(|e| e.to_string())?;
+        eprintln!("exported step {} to {}", trainer.step(), args.out.display());
+    }
+    Ok(())
+}
+
+fn report(trainer: &Trainer, held_out: &impl TrainData) -> Result<(), String> {
+    let loss = trainer
+        .eval_loss(held_out)
+        .map_err(|e: TrainError| e.to_string())?;
+    eprintln!("step {:>5}  held-out loss {loss:.4}", trainer.step());
+    Ok(())
+}
