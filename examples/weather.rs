@@ -1,89 +1,77 @@
-//! The weather conversation of transformers' tool-use guide, without a model:
-//! the tools' definitions (made at compile time), a hand-written assistant
-//! call dispatched through the toolbox, and the transcript. The agent loop on
-//! the bundled model lands in a later release.
+//! The example of transformers' tool-use guide, on a local model: the model
+//! reads the tools' schemas (made at compile time by `#[tool]`, see
+//! `src/demo.rs`), calls `get_current_temperature`, reads the result, and
+//! answers. Then a calculation and a question that needs two calls at once.
+//!
+//! ```text
+//! cargo run --release --example weather                 # the bundled model
+//! cargo run --release --example weather -- path/to/model-dir-or.gguf
+//! ```
+//!
+//! Any model whose chat template takes tools works (Qwen 2.5, Hermes, Llama
+//! 3.x, ...); calls are constrained to the tools' schemas where the model's
+//! format allows it.
 
-use serde_json::json;
-use tool_use::{tool, toolbox, DefinitionFormat, Message, ToolCall};
-
-/// Get the current temperature at a location.
-///
-/// Args:
-///     location: The location to get the temperature for, in the format "City, Country"
-///     unit: The unit to return the temperature in. (choices: ["celsius", "fahrenheit"])
-///
-/// Returns:
-///     The current temperature at the specified location in the specified units, as a float.
-#[tool]
-fn get_current_temperature(location: String, unit: String) -> f64 {
-    let _ = location;
-    if unit == "fahrenheit" {
-        71.6
-    } else {
-        22.0
-    }
-}
-
-/// Get the current wind speed in km/h at a given location.
-///
-/// # Arguments
-///
-/// * `location` - The location to get the wind speed for, in the format "City, Country"
-///
-/// # Returns
-///
-/// The current wind speed at the given location in km/h, as a float.
-#[tool]
-fn get_current_wind_speed(location: &str) -> f64 {
-    let _ = location;
-    6.0
-}
+use tool_use::models::agent::{Agent, LocalChat};
+use tool_use::models::model::Model;
+use tool_use::{Message, Role};
 
 fn main() {
-    let tools = toolbox![get_current_temperature, get_current_wind_speed];
-    for definition in tools.definitions(DefinitionFormat::Transformers) {
-        println!(
-            "{}\n",
-            serde_json::to_string_pretty(&definition).expect("JSON")
-        );
-    }
-
-    let mut messages = vec![
-        Message::system("You are a bot that responds to weather queries."),
-        Message::user("Hey, what's the temperature in Paris right now?"),
-    ];
-    // What a model would answer; `tool-use chat` will generate it.
-    let calls = vec![
-        ToolCall::new(
-            "call_1",
-            "get_current_temperature",
-            json!({"location": "Paris, France", "unit": "celsius"}),
-        ),
-        ToolCall::new(
-            "call_2",
-            "get_current_wind_speed",
-            json!({"location": "Paris, France"}),
-        ),
-        ToolCall::new(
-            "call_3",
-            "get_current_temprature",
-            json!({"location": "Paris, France"}),
-        ),
-    ];
-    messages.push(Message::assistant_calls(None, calls.clone()));
-    messages.extend(tools.call_all_blocking(&calls));
-
-    for m in &messages {
-        for call in &m.tool_calls {
-            println!(
-                "{:>9}: call {}({})",
-                m.role.as_str(),
-                call.name,
-                call.arguments
-            );
+    let path = std::env::args_os()
+        .nth(1)
+        .map(Into::into)
+        .unwrap_or_else(tool_use::bundled::model_dir);
+    let model = match Model::load(&path) {
+        Ok(model) => model,
+        Err(e) => {
+            eprintln!("cannot load {}: {e}", path.display());
+            std::process::exit(1);
         }
-        if let Some(text) = &m.content {
-            println!("{:>9}: {text}", m.role.as_str());
+    };
+    println!(
+        "{} ({}, {} parameters)\n",
+        path.display(),
+        model.architecture(),
+        model.parameter_count().unwrap_or(0)
+    );
+    let chat = match LocalChat::new(model) {
+        Ok(chat) => chat,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    };
+    let mut agent = Agent::new(chat, tool_use::demo::toolbox()).max_rounds(4);
+    for question in [
+        "Hey, what's the temperature in Paris right now?",
+        "What is 12.5 times 4?",
+        "What are the temperature and the wind speed in Tokyo, Japan?",
+    ] {
+        match agent.run(vec![Message::user(question)]) {
+            Ok(run) => print_transcript(&run.messages),
+            Err(e) => {
+                print_transcript(e.messages());
+                println!("!! {e}");
+            }
+        }
+        println!();
+    }
+}
+
+fn print_transcript(messages: &[Message]) {
+    for m in messages {
+        match m.role {
+            Role::Assistant if !m.tool_calls.is_empty() => {
+                for call in &m.tool_calls {
+                    println!("assistant → {}({})", call.name, call.arguments);
+                }
+            }
+            Role::Tool => println!(
+                "tool      ← {}: {}",
+                m.name.as_deref().unwrap_or("?"),
+                m.text()
+            ),
+            role => println!("{:<9} {}", role.as_str(), m.text()),
         }
     }
 }

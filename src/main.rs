@@ -20,6 +20,8 @@ enum Command {
     Template(cli::template::TemplateCommand),
     /// Run the agent: a local model (the bundled one by default) with the demo tools.
     Chat(cli::chat::ChatArgs),
+    /// Score a model's tool calls on the corpus's held-out split.
+    Eval(cli::eval::EvalArgs),
     /// Train the bundled model on the synthetic corpus (resumable).
     Train(cli::train::TrainArgs),
     /// Parse a model's raw output (stdin) into content, reasoning and tool calls.
@@ -32,5 +34,6 @@ fn main() -> ExitCode {
         Command::Parse(args) => cli::parse::run(args),
         Command::Chat(args) => cli::chat::run(args),
         Command::Train(args) => cli::train::run(args),
+        Command::Eval(args) => cli::eval::run(args),
     }
 }
