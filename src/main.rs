@@ -20,6 +20,8 @@ enum Command {
     Template(cli::template::TemplateCommand),
     /// Run the agent: a local model (the bundled one by default) with the demo tools.
     Chat(cli::chat::ChatArgs),
+    /// Generate once from a prompt, without the agent (token-level comparisons).
+    Generate(cli::generate::GenerateArgs),
     /// Score a model's tool calls on the corpus's held-out split.
     Eval(cli::eval::EvalArgs),
     /// Train the bundled model on the synthetic corpus (resumable).
@@ -35,5 +37,6 @@ fn main() -> ExitCode {
         Command::Chat(args) => cli::chat::run(args),
         Command::Train(args) => cli::train::run(args),
         Command::Eval(args) => cli::eval::run(args),
+        Command::Generate(args) => cli::generate::run(args),
     }
 }

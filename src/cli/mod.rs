@@ -2,6 +2,7 @@
 
 pub mod chat;
 pub mod eval;
+pub mod generate;
 pub mod parse;
 pub mod template;
 pub mod train;

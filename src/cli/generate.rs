@@ -1,0 +1,104 @@
+//! `tool-use generate`: one greedy (or sampled) generation, without the
+//! agent — for comparing with other implementations token by token.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde_json::json;
+use tool_use::models::generate::GenerateOptions;
+use tool_use::models::model::Model;
+use tool_use::models::template::RenderOptions;
+use tool_use::Message;
+
+/// Arguments of `tool-use generate`.
+#[derive(clap::Args)]
+pub struct GenerateArgs {
+    /// The prompt: raw text, or with `--chat` the user's message.
+    prompt: String,
+    /// A model directory or `.gguf` (default: the bundled model).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Render the prompt as a user message with the model's chat template,
+    /// the demo tools offered.
+    #[arg(long)]
+    chat: bool,
+    /// The most tokens to generate.
+    #[arg(long, default_value_t = 64)]
+    max_tokens: usize,
+    /// Print the prompt, its ids, the generated ids, the text and the speed
+    /// as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `tool-use generate`.
+pub fn run(args: GenerateArgs) -> ExitCode {
+    match generate(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tool-use generate: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn generate(args: GenerateArgs) -> Result<(), String> {
+    let path = args.model.unwrap_or_else(tool_use::bundled::model_dir);
+    let mut model = Model::load(&path).map_err(|e| e.to_string())?;
+    let tools = tool_use::demo::definitions();
+    let prompt = if args.chat {
+        let template = model
+            .chat_template()
+            .ok_or_else(|| format!("{} has no chat template", path.display()))?;
+        let special = model
+            .templates()
+            .map(|t| t.special_tokens.clone())
+            .unwrap_or_default();
+        let messages = [Message::user(args.prompt.clone())];
+        template
+            .render(
+                &RenderOptions::new(&messages)
+                    .tools(&tools)
+                    .add_generation_prompt(true)
+                    .special_tokens(&special),
+            )
+            .map_err(|e| e.to_string())?
+            .text
+    } else {
+        args.prompt.clone()
+    };
+    let ids = model
+        .tokenizer()
+        .encode(&prompt)
+        .map_err(|e| e.to_string())?;
+    let mut streamed = String::new();
+    let json_out = args.json;
+    let generation = model
+        .generate(
+            &ids,
+            &GenerateOptions::greedy(args.max_tokens),
+            None,
+            &mut |delta| {
+                if !json_out {
+                    print!("{delta}");
+                }
+                streamed.push_str(delta);
+            },
+        )
+        .map_err(|e| e.to_string())?;
+    if args.json {
+        let out = json!({
+            "prompt": prompt,
+            "tools": if args.chat { json!(tools) } else { json!(null) },
+            "prompt_ids": ids,
+            "ids": generation.tokens,
+            "text": generation.text,
+            "prefill_tokens_per_s": generation.prefill_tokens_per_second(),
+            "decode_tokens_per_s": generation.decode_tokens_per_second(),
+        });
+        println!("{out}");
+    } else {
+        println!();
+    }
+    Ok(())
+}
