@@ -66,6 +66,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .ok_or_else(|| format!("expected name=value, found {arg}"))?;
         opts.insert(k.to_string(), v.to_string());
     }
+    // `alloc=default` measures glibc's default behaviour.
+    if opts.get("alloc").map(String::as_str) != Some("default") {
+        tool_models::train::keep_freed_memory();
+    }
     let get = |k: &str, default: f64| -> Result<f64, Box<dyn std::error::Error>> {
         Ok(opts
             .get(k)

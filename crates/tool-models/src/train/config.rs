@@ -202,6 +202,7 @@ impl ModelConfig {
         expect("attention_bias", &json!(false), true)?;
         expect("mlp_bias", &json!(false), true)?;
         expect("rope_scaling", &Value::Null, true)?;
+        let head_dim = value.get("head_dim").and_then(Value::as_u64);
         let mut value = value.clone();
         // Older configs leave the key/value head count out when it equals the query heads.
         if let Some(map) = value.as_object_mut() {
@@ -215,6 +216,14 @@ impl ModelConfig {
             TrainError::Config(format!("config.json does not describe a Llama model: {e}"))
         })?;
         config.validate()?;
+        if let Some(head_dim) = head_dim {
+            if head_dim as usize != config.head_dim() {
+                return Err(TrainError::Config(format!(
+                    "expected head_dim = hidden_size / num_attention_heads = {}, found {head_dim}",
+                    config.head_dim()
+                )));
+            }
+        }
         Ok(config)
     }
 }
