@@ -89,6 +89,8 @@ fn model_config(vocab_size: usize, hidden: usize, layers: usize) -> ModelConfig 
 }
 
 fn train(args: TrainArgs) -> Result<(), String> {
+    // Fresh large tensors each step would otherwise page-fault: 20-30% of the time.
+    tool_use::models::train::keep_freed_memory();
     let tokenizer_path = args.out.join("tokenizer.json");
     let tokenizer = tool_use::models::train::bpe::Tokenizer::from_file(&tokenizer_path)
         .map_err(|e| format!("{}: {e}", tokenizer_path.display()))?;
