@@ -150,16 +150,16 @@ pub fn time_at(now: DateTime, timezone: Option<&str>) -> Result<String, String> 
             )
         })?,
     };
-    let local = DateTime::from_unix(unix_seconds(now) + i64::from(offset) * 60);
+    let local = DateTime::from_unix(now.unix_seconds() + i64::from(offset) * 60);
     let sign = if offset < 0 { '-' } else { '+' };
     let abs = offset.unsigned_abs();
     Ok(format!(
         "{:02}:{:02} on {}, {} {} {} (UTC{sign}{:02}:{:02})",
         local.hour,
         local.minute,
-        weekday(local),
+        local.strftime("%A"),
         local.day,
-        MONTHS[(local.month as usize).saturating_sub(1) % 12],
+        local.strftime("%B"),
         local.year,
         abs / 60,
         abs % 60
@@ -587,64 +587,9 @@ fn parse_offset(text: &str) -> Option<i32> {
     (hours <= 14 && minutes < 60).then_some(sign * (hours * 60 + minutes))
 }
 
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
-/// `days_from_civil`).
-fn days_from_civil(year: i32, month: u32, day: u32) -> i64 {
-    let y = i64::from(year) - i64::from(month <= 2);
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = i64::from(month);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// Seconds since the Unix epoch of a UTC date and time.
-pub(crate) fn unix_seconds(t: DateTime) -> i64 {
-    days_from_civil(t.year, t.month, t.day) * 86_400
-        + i64::from(t.hour) * 3600
-        + i64::from(t.minute) * 60
-        + i64::from(t.second)
-}
-
-fn weekday(t: DateTime) -> &'static str {
-    const DAYS: [&str; 7] = [
-        "Thursday",
-        "Friday",
-        "Saturday",
-        "Sunday",
-        "Monday",
-        "Tuesday",
-        "Wednesday",
-    ];
-    DAYS[days_from_civil(t.year, t.month, t.day).rem_euclid(7) as usize]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn days_round_trip_through_the_template_clock() {
-        for secs in [0i64, 86_399, 951_782_400, 1_768_473_000, -86_400] {
-            assert_eq!(unix_seconds(DateTime::from_unix(secs)), secs);
-        }
-    }
 
     #[test]
     fn rounding_removes_float_noise() {

@@ -421,7 +421,7 @@ pub fn definition(toolbox: &Toolbox, name: &str) -> Option<Value> {
 
 /// `t` plus `minutes`.
 fn add_minutes(t: DateTime, minutes: i64) -> DateTime {
-    DateTime::from_unix(demo::unix_seconds(t) + minutes * 60)
+    DateTime::from_unix(t.unix_seconds() + minutes * 60)
 }
 
 /// `YYYY-MM-DD HH:MM`.

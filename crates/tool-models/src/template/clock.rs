@@ -127,6 +127,16 @@ impl DateTime {
         }
     }
 
+    /// Seconds since 1970-01-01T00:00:00, reading this date and time as UTC;
+    /// the inverse of [`DateTime::from_unix`], so that callers can do
+    /// arithmetic on instants without a calendar of their own.
+    pub fn unix_seconds(&self) -> i64 {
+        self.days() * 86_400
+            + i64::from(self.hour) * 3600
+            + i64::from(self.minute) * 60
+            + i64::from(self.second)
+    }
+
     /// Days since 1970-01-01.
     fn days(&self) -> i64 {
         // Howard Hinnant's days_from_civil.
@@ -292,6 +302,13 @@ mod tests {
             "Thursday, January 15, 10AM 015 %"
         );
         assert_eq!(DateTime::from_unix(t.days() * 86_400 + 37_800), t);
+    }
+
+    #[test]
+    fn unix_seconds_round_trip() {
+        for secs in [0i64, 86_399, 951_782_400, 1_768_473_000, -86_400] {
+            assert_eq!(DateTime::from_unix(secs).unix_seconds(), secs);
+        }
     }
 
     #[test]
