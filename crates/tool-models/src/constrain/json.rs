@@ -2,9 +2,8 @@
 
 use super::narrow::{bound_any_at_root, bound_numbers};
 use super::schema::layout;
-use super::session::Session;
+use super::session::{forward_constraint_to_session, Session};
 use super::{ConstrainError, TokenEnv};
-use crate::generate::{ConstraintError, TokenConstraint, TokenSet};
 use llguidance::api::TopLevelGrammar;
 use serde_json::Value;
 
@@ -54,16 +53,4 @@ impl JsonConstraint {
     }
 }
 
-impl TokenConstraint for JsonConstraint {
-    fn allowed(&mut self) -> Result<Option<TokenSet>, ConstraintError> {
-        self.session.allowed().map(Some)
-    }
-
-    fn commit(&mut self, token: u32) -> Result<(), ConstraintError> {
-        self.session.commit(token)
-    }
-
-    fn finished(&self) -> bool {
-        self.session.finished()
-    }
-}
+forward_constraint_to_session!(JsonConstraint);

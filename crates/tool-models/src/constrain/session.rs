@@ -150,3 +150,28 @@ impl Session {
         self.matcher.is_stopped()
     }
 }
+
+/// Implements [`TokenConstraint`](crate::generate::TokenConstraint) for a
+/// constraint type by forwarding to its `session: Session` field. Every
+/// grammar-backed constraint is a compiled session plus how it was built, so
+/// the token-by-token behaviour is written once, here.
+macro_rules! forward_constraint_to_session {
+    ($ty:ty) => {
+        impl $crate::generate::TokenConstraint for $ty {
+            fn allowed(
+                &mut self,
+            ) -> Result<Option<$crate::generate::TokenSet>, $crate::generate::ConstraintError> {
+                self.session.allowed().map(Some)
+            }
+
+            fn commit(&mut self, token: u32) -> Result<(), $crate::generate::ConstraintError> {
+                self.session.commit(token)
+            }
+
+            fn finished(&self) -> bool {
+                self.session.finished()
+            }
+        }
+    };
+}
+pub(crate) use forward_constraint_to_session;

@@ -3,9 +3,8 @@
 use super::grammar::{lark, shape};
 use super::narrow::forbid_in_strings;
 use super::schema::{layout, read_tools, ToolDef};
-use super::session::Session;
+use super::session::{forward_constraint_to_session, Session};
 use super::{ConstrainError, TokenEnv, ToolChoice};
-use crate::generate::{ConstraintError, TokenConstraint, TokenSet};
 use crate::parse::Format;
 use llguidance::api::TopLevelGrammar;
 use serde_json::Value;
@@ -105,16 +104,4 @@ fn blame(env: &TokenEnv, tools: &[ToolDef]) -> Option<ConstrainError> {
     })
 }
 
-impl TokenConstraint for ToolConstraint {
-    fn allowed(&mut self) -> Result<Option<TokenSet>, ConstraintError> {
-        self.session.allowed().map(Some)
-    }
-
-    fn commit(&mut self, token: u32) -> Result<(), ConstraintError> {
-        self.session.commit(token)
-    }
-
-    fn finished(&self) -> bool {
-        self.session.finished()
-    }
-}
+forward_constraint_to_session!(ToolConstraint);
