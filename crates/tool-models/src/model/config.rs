@@ -125,12 +125,9 @@ impl HfConfig {
                         ("max_position_embeddings", json!(32768)),
                         ("max_window_layers", json!(28)),
                         ("use_sliding_window", json!(false)),
-                        ("rope_theta", json!(10000.0)),
-                        ("rms_norm_eps", json!(1e-6)),
-                        ("hidden_act", json!("silu")),
-                        ("num_key_value_heads", json!(heads)),
                     ],
                 );
+                llama_line_defaults(&mut cfg, heads, 1e-6);
                 // candle applies `sliding_window` unconditionally; transformers
                 // only when `use_sliding_window` is set.
                 let sliding = cfg.get("use_sliding_window") == Some(&json!(true));
@@ -149,40 +146,21 @@ impl HfConfig {
                         ("max_position_embeddings", json!(32768)),
                         ("max_window_layers", json!(28)),
                         ("use_sliding_window", json!(false)),
-                        ("rope_theta", json!(10000.0)),
-                        ("rms_norm_eps", json!(1e-6)),
-                        ("hidden_act", json!("silu")),
-                        ("num_key_value_heads", json!(heads)),
                     ],
                 );
+                llama_line_defaults(&mut cfg, heads, 1e-6);
                 no_rope_scaling(&cfg, &name, path)?;
                 ArchConfig::Qwen3(deserialize(cfg, &name, path)?)
             }
             "MistralForCausalLM" => {
-                defaults(
-                    &mut cfg,
-                    &[
-                        ("max_position_embeddings", json!(131072)),
-                        ("rope_theta", json!(10000.0)),
-                        ("rms_norm_eps", json!(1e-6)),
-                        ("hidden_act", json!("silu")),
-                        ("num_key_value_heads", json!(heads)),
-                    ],
-                );
+                defaults(&mut cfg, &[("max_position_embeddings", json!(131072))]);
+                llama_line_defaults(&mut cfg, heads, 1e-6);
                 no_rope_scaling(&cfg, &name, path)?;
                 ArchConfig::Mistral(deserialize(cfg, &name, path)?)
             }
             "Phi3ForCausalLM" => {
-                defaults(
-                    &mut cfg,
-                    &[
-                        ("max_position_embeddings", json!(4096)),
-                        ("rope_theta", json!(10000.0)),
-                        ("rms_norm_eps", json!(1e-5)),
-                        ("hidden_act", json!("silu")),
-                        ("num_key_value_heads", json!(heads)),
-                    ],
-                );
+                defaults(&mut cfg, &[("max_position_embeddings", json!(4096))]);
+                llama_line_defaults(&mut cfg, heads, 1e-5);
                 if let Some(scaling) = cfg.get("rope_scaling").filter(|v| !v.is_null()) {
                     let ty = scaling.get("type").or_else(|| scaling.get("rope_type"));
                     if ty != Some(&json!("longrope")) {
@@ -315,6 +293,22 @@ fn architecture(cfg: &Map<String, Value>, path: &Path) -> Result<String, ModelEr
             "expected \"architectures\" (e.g. [\"LlamaForCausalLM\"]) or \"model_type\", found neither",
         )),
     }
+}
+
+/// The defaults transformers shares across the Llama-line architectures
+/// (Qwen2, Qwen3, Mistral, Phi-3): RoPE base 10000, SiLU, and one key/value
+/// head per query head when `num_key_value_heads` is unsaid; only the norm
+/// epsilon differs between them.
+fn llama_line_defaults(cfg: &mut Map<String, Value>, heads: usize, rms_norm_eps: f64) {
+    defaults(
+        cfg,
+        &[
+            ("rope_theta", json!(10000.0)),
+            ("rms_norm_eps", json!(rms_norm_eps)),
+            ("hidden_act", json!("silu")),
+            ("num_key_value_heads", json!(heads)),
+        ],
+    );
 }
 
 fn defaults(cfg: &mut Map<String, Value>, values: &[(&str, Value)]) {
