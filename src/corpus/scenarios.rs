@@ -237,6 +237,26 @@ impl<'a> Cx<'a> {
         self.rng.choose(list)
     }
 
+    /// Asks with a phrasing from `list`, its `slots` filled. The phrasing is
+    /// drawn before `ask` draws its variations: the order of draws fixes the
+    /// corpus for a seed, and the bundled model was trained on that corpus.
+    fn ask_phrase(&mut self, list: &[&'static str], slots: &[(&str, &str)]) {
+        let template = self.phrase(list);
+        self.ask(fill(template, slots));
+    }
+
+    /// Answers with a template from `list`, its `slots` filled; the answer
+    /// is expected to contain each of `must_contain`.
+    fn answer_from(
+        &mut self,
+        list: &[&'static str],
+        slots: &[(&str, &str)],
+        must_contain: Vec<String>,
+    ) {
+        let template = self.answer_template(list);
+        self.answer(fill(template, slots), must_contain);
+    }
+
     fn user(&mut self, text: String) {
         self.messages.push(Message::user(text));
     }
@@ -441,9 +461,9 @@ fn temperature_call(cx: &mut Cx, loc: &str, unit: &str) -> String {
 }
 
 fn answer_temperature(cx: &mut Cx, loc: &str, unit: &str, t: &str) {
-    let template = cx.answer_template(p::TEMPERATURE_ANSWERS);
-    cx.answer(
-        fill(template, &[("loc", loc), ("t", t), ("sym", symbol(unit))]),
+    cx.answer_from(
+        p::TEMPERATURE_ANSWERS,
+        &[("loc", loc), ("t", t), ("sym", symbol(unit))],
         vec![t.to_owned()],
     );
 }
@@ -451,8 +471,7 @@ fn answer_temperature(cx: &mut Cx, loc: &str, unit: &str, t: &str) {
 fn temperature(cx: &mut Cx) -> Follow {
     let loc = cx.location();
     let (unit, said) = unit_phrase(cx);
-    let template = cx.phrase(p::TEMPERATURE);
-    cx.ask(fill(template, &[("loc", &loc), ("unit", said)]));
+    cx.ask_phrase(p::TEMPERATURE, &[("loc", &loc), ("unit", said)]);
     let t = temperature_call(cx, &loc, unit);
     answer_temperature(cx, &loc, unit, &t);
     Follow::Temperature { loc, unit }
@@ -460,14 +479,12 @@ fn temperature(cx: &mut Cx) -> Follow {
 
 fn wind_call(cx: &mut Cx, loc: &str) {
     let w = cx.call_one("get_current_wind_speed", json!({ "location": loc }));
-    let template = cx.answer_template(p::WIND_ANSWERS);
-    cx.answer(fill(template, &[("loc", loc), ("w", &w)]), vec![w.clone()]);
+    cx.answer_from(p::WIND_ANSWERS, &[("loc", loc), ("w", &w)], vec![w.clone()]);
 }
 
 fn wind(cx: &mut Cx) -> Follow {
     let loc = cx.location();
-    let template = cx.phrase(p::WIND);
-    cx.ask(fill(template, &[("loc", &loc)]));
+    cx.ask_phrase(p::WIND, &[("loc", &loc)]);
     wind_call(cx, &loc);
     Follow::Wind
 }
@@ -502,8 +519,7 @@ fn calculate(cx: &mut Cx, fail: bool) -> Follow {
     if fail {
         b = "0".into();
     }
-    let template = cx.phrase(operation_phrasings(op));
-    cx.ask(fill(template, &[("a", &a), ("b", &b)]));
+    cx.ask_phrase(operation_phrasings(op), &[("a", &a), ("b", &b)]);
     let r = cx.call_one(
         "calculate",
         json!({"operation": OPERATIONS[op], "a": num(&a), "b": num(&b)}),
@@ -512,17 +528,14 @@ fn calculate(cx: &mut Cx, fail: bool) -> Follow {
         cx.answer_error(&r);
         return Follow::Nothing;
     }
-    let template = cx.answer_template(p::CALCULATE_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[
-                ("a", &a),
-                ("op", p::OPERATION_WORDS[op]),
-                ("b", &b),
-                ("r", &r),
-            ],
-        ),
+    cx.answer_from(
+        p::CALCULATE_ANSWERS,
+        &[
+            ("a", &a),
+            ("op", p::OPERATION_WORDS[op]),
+            ("b", &b),
+            ("r", &r),
+        ],
         vec![r.clone()],
     );
     Follow::Result { value: r }
@@ -614,11 +627,10 @@ fn convert_units(cx: &mut Cx, fail: bool) -> Follow {
     };
     let from_name = *cx.rng.pick(from.1);
     let to_name = *cx.rng.pick(to.1);
-    let template = cx.phrase(p::CONVERT_UNITS);
-    cx.ask(fill(
-        template,
+    cx.ask_phrase(
+        p::CONVERT_UNITS,
         &[("v", &value), ("from", from_name), ("to", to_name)],
-    ));
+    );
     let r = cx.call_one(
         "convert_units",
         json!({"value": num(&value), "from_unit": from.0, "to_unit": to.0}),
@@ -627,17 +639,14 @@ fn convert_units(cx: &mut Cx, fail: bool) -> Follow {
         cx.answer_error(&r);
         return Follow::Nothing;
     }
-    let template = cx.answer_template(p::CONVERT_UNITS_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[
-                ("v", &value),
-                ("from", from_name),
-                ("to", to_name),
-                ("r", &r),
-            ],
-        ),
+    cx.answer_from(
+        p::CONVERT_UNITS_ANSWERS,
+        &[
+            ("v", &value),
+            ("from", from_name),
+            ("to", to_name),
+            ("r", &r),
+        ],
         vec![r.clone()],
     );
     Follow::Result { value: r }
@@ -646,13 +655,12 @@ fn convert_units(cx: &mut Cx, fail: bool) -> Follow {
 fn time_answer(cx: &mut Cx, place: Option<&str>, r: &str) {
     match place {
         None => {
-            let template = cx.answer_template(p::TIME_HERE_ANSWERS);
-            cx.answer(fill(template, &[("r", r)]), vec![r.to_owned()]);
+            cx.answer_from(p::TIME_HERE_ANSWERS, &[("r", r)], vec![r.to_owned()]);
         }
         Some(place) => {
-            let template = cx.answer_template(p::TIME_AT_ANSWERS);
-            cx.answer(
-                fill(template, &[("place", place), ("r", r)]),
+            cx.answer_from(
+                p::TIME_AT_ANSWERS,
+                &[("place", place), ("r", r)],
                 vec![r.to_owned()],
             );
         }
@@ -674,8 +682,7 @@ fn time(cx: &mut Cx, fail: bool) -> Follow {
             cx.call_one("get_current_time", json!({}))
         }
         Some(place) => {
-            let template = cx.phrase(p::TIME_AT);
-            cx.ask(fill(template, &[("place", place)]));
+            cx.ask_phrase(p::TIME_AT, &[("place", place)]);
             cx.call_one("get_current_time", json!({ "timezone": place }))
         }
     };
@@ -727,12 +734,9 @@ fn currency_call(cx: &mut Cx, amount: &str, from: &str, to: &str) -> String {
 }
 
 fn currency_answer(cx: &mut Cx, amount: &str, from: &str, to: &str, r: &str) {
-    let template = cx.answer_template(p::CONVERT_CURRENCY_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[("amt", amount), ("from", from), ("to", to), ("r", r)],
-        ),
+    cx.answer_from(
+        p::CONVERT_CURRENCY_ANSWERS,
+        &[("amt", amount), ("from", from), ("to", to), ("r", r)],
         vec![r.to_owned()],
     );
 }
@@ -745,11 +749,10 @@ fn currency(cx: &mut Cx, fail: bool) -> Follow {
     let amount = amount(cx);
     let from_said = currency_name(cx, from);
     let to_said = currency_name(cx, to);
-    let template = cx.phrase(p::CONVERT_CURRENCY);
-    cx.ask(fill(
-        template,
+    cx.ask_phrase(
+        p::CONVERT_CURRENCY,
         &[("amt", &amount), ("from", &from_said), ("to", &to_said)],
-    ));
+    );
     let r = currency_call(cx, &amount, from, to);
     if is_error(&r) {
         cx.answer_error(&r);
@@ -774,13 +777,11 @@ fn search(cx: &mut Cx, fail: bool) -> Follow {
     };
     let r = match count {
         Some(n) => {
-            let template = cx.phrase(p::SEARCH_COUNT);
-            cx.ask(fill(template, &[("q", &q), ("n", &n.to_string())]));
+            cx.ask_phrase(p::SEARCH_COUNT, &[("q", &q), ("n", &n.to_string())]);
             cx.call_one("search_web", json!({"query": q, "max_results": n}))
         }
         None => {
-            let template = cx.phrase(p::SEARCH);
-            cx.ask(fill(template, &[("q", &q)]));
+            cx.ask_phrase(p::SEARCH, &[("q", &q)]);
             cx.call_one("search_web", json!({ "query": q }))
         }
     };
@@ -789,9 +790,9 @@ fn search(cx: &mut Cx, fail: bool) -> Follow {
         return Follow::Nothing;
     }
     let titles: Vec<String> = serde_json::from_str(&r).unwrap_or_default();
-    let template = cx.answer_template(p::SEARCH_ANSWERS);
-    cx.answer(
-        fill(template, &[("q", &q), ("list", &titles.join("; "))]),
+    cx.answer_from(
+        p::SEARCH_ANSWERS,
+        &[("q", &q), ("list", &titles.join("; "))],
         titles,
     );
     Follow::Nothing
@@ -803,8 +804,11 @@ fn stock_call(cx: &mut Cx, sym: &str) {
         cx.answer_error(&r);
         return;
     }
-    let template = cx.answer_template(p::STOCK_ANSWERS);
-    cx.answer(fill(template, &[("sym", sym), ("p", &r)]), vec![r.clone()]);
+    cx.answer_from(
+        p::STOCK_ANSWERS,
+        &[("sym", sym), ("p", &r)],
+        vec![r.clone()],
+    );
 }
 
 fn stock(cx: &mut Cx, fail: bool) -> Follow {
@@ -841,8 +845,7 @@ fn translate(cx: &mut Cx, fail: bool) -> Follow {
         phrase_to_translate(cx)
     };
     let lang = *cx.rng.pick(v::LANGUAGES);
-    let template = cx.phrase(p::TRANSLATE);
-    cx.ask(fill(template, &[("text", &text), ("lang", lang)]));
+    cx.ask_phrase(p::TRANSLATE, &[("text", &text), ("lang", lang)]);
     let r = cx.call_one(
         "translate_text",
         json!({"text": text, "target_language": lang}),
@@ -851,9 +854,9 @@ fn translate(cx: &mut Cx, fail: bool) -> Follow {
         cx.answer_error(&r);
         return Follow::Nothing;
     }
-    let template = cx.answer_template(p::TRANSLATE_ANSWERS);
-    cx.answer(
-        fill(template, &[("text", &text), ("lang", lang), ("r", &r)]),
+    cx.answer_from(
+        p::TRANSLATE_ANSWERS,
+        &[("text", &text), ("lang", lang), ("r", &r)],
         vec![r.clone()],
     );
     Follow::Nothing
@@ -905,16 +908,15 @@ fn calendar(cx: &mut Cx, fail: bool) -> Follow {
     if !people.is_empty() {
         extra.push_str(&format!(" with {}", and_list(&people)));
     }
-    let template = cx.phrase(p::CALENDAR);
-    cx.ask(fill(
-        template,
+    cx.ask_phrase(
+        p::CALENDAR,
         &[
             ("title", &title),
             ("date", &date),
             ("time", &time),
             ("extra", &extra),
         ],
-    ));
+    );
     let mut pairs = vec![
         ("title", json!(title)),
         ("date", json!(date)),
@@ -939,18 +941,15 @@ fn calendar(cx: &mut Cx, fail: bool) -> Follow {
     } else {
         format!(" I invited {}.", and_list(&people))
     };
-    let template = cx.answer_template(p::CALENDAR_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[
-                ("title", &title),
-                ("start", &start),
-                ("end", &end),
-                ("invited", &invited),
-            ],
-        ),
-        vec![start, end],
+    cx.answer_from(
+        p::CALENDAR_ANSWERS,
+        &[
+            ("title", &title),
+            ("start", &start),
+            ("end", &end),
+            ("invited", &invited),
+        ],
+        vec![start.clone(), end.clone()],
     );
     Follow::Nothing
 }
@@ -967,8 +966,7 @@ fn reminder(cx: &mut Cx, fail: bool) -> Follow {
         n.parse::<u32>()
             .map_or(n.clone(), |x| (x.clamp(2, 10_080)).to_string())
     };
-    let template = cx.phrase(p::REMINDER);
-    cx.ask(fill(template, &[("task", &task), ("n", &n)]));
+    cx.ask_phrase(p::REMINDER, &[("task", &task), ("n", &n)]);
     let r = cx.call_one(
         "set_reminder",
         json!({"text": task, "minutes_from_now": num(&n)}),
@@ -979,8 +977,11 @@ fn reminder(cx: &mut Cx, fail: bool) -> Follow {
     }
     let result: Value = serde_json::from_str(&r).unwrap_or(Value::Null);
     let due = result["due"].as_str().unwrap_or_default().to_owned();
-    let template = cx.answer_template(p::REMINDER_ANSWERS);
-    cx.answer(fill(template, &[("task", &task), ("due", &due)]), vec![due]);
+    cx.answer_from(
+        p::REMINDER_ANSWERS,
+        &[("task", &task), ("due", &due)],
+        vec![due.clone()],
+    );
     Follow::Nothing
 }
 
@@ -1009,16 +1010,15 @@ fn email(cx: &mut Cx, fail: bool) -> Follow {
             " Flag it as urgent.",
         ]));
     }
-    let template = cx.phrase(p::EMAIL);
-    cx.ask(fill(
-        template,
+    cx.ask_phrase(
+        p::EMAIL,
         &[
             ("to", &to),
             ("subject", subject),
             ("body", body),
             ("extra", &extra),
         ],
-    ));
+    );
     let mut pairs = vec![
         ("to", json!(to)),
         ("subject", json!(subject)),
@@ -1037,10 +1037,10 @@ fn email(cx: &mut Cx, fail: bool) -> Follow {
     }
     let result: Value = serde_json::from_str(&r).unwrap_or(Value::Null);
     let id = result["message_id"].as_str().unwrap_or_default().to_owned();
-    let template = cx.answer_template(p::EMAIL_ANSWERS);
-    cx.answer(
-        fill(template, &[("to", &to), ("subject", subject), ("id", &id)]),
-        vec![id],
+    cx.answer_from(
+        p::EMAIL_ANSWERS,
+        &[("to", &to), ("subject", subject), ("id", &id)],
+        vec![id.clone()],
     );
     Follow::Nothing
 }
@@ -1107,18 +1107,15 @@ fn flights(cx: &mut Cx, fail: bool) -> Follow {
     let departs = result["departs"].as_str().unwrap_or_default().to_owned();
     let price = result["price_usd"].to_string();
     let stops = stops_phrase(result["stops"].as_u64().unwrap_or(0));
-    let template = cx.answer_template(p::FLIGHT_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[
-                ("flight", &flight),
-                ("departs", &departs),
-                ("stops", &stops),
-                ("price", &price),
-            ],
-        ),
-        vec![flight, price],
+    cx.answer_from(
+        p::FLIGHT_ANSWERS,
+        &[
+            ("flight", &flight),
+            ("departs", &departs),
+            ("stops", &stops),
+            ("price", &price),
+        ],
+        vec![flight.clone(), price.clone()],
     );
     Follow::Nothing
 }
@@ -1137,8 +1134,7 @@ fn forecast(cx: &mut Cx, fail: bool) -> Follow {
         cx.rng.range(2, 7)
     }
     .to_string();
-    let template = cx.phrase(p::FORECAST);
-    cx.ask(fill(template, &[("loc", &loc), ("n", &n)]));
+    cx.ask_phrase(p::FORECAST, &[("loc", &loc), ("n", &n)]);
     let r = cx.call_one(
         "get_weather_forecast",
         json!({"location": loc, "days": num(&n)}),
@@ -1148,12 +1144,9 @@ fn forecast(cx: &mut Cx, fail: bool) -> Follow {
         return Follow::Nothing;
     }
     let items = number_list(&r);
-    let template = cx.answer_template(p::FORECAST_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[("loc", &loc), ("n", &n), ("list", &and_list(&items))],
-        ),
+    cx.answer_from(
+        p::FORECAST_ANSWERS,
+        &[("loc", &loc), ("n", &n), ("list", &and_list(&items))],
         items,
     );
     Follow::Nothing
@@ -1182,16 +1175,15 @@ fn statistics(cx: &mut Cx) -> Follow {
         and_list(&numbers)
     };
     let phrasings = [p::MEAN, p::MEDIAN, p::MIN, p::MAX, p::SUM][stat];
-    let template = cx.phrase(phrasings);
-    cx.ask(fill(template, &[("list", &list)]));
+    cx.ask_phrase(phrasings, &[("list", &list)]);
     let values: Vec<Value> = numbers.iter().map(|n| num(n)).collect();
     let r = cx.call_one(
         "calculate_statistics",
         json!({"numbers": values, "statistic": STATISTICS[stat]}),
     );
-    let template = cx.answer_template(p::STATISTICS_ANSWERS);
-    cx.answer(
-        fill(template, &[("stat", STATISTIC_WORDS[stat]), ("r", &r)]),
+    cx.answer_from(
+        p::STATISTICS_ANSWERS,
+        &[("stat", STATISTIC_WORDS[stat]), ("r", &r)],
         vec![r.clone()],
     );
     Follow::Result { value: r }
@@ -1223,9 +1215,9 @@ fn lights(cx: &mut Cx, fail: bool) -> Follow {
         (true, None) => "on".to_owned(),
         (true, Some(b)) => format!("on at {b}%"),
     };
-    let template = cx.answer_template(p::LIGHTS_ANSWERS);
-    cx.answer(
-        fill(template, &[("room", &room), ("state", &state)]),
+    cx.answer_from(
+        p::LIGHTS_ANSWERS,
+        &[("room", &room), ("state", &state)],
         vec![state.clone()],
     );
     Follow::Nothing
@@ -1241,11 +1233,10 @@ fn distance(cx: &mut Cx, fail: bool) -> Follow {
         1 => Some(("km", *cx.rng.pick(&[" in km", " in kilometers"]))),
         _ => None,
     };
-    let template = cx.phrase(p::DISTANCE);
-    cx.ask(fill(
-        template,
+    cx.ask_phrase(
+        p::DISTANCE,
         &[("o", &o), ("d", &d), ("unit", unit.map_or("", |u| u.1))],
-    ));
+    );
     let mut pairs = vec![("origin", json!(o)), ("destination", json!(d))];
     if let Some((u, _)) = unit {
         pairs.push(("unit", json!(u)));
@@ -1255,17 +1246,14 @@ fn distance(cx: &mut Cx, fail: bool) -> Follow {
         cx.answer_error(&r);
         return Follow::Nothing;
     }
-    let template = cx.answer_template(p::DISTANCE_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[
-                ("o", &o),
-                ("d", &d),
-                ("r", &r),
-                ("unit", unit.map_or("km", |u| u.0)),
-            ],
-        ),
+    cx.answer_from(
+        p::DISTANCE_ANSWERS,
+        &[
+            ("o", &o),
+            ("d", &d),
+            ("r", &r),
+            ("unit", unit.map_or("km", |u| u.0)),
+        ],
         vec![r.clone()],
     );
     Follow::Nothing
@@ -1276,8 +1264,7 @@ fn distance(cx: &mut Cx, fail: bool) -> Follow {
 fn temperature_and_wind(cx: &mut Cx) -> Follow {
     let loc = cx.location();
     let (unit, said) = unit_phrase(cx);
-    let template = cx.phrase(p::TEMPERATURE_AND_WIND);
-    cx.ask(fill(template, &[("loc", &loc), ("unit", said)]));
+    cx.ask_phrase(p::TEMPERATURE_AND_WIND, &[("loc", &loc), ("unit", said)]);
     let results = cx.call(vec![
         (
             "get_current_temperature",
@@ -1286,12 +1273,9 @@ fn temperature_and_wind(cx: &mut Cx) -> Follow {
         ("get_current_wind_speed", json!({ "location": loc })),
     ]);
     let (t, w) = (&results[0], &results[1]);
-    let template = cx.answer_template(p::TEMPERATURE_AND_WIND_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[("loc", &loc), ("t", t), ("sym", symbol(unit)), ("w", w)],
-        ),
+    cx.answer_from(
+        p::TEMPERATURE_AND_WIND_ANSWERS,
+        &[("loc", &loc), ("t", t), ("sym", symbol(unit)), ("w", w)],
         vec![t.clone(), w.clone()],
     );
     Follow::Temperature { loc, unit }
@@ -1300,8 +1284,7 @@ fn temperature_and_wind(cx: &mut Cx) -> Follow {
 fn two_temperatures(cx: &mut Cx) -> Follow {
     let (a, b) = cx.two_locations();
     let (unit, said) = unit_phrase(cx);
-    let template = cx.phrase(p::TWO_TEMPERATURES);
-    cx.ask(fill(template, &[("a", &a), ("b", &b), ("unit", said)]));
+    cx.ask_phrase(p::TWO_TEMPERATURES, &[("a", &a), ("b", &b), ("unit", said)]);
     let results = cx.call(vec![
         (
             "get_current_temperature",
@@ -1312,18 +1295,15 @@ fn two_temperatures(cx: &mut Cx) -> Follow {
             json!({"location": b, "unit": unit}),
         ),
     ]);
-    let template = cx.answer_template(p::TWO_TEMPERATURES_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[
-                ("a", &a),
-                ("ta", &results[0]),
-                ("b", &b),
-                ("tb", &results[1]),
-                ("sym", symbol(unit)),
-            ],
-        ),
+    cx.answer_from(
+        p::TWO_TEMPERATURES_ANSWERS,
+        &[
+            ("a", &a),
+            ("ta", &results[0]),
+            ("b", &b),
+            ("tb", &results[1]),
+            ("sym", symbol(unit)),
+        ],
         results.clone(),
     );
     Follow::Nothing
@@ -1337,23 +1317,19 @@ fn two_times(cx: &mut Cx) -> Follow {
             break b;
         }
     };
-    let template = cx.phrase(p::TWO_TIMES);
-    cx.ask(fill(template, &[("a", &a), ("b", &b)]));
+    cx.ask_phrase(p::TWO_TIMES, &[("a", &a), ("b", &b)]);
     let results = cx.call(vec![
         ("get_current_time", json!({ "timezone": a })),
         ("get_current_time", json!({ "timezone": b })),
     ]);
-    let template = cx.answer_template(p::TWO_TIMES_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[
-                ("a", &a),
-                ("ra", &results[0]),
-                ("b", &b),
-                ("rb", &results[1]),
-            ],
-        ),
+    cx.answer_from(
+        p::TWO_TIMES_ANSWERS,
+        &[
+            ("a", &a),
+            ("ra", &results[0]),
+            ("b", &b),
+            ("rb", &results[1]),
+        ],
         results.clone(),
     );
     Follow::Time
@@ -1361,8 +1337,7 @@ fn two_times(cx: &mut Cx) -> Follow {
 
 fn time_and_temperature(cx: &mut Cx) -> Follow {
     let place = cx.time_city();
-    let template = cx.phrase(p::TIME_AND_TEMPERATURE);
-    cx.ask(fill(template, &[("place", &place)]));
+    cx.ask_phrase(p::TIME_AND_TEMPERATURE, &[("place", &place)]);
     let results = cx.call(vec![
         ("get_current_time", json!({ "timezone": place })),
         (
@@ -1370,12 +1345,9 @@ fn time_and_temperature(cx: &mut Cx) -> Follow {
             json!({"location": place, "unit": "celsius"}),
         ),
     ]);
-    let template = cx.answer_template(p::TIME_AND_TEMPERATURE_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[("place", &place), ("r", &results[0]), ("t", &results[1])],
-        ),
+    cx.answer_from(
+        p::TIME_AND_TEMPERATURE_ANSWERS,
+        &[("place", &place), ("r", &results[0]), ("t", &results[1])],
         results.clone(),
     );
     Follow::Nothing
@@ -1389,18 +1361,14 @@ fn two_stocks(cx: &mut Cx) -> Follow {
             break b;
         }
     };
-    let template = cx.phrase(p::TWO_STOCKS);
-    cx.ask(fill(template, &[("a", a), ("b", b)]));
+    cx.ask_phrase(p::TWO_STOCKS, &[("a", a), ("b", b)]);
     let results = cx.call(vec![
         ("get_stock_price", json!({ "symbol": a })),
         ("get_stock_price", json!({ "symbol": b })),
     ]);
-    let template = cx.answer_template(p::TWO_STOCKS_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[("a", a), ("pa", &results[0]), ("b", b), ("pb", &results[1])],
-        ),
+    cx.answer_from(
+        p::TWO_STOCKS_ANSWERS,
+        &[("a", a), ("pa", &results[0]), ("b", b), ("pb", &results[1])],
         results.clone(),
     );
     Follow::Stock
@@ -1410,8 +1378,7 @@ fn translate_two(cx: &mut Cx) -> Follow {
     let text = phrase_to_translate(cx);
     let langs = cx.rng.sample(v::LANGUAGES, 2);
     let (a, b) = (langs[0], langs[1]);
-    let template = cx.phrase(p::TRANSLATE_TWO);
-    cx.ask(fill(template, &[("text", &text), ("a", a), ("b", b)]));
+    cx.ask_phrase(p::TRANSLATE_TWO, &[("text", &text), ("a", a), ("b", b)]);
     let results = cx.call(vec![
         (
             "translate_text",
@@ -1422,18 +1389,15 @@ fn translate_two(cx: &mut Cx) -> Follow {
             json!({"text": text, "target_language": b}),
         ),
     ]);
-    let template = cx.answer_template(p::TRANSLATE_TWO_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[
-                ("text", &text),
-                ("a", a),
-                ("ra", &results[0]),
-                ("b", b),
-                ("rb", &results[1]),
-            ],
-        ),
+    cx.answer_from(
+        p::TRANSLATE_TWO_ANSWERS,
+        &[
+            ("text", &text),
+            ("a", a),
+            ("ra", &results[0]),
+            ("b", b),
+            ("rb", &results[1]),
+        ],
         results.clone(),
     );
     Follow::Nothing
@@ -1444,19 +1408,15 @@ fn translate_two(cx: &mut Cx) -> Follow {
 fn shares_value(cx: &mut Cx) -> Follow {
     let (sym, _) = cx.stock();
     let n = cx.number(NumberKind::Small);
-    let template = cx.phrase(p::SHARES_VALUE);
-    cx.ask(fill(template, &[("n", &n), ("sym", sym)]));
+    cx.ask_phrase(p::SHARES_VALUE, &[("n", &n), ("sym", sym)]);
     let price = cx.call_one("get_stock_price", json!({ "symbol": sym }));
     let r = cx.call_one(
         "calculate",
         json!({"operation": "multiply", "a": num(&price), "b": num(&n)}),
     );
-    let template = cx.answer_template(p::SHARES_VALUE_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[("n", &n), ("sym", sym), ("p", &price), ("r", &r)],
-        ),
+    cx.answer_from(
+        p::SHARES_VALUE_ANSWERS,
+        &[("n", &n), ("sym", sym), ("p", &price), ("r", &r)],
         vec![r.clone()],
     );
     Follow::Result { value: r }
@@ -1464,16 +1424,15 @@ fn shares_value(cx: &mut Cx) -> Follow {
 
 fn temperature_kelvin(cx: &mut Cx) -> Follow {
     let loc = cx.location();
-    let template = cx.phrase(p::TEMPERATURE_KELVIN);
-    cx.ask(fill(template, &[("loc", &loc)]));
+    cx.ask_phrase(p::TEMPERATURE_KELVIN, &[("loc", &loc)]);
     let t = temperature_call(cx, &loc, "celsius");
     let k = cx.call_one(
         "convert_units",
         json!({"value": num(&t), "from_unit": "celsius", "to_unit": "kelvin"}),
     );
-    let template = cx.answer_template(p::TEMPERATURE_KELVIN_ANSWERS);
-    cx.answer(
-        fill(template, &[("loc", &loc), ("t", &t), ("k", &k)]),
+    cx.answer_from(
+        p::TEMPERATURE_KELVIN_ANSWERS,
+        &[("loc", &loc), ("t", &t), ("k", &k)],
         vec![k.clone()],
     );
     Follow::Nothing
@@ -1488,11 +1447,10 @@ fn flight_in_currency(cx: &mut Cx) -> Follow {
             break c;
         }
     };
-    let template = cx.phrase(p::FLIGHT_IN_CURRENCY);
-    cx.ask(fill(
-        template,
+    cx.ask_phrase(
+        p::FLIGHT_IN_CURRENCY,
         &[("o", &o), ("d", &d), ("date", &date), ("cur", cur)],
-    ));
+    );
     let r = cx.call_one(
         "search_flights",
         json!({"origin": o, "destination": d, "date": date, "nonstop_only": false}),
@@ -1502,27 +1460,23 @@ fn flight_in_currency(cx: &mut Cx) -> Follow {
     let converted = currency_call(cx, &price, "USD", cur);
     let flight = result["flight"].as_str().unwrap_or_default().to_owned();
     let departs = result["departs"].as_str().unwrap_or_default().to_owned();
-    let template = cx.answer_template(p::FLIGHT_IN_CURRENCY_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[
-                ("flight", &flight),
-                ("departs", &departs),
-                ("price", &price),
-                ("r", &converted),
-                ("cur", cur),
-            ],
-        ),
-        vec![flight, converted.clone()],
+    cx.answer_from(
+        p::FLIGHT_IN_CURRENCY_ANSWERS,
+        &[
+            ("flight", &flight),
+            ("departs", &departs),
+            ("price", &price),
+            ("r", &converted),
+            ("cur", cur),
+        ],
+        vec![flight.clone(), converted.clone()],
     );
     Follow::Nothing
 }
 
 fn temperature_difference(cx: &mut Cx) -> Follow {
     let (a, b) = cx.two_locations();
-    let template = cx.phrase(p::TEMPERATURE_DIFFERENCE);
-    cx.ask(fill(template, &[("a", &a), ("b", &b)]));
+    cx.ask_phrase(p::TEMPERATURE_DIFFERENCE, &[("a", &a), ("b", &b)]);
     let results = cx.call(vec![
         (
             "get_current_temperature",
@@ -1537,18 +1491,15 @@ fn temperature_difference(cx: &mut Cx) -> Follow {
         "calculate",
         json!({"operation": "subtract", "a": num(&results[0]), "b": num(&results[1])}),
     );
-    let template = cx.answer_template(p::TEMPERATURE_DIFFERENCE_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[
-                ("a", &a),
-                ("ta", &results[0]),
-                ("b", &b),
-                ("tb", &results[1]),
-                ("d", &d),
-            ],
-        ),
+    cx.answer_from(
+        p::TEMPERATURE_DIFFERENCE_ANSWERS,
+        &[
+            ("a", &a),
+            ("ta", &results[0]),
+            ("b", &b),
+            ("tb", &results[1]),
+            ("d", &d),
+        ],
         vec![d.clone()],
     );
     Follow::Result { value: d }
@@ -1558,29 +1509,25 @@ fn currency_total(cx: &mut Cx) -> Follow {
     let (c1, c2) = two_currencies(cx);
     let x = amount(cx);
     let y = amount(cx);
-    let template = cx.phrase(p::CURRENCY_TOTAL);
-    cx.ask(fill(
-        template,
+    cx.ask_phrase(
+        p::CURRENCY_TOTAL,
         &[("x", &x), ("c1", c1), ("y", &y), ("c2", c2)],
-    ));
+    );
     let r1 = currency_call(cx, &x, c1, c2);
     let r = cx.call_one(
         "calculate",
         json!({"operation": "add", "a": num(&r1), "b": num(&y)}),
     );
-    let template = cx.answer_template(p::CURRENCY_TOTAL_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[
-                ("x", &x),
-                ("c1", c1),
-                ("r1", &r1),
-                ("y", &y),
-                ("c2", c2),
-                ("r", &r),
-            ],
-        ),
+    cx.answer_from(
+        p::CURRENCY_TOTAL_ANSWERS,
+        &[
+            ("x", &x),
+            ("c1", c1),
+            ("r1", &r1),
+            ("y", &y),
+            ("c2", c2),
+            ("r", &r),
+        ],
         vec![r.clone()],
     );
     Follow::Result { value: r }
@@ -1589,8 +1536,7 @@ fn currency_total(cx: &mut Cx) -> Follow {
 fn forecast_average(cx: &mut Cx) -> Follow {
     let loc = cx.location();
     let n = cx.rng.range(2, 7).to_string();
-    let template = cx.phrase(p::FORECAST_AVERAGE);
-    cx.ask(fill(template, &[("loc", &loc), ("n", &n)]));
+    cx.ask_phrase(p::FORECAST_AVERAGE, &[("loc", &loc), ("n", &n)]);
     let highs = cx.call_one(
         "get_weather_forecast",
         json!({"location": loc, "days": num(&n)}),
@@ -1601,17 +1547,14 @@ fn forecast_average(cx: &mut Cx) -> Follow {
         json!({"numbers": list, "statistic": "mean"}),
     );
     let items = number_list(&highs);
-    let template = cx.answer_template(p::FORECAST_AVERAGE_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[
-                ("loc", &loc),
-                ("n", &n),
-                ("list", &and_list(&items)),
-                ("r", &r),
-            ],
-        ),
+    cx.answer_from(
+        p::FORECAST_AVERAGE_ANSWERS,
+        &[
+            ("loc", &loc),
+            ("n", &n),
+            ("list", &and_list(&items)),
+            ("r", &r),
+        ],
         vec![r.clone()],
     );
     Follow::Result { value: r }
@@ -1627,9 +1570,8 @@ fn two_operations(cx: &mut Cx) -> Follow {
     } else {
         NumberKind::Small
     });
-    let template = cx.phrase(p::TWO_OPERATIONS);
-    cx.ask(fill(
-        template,
+    cx.ask_phrase(
+        p::TWO_OPERATIONS,
         &[
             ("a", &a),
             ("op1", p::OPERATION_WORDS[op1]),
@@ -1637,7 +1579,7 @@ fn two_operations(cx: &mut Cx) -> Follow {
             ("op2", p::THEN_WORDS[op2]),
             ("c", &c),
         ],
-    ));
+    );
     let r1 = cx.call_one(
         "calculate",
         json!({"operation": OPERATIONS[op1], "a": num(&a), "b": num(&b)}),
@@ -1646,20 +1588,17 @@ fn two_operations(cx: &mut Cx) -> Follow {
         "calculate",
         json!({"operation": OPERATIONS[op2], "a": num(&r1), "b": num(&c)}),
     );
-    let template = cx.answer_template(p::TWO_OPERATIONS_ANSWERS);
-    cx.answer(
-        fill(
-            template,
-            &[
-                ("a", &a),
-                ("op1", p::OPERATION_WORDS[op1]),
-                ("b", &b),
-                ("r1", &r1),
-                ("op2", p::OPERATION_WORDS[op2]),
-                ("c", &c),
-                ("r", &r),
-            ],
-        ),
+    cx.answer_from(
+        p::TWO_OPERATIONS_ANSWERS,
+        &[
+            ("a", &a),
+            ("op1", p::OPERATION_WORDS[op1]),
+            ("b", &b),
+            ("r1", &r1),
+            ("op2", p::OPERATION_WORDS[op2]),
+            ("c", &c),
+            ("r", &r),
+        ],
         vec![r.clone()],
     );
     Follow::Result { value: r }
@@ -1719,8 +1658,7 @@ fn follow_up(cx: &mut Cx, follow: Follow) -> bool {
                         break other;
                     }
                 };
-                let template = cx.phrase(p::ANOTHER_PLACE);
-                cx.ask(fill(template, &[("loc", &other)]));
+                cx.ask_phrase(p::ANOTHER_PLACE, &[("loc", &other)]);
                 let t = temperature_call(cx, &other, unit);
                 answer_temperature(cx, &other, unit, &t);
             }
@@ -1728,23 +1666,20 @@ fn follow_up(cx: &mut Cx, follow: Follow) -> bool {
         }
         Follow::Wind => {
             let loc = cx.location();
-            let template = cx.phrase(p::ANOTHER_PLACE);
-            cx.ask(fill(template, &[("loc", &loc)]));
+            cx.ask_phrase(p::ANOTHER_PLACE, &[("loc", &loc)]);
             wind_call(cx, &loc);
             true
         }
         Follow::Time => {
             let place = cx.time_place();
-            let template = cx.phrase(p::ANOTHER_PLACE);
-            cx.ask(fill(template, &[("loc", &place)]));
+            cx.ask_phrase(p::ANOTHER_PLACE, &[("loc", &place)]);
             let r = cx.call_one("get_current_time", json!({ "timezone": place }));
             time_answer(cx, Some(&place), &r);
             true
         }
         Follow::Stock => {
             let (sym, _) = cx.stock();
-            let template = cx.phrase(p::ANOTHER_STOCK);
-            cx.ask(fill(template, &[("sym", sym)]));
+            cx.ask_phrase(p::ANOTHER_STOCK, &[("sym", sym)]);
             stock_call(cx, sym);
             true
         }
@@ -1755,8 +1690,7 @@ fn follow_up(cx: &mut Cx, follow: Follow) -> bool {
                     break c;
                 }
             };
-            let template = cx.phrase(p::ANOTHER_CURRENCY);
-            cx.ask(fill(template, &[("to", other)]));
+            cx.ask_phrase(p::ANOTHER_CURRENCY, &[("to", other)]);
             let r = currency_call(cx, &amount, &from, other);
             currency_answer(cx, &amount, &from, other, &r);
             true
@@ -1780,17 +1714,14 @@ fn follow_up(cx: &mut Cx, follow: Follow) -> bool {
                 json!({"operation": op, "a": num(&value), "b": num(&n)}),
             );
             let op_index = OPERATIONS.iter().position(|o| *o == op).unwrap_or(2);
-            let template = cx.answer_template(p::CALCULATE_ANSWERS);
-            cx.answer(
-                fill(
-                    template,
-                    &[
-                        ("a", &value),
-                        ("op", p::OPERATION_WORDS[op_index]),
-                        ("b", &n),
-                        ("r", &r),
-                    ],
-                ),
+            cx.answer_from(
+                p::CALCULATE_ANSWERS,
+                &[
+                    ("a", &value),
+                    ("op", p::OPERATION_WORDS[op_index]),
+                    ("b", &n),
+                    ("r", &r),
+                ],
                 vec![r.clone()],
             );
             true
@@ -1909,8 +1840,7 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String]) -> Example {
         Scenario::OutOfScope => {
             let (request, task) = *v::pick(&mut cx.rng, v::OUT_OF_SCOPE, split);
             cx.user(request.to_owned());
-            let template = cx.answer_template(p::CANNOT_ANSWERS);
-            cx.answer(fill(template, &[("task", task)]), Vec::new());
+            cx.answer_from(p::CANNOT_ANSWERS, &[("task", task)], Vec::new());
             offer(&mut rng, &[], &[], all)
         }
         Scenario::SmallTalk => {
@@ -1930,9 +1860,9 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String]) -> Example {
                 .map(|m| m.text().to_owned())
                 .unwrap_or_default();
             cx.user(request);
-            let template = cx.answer_template(p::UNAVAILABLE_ANSWERS);
-            cx.answer(
-                fill(template, &[("capability", intent.capability())]),
+            cx.answer_from(
+                p::UNAVAILABLE_ANSWERS,
+                &[("capability", intent.capability())],
                 Vec::new(),
             );
             let mut excluded: Vec<&str> = intent.tools().to_vec();
@@ -1943,9 +1873,9 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String]) -> Example {
             let offered = offer(&mut rng, &[], &[], all);
             let template = cx.phrase(p::CAPABILITIES);
             cx.user(template.to_owned());
-            let template = cx.answer_template(p::CAPABILITIES_ANSWERS);
-            cx.answer(
-                fill(template, &[("names", &offered.join(", "))]),
+            cx.answer_from(
+                p::CAPABILITIES_ANSWERS,
+                &[("names", &offered.join(", "))],
                 offered.clone(),
             );
             offered
