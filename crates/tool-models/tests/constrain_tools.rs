@@ -18,7 +18,9 @@ const STRICT: Policy = Policy {
     allow_extra: false,
 };
 
-/// Generates `n` outputs and parses each with `format`'s parser.
+/// Generates `n` outputs, parses each with `format`'s parser, and checks
+/// that every call in them is valid (see [`assert_valid`]): the property
+/// every test here relies on, so no test can forget it.
 fn run(
     (tok, env): (&Tokenizer, &TokenEnv),
     format: Format,
@@ -37,9 +39,17 @@ fn run(
             let text = tok.decode(&ids, false).unwrap();
             assert!(ended, "run {i} did not end: {text:?}");
             let parsed = format.parse(&text, &ParseOptions::default());
+            assert_valid(tools, &text, &parsed);
             (text, parsed)
         })
         .collect()
+}
+
+/// How many of `outs` have at least one call.
+fn with_calls(outs: &[(String, ParsedResponse)]) -> usize {
+    outs.iter()
+        .filter(|(_, p)| !p.tool_calls.is_empty())
+        .count()
 }
 
 /// Every call names an offered tool and its arguments validate strictly.
@@ -80,11 +90,9 @@ fn hermes_auto_hundred_of_hundred_valid() {
         100,
         1,
     );
-    let mut with_calls = 0;
+    let with_calls = with_calls(&outs);
     let mut names = std::collections::BTreeSet::new();
-    for (text, parsed) in &outs {
-        assert_valid(&tools, text, parsed);
-        with_calls += usize::from(!parsed.tool_calls.is_empty());
+    for (_, parsed) in &outs {
         names.extend(parsed.tool_calls.iter().map(|c| c.name.clone()));
     }
     // The bias makes calls common but not universal: both paths are tested.
@@ -135,11 +143,7 @@ fn hermes_plain_text_markers() {
         100,
         2,
     );
-    let mut with_calls = 0;
-    for (text, parsed) in &outs {
-        assert_valid(&tools, text, parsed);
-        with_calls += usize::from(!parsed.tool_calls.is_empty());
-    }
+    let with_calls = with_calls(&outs);
     assert!(
         (30..100).contains(&with_calls),
         "{with_calls} of 100 outputs had calls"
@@ -169,7 +173,7 @@ fn hermes_marker_spelled_in_byte_tokens() {
     let eos = tok.token_to_id("<|im_end|>").unwrap();
     assert!(c.allowed().unwrap().unwrap().contains(eos));
     // And random generation stays valid.
-    let outs = run(
+    run(
         (&tok, &env),
         Format::Hermes,
         &tools,
@@ -178,9 +182,6 @@ fn hermes_marker_spelled_in_byte_tokens() {
         30,
         12,
     );
-    for (text, parsed) in &outs {
-        assert_valid(&tools, text, parsed);
-    }
 }
 
 #[test]
@@ -197,7 +198,6 @@ fn required_always_calls_and_nothing_else() {
         3,
     );
     for (text, parsed) in &outs {
-        assert_valid(&tools, text, parsed);
         assert!(!parsed.tool_calls.is_empty(), "no call in {text:?}");
         assert!(
             parsed.content.as_deref().unwrap_or("").trim().is_empty(),
@@ -251,7 +251,6 @@ fn named_calls_only_that_tool_once() {
             5,
         );
         for (text, parsed) in &outs {
-            assert_valid(&tools, text, parsed);
             assert_eq!(parsed.tool_calls.len(), 1, "{text:?}");
             assert_eq!(parsed.tool_calls[0].name, name);
         }
@@ -274,11 +273,7 @@ fn llama3_json_auto_and_required() {
             50,
             seed,
         );
-        let mut with_calls = 0;
-        for (text, parsed) in &outs {
-            assert_valid(&tools, text, parsed);
-            with_calls += usize::from(!parsed.tool_calls.is_empty());
-        }
+        let with_calls = with_calls(&outs);
         if choice == ToolChoice::Required {
             assert_eq!(with_calls, 50);
         } else {
@@ -301,10 +296,8 @@ fn mistral_auto_and_named() {
             50,
             seed,
         );
-        let mut with_calls = 0;
+        let with_calls = with_calls(&outs);
         for (text, parsed) in &outs {
-            assert_valid(&tools, text, parsed);
-            with_calls += usize::from(!parsed.tool_calls.is_empty());
             if let ToolChoice::Named(n) = &choice {
                 assert_eq!(parsed.tool_calls.len(), 1, "{text:?}");
                 assert_eq!(&parsed.tool_calls[0].name, n);
