@@ -1,6 +1,9 @@
 //! The KV cache: incremental decoding and prefix reuse give the same logits
 //! and tokens as recomputing from scratch.
 
+mod common;
+
+use common::max_diff;
 use tool_models::generate::{GenerateOptions, StopReason};
 use tool_models::model::tiny::{write_tiny_model, TinySpec};
 use tool_models::model::Model;
@@ -17,14 +20,6 @@ fn load(spec: &TinySpec) -> (tempfile::TempDir, Model, Model) {
 
 fn specs() -> [TinySpec; 2] {
     [TinySpec::llama(11), TinySpec::qwen2(12)]
-}
-
-fn max_diff(a: &[f32], b: &[f32]) -> f32 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f32::max)
 }
 
 fn prompt(model: &Model) -> Vec<u32> {

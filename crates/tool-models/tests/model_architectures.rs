@@ -4,6 +4,9 @@
 //! Each model here is a random 2-layer network under the architecture's own
 //! tensor names, with the tiny tokenizer.
 
+mod common;
+
+use common::max_diff;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::Path;
@@ -213,14 +216,6 @@ fn write(dir: &Path, config: &Value, layout: &Layout, seed: u64) {
         }
     }
     candle_core::safetensors::save(&tensors, dir.join("model.safetensors")).unwrap();
-}
-
-fn max_diff(a: &[f32], b: &[f32]) -> f32 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f32::max)
 }
 
 #[test]

@@ -1,5 +1,8 @@
 //! Loading model directories and GGUF files, and the errors for broken ones.
 
+mod common;
+
+use common::max_diff;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tool_models::model::tiny::{tiny_token_id, write_tiny_gguf, write_tiny_model, TinySpec};
@@ -25,14 +28,6 @@ fn edit_json(path: &Path, f: impl FnOnce(&mut Value)) {
     let mut v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     f(&mut v);
     std::fs::write(path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
-}
-
-fn max_diff(a: &[f32], b: &[f32]) -> f32 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f32::max)
 }
 
 #[test]

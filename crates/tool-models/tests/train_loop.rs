@@ -1,6 +1,9 @@
 //! The training loop: it learns, its checkpoints resume bit for bit, it logs the curve.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::scratch_path;
+use std::path::Path;
 
 use tool_models::train::{
     AdamWConfig, Batch, Example, Llama, LrSchedule, ModelConfig, StepStats, TrainConfig, TrainData,
@@ -8,27 +11,7 @@ use tool_models::train::{
 };
 
 fn tiny_config() -> ModelConfig {
-    ModelConfig {
-        vocab_size: 40,
-        hidden_size: 32,
-        intermediate_size: 64,
-        num_hidden_layers: 2,
-        num_attention_heads: 4,
-        num_key_value_heads: 2,
-        max_position_embeddings: 64,
-        rope_theta: 10_000.0,
-        rms_norm_eps: 1e-5,
-        bos_token_id: 0,
-        eos_token_id: 1,
-        pad_token_id: 2,
-        initializer_range: 0.02,
-    }
-}
-
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tool-models-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    common::tiny_config(40, 64)
 }
 
 /// Four short "conversations": a prompt (not learnt) and an answer (learnt) that depends on
@@ -85,7 +68,7 @@ fn log_lines(path: &Path) -> Vec<StepStats> {
 
 #[test]
 fn loss_falls_on_a_small_dataset_it_can_memorise() {
-    let dir = scratch_dir("memorise");
+    let dir = scratch_path("memorise");
     let data = dataset();
     let mut trainer = Trainer::new(&dir, &tiny_config(), train_config(60)).unwrap();
     let mut losses = Vec::new();
@@ -130,11 +113,11 @@ fn resuming_from_a_checkpoint_is_bit_exact() {
     let data = dataset();
     let model_config = tiny_config();
 
-    let straight_dir = scratch_dir("straight");
+    let straight_dir = scratch_path("straight");
     let mut straight = Trainer::new(&straight_dir, &model_config, train_config(4)).unwrap();
     straight.run(&data, &mut |_| {}).unwrap();
 
-    let split_dir = scratch_dir("split");
+    let split_dir = scratch_path("split");
     let mut first = Trainer::new(&split_dir, &model_config, train_config(4)).unwrap();
     first.run_until(&data, 2, &mut |_| {}).unwrap();
     // A step taken after the checkpoint and then lost, as in a crash.
@@ -181,7 +164,7 @@ fn straight_position_after(steps: u64) -> tool_models::train::DataPosition {
 #[test]
 fn open_resumes_or_starts_and_new_refuses_an_existing_run() {
     let data = dataset();
-    let dir = scratch_dir("open");
+    let dir = scratch_path("open");
     let mut trainer = Trainer::open(&dir, &tiny_config(), train_config(2)).unwrap();
     assert_eq!(trainer.step(), 0);
     trainer.run(&data, &mut |_| {}).unwrap();
@@ -217,7 +200,7 @@ fn train_data_is_generic() {
             Ok(Example::unmasked(ids))
         }
     }
-    let dir = scratch_dir("generic");
+    let dir = scratch_path("generic");
     let mut trainer = Trainer::new(&dir, &tiny_config(), train_config(3)).unwrap();
     let mut steps = 0;
     trainer

@@ -2,34 +2,15 @@
 //! differences, candle-transformers' Llama loads the export with the same logits, and the
 //! loss counts exactly the masked-in tokens.
 
-use std::path::PathBuf;
+mod common;
+
+use common::scratch_path;
 
 use candle_core::{DType, Device, IndexOp, Tensor, D};
 use tool_models::train::{export_hf, Batch, Example, Llama, ModelConfig};
 
 fn tiny_config() -> ModelConfig {
-    ModelConfig {
-        vocab_size: 61,
-        hidden_size: 32,
-        intermediate_size: 48,
-        num_hidden_layers: 2,
-        num_attention_heads: 4,
-        num_key_value_heads: 2,
-        max_position_embeddings: 64,
-        rope_theta: 10_000.0,
-        rms_norm_eps: 1e-5,
-        bos_token_id: 0,
-        eos_token_id: 1,
-        pad_token_id: 2,
-        initializer_range: 0.02,
-    }
-}
-
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tool-models-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::tiny_config(61, 48)
 }
 
 /// Deterministic pseudo-random token ids below `vocab`.
@@ -144,7 +125,8 @@ fn candle_transformers_llama_loads_the_export_with_the_same_logits() {
         ..tiny_config()
     };
     let model = Llama::new_seeded(&config, 3).unwrap();
-    let dir = scratch_dir("ct-logits");
+    let dir = scratch_path("ct-logits");
+    std::fs::create_dir_all(&dir).unwrap();
     export_hf(&model, &dir).unwrap();
     assert!(!dir.join("lm_head.weight").exists());
 
@@ -235,7 +217,8 @@ fn candle_transformers_llama_loads_the_export_with_the_same_logits() {
 fn exported_config_is_a_tied_llama_for_causal_lm() {
     let config = tiny_config();
     let model = Llama::new_seeded(&config, 4).unwrap();
-    let dir = scratch_dir("config-json");
+    let dir = scratch_path("config-json");
+    std::fs::create_dir_all(&dir).unwrap();
     export_hf(&model, &dir).unwrap();
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("config.json")).unwrap()).unwrap();
