@@ -175,18 +175,12 @@ impl HfConfig {
                 ArchConfig::Phi3(deserialize(cfg, &name, path)?)
             }
             "Gemma2ForCausalLM" => {
-                gemma_activation(&mut cfg);
+                gemma_defaults(&mut cfg, heads);
                 defaults(
                     &mut cfg,
                     &[
-                        ("attention_bias", json!(false)),
-                        ("head_dim", json!(256)),
-                        ("query_pre_attn_scalar", json!(256)),
                         ("max_position_embeddings", json!(8192)),
                         ("rope_theta", json!(10000.0)),
-                        ("rms_norm_eps", json!(1e-6)),
-                        ("num_key_value_heads", json!(heads)),
-                        ("sliding_window", json!(4096)),
                         ("final_logit_softcapping", json!(30.0)),
                         ("attn_logit_softcapping", json!(50.0)),
                     ],
@@ -195,19 +189,13 @@ impl HfConfig {
                 ArchConfig::Gemma2(deserialize(cfg, &name, path)?)
             }
             "Gemma3ForCausalLM" => {
-                gemma_activation(&mut cfg);
+                gemma_defaults(&mut cfg, heads);
                 defaults(
                     &mut cfg,
                     &[
-                        ("attention_bias", json!(false)),
-                        ("head_dim", json!(256)),
-                        ("query_pre_attn_scalar", json!(256)),
                         ("max_position_embeddings", json!(131072)),
                         ("rope_theta", json!(1_000_000.0)),
                         ("rope_local_base_freq", json!(10000.0)),
-                        ("rms_norm_eps", json!(1e-6)),
-                        ("num_key_value_heads", json!(heads)),
-                        ("sliding_window", json!(4096)),
                         ("final_logit_softcapping", Value::Null),
                         ("attn_logit_softcapping", Value::Null),
                     ],
@@ -351,6 +339,24 @@ fn gemma_activation(cfg: &mut Map<String, Value>) {
             .unwrap_or(json!("gelu_pytorch_tanh"));
         cfg.insert("hidden_activation".into(), act);
     }
+}
+
+/// The activation and the defaults Gemma 2 and Gemma 3 share: 256-wide
+/// heads scaled by 256, no attention bias, a 4096-token sliding window, and
+/// one key/value head per query head when `num_key_value_heads` is unsaid.
+fn gemma_defaults(cfg: &mut Map<String, Value>, heads: usize) {
+    gemma_activation(cfg);
+    defaults(
+        cfg,
+        &[
+            ("attention_bias", json!(false)),
+            ("head_dim", json!(256)),
+            ("query_pre_attn_scalar", json!(256)),
+            ("rms_norm_eps", json!(1e-6)),
+            ("num_key_value_heads", json!(heads)),
+            ("sliding_window", json!(4096)),
+        ],
+    );
 }
 
 /// Newer Gemma 3 configs list `layer_types` instead of a `sliding_window_pattern`.
