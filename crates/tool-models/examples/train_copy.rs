@@ -11,7 +11,9 @@
 //! only fall below ln(vocab) by attending back to the first copy. Prints the training loss as
 //! it goes, then the loss on held-out sequences and the wall time.
 
-use std::collections::HashMap;
+mod common;
+
+use common::Options;
 use std::time::Instant;
 
 use tool_models::train::{
@@ -59,33 +61,17 @@ impl TrainData for Copies {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut opts: HashMap<String, String> = HashMap::new();
-    for arg in std::env::args().skip(1) {
-        let (k, v) = arg
-            .split_once('=')
-            .ok_or_else(|| format!("expected name=value, found {arg}"))?;
-        opts.insert(k.to_string(), v.to_string());
-    }
-    // `alloc=default` measures glibc's default behaviour.
-    if opts.get("alloc").map(String::as_str) != Some("default") {
-        tool_models::train::keep_freed_memory();
-    }
-    let get = |k: &str, default: f64| -> Result<f64, Box<dyn std::error::Error>> {
-        Ok(opts
-            .get(k)
-            .map(|v| v.parse())
-            .transpose()?
-            .unwrap_or(default))
-    };
-    let hidden = get("hidden", 256.0)? as usize;
-    let heads = get("heads", 4.0)? as usize;
+    let opts = Options::from_args()?;
+    opts.choose_allocator();
+    let hidden = opts.get("hidden", 256.0)? as usize;
+    let heads = opts.get("heads", 4.0)? as usize;
     let config = ModelConfig {
-        vocab_size: get("vocab", 3072.0)? as usize,
+        vocab_size: opts.get("vocab", 3072.0)? as usize,
         hidden_size: hidden,
-        intermediate_size: get("inter", (hidden * 3) as f64)? as usize,
-        num_hidden_layers: get("layers", 6.0)? as usize,
+        intermediate_size: opts.get("inter", (hidden * 3) as f64)? as usize,
+        num_hidden_layers: opts.get("layers", 6.0)? as usize,
         num_attention_heads: heads,
-        num_key_value_heads: get("kv", (heads / 2).max(1) as f64)? as usize,
+        num_key_value_heads: opts.get("kv", (heads / 2).max(1) as f64)? as usize,
         max_position_embeddings: 2048,
         rope_theta: 10_000.0,
         rms_norm_eps: 1e-5,
@@ -94,17 +80,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         pad_token_id: 0,
         initializer_range: 0.02,
     };
-    let seq = get("seq", 512.0)? as usize;
-    let steps = get("steps", 300.0)? as u64;
+    let seq = opts.get("seq", 512.0)? as usize;
+    let steps = opts.get("steps", 300.0)? as u64;
     let train = TrainConfig {
         seed: 1,
-        batch_size: get("batch", 4.0)? as usize,
-        grad_accum: get("accum", 1.0)? as usize,
+        batch_size: opts.get("batch", 4.0)? as usize,
+        grad_accum: opts.get("accum", 1.0)? as usize,
         max_seq_len: seq,
         schedule: LrSchedule {
-            peak_lr: get("lr", 2e-3)?,
-            min_lr: get("lr", 2e-3)? / 10.0,
-            warmup_steps: get("warmup", (steps / 10) as f64)? as u64,
+            peak_lr: opts.get("lr", 2e-3)?,
+            min_lr: opts.get("lr", 2e-3)? / 10.0,
+            warmup_steps: opts.get("warmup", (steps / 10) as f64)? as u64,
             total_steps: steps,
         },
         adamw: AdamWConfig::default(),
@@ -133,7 +119,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let _ = std::fs::remove_dir_all(&dir);
     let mut trainer = Trainer::new(&dir, &config, train)?;
     let start = Instant::now();
-    let every = get("print", 10.0)? as u64;
+    let every = opts.get("print", 10.0)? as u64;
     trainer.run(&data, &mut |s| {
         if s.step % every == 0 || s.step == 1 {
             println!(

@@ -12,39 +12,25 @@
 //! (forward, backward, clipping, AdamW) tokens per second, medians over `steps` steps after
 //! one warm-up step.
 
-use std::collections::HashMap;
+mod common;
+
+use common::Options;
 use std::time::Instant;
 
 use tool_models::train::{Batch, Example, Llama, ModelConfig, TrainConfig, Trainer};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut opts: HashMap<String, String> = HashMap::new();
-    for arg in std::env::args().skip(1) {
-        let (k, v) = arg
-            .split_once('=')
-            .ok_or_else(|| format!("expected name=value, found {arg}"))?;
-        opts.insert(k.to_string(), v.to_string());
-    }
-    // `alloc=default` measures glibc's default behaviour.
-    if opts.get("alloc").map(String::as_str) != Some("default") {
-        tool_models::train::keep_freed_memory();
-    }
-    let get = |k: &str, default: usize| -> Result<usize, Box<dyn std::error::Error>> {
-        Ok(opts
-            .get(k)
-            .map(|v| v.parse())
-            .transpose()?
-            .unwrap_or(default))
-    };
-    let hidden = get("hidden", 256)?;
-    let heads = get("heads", 4)?;
+    let opts = Options::from_args()?;
+    opts.choose_allocator();
+    let hidden = opts.get::<usize>("hidden", 256)?;
+    let heads = opts.get::<usize>("heads", 4)?;
     let config = ModelConfig {
-        vocab_size: get("vocab", 3072)?,
+        vocab_size: opts.get::<usize>("vocab", 3072)?,
         hidden_size: hidden,
-        intermediate_size: get("inter", hidden * 3)?,
-        num_hidden_layers: get("layers", 6)?,
+        intermediate_size: opts.get::<usize>("inter", hidden * 3)?,
+        num_hidden_layers: opts.get::<usize>("layers", 6)?,
         num_attention_heads: heads,
-        num_key_value_heads: get("kv", heads / 2)?,
+        num_key_value_heads: opts.get::<usize>("kv", heads / 2)?,
         max_position_embeddings: 2048,
         rope_theta: 10_000.0,
         rms_norm_eps: 1e-5,
@@ -53,14 +39,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         pad_token_id: 0,
         initializer_range: 0.02,
     };
-    let seq = get("seq", 512)?;
-    let batch_size = get("batch", 4)?;
-    let steps = get("steps", 5)?;
-    let counted: f64 = opts
-        .get("counted")
-        .map(|v| v.parse())
-        .transpose()?
-        .unwrap_or(0.3);
+    let seq = opts.get::<usize>("seq", 512)?;
+    let batch_size = opts.get::<usize>("batch", 4)?;
+    let steps = opts.get::<usize>("steps", 5)?;
+    let counted: f64 = opts.get("counted", 0.3)?;
 
     println!(
         "config: vocab {} hidden {} layers {} heads {}/{} inter {} | {:.2} M parameters | seq {seq} x batch {batch_size}, {:.0}% counted | threads {}",
