@@ -68,6 +68,10 @@ fn the_bundled_model_calls_a_demo_tool_that_validates() {
     assert_eq!(parsed.tool_calls[0].name, "get_current_temperature");
     for call in &parsed.tool_calls {
         let answer = toolbox.call_blocking(call);
-        assert!(!answer.text().starts_with("Error:"), "{call:?}: {}", answer.text());
+        assert!(
+            !answer.text().starts_with("Error:"),
+            "{call:?}: {}",
+            answer.text()
+        );
     }
 }
