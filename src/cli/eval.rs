@@ -39,6 +39,9 @@ pub struct EvalArgs {
     /// Print the scores as one JSON object.
     #[arg(long)]
     json: bool,
+    /// Print every turn that misses, with what the model wrote.
+    #[arg(long)]
+    verbose: bool,
 }
 
 /// Scores of one decoding mode.
@@ -90,7 +93,7 @@ fn eval(args: EvalArgs) -> Result<(), String> {
             .map_err(|e| e.to_string())?
             .constrain(constrain)
             .options(GenerateOptions::greedy(args.max_tokens));
-        let scores = score(&mut chat, &examples, &toolbox)?;
+        let scores = score(&mut chat, &examples, &toolbox, args.verbose)?;
         results.push((constrain, scores));
     }
     if args.json {
@@ -151,6 +154,7 @@ fn score(
     chat: &mut LocalChat,
     examples: &[corpus::Example],
     toolbox: &Toolbox,
+    verbose: bool,
 ) -> Result<Scores, String> {
     let mut s = Scores::default();
     for example in examples {
@@ -171,11 +175,16 @@ fn score(
             s.seconds += (turn.stats.prefill + turn.stats.decode).as_secs_f64();
             let parsed = Format::Hermes.parse(&turn.text, &options);
             s.calls += parsed.tool_calls.len() + parsed.invalid_tool_calls.len();
-            s.valid_calls += parsed
+            let valid = parsed
                 .tool_calls
                 .iter()
                 .filter(|c| validates(toolbox, c))
                 .count();
+            s.valid_calls += valid;
+            if verbose && (valid < parsed.tool_calls.len() || !parsed.invalid_tool_calls.is_empty())
+            {
+                eprintln!("invalid call(s): {:?}", turn.text);
+            }
             if expected.calls.is_empty() {
                 s.answer_turns += 1;
                 let text = parsed.content.unwrap_or_default();
