@@ -33,6 +33,14 @@ pub struct LocalChat {
     constrain: bool,
     env: Option<TokenEnv>,
     schema: Option<Value>,
+    last: Option<LastTurn>,
+}
+
+/// The previous turn's prompt and output, text and tokens: the next prompt
+/// usually starts with exactly this text.
+struct LastTurn {
+    text: String,
+    tokens: Vec<u32>,
 }
 
 impl LocalChat {
@@ -59,6 +67,7 @@ impl LocalChat {
             constrain: true,
             env: None,
             schema: None,
+            last: None,
         })
     }
 
@@ -148,6 +157,27 @@ impl LocalChat {
     }
 }
 
+impl LocalChat {
+    /// Tokenises a prompt. Where it starts with the previous prompt and
+    /// output, those keep the tokens they had: the model may have written
+    /// its text in other tokens than the tokenizer would choose (a grammar
+    /// allows any spelling), and re-tokenising would then break the match
+    /// with the KV cache at the first such token. Only the new text is
+    /// tokenised; it starts after the end-of-turn token, where the
+    /// tokenizer splits anyway.
+    fn encode_prompt(&self, text: &str) -> Result<Vec<u32>, crate::model::ModelError> {
+        let tokenizer = self.model.tokenizer();
+        match &self.last {
+            Some(last) if text.starts_with(&last.text) => {
+                let mut tokens = last.tokens.clone();
+                tokens.extend(tokenizer.encode(&text[last.text.len()..])?);
+                Ok(tokens)
+            }
+            _ => tokenizer.encode(text),
+        }
+    }
+}
+
 impl ChatModel for LocalChat {
     fn format(&self) -> Format {
         self.format
@@ -167,7 +197,7 @@ impl ChatModel for LocalChat {
             .chat_template()
             .ok_or_else(|| LocalChatError::NoTemplate(self.model.path().display().to_string()))?;
         let prompt = template.render(&render)?;
-        let tokens = self.model.tokenizer().encode(&prompt.text)?;
+        let tokens = self.encode_prompt(&prompt.text)?;
         let mut constraint = self.constraint(request.tools, request.tool_choice)?;
         let generation = self.model.generate(
             &tokens,
@@ -178,6 +208,11 @@ impl ChatModel for LocalChat {
             },
             on_text,
         )?;
+        let mut text = prompt.text;
+        text.push_str(&self.model.tokenizer().decode(&generation.tokens)?);
+        let mut all = tokens;
+        all.extend_from_slice(&generation.tokens);
+        self.last = Some(LastTurn { text, tokens: all });
         let stats = TurnStats {
             prompt_tokens: generation.prompt_tokens,
             reused_tokens: generation.reused_tokens,
