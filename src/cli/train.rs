@@ -70,21 +70,10 @@ pub fn run(args: TrainArgs) -> ExitCode {
 /// The model the project ships: a few million parameters, sized so that
 /// the demo toolbox's prompt (about 400 tokens) and a few rounds fit.
 fn model_config(vocab_size: usize, hidden: usize, layers: usize) -> ModelConfig {
-    let heads = (hidden / 64).max(1);
     ModelConfig {
-        vocab_size,
-        hidden_size: hidden,
-        intermediate_size: hidden * 3,
-        num_hidden_layers: layers,
-        num_attention_heads: heads,
-        num_key_value_heads: (heads / 2).max(1),
-        max_position_embeddings: 2048,
-        rope_theta: 10_000.0,
-        rms_norm_eps: 1e-5,
-        bos_token_id: 0,
+        // `<|im_end|>` in the bundled tokenizer.
         eos_token_id: 2,
-        pad_token_id: 0,
-        initializer_range: 0.02,
+        ..ModelConfig::small(vocab_size, hidden, layers)
     }
 }
 

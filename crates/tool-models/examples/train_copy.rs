@@ -67,18 +67,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let heads = opts.get("heads", 4.0)? as usize;
     let config = ModelConfig {
         vocab_size: opts.get("vocab", 3072.0)? as usize,
-        hidden_size: hidden,
         intermediate_size: opts.get("inter", (hidden * 3) as f64)? as usize,
         num_hidden_layers: opts.get("layers", 6.0)? as usize,
         num_attention_heads: heads,
         num_key_value_heads: opts.get("kv", (heads / 2).max(1) as f64)? as usize,
-        max_position_embeddings: 2048,
-        rope_theta: 10_000.0,
-        rms_norm_eps: 1e-5,
-        bos_token_id: 0,
-        eos_token_id: 1,
-        pad_token_id: 0,
-        initializer_range: 0.02,
+        ..ModelConfig::small(0, hidden, 0)
     };
     let seq = opts.get("seq", 512.0)? as usize;
     let steps = opts.get("steps", 300.0)? as u64;

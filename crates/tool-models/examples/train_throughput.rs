@@ -26,18 +26,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let heads = opts.get::<usize>("heads", 4)?;
     let config = ModelConfig {
         vocab_size: opts.get::<usize>("vocab", 3072)?,
-        hidden_size: hidden,
         intermediate_size: opts.get::<usize>("inter", hidden * 3)?,
         num_hidden_layers: opts.get::<usize>("layers", 6)?,
         num_attention_heads: heads,
         num_key_value_heads: opts.get::<usize>("kv", heads / 2)?,
-        max_position_embeddings: 2048,
-        rope_theta: 10_000.0,
-        rms_norm_eps: 1e-5,
-        bos_token_id: 0,
-        eos_token_id: 1,
-        pad_token_id: 0,
-        initializer_range: 0.02,
+        ..ModelConfig::small(0, hidden, 0)
     };
     let seq = opts.get::<usize>("seq", 512)?;
     let batch_size = opts.get::<usize>("batch", 4)?;

@@ -48,6 +48,28 @@ fn default_initializer_range() -> f64 {
 }
 
 impl ModelConfig {
+    /// A small Llama of `hidden_size` × `num_hidden_layers`: heads of 64, half as
+    /// many key/value heads, an MLP three times as wide, 2048 positions, RoPE base
+    /// 10,000; bos and pad 0, eos 1. Change fields with struct update syntax.
+    pub fn small(vocab_size: usize, hidden_size: usize, num_hidden_layers: usize) -> Self {
+        let heads = (hidden_size / 64).max(1);
+        Self {
+            vocab_size,
+            hidden_size,
+            intermediate_size: hidden_size * 3,
+            num_hidden_layers,
+            num_attention_heads: heads,
+            num_key_value_heads: (heads / 2).max(1),
+            max_position_embeddings: 2048,
+            rope_theta: 10_000.0,
+            rms_norm_eps: 1e-5,
+            bos_token_id: 0,
+            eos_token_id: 1,
+            pad_token_id: 0,
+            initializer_range: default_initializer_range(),
+        }
+    }
+
     /// Width of one attention head.
     pub fn head_dim(&self) -> usize {
         self.hidden_size / self.num_attention_heads.max(1)
