@@ -144,16 +144,7 @@ impl Trainer {
         let params = model.named_parameters();
         let optimizer = AdamW::new(config.adamw, &params)?;
         let state = checkpoint::initial_state(model_config, &config);
-        let log = TrainLog::open(run_dir, 0)?;
-        Ok(Self {
-            run_dir: run_dir.to_path_buf(),
-            model,
-            params,
-            optimizer,
-            config,
-            state,
-            log,
-        })
+        Self::assemble(run_dir, model, optimizer, config, state)
     }
 
     /// Continues the run in `run_dir` from its checkpoint, with the configuration it was
@@ -221,7 +212,19 @@ impl Trainer {
                 message: e.to_string(),
             })?;
         state.train = config.clone();
+        Self::assemble(run_dir, model, optimizer, config, state)
+    }
+
+    /// The trainer of a started or resumed run; its log continues after `state.step`.
+    fn assemble(
+        run_dir: &Path,
+        model: Llama,
+        optimizer: AdamW,
+        config: TrainConfig,
+        state: CheckpointState,
+    ) -> Result<Self, TrainError> {
         let log = TrainLog::open(run_dir, state.step)?;
+        let params = model.named_parameters();
         Ok(Self {
             run_dir: run_dir.to_path_buf(),
             model,
