@@ -7,6 +7,10 @@
 
 #[test]
 fn ui() {
+    // trybuild builds every dependency again in its own workspace, which
+    // does not inherit our `[profile]`: without debug info those builds take
+    // a tenth of the disk. Its cargo inherits this process's environment.
+    std::env::set_var("CARGO_PROFILE_DEV_DEBUG", "false");
     let t = trybuild::TestCases::new();
     t.pass("tests/ui/pass/*.rs");
     t.compile_fail("tests/ui/fail/*.rs");

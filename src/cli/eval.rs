@@ -211,6 +211,19 @@ fn score(
                     && parsed.invalid_tool_calls.is_empty()
                 {
                     s.exact_calls += 1;
+                } else if verbose {
+                    let show = |calls: &[ToolCall]| {
+                        calls
+                            .iter()
+                            .map(|c| format!("{} {}", c.name, c.arguments))
+                            .collect::<Vec<_>>()
+                            .join(" | ")
+                    };
+                    eprintln!(
+                        "wanted: {}\n   got: {}",
+                        show(&expected.calls),
+                        show(&parsed.tool_calls)
+                    );
                 }
             }
         }

@@ -54,6 +54,10 @@ pub struct TrainArgs {
     /// Export the model every this many steps (0: only at the end).
     #[arg(long, default_value_t = 500)]
     export_every: u64,
+    /// Resume on a corpus other than the checkpoint's (another `--examples`,
+    /// or a changed generator): its order starts from the beginning.
+    #[arg(long)]
+    new_data: bool,
 }
 
 /// Runs `tool-use train`.
@@ -124,6 +128,9 @@ fn train(args: TrainArgs) -> Result<(), String> {
         ..TrainConfig::default()
     };
     let mut trainer = Trainer::open(&args.run_dir, &model, config).map_err(|e| e.to_string())?;
+    if args.new_data {
+        trainer.start_new_data();
+    }
     eprintln!(
         "model: {} parameters; run {} at step {}",
         model.num_parameters(),

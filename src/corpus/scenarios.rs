@@ -330,6 +330,13 @@ impl<'a> Cx<'a> {
     /// A weather location as the user writes it: "Paris" or "Paris, France".
     fn location(&mut self) -> String {
         let (city, country) = *v::pick_named(&mut self.rng, v::CITIES, self.split, |c| c.0);
+        let invented;
+        let city = if self.invents() {
+            invented = v::invented_place(&mut self.rng, self.split);
+            invented.as_str()
+        } else {
+            city
+        };
         if self.rng.chance(0.5) {
             format!("{city}, {country}")
         } else {
@@ -348,9 +355,17 @@ impl<'a> Cx<'a> {
     }
 
     fn city(&mut self) -> String {
+        if self.invents() {
+            return v::invented_place(&mut self.rng, self.split);
+        }
         v::pick_named(&mut self.rng, v::CITIES, self.split, |c| c.0)
             .0
             .to_owned()
+    }
+
+    /// Whether the next place is made up: a third of them in training.
+    fn invents(&mut self) -> bool {
+        self.split == Split::Train && self.rng.chance(0.3)
     }
 
     fn two_cities(&mut self) -> (String, String) {

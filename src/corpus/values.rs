@@ -138,6 +138,40 @@ pub fn email(rng: &mut Rng, split: Split) -> String {
     }
 }
 
+/// A made-up place name ("Velmora", "Port Tarbisk"), from `split`.
+///
+/// A small model can memorise a few hundred real cities instead of learning
+/// to copy the one the user named; names it has never seen leave copying as
+/// the only way to get the call right. Only the training split uses them.
+pub fn invented_place(rng: &mut Rng, split: Split) -> String {
+    const ONSETS: &[&str] = &[
+        "b", "br", "d", "dr", "f", "g", "gr", "h", "k", "kr", "l", "m", "n", "p", "r", "s", "st",
+        "t", "tr", "v", "z", "sh", "ch", "",
+    ];
+    const VOWELS: &[&str] = &["a", "e", "i", "o", "u", "ai", "ei", "ou", "y"];
+    const CODAS: &[&str] = &["", "", "n", "r", "l", "s", "sk", "nd", "m", "th", "x"];
+    const PREFIXES: &[&str] = &["Port ", "San ", "New ", "Lake ", "Fort ", "Saint "];
+    draw(rng, split, |rng| {
+        let syllables = rng.range(2, 3);
+        let mut word = String::new();
+        for _ in 0..syllables {
+            word.push_str(*rng.pick(ONSETS));
+            word.push_str(*rng.pick(VOWELS));
+        }
+        word.push_str(*rng.pick(CODAS));
+        let mut chars = word.chars();
+        let name: String = chars
+            .next()
+            .map(|c| c.to_uppercase().chain(chars).collect())
+            .unwrap_or_default();
+        if rng.chance(0.15) {
+            format!("{}{name}", *rng.pick(PREFIXES))
+        } else {
+            name
+        }
+    })
+}
+
 /// Cities and their countries, for weather, distances and flights.
 pub const CITIES: &[(&str, &str)] = &[
     ("Paris", "France"),

@@ -256,6 +256,15 @@ impl Trainer {
         self.state.data
     }
 
+    /// Goes on with other data than the checkpoint was trained on (a new
+    /// corpus, or more of it): the next [`Trainer::run`] starts that data's
+    /// seeded order from its beginning, and accepts any size. The weights,
+    /// optimizer moments and step count are kept.
+    pub fn start_new_data(&mut self) {
+        self.state.data = DataPosition::default();
+        self.state.data_len = None;
+    }
+
     /// Real tokens trained on so far.
     pub fn tokens_seen(&self) -> u64 {
         self.state.tokens_seen
