@@ -155,10 +155,10 @@ pub fn invented_place(rng: &mut Rng, split: Split) -> String {
         let syllables = rng.range(2, 3);
         let mut word = String::new();
         for _ in 0..syllables {
-            word.push_str(*rng.pick(ONSETS));
-            word.push_str(*rng.pick(VOWELS));
+            word.push_str(rng.pick::<&str>(ONSETS));
+            word.push_str(rng.pick::<&str>(VOWELS));
         }
-        word.push_str(*rng.pick(CODAS));
+        word.push_str(rng.pick::<&str>(CODAS));
         let mut chars = word.chars();
         let name: String = chars
             .next()
