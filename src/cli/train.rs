@@ -5,7 +5,7 @@
 //! `--until`) the model is exported into `--out` beside the committed
 //! tokenizer and chat template.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -143,6 +143,10 @@ fn train(args: TrainArgs) -> Result<(), String> {
     } else {
         args.export_every
     };
+    if trainer.step() >= until {
+        // Already there (a copied checkpoint, say): export it as it stands.
+        export(&trainer, &held_out, &args.out)?;
+    }
     while trainer.step() < until {
         let next = (trainer.step() / export_every + 1)
             .saturating_mul(export_every)
@@ -157,17 +161,18 @@ fn train(args: TrainArgs) -> Result<(), String> {
                 }
             })
             .map_err(|e| e.to_string())?;
-        report(&trainer, &held_out)?;
-        trainer.export_hf(&args.out).map_err(|e| e.to_string())?;
-        eprintln!("exported step {} to {}", trainer.step(), args.out.display());
+        export(&trainer, &held_out, &args.out)?;
     }
     Ok(())
 }
 
-fn report(trainer: &Trainer, held_out: &impl TrainData) -> Result<(), String> {
+/// Reports the held-out loss and writes the model into `out`.
+fn export(trainer: &Trainer, held_out: &impl TrainData, out: &Path) -> Result<(), String> {
     let loss = trainer
         .eval_loss(held_out)
         .map_err(|e: TrainError| e.to_string())?;
     eprintln!("step {:>5}  held-out loss {loss:.4}", trainer.step());
+    trainer.export_hf(out).map_err(|e| e.to_string())?;
+    eprintln!("exported step {} to {}", trainer.step(), out.display());
     Ok(())
 }
