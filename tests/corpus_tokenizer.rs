@@ -56,8 +56,9 @@ fn the_demo_prompt_and_the_corpus_fit_the_context() {
     let prompt = demo_system_prompt(&template).unwrap();
     let examples = corpus::generate(99, 300, Split::HeldOut);
     let stats = measure(&tokenizer, &template, &examples).unwrap();
+    // At most a quarter of the 2048 positions.
     assert!(
-        stats.demo_prompt_tokens <= 400,
+        stats.demo_prompt_tokens <= 512,
         "the demo system prompt takes {} tokens:\n{prompt}",
         stats.demo_prompt_tokens
     );
@@ -67,6 +68,47 @@ fn the_demo_prompt_and_the_corpus_fit_the_context() {
         let (text, _) = corpus::render(&template, example).unwrap();
         let ids = tokenizer.encode(text.as_str(), false).unwrap();
         assert_eq!(tokenizer.decode(ids.get_ids(), false).unwrap(), text);
+    }
+}
+
+/// The model copies values from the request into a call and from a result
+/// into the answer: that is only learnable when a value is the same tokens
+/// in a sentence and inside a JSON string.
+#[test]
+fn values_are_the_same_tokens_in_prose_and_in_json() {
+    let tokenizer = bundled();
+    let ids = |text: &str| tokenizer.encode(text, false).unwrap().get_ids().to_vec();
+    let contains = |hay: &[u32], needle: &[u32]| hay.windows(needle.len()).any(|w| w == needle);
+    for value in [
+        "Chennai",
+        "Zagreb, Croatia",
+        "Abu Dhabi",
+        "Velmora",
+        "Port Tarbisk",
+        "35371.8",
+        "-14.4",
+        "Volunteer shift",
+        "tips for public speaking",
+        "paula@example.com",
+    ] {
+        let alone = ids(value);
+        for context in [
+            format!("What's the weather in {value} right now?"),
+            format!("{value}"),
+            format!("{{\"location\": \"{value}\", \"unit\": \"celsius\"}}"),
+            format!("The answer is {value}."),
+            format!("<tool_response>\n{value}\n</tool_response>"),
+        ] {
+            assert!(
+                contains(&ids(&context), &alone),
+                "{value:?} is {:?} alone but not within {context:?}: {:?}",
+                tokenizer.encode(value, false).unwrap().get_tokens(),
+                tokenizer
+                    .encode(context.as_str(), false)
+                    .unwrap()
+                    .get_tokens()
+            );
+        }
     }
 }
 

@@ -21,7 +21,7 @@ pub struct TrainArgs {
     /// read, and the trained model is written there.
     #[arg(long, default_value_os_t = tool_use::bundled::model_dir())]
     out: PathBuf,
-    /// Checkpoints, the loss log (loss.jsonl) and the run's configuration.
+    /// Checkpoints, the loss log (train_log.jsonl) and the run's configuration.
     #[arg(long, default_value = "target/train/tool-use-mini")]
     run_dir: PathBuf,
     /// Training conversations drawn from the corpus.
