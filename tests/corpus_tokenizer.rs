@@ -94,7 +94,7 @@ fn values_are_the_same_tokens_in_prose_and_in_json() {
         let alone = ids(value);
         for context in [
             format!("What's the weather in {value} right now?"),
-            format!("{value}"),
+            value.to_string(),
             format!("{{\"location\": \"{value}\", \"unit\": \"celsius\"}}"),
             format!("The answer is {value}."),
             format!("<tool_response>\n{value}\n</tool_response>"),
