@@ -184,6 +184,19 @@ fn open_resumes_or_starts_and_new_refuses_an_existing_run() {
     let mut longer = Trainer::open(&dir, &tiny_config(), train_config(5)).unwrap();
     let err = longer.run(&data[..3], &mut |_| {}).unwrap_err().to_string();
     assert!(err.contains("4 examples"), "{err}");
+    // ...unless the run is told the data is new: its order starts over.
+    longer.start_new_data();
+    assert_eq!(longer.data_position(), Default::default());
+    longer.run(&data[..3], &mut |_| {}).unwrap();
+    assert_eq!(longer.step(), 5);
+    // Steps 4 and 5 took 8 examples: two passes over the 3 and 2 of a third.
+    assert_eq!(
+        longer.data_position(),
+        tool_models::train::DataPosition {
+            epoch: 2,
+            cursor: 2
+        }
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
