@@ -34,9 +34,9 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Template(c) => cli::template::run(c),
         Command::Parse(args) => cli::parse::run(args),
-        Command::Chat(args) => cli::chat::run(args),
-        Command::Train(args) => cli::train::run(args),
-        Command::Eval(args) => cli::eval::run(args),
-        Command::Generate(args) => cli::generate::run(args),
+        Command::Chat(args) => cli::finish("chat", cli::chat::run(args)),
+        Command::Train(args) => cli::finish("train", cli::train::run(args)),
+        Command::Eval(args) => cli::finish("eval", cli::eval::run(args)),
+        Command::Generate(args) => cli::finish("generate", cli::generate::run(args)),
     }
 }

@@ -48,17 +48,7 @@ pub struct ChatArgs {
 }
 
 /// Runs `tool-use chat`.
-pub fn run(args: ChatArgs) -> ExitCode {
-    match chat(args) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("tool-use chat: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn chat(args: ChatArgs) -> Result<ExitCode, String> {
+pub fn run(args: ChatArgs) -> Result<ExitCode, String> {
     let prompt = match args.prompt {
         Some(p) => p,
         None => {

@@ -7,7 +7,6 @@
 //! none is due, and answers that contain the tool results they report.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -72,17 +71,7 @@ struct Scores {
 }
 
 /// Runs `tool-use eval`.
-pub fn run(args: EvalArgs) -> ExitCode {
-    match eval(args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("tool-use eval: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn eval(args: EvalArgs) -> Result<(), String> {
+pub fn run(args: EvalArgs) -> Result<(), String> {
     let path = args.model.unwrap_or_else(tool_use::bundled::model_dir);
     let examples = corpus::generate(args.seed, args.examples, Split::HeldOut);
     let toolbox = corpus::tools::toolbox(Clock::System);

@@ -2,7 +2,6 @@
 //! agent — for comparing with other implementations token by token.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use serde_json::json;
 use tool_use::models::generate::GenerateOptions;
@@ -32,17 +31,7 @@ pub struct GenerateArgs {
 }
 
 /// Runs `tool-use generate`.
-pub fn run(args: GenerateArgs) -> ExitCode {
-    match generate(args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("tool-use generate: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn generate(args: GenerateArgs) -> Result<(), String> {
+pub fn run(args: GenerateArgs) -> Result<(), String> {
     let path = args.model.unwrap_or_else(tool_use::bundled::model_dir);
     let mut model = Model::load(&path).map_err(|e| e.to_string())?;
     let tools = tool_use::demo::definitions();

@@ -6,7 +6,6 @@
 //! tokenizer and chat template.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::Instant;
 
 use tool_use::corpus::{self, Split};
@@ -60,17 +59,6 @@ pub struct TrainArgs {
     new_data: bool,
 }
 
-/// Runs `tool-use train`.
-pub fn run(args: TrainArgs) -> ExitCode {
-    match train(args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("tool-use train: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
 /// The model the project ships: a few million parameters, sized so that
 /// the demo toolbox's prompt (about 400 tokens) and a few rounds fit.
 fn model_config(vocab_size: usize, hidden: usize, layers: usize) -> ModelConfig {
@@ -81,7 +69,8 @@ fn model_config(vocab_size: usize, hidden: usize, layers: usize) -> ModelConfig 
     }
 }
 
-fn train(args: TrainArgs) -> Result<(), String> {
+/// Runs `tool-use train`.
+pub fn run(args: TrainArgs) -> Result<(), String> {
     // Fresh large tensors each step would otherwise page-fault: 20-30% of the time.
     tool_use::models::train::keep_freed_memory();
     let tokenizer_path = args.out.join("tokenizer.json");
