@@ -582,3 +582,26 @@ fn free_text_arguments_are_copied_from_the_conversation() {
     }
     assert!(checked > 1000, "{checked}");
 }
+
+#[test]
+fn sessions_ask_three_or_four_things_and_call_tools_for_each() {
+    let sessions: Vec<&Example> = all().filter(|e| e.scenario == Scenario::Session).collect();
+    assert!(sessions.len() > 50, "only {} sessions", sessions.len());
+    for example in sessions {
+        let requests = example
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::User)
+            .count();
+        assert!((3..=4).contains(&requests), "{requests} requests");
+        // Each request: its calls, then an answer in words.
+        let calling = example
+            .expectations
+            .iter()
+            .filter(|x| !x.calls.is_empty())
+            .count();
+        let answers = example.expectations.len() - calling;
+        assert!(calling >= requests, "{calling} calling turns");
+        assert_eq!(answers, requests);
+    }
+}

@@ -38,6 +38,11 @@ pub struct TrainArgs {
     /// Sequences per step.
     #[arg(long, default_value_t = 8)]
     batch_size: usize,
+    /// Sequences per forward pass: a step's sequences are sorted by length
+    /// and passed in groups this large, so that little is padding. Must
+    /// divide `--batch-size`; the step's gradient is the same either way.
+    #[arg(long, default_value_t = 1)]
+    micro_batch: usize,
     /// Peak learning rate.
     #[arg(long, default_value_t = 2e-3)]
     lr: f64,
@@ -101,11 +106,17 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
         started.elapsed().as_secs_f64()
     );
 
+    if args.micro_batch == 0 || args.batch_size % args.micro_batch != 0 {
+        return Err(format!(
+            "--micro-batch must divide --batch-size {}, found {}",
+            args.batch_size, args.micro_batch
+        ));
+    }
     let model = model_config(tokenizer.get_vocab_size(true), args.hidden, args.layers);
     let config = TrainConfig {
         seed: args.seed,
-        batch_size: args.batch_size,
-        grad_accum: 1,
+        batch_size: args.micro_batch,
+        grad_accum: args.batch_size / args.micro_batch,
         max_seq_len: 1024,
         schedule: LrSchedule {
             peak_lr: args.lr,

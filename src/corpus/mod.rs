@@ -67,6 +67,9 @@ pub enum Scenario {
     Chain,
     /// A request answered with tools, then a second request.
     FollowUp,
+    /// Three or four unrelated requests in a row, each answered with tools:
+    /// every turn copies new values, with the earlier ones in sight.
+    Session,
     /// The tool fails; the answer says why.
     ToolError,
     /// No tool could do it; answered in words, no call.
@@ -81,11 +84,12 @@ pub enum Scenario {
 
 impl Scenario {
     /// Every scenario.
-    pub const ALL: [Scenario; 9] = [
+    pub const ALL: [Scenario; 10] = [
         Scenario::Single,
         Scenario::Parallel,
         Scenario::Chain,
         Scenario::FollowUp,
+        Scenario::Session,
         Scenario::ToolError,
         Scenario::OutOfScope,
         Scenario::SmallTalk,

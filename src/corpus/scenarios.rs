@@ -363,9 +363,10 @@ impl<'a> Cx<'a> {
             .to_owned()
     }
 
-    /// Whether the next place is made up: a third of them in training.
+    /// Whether the next place is made up: most of them in training, so that
+    /// guessing a known city never pays and the model learns to copy.
     fn invents(&mut self) -> bool {
-        self.split == Split::Train && self.rng.chance(0.3)
+        self.split == Split::Train && self.rng.chance(0.6)
     }
 
     fn two_cities(&mut self) -> (String, String) {
@@ -1758,6 +1759,7 @@ const SCENARIOS: &[(Scenario, u32)] = &[
     (Scenario::SmallTalk, 4),
     (Scenario::Unavailable, 6),
     (Scenario::Capabilities, 2),
+    (Scenario::Session, 20),
 ];
 
 fn weighted(rng: &mut Rng, table: &[(Intent, u32)]) -> Intent {
@@ -1846,6 +1848,23 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String]) -> Example {
             let intent = weighted(&mut rng, table);
             run(&mut cx, intent, false);
             offer(&mut rng, intent.tools(), &[], all)
+        }
+        Scenario::Session => {
+            let mut needed: Vec<&str> = Vec::new();
+            for turn in 0..rng.range(3, 4) {
+                let intent = weighted(&mut rng, SINGLE);
+                let before = cx.messages.len();
+                run(&mut cx, intent, false);
+                if turn > 0 {
+                    prefix_also(&mut cx, before);
+                }
+                for tool in intent.tools() {
+                    if !needed.contains(tool) {
+                        needed.push(tool);
+                    }
+                }
+            }
+            offer(&mut rng, &needed, &[], all)
         }
         Scenario::ToolError => {
             let intent = weighted(&mut rng, FAILING);

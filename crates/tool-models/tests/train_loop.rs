@@ -226,3 +226,35 @@ fn train_data_is_generic() {
     assert_eq!(steps, 3);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn micro_batches_take_the_same_step_as_one_padded_batch() {
+    let data = dataset();
+    let model_config = tiny_config();
+    let mut runs = Vec::new();
+    for (name, batch_size, grad_accum) in [("whole", 4, 1), ("micro", 1, 4)] {
+        let dir = scratch_path(name);
+        let config = TrainConfig {
+            batch_size,
+            grad_accum,
+            ..train_config(3)
+        };
+        let mut trainer = Trainer::new(&dir, &model_config, config).unwrap();
+        let mut losses = Vec::new();
+        trainer.run(&data, &mut |s| losses.push(s.loss)).unwrap();
+        runs.push((params(trainer.model()), losses));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    let (whole, micro) = (&runs[0], &runs[1]);
+    for (a, b) in whole.1.iter().zip(&micro.1) {
+        assert!((a - b).abs() < 1e-5, "losses {a} vs {b}");
+    }
+    for ((name, a), (_, b)) in whole.0.iter().zip(&micro.0) {
+        let worst = a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0f32, f32::max);
+        assert!(worst < 1e-4, "{name} differs by {worst}");
+    }
+}
