@@ -62,8 +62,8 @@ fn the_demo_prompt_and_the_corpus_fit_the_context() {
         "the demo system prompt takes {} tokens:\n{prompt}",
         stats.demo_prompt_tokens
     );
-    // A few rounds on top of the prompt stay far below 2048 positions.
-    assert!(stats.max_tokens < 1400, "{stats:?}");
+    // Even a session of four requests stays well inside the 2048 positions.
+    assert!(stats.max_tokens < 1600, "{stats:?}");
     for example in &examples {
         let (text, _) = corpus::render(&template, example).unwrap();
         let ids = tokenizer.encode(text.as_str(), false).unwrap();
