@@ -605,3 +605,21 @@ fn sessions_ask_three_or_four_things_and_call_tools_for_each() {
         assert_eq!(answers, requests);
     }
 }
+
+#[test]
+fn no_tool_is_offered_twice() {
+    for example in all() {
+        let names: Vec<&str> = example
+            .tools
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap())
+            .collect();
+        let distinct: HashSet<&str> = names.iter().copied().collect();
+        assert_eq!(
+            distinct.len(),
+            names.len(),
+            "{:?}: {names:?}",
+            example.scenario
+        );
+    }
+}

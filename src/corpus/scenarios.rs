@@ -1776,7 +1776,13 @@ fn offer(rng: &mut Rng, needed: &[&str], excluded: &[&str], all: &[String]) -> V
     if demo_covers && rng.chance(0.55) {
         return demo::NAMES.iter().map(|s| (*s).to_owned()).collect();
     }
-    let mut chosen: Vec<String> = needed.iter().map(|s| (*s).to_owned()).collect();
+    let mut chosen: Vec<String> = Vec::new();
+    for name in needed {
+        // Two requests of a conversation may need the same tool.
+        if !chosen.iter().any(|c| c == name) {
+            chosen.push((*name).to_owned());
+        }
+    }
     let others: Vec<&String> = all
         .iter()
         .filter(|n| !needed.contains(&n.as_str()) && !excluded.contains(&n.as_str()))
@@ -1858,11 +1864,7 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String]) -> Example {
                 if turn > 0 {
                     prefix_also(&mut cx, before);
                 }
-                for tool in intent.tools() {
-                    if !needed.contains(tool) {
-                        needed.push(tool);
-                    }
-                }
+                needed.extend(intent.tools());
             }
             offer(&mut rng, &needed, &[], all)
         }
