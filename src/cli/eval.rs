@@ -4,8 +4,11 @@
 //! Every assistant turn of every conversation is generated greedily from the
 //! conversation before it, with and without constrained decoding, and scored:
 //! right tools, exact arguments, calls that parse and validate, no call where
-//! none is due, and answers that contain the tool results they report.
+//! none is due, and answers that contain the tool results they report; and,
+//! by kind of value (place names, numbers, enums, …), how many arguments of
+//! the right tools were right.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -64,6 +67,9 @@ struct Scores {
     result_turns: usize,
     /// ... whose answer contains every expected text.
     answers_with_results: usize,
+    /// Per kind of argument value: (right, expected) over the calls of the
+    /// right tool.
+    arguments: BTreeMap<&'static str, (usize, usize)>,
     /// Generated tokens, for speed.
     generated_tokens: usize,
     /// Seconds spent generating.
@@ -127,6 +133,10 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
             "  answers with results {}",
             pct(s.answers_with_results, s.result_turns)
         );
+        println!("  arguments right, by kind (calls of the right tool):");
+        for (kind, (right, of)) in &s.arguments {
+            println!("    {kind:<20} {}", pct(*right, *of));
+        }
         println!("  {} tokens in {:.1}s", s.generated_tokens, s.seconds);
     }
     Ok(())
@@ -196,6 +206,12 @@ fn score(
                 if got == want && parsed.invalid_tool_calls.is_empty() {
                     s.right_tools += 1;
                 }
+                count_arguments(
+                    toolbox,
+                    &parsed.tool_calls,
+                    &expected.calls,
+                    &mut s.arguments,
+                );
                 if same_calls(&parsed.tool_calls, &expected.calls)
                     && parsed.invalid_tool_calls.is_empty()
                 {
@@ -228,6 +244,54 @@ fn same_calls(got: &[ToolCall], want: &[ToolCall]) -> bool {
     a.sort_unstable();
     b.sort_unstable();
     a == b
+}
+
+/// Pairs each expected call with the first unused call of the same tool and
+/// counts, per kind of value, the expected arguments it got right.
+fn count_arguments(
+    toolbox: &Toolbox,
+    got: &[ToolCall],
+    want: &[ToolCall],
+    counts: &mut BTreeMap<&'static str, (usize, usize)>,
+) {
+    let mut used = vec![false; got.len()];
+    for expected in want {
+        let Some(i) = (0..got.len()).find(|&i| !used[i] && got[i].name == expected.name) else {
+            continue;
+        };
+        used[i] = true;
+        let Value::Object(args) = &expected.arguments else {
+            continue;
+        };
+        let schema = toolbox.get(&expected.name).map(|t| t.validation_schema());
+        for (key, value) in args {
+            let property = schema
+                .and_then(|s| s.get("properties"))
+                .and_then(|p| p.get(key));
+            let entry = counts.entry(value_kind(key, value, property)).or_default();
+            entry.1 += 1;
+            if got[i].arguments.get(key) == Some(value) {
+                entry.0 += 1;
+            }
+        }
+    }
+}
+
+/// What kind of value an argument holds, for [`count_arguments`].
+fn value_kind(key: &str, value: &Value, property: Option<&Value>) -> &'static str {
+    if property.is_some_and(|p| p.get("enum").is_some()) {
+        return "enum";
+    }
+    match value {
+        Value::String(_) if ["location", "origin", "destination", "timezone"].contains(&key) => {
+            "place"
+        }
+        Value::String(_) => "other text",
+        Value::Number(_) => "number",
+        Value::Bool(_) => "boolean",
+        Value::Array(_) => "array",
+        Value::Object(_) | Value::Null => "object",
+    }
 }
 
 fn validates(toolbox: &Toolbox, call: &ToolCall) -> bool {

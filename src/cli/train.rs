@@ -58,6 +58,13 @@ pub struct TrainArgs {
     /// Export the model every this many steps (0: only at the end).
     #[arg(long, default_value_t = 500)]
     export_every: u64,
+    /// Fraction of the prompt's tokens (system, user and tool turns) that
+    /// also count in the loss, drawn per token from the seed; 0: the
+    /// assistant's tokens only. Tokens that are never a target otherwise
+    /// (names only ever seen in requests) keep distinct embeddings, so the
+    /// model can copy them.
+    #[arg(long, default_value_t = 0.0)]
+    prompt_loss: f64,
     /// Resume on a corpus other than the checkpoint's (another `--examples`,
     /// or a changed generator): its order starts from the beginning.
     #[arg(long)]
@@ -91,8 +98,17 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
             })
             .collect()
     };
+    if !(0.0..=1.0).contains(&args.prompt_loss) {
+        return Err(format!(
+            "--prompt-loss must be between 0 and 1, found {}",
+            args.prompt_loss
+        ));
+    }
     let started = Instant::now();
-    let data = encode(corpus::generate(args.seed, args.examples, Split::Train))?;
+    let mut data = encode(corpus::generate(args.seed, args.examples, Split::Train))?;
+    for (i, example) in data.iter_mut().enumerate() {
+        count_prompt_tokens(example, args.prompt_loss, args.seed, i as u64);
+    }
     let held_out = encode(corpus::generate(
         args.seed + 1000,
         args.held_out,
@@ -166,6 +182,29 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// Marks about `fraction` of `example`'s prompt tokens as counted, the same
+/// ones for the same seed and example index.
+fn count_prompt_tokens(example: &mut Example, fraction: f64, seed: u64, index: u64) {
+    if fraction <= 0.0 {
+        return;
+    }
+    for (t, counted) in example.mask.iter_mut().enumerate() {
+        // splitmix64 of (seed, example, position): a uniform draw in [0, 1).
+        let mut z = seed
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(index.wrapping_mul(0xD1B5_4A32_D192_ED03))
+            .wrapping_add(t as u64)
+            .wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        let draw = (z >> 11) as f64 / (1u64 << 53) as f64;
+        if draw < fraction {
+            *counted = true;
+        }
+    }
+}
+
 /// Reports the held-out loss and writes the model into `out`.
 fn export(trainer: &Trainer, held_out: &impl TrainData, out: &Path) -> Result<(), String> {
     let loss = trainer
@@ -175,4 +214,39 @@ fn export(trainer: &Trainer, held_out: &impl TrainData, out: &Path) -> Result<()
     trainer.export_hf(out).map_err(|e| e.to_string())?;
     eprintln!("exported step {} to {}", trainer.step(), out.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn example() -> Example {
+        // 1,000 prompt tokens, then 10 assistant tokens.
+        let mut mask = vec![false; 1000];
+        mask.extend([true; 10]);
+        Example::new(vec![5; 1010], mask).unwrap()
+    }
+
+    #[test]
+    fn prompt_tokens_count_at_the_given_rate_the_same_way_each_time() {
+        let mut a = example();
+        count_prompt_tokens(&mut a, 0.1, 1, 7);
+        let counted = a.mask[..1000].iter().filter(|&&m| m).count();
+        assert!((60..=140).contains(&counted), "{counted} of 1000");
+        assert!(a.mask[1000..].iter().all(|&m| m), "assistant tokens still count");
+
+        let mut again = example();
+        count_prompt_tokens(&mut again, 0.1, 1, 7);
+        assert_eq!(a.mask, again.mask);
+        let mut other = example();
+        count_prompt_tokens(&mut other, 0.1, 1, 8);
+        assert_ne!(a.mask, other.mask, "another example draws other tokens");
+
+        let mut none = example();
+        count_prompt_tokens(&mut none, 0.0, 1, 7);
+        assert_eq!(none.mask, example().mask);
+        let mut all = example();
+        count_prompt_tokens(&mut all, 1.0, 1, 7);
+        assert!(all.mask.iter().all(|&m| m));
+    }
 }
