@@ -58,6 +58,9 @@ pub struct TrainArgs {
     /// Export the model every this many steps (0: only at the end).
     #[arg(long, default_value_t = 500)]
     export_every: u64,
+    /// Longer conversations are cut to this many tokens.
+    #[arg(long, default_value_t = 1024)]
+    max_seq_len: usize,
     /// Fraction of the prompt's tokens (system, user and tool turns) that
     /// also count in the loss, drawn per token from the seed; 0: the
     /// assistant's tokens only. Tokens that are never a target otherwise
@@ -133,7 +136,7 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
         seed: args.seed,
         batch_size: args.micro_batch,
         grad_accum: args.batch_size / args.micro_batch,
-        max_seq_len: 1024,
+        max_seq_len: args.max_seq_len,
         schedule: LrSchedule {
             peak_lr: args.lr,
             min_lr: args.lr / 10.0,
@@ -233,7 +236,10 @@ mod tests {
         count_prompt_tokens(&mut a, 0.1, 1, 7);
         let counted = a.mask[..1000].iter().filter(|&&m| m).count();
         assert!((60..=140).contains(&counted), "{counted} of 1000");
-        assert!(a.mask[1000..].iter().all(|&m| m), "assistant tokens still count");
+        assert!(
+            a.mask[1000..].iter().all(|&m| m),
+            "assistant tokens still count"
+        );
 
         let mut again = example();
         count_prompt_tokens(&mut again, 0.1, 1, 7);
