@@ -132,15 +132,19 @@ fn held_out_requests_are_phrased_differently() {
     assert!(!held.is_empty() && held.iter().all(|h| !trained.contains(h)));
 }
 
+fn offered_names(example: &Example) -> Vec<&str> {
+    example
+        .tools
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect()
+}
+
 #[test]
 fn every_call_is_valid_for_an_offered_tool_and_canonical() {
     let toolbox = tools::toolbox(Default::default());
     for example in all() {
-        let offered: Vec<&str> = example
-            .tools
-            .iter()
-            .map(|t| t["function"]["name"].as_str().unwrap())
-            .collect();
+        let offered = offered_names(example);
         for (i, message) in example.messages.iter().enumerate() {
             if message.role != Role::Tool {
                 continue;
@@ -609,11 +613,7 @@ fn sessions_ask_three_or_four_things_and_call_tools_for_each() {
 #[test]
 fn no_tool_is_offered_twice() {
     for example in all() {
-        let names: Vec<&str> = example
-            .tools
-            .iter()
-            .map(|t| t["function"]["name"].as_str().unwrap())
-            .collect();
+        let names = offered_names(example);
         let distinct: HashSet<&str> = names.iter().copied().collect();
         assert_eq!(
             distinct.len(),

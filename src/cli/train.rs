@@ -86,37 +86,46 @@ fn model_config(vocab_size: usize, hidden: usize, layers: usize) -> ModelConfig 
 
 /// Runs `tool-use train`.
 pub fn run(args: TrainArgs) -> Result<(), String> {
-    // Fresh large tensors each step would otherwise page-fault: 20-30% of the time.
-    tool_use::models::train::keep_freed_memory();
-    let tokenizer_path = args.out.join("tokenizer.json");
-    let tokenizer = tool_use::models::train::bpe::Tokenizer::from_file(&tokenizer_path)
-        .map_err(|e| format!("{}: {e}", tokenizer_path.display()))?;
-    let template = corpus::bundled_template().map_err(|e| e.to_string())?;
-    let encode = |examples: Vec<corpus::Example>| -> Result<Vec<Example>, String> {
-        examples
-            .iter()
-            .map(|e| {
-                let enc = corpus::encode(&tokenizer, &template, e).map_err(|e| e.to_string())?;
-                Example::new(enc.ids, enc.mask).map_err(|e| e.to_string())
-            })
-            .collect()
-    };
+    if args.micro_batch == 0 || args.batch_size % args.micro_batch != 0 {
+        return Err(format!(
+            "--micro-batch must divide --batch-size {}, found {}",
+            args.batch_size, args.micro_batch
+        ));
+    }
     if !(0.0..=1.0).contains(&args.prompt_loss) {
         return Err(format!(
             "--prompt-loss must be between 0 and 1, found {}",
             args.prompt_loss
         ));
     }
+    // Fresh large tensors each step would otherwise page-fault: 20-30% of the time.
+    tool_use::models::train::keep_freed_memory();
+    let tokenizer_path = args.out.join("tokenizer.json");
+    let tokenizer = tool_use::models::train::bpe::Tokenizer::from_file(&tokenizer_path)
+        .map_err(|e| format!("{}: {e}", tokenizer_path.display()))?;
+    let template = corpus::bundled_template().map_err(|e| e.to_string())?;
+    let encode =
+        |examples: Vec<corpus::Example>, prompt_loss: f64| -> Result<Vec<Example>, String> {
+            examples
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    let mut enc =
+                        corpus::encode(&tokenizer, &template, e).map_err(|e| e.to_string())?;
+                    enc.train_on_prompt(prompt_loss, args.seed, i as u64);
+                    Example::new(enc.ids, enc.mask).map_err(|e| e.to_string())
+                })
+                .collect()
+        };
     let started = Instant::now();
-    let mut data = encode(corpus::generate(args.seed, args.examples, Split::Train))?;
-    for (i, example) in data.iter_mut().enumerate() {
-        count_prompt_tokens(example, args.prompt_loss, args.seed, i as u64);
-    }
-    let held_out = encode(corpus::generate(
-        args.seed + 1000,
-        args.held_out,
-        Split::HeldOut,
-    ))?;
+    let data = encode(
+        corpus::generate(args.seed, args.examples, Split::Train),
+        args.prompt_loss,
+    )?;
+    let held_out = encode(
+        corpus::generate(args.seed + 1000, args.held_out, Split::HeldOut),
+        0.0,
+    )?;
     let tokens: usize = data.iter().map(|e| e.ids.len()).sum();
     let counted: usize = data.iter().map(Example::counted).sum();
     eprintln!(
@@ -125,12 +134,6 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
         started.elapsed().as_secs_f64()
     );
 
-    if args.micro_batch == 0 || args.batch_size % args.micro_batch != 0 {
-        return Err(format!(
-            "--micro-batch must divide --batch-size {}, found {}",
-            args.batch_size, args.micro_batch
-        ));
-    }
     let model = model_config(tokenizer.get_vocab_size(true), args.hidden, args.layers);
     let config = TrainConfig {
         seed: args.seed,
@@ -185,29 +188,6 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Marks about `fraction` of `example`'s prompt tokens as counted, the same
-/// ones for the same seed and example index.
-fn count_prompt_tokens(example: &mut Example, fraction: f64, seed: u64, index: u64) {
-    if fraction <= 0.0 {
-        return;
-    }
-    for (t, counted) in example.mask.iter_mut().enumerate() {
-        // splitmix64 of (seed, example, position): a uniform draw in [0, 1).
-        let mut z = seed
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .wrapping_add(index.wrapping_mul(0xD1B5_4A32_D192_ED03))
-            .wrapping_add(t as u64)
-            .wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        let draw = (z >> 11) as f64 / (1u64 << 53) as f64;
-        if draw < fraction {
-            *counted = true;
-        }
-    }
-}
-
 /// Reports the held-out loss and writes the model into `out`.
 fn export(trainer: &Trainer, held_out: &impl TrainData, out: &Path) -> Result<(), String> {
     let loss = trainer
@@ -217,42 +197,4 @@ fn export(trainer: &Trainer, held_out: &impl TrainData, out: &Path) -> Result<()
     trainer.export_hf(out).map_err(|e| e.to_string())?;
     eprintln!("exported step {} to {}", trainer.step(), out.display());
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn example() -> Example {
-        // 1,000 prompt tokens, then 10 assistant tokens.
-        let mut mask = vec![false; 1000];
-        mask.extend([true; 10]);
-        Example::new(vec![5; 1010], mask).unwrap()
-    }
-
-    #[test]
-    fn prompt_tokens_count_at_the_given_rate_the_same_way_each_time() {
-        let mut a = example();
-        count_prompt_tokens(&mut a, 0.1, 1, 7);
-        let counted = a.mask[..1000].iter().filter(|&&m| m).count();
-        assert!((60..=140).contains(&counted), "{counted} of 1000");
-        assert!(
-            a.mask[1000..].iter().all(|&m| m),
-            "assistant tokens still count"
-        );
-
-        let mut again = example();
-        count_prompt_tokens(&mut again, 0.1, 1, 7);
-        assert_eq!(a.mask, again.mask);
-        let mut other = example();
-        count_prompt_tokens(&mut other, 0.1, 1, 8);
-        assert_ne!(a.mask, other.mask, "another example draws other tokens");
-
-        let mut none = example();
-        count_prompt_tokens(&mut none, 0.0, 1, 7);
-        assert_eq!(none.mask, example().mask);
-        let mut all = example();
-        count_prompt_tokens(&mut all, 1.0, 1, 7);
-        assert!(all.mask.iter().all(|&m| m));
-    }
 }
