@@ -1829,11 +1829,7 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String]) -> Example {
                         cx.user(text.to_owned());
                         cx.answer(reply.to_owned(), Vec::new());
                     } else {
-                        let second = weighted(&mut rng, SINGLE);
-                        let before = cx.messages.len();
-                        run(&mut cx, second, false);
-                        prefix_also(&mut cx, before);
-                        needed.extend(second.tools());
+                        another_request(&mut cx, &mut rng, &mut needed);
                     }
                 } else {
                     let result_follow = matches!(follow, Follow::Result { .. });
@@ -1856,15 +1852,12 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String]) -> Example {
             offer(&mut rng, intent.tools(), &[], all)
         }
         Scenario::Session => {
-            let mut needed: Vec<&str> = Vec::new();
-            for turn in 0..rng.range(3, 4) {
-                let intent = weighted(&mut rng, SINGLE);
-                let before = cx.messages.len();
-                run(&mut cx, intent, false);
-                if turn > 0 {
-                    prefix_also(&mut cx, before);
-                }
-                needed.extend(intent.tools());
+            let turns = rng.range(3, 4);
+            let intent = weighted(&mut rng, SINGLE);
+            run(&mut cx, intent, false);
+            let mut needed: Vec<&str> = intent.tools().to_vec();
+            for _ in 1..turns {
+                another_request(&mut cx, &mut rng, &mut needed);
             }
             offer(&mut rng, &needed, &[], all)
         }
@@ -1928,6 +1921,16 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String]) -> Example {
         expectations: cx.expectations,
         split,
     }
+}
+
+/// One more, unrelated request of the conversation, with its calls and
+/// answer; the tools it needs are added to `needed`.
+fn another_request(cx: &mut Cx, rng: &mut Rng, needed: &mut Vec<&str>) {
+    let intent = weighted(rng, SINGLE);
+    let before = cx.messages.len();
+    run(cx, intent, false);
+    prefix_also(cx, before);
+    needed.extend(intent.tools());
 }
 
 /// Starts the second request of a conversation with "Also, " and the like.

@@ -26,7 +26,7 @@ pub const SPECIAL_TOKENS: [(&str, bool); 9] = [
 ];
 
 /// How the bundled tokenizer splits text before BPE: Qwen2's pattern
-/// (`tool_models::train::bpe::SPLIT_PATTERN`) with two changes.
+/// (`tool_models::train::bpe::SPLIT_PATTERN`) with three changes.
 ///
 /// - Words take no space or punctuation before them, so a word is the same
 ///   tokens in a sentence (` Chennai`) and in a JSON string (`"Chennai"`).
