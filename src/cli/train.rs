@@ -30,7 +30,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 200)]
     held_out: usize,
     /// Optimizer steps of the whole run (sets the learning-rate schedule).
-    #[arg(long, default_value_t = 6_000)]
+    #[arg(long, default_value_t = 3_600)]
     steps: u64,
     /// Stop (with a checkpoint) after this step; run again to go on.
     #[arg(long)]
@@ -50,7 +50,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 256)]
     hidden: usize,
     /// Decoder layers.
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = 4)]
     layers: usize,
     /// Seed of the corpus, the initialisation and the data order.
     #[arg(long, default_value_t = 1)]
@@ -59,14 +59,14 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 500)]
     export_every: u64,
     /// Longer conversations are cut to this many tokens.
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = 1536)]
     max_seq_len: usize,
     /// Fraction of the prompt's tokens (system, user and tool turns) that
     /// also count in the loss, drawn per token from the seed; 0: the
     /// assistant's tokens only. Tokens that are never a target otherwise
     /// (names only ever seen in requests) keep distinct embeddings, so the
     /// model can copy them.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.1)]
     prompt_loss: f64,
     /// Resume on a corpus other than the checkpoint's (another `--examples`,
     /// or a changed generator): its order starts from the beginning.
@@ -75,7 +75,7 @@ pub struct TrainArgs {
 }
 
 /// The model the project ships: a few million parameters, sized so that
-/// the demo toolbox's prompt (about 400 tokens) and a few rounds fit.
+/// the demo toolbox's prompt (about 550 tokens) and a few rounds fit.
 fn model_config(vocab_size: usize, hidden: usize, layers: usize) -> ModelConfig {
     ModelConfig {
         // `<|im_end|>` in the bundled tokenizer.
