@@ -164,7 +164,7 @@ fn compare_vocab_sizes() {
             tool_use::models::train::bpe::SPLIT_PATTERN.to_owned(),
         ),
         (
-            "punct-runs",
+            "corpus",
             tool_use::corpus::tokenizer::CORPUS_SPLIT_PATTERN.to_owned(),
         ),
     ];
