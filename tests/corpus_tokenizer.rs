@@ -113,6 +113,20 @@ fn values_are_the_same_tokens_in_prose_and_in_json() {
     }
 }
 
+/// The committed tokenizer was trained with the pattern the code documents
+/// (retraining it is an ignored test, so drift would go unnoticed).
+#[test]
+fn the_bundled_tokenizer_splits_with_the_corpus_pattern() {
+    let path = model_dir().join("tokenizer.json");
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let split = &json["pre_tokenizer"]["pretokenizers"][0];
+    assert_eq!(split["type"], "Split");
+    assert_eq!(
+        split["pattern"]["Regex"],
+        tool_use::corpus::tokenizer::CORPUS_SPLIT_PATTERN
+    );
+}
+
 /// Names are copied letter by letter, like numbers digit by digit: every
 /// letter of a capitalised word is a token of its own, written by the
 /// assistant all the time, so its embedding stays distinct.
