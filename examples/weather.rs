@@ -17,17 +17,18 @@ use tool_use::models::model::Model;
 use tool_use::{Message, Role};
 
 fn main() {
-    let path = std::env::args_os()
-        .nth(1)
-        .map(Into::into)
-        .unwrap_or_else(tool_use::bundled::model_dir);
-    let model = match Model::load(&path) {
+    let loaded = match std::env::args_os().nth(1) {
+        Some(path) => Model::load(path),
+        None => tool_use::bundled::load(),
+    };
+    let model = match loaded {
         Ok(model) => model,
         Err(e) => {
-            eprintln!("cannot load {}: {e}", path.display());
+            eprintln!("cannot load the model: {e}");
             std::process::exit(1);
         }
     };
+    let path = model.path().to_owned();
     println!(
         "{} ({}, {} parameters)\n",
         path.display(),

@@ -22,18 +22,37 @@
 //! assert_eq!(get_current_temperature("Paris, France".into(), "celsius".into()), 22.0);
 //! ```
 
-#![warn(missing_docs)]
+//!
+//! ## Features
+//!
+//! With `default-features = false` the crate is `#[tool]`, `#[tools]`,
+//! `toolbox!`, [`Toolbox`], messages and calls: serde, serde_json and
+//! schemars, nothing else. The rest is opt-in:
+//!
+//! | feature | gives | compiles |
+//! |---|---|---|
+//! | `templates` | [`models::template`]: chat templates as transformers renders them; [`demo`] | minijinja |
+//! | `parse` | [`models::parse`]: tool-call parsers for 16 model families | — |
+//! | `agent` | [`models::agent`]: the agent loop over any chat model | — |
+//! | `local` | local models on the CPU, constrained calls (`models::model`, `generate`, `constrain`) | candle, tokenizers, llguidance |
+//! | `bundled` | [`bundled`]: the project's small model, embedded (about 7.5 MB) | |
+//! | `cli` (default) | the `tool-use` command; all of the above | clap |
 
+#![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+#[cfg(feature = "bundled")]
 pub mod bundled;
-pub mod corpus;
+#[cfg(feature = "templates")]
 pub mod demo;
 
 pub use tool_macros::{tool, tools};
+#[cfg(any(feature = "templates", feature = "parse"))]
 pub use tool_models as models;
 pub use tool_runtime as runtime;
 pub use tool_runtime::{
     toolbox, ArgIssue, DefinitionFormat, InvalidToolCall, Message, Role, Tool, ToolCall,
-    ToolCallChunk, ToolError, ToolSet, Toolbox, ToolboxError,
+    ToolCallChunk, ToolChoice, ToolError, ToolSet, Toolbox, ToolboxError,
 };
 
 /// Items used by macro-generated code; not a stable API.

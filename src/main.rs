@@ -22,10 +22,6 @@ enum Command {
     Chat(cli::chat::ChatArgs),
     /// Generate once from a prompt, without the agent (token-level comparisons).
     Generate(cli::generate::GenerateArgs),
-    /// Score a model's tool calls on the corpus's held-out split.
-    Eval(cli::eval::EvalArgs),
-    /// Train the bundled model on the synthetic corpus (resumable).
-    Train(cli::train::TrainArgs),
     /// Parse a model's raw output (stdin) into content, reasoning and tool calls.
     Parse(cli::parse::ParseArgs),
 }
@@ -35,8 +31,6 @@ fn main() -> ExitCode {
         Command::Template(c) => cli::template::run(c),
         Command::Parse(args) => cli::parse::run(args),
         Command::Chat(args) => cli::finish("chat", cli::chat::run(args)),
-        Command::Train(args) => cli::finish("train", cli::train::run(args)),
-        Command::Eval(args) => cli::finish("eval", cli::eval::run(args)),
         Command::Generate(args) => cli::finish("generate", cli::generate::run(args)),
     }
 }

@@ -7,8 +7,8 @@ use std::time::Duration;
 use tool_use::models::agent::{
     Agent, AgentError, AgentEvent, ChatModel, Turn, TurnRequest, TurnStats,
 };
-use tool_use::models::constrain::ToolChoice;
 use tool_use::models::parse::Format;
+use tool_use::ToolChoice;
 use tool_use::{tool, toolbox, DefinitionFormat, Message, Role, Toolbox};
 
 /// Get the current temperature at a location.

@@ -3,11 +3,11 @@
 
 use serde_json::json;
 use tool_use::models::agent::{Agent, AgentError, ChatModel, LocalChat};
-use tool_use::models::constrain::ToolChoice;
 use tool_use::models::generate::GenerateOptions;
 use tool_use::models::model::tiny::{write_tiny_model, TinySpec};
 use tool_use::models::model::Model;
 use tool_use::models::parse::{Format, ParseOptions};
+use tool_use::ToolChoice;
 use tool_use::{tool, toolbox, DefinitionFormat, Message, Role};
 
 /// Book a table at a restaurant.

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 
 use serde_json::json;
 use tool_use::models::agent::{Agent, AgentEvent, LocalChat};
-use tool_use::models::constrain::ToolChoice;
 use tool_use::models::generate::GenerateOptions;
 use tool_use::models::model::Model;
+use tool_use::ToolChoice;
 use tool_use::{Message, Role};
 
 /// Arguments of `tool-use chat`.
@@ -63,8 +63,11 @@ pub fn run(args: ChatArgs) -> Result<ExitCode, String> {
         return Err("no prompt: pass one as an argument or on stdin".into());
     }
     let choice: ToolChoice = args.tool_choice.parse().map_err(|e| format!("{e}"))?;
-    let path = args.model.unwrap_or_else(tool_use::bundled::model_dir);
-    let model = Model::load(&path).map_err(|e| e.to_string())?;
+    let model = match &args.model {
+        Some(path) => Model::load(path),
+        None => tool_use::bundled::load(),
+    }
+    .map_err(|e| e.to_string())?;
     let options = GenerateOptions {
         max_new_tokens: args.max_tokens,
         temperature: args.temperature,

@@ -32,8 +32,12 @@ pub struct GenerateArgs {
 
 /// Runs `tool-use generate`.
 pub fn run(args: GenerateArgs) -> Result<(), String> {
-    let path = args.model.unwrap_or_else(tool_use::bundled::model_dir);
-    let mut model = Model::load(&path).map_err(|e| e.to_string())?;
+    let mut model = match &args.model {
+        Some(path) => Model::load(path),
+        None => tool_use::bundled::load(),
+    }
+    .map_err(|e| e.to_string())?;
+    let path = model.path().to_owned();
     let tools = tool_use::demo::definitions();
     let prompt = if args.chat {
         let template = model

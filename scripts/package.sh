@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Packages every crate of the workspace as `cargo publish` would, and checks
+# that each .crate is under crates.io's 10 MB limit. The small crates are
+# also built from their packaged sources (the heavy ones would rebuild candle
+# under another profile; the tests compile them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo package -q --workspace --no-verify --allow-dirty
+cargo package -q -p tool-macros -p tool-runtime -p tool-use-mini --allow-dirty
+
+limit=$((10 * 1000 * 1000))
+status=0
+for crate in tool-macros tool-runtime tool-models tool-use-mini tool-use tool-train; do
+    file=$(ls target/package/"$crate"-[0-9]*.crate)
+    size=$(stat -c %s "$file")
+    printf '%-16s %10d bytes\n' "$crate" "$size"
+    if [ "$size" -ge "$limit" ]; then
+        echo "$file is over crates.io's 10 MB limit" >&2
+        status=1
+    fi
+done
+# The model travels in its own crate, and only there.
+tar -tzf target/package/tool-use-mini-[0-9]*.crate | grep -q '/model.safetensors$'
+if tar -tzf target/package/tool-use-[0-9]*.crate | grep -q 'safetensors'; then
+    echo "tool-use's package carries model weights" >&2
+    status=1
+fi
+exit $status

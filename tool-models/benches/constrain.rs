@@ -1,0 +1,96 @@
+//! Cost of constrained decoding per token: `allowed()` (the mask, as a
+//! `TokenSet`) then `commit()`, for a ~3k-token and a ~150k-token byte-level
+//! vocabulary, in `auto` mode inside a hermes call and in free text.
+//! Also prints one-off costs: building the token environment (once per
+//! model) and compiling a tool grammar (once per request).
+
+#[path = "../tests/constrain_util/mod.rs"]
+mod constrain_util;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+use tool_models::constrain::{TokenEnv, ToolConstraint};
+use tool_models::generate::TokenConstraint;
+use tool_models::parse::Format;
+use tool_runtime::ToolChoice;
+
+const TEXT: &str = "Sure, let me look that up for you. The weather in Paris is usually mild.";
+/// A call of the kind most tools get: free strings, an enum, an integer.
+const CALL: &str = "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris, in the north of France\", \"unit\": \"celsius\", \"days\": 3}}</tool_call>";
+/// A call whose string has a `maxLength` (with the end-marker pattern, the
+/// slow case), plus numbers, a boolean, a list and a nested object.
+const CALL_BOUNDED: &str = "<tool_call>{\"name\": \"search\", \"arguments\": {\"query\": \"weather in Paris today\", \"limit\": 5, \"exact\": true, \"tags\": [\"news\", \"web\"], \"point\": {\"lat\": 48.85, \"lon\": 2.35}}}</tool_call>";
+
+fn steps(c: &mut dyn TokenConstraint, tokens: &[u32]) {
+    for &t in tokens {
+        black_box(c.allowed().unwrap());
+        c.commit(t).unwrap();
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    for (label, size) in [("vocab-3k", 3_000), ("vocab-150k", 150_000)] {
+        let t0 = Instant::now();
+        let tok = constrain_util::tokenizer(size, constrain_util::SPECIALS, 7);
+        let made = t0.elapsed();
+        let eos = tok.token_to_id("<|im_end|>").unwrap();
+        let t0 = Instant::now();
+        let env = TokenEnv::new(&tok, &[eos]).unwrap();
+        let env_time = t0.elapsed();
+        let tools = constrain_util::tools();
+        let t0 = Instant::now();
+        let fresh = ToolConstraint::new(&env, Format::Hermes, &tools, &ToolChoice::Auto).unwrap();
+        let compile = t0.elapsed();
+        eprintln!(
+            "{label}: {} tokens; tokenizer built in {made:.2?}, TokenEnv::new {env_time:.2?}, \
+             ToolConstraint::new (4 tools) {compile:.2?}",
+            env.vocab_size()
+        );
+
+        let text: Vec<u32> = tok.encode(TEXT, false).unwrap().get_ids().to_vec();
+        let call: Vec<u32> = tok.encode(CALL, false).unwrap().get_ids().to_vec();
+        let bounded: Vec<u32> = tok.encode(CALL_BOUNDED, false).unwrap().get_ids().to_vec();
+        // The state just before the call: after the free text.
+        let mut before_call = fresh.clone();
+        for &t in &text {
+            before_call.commit(t).unwrap();
+        }
+
+        let mut g = c.benchmark_group(format!("constrain/{label}"));
+        g.sample_size(20)
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(3));
+        g.throughput(Throughput::Elements(call.len() as u64));
+        g.bench_function(format!("auto-inside-call ({} tokens)", call.len()), |b| {
+            b.iter_batched(
+                || before_call.clone(),
+                |mut c| steps(&mut c, &call),
+                BatchSize::SmallInput,
+            )
+        });
+        g.throughput(Throughput::Elements(bounded.len() as u64));
+        g.bench_function(
+            format!("auto-inside-call-maxlength ({} tokens)", bounded.len()),
+            |b| {
+                b.iter_batched(
+                    || before_call.clone(),
+                    |mut c| steps(&mut c, &bounded),
+                    BatchSize::SmallInput,
+                )
+            },
+        );
+        g.throughput(Throughput::Elements(text.len() as u64));
+        g.bench_function(format!("auto-free-text ({} tokens)", text.len()), |b| {
+            b.iter_batched(
+                || fresh.clone(),
+                |mut c| steps(&mut c, &text),
+                BatchSize::SmallInput,
+            )
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,230 @@
+//! A local model as the agent's [`ChatModel`]: its own chat template, its
+//! own tool-call format, and constrained decoding of the calls.
+
+use serde_json::Value;
+
+use super::{ChatModel, Turn, TurnRequest, TurnStats};
+use crate::constrain::{ConstrainError, TokenEnv, ToolConstraint};
+use crate::generate::{GenerateOptions, TokenConstraint};
+use crate::model::Model;
+use crate::parse::Format;
+use crate::template::RenderOptions;
+use tool_runtime::ToolChoice;
+
+/// Why a local model cannot drive the agent.
+#[derive(Debug, thiserror::Error)]
+pub enum LocalChatError {
+    /// The model has no chat template to render the conversation with.
+    #[error("the model at {0} has no chat template (expected `chat_template` in tokenizer_config.json, a chat_template.jinja, or `tokenizer.chat_template` in the GGUF)")]
+    NoTemplate(String),
+    /// The template does not show which tool-call format the model writes.
+    #[error("cannot tell the model's tool-call format from its chat template; name one of: {0}")]
+    UnknownFormat(String),
+    /// Building the constraint failed.
+    #[error(transparent)]
+    Constrain(#[from] ConstrainError),
+}
+
+/// A [`Model`] wrapped for [`Agent`](super::Agent).
+pub struct LocalChat {
+    model: Model,
+    special_tokens: std::collections::BTreeMap<String, String>,
+    format: Format,
+    options: GenerateOptions,
+    constrain: bool,
+    env: Option<TokenEnv>,
+    schema: Option<Value>,
+    last: Option<LastTurn>,
+}
+
+/// The previous turn's prompt and output, text and tokens: the next prompt
+/// usually starts with exactly this text.
+struct LastTurn {
+    text: String,
+    tokens: Vec<u32>,
+}
+
+impl LocalChat {
+    /// Wraps `model`, with greedy decoding of up to 512 tokens a turn and
+    /// constrained tool calls where the format supports it.
+    pub fn new(model: Model) -> Result<LocalChat, LocalChatError> {
+        if model.chat_template().is_none() {
+            return Err(LocalChatError::NoTemplate(
+                model.path().display().to_string(),
+            ));
+        }
+        let format = model
+            .tool_format()
+            .ok_or_else(|| LocalChatError::UnknownFormat(Format::ids().join(", ")))?;
+        let special_tokens = model
+            .templates()
+            .map(|t| t.special_tokens.clone())
+            .unwrap_or_default();
+        Ok(LocalChat {
+            model,
+            special_tokens,
+            format,
+            options: GenerateOptions::greedy(512),
+            constrain: true,
+            env: None,
+            schema: None,
+            last: None,
+        })
+    }
+
+    /// Overrides the tool-call format read from the template.
+    pub fn tool_format(mut self, format: Format) -> LocalChat {
+        self.format = format;
+        self
+    }
+
+    /// How each turn is generated.
+    pub fn options(mut self, options: GenerateOptions) -> LocalChat {
+        self.options = options;
+        self
+    }
+
+    /// Whether tool calls are constrained to the tools' schemas (on by
+    /// default; formats without a grammar run unconstrained either way).
+    pub fn constrain(mut self, on: bool) -> LocalChat {
+        self.constrain = on;
+        self
+    }
+
+    /// Constrains answers without calls to JSON valid against `schema`
+    /// (structured output); applies to turns where no tool is offered.
+    pub fn answer_schema(mut self, schema: Option<Value>) -> LocalChat {
+        self.schema = schema;
+        self
+    }
+
+    /// Whether calls in this model's format can be constrained.
+    pub fn can_constrain(&self) -> bool {
+        ToolConstraint::supports(self.format)
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// The model, to generate with it directly.
+    pub fn model_mut(&mut self) -> &mut Model {
+        &mut self.model
+    }
+
+    fn token_env(&mut self) -> Result<TokenEnv, ConstrainError> {
+        if let Some(env) = &self.env {
+            return Ok(env.clone());
+        }
+        let env = TokenEnv::with_vocab_size(
+            self.model.tokenizer().inner(),
+            self.model.eos_token_ids(),
+            self.model.vocab_size(),
+        )?;
+        self.env = Some(env.clone());
+        Ok(env)
+    }
+
+    fn constraint(
+        &mut self,
+        tools: &[Value],
+        choice: &ToolChoice,
+    ) -> Result<Option<Box<dyn TokenConstraint>>, ConstrainError> {
+        if !self.constrain {
+            return Ok(None);
+        }
+        if tools.is_empty() {
+            return match self.schema.clone() {
+                Some(schema) => {
+                    let env = self.token_env()?;
+                    Ok(Some(Box::new(crate::constrain::JsonConstraint::new(
+                        &env, &schema,
+                    )?)))
+                }
+                None => Ok(None),
+            };
+        }
+        if !self.can_constrain() {
+            return Ok(None);
+        }
+        let env = self.token_env()?;
+        Ok(Some(Box::new(ToolConstraint::new(
+            &env,
+            self.format,
+            tools,
+            choice,
+        )?)))
+    }
+}
+
+impl LocalChat {
+    /// Tokenises a prompt. Where it starts with the previous prompt and
+    /// output, those keep the tokens they had: the model may have written
+    /// its text in other tokens than the tokenizer would choose (a grammar
+    /// allows any spelling), and re-tokenising would then break the match
+    /// with the KV cache at the first such token. Only the new text is
+    /// tokenised; it starts after the end-of-turn token, where the
+    /// tokenizer splits anyway.
+    fn encode_prompt(&self, text: &str) -> Result<Vec<u32>, crate::model::ModelError> {
+        let tokenizer = self.model.tokenizer();
+        match &self.last {
+            Some(last) if text.starts_with(&last.text) => {
+                let mut tokens = last.tokens.clone();
+                tokens.extend(tokenizer.encode(&text[last.text.len()..])?);
+                Ok(tokens)
+            }
+            _ => tokenizer.encode(text),
+        }
+    }
+}
+
+impl ChatModel for LocalChat {
+    fn format(&self) -> Format {
+        self.format
+    }
+
+    fn respond(
+        &mut self,
+        request: &TurnRequest<'_>,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>> {
+        let render = RenderOptions::new(request.messages)
+            .tools(request.tools)
+            .add_generation_prompt(true)
+            .special_tokens(&self.special_tokens);
+        let template = self
+            .model
+            .chat_template()
+            .ok_or_else(|| LocalChatError::NoTemplate(self.model.path().display().to_string()))?;
+        let prompt = template.render(&render)?;
+        let tokens = self.encode_prompt(&prompt.text)?;
+        let mut constraint = self.constraint(request.tools, request.tool_choice)?;
+        let generation = self.model.generate(
+            &tokens,
+            &self.options,
+            match constraint.as_mut() {
+                Some(c) => Some(c.as_mut()),
+                None => None,
+            },
+            on_text,
+        )?;
+        let mut text = prompt.text;
+        text.push_str(&self.model.tokenizer().decode(&generation.tokens)?);
+        let mut all = tokens;
+        all.extend_from_slice(&generation.tokens);
+        self.last = Some(LastTurn { text, tokens: all });
+        let stats = TurnStats {
+            prompt_tokens: generation.prompt_tokens,
+            reused_tokens: generation.reused_tokens,
+            generated_tokens: generation.tokens.len(),
+            prefill: generation.prefill_time,
+            decode: generation.decode_time,
+            time_to_first_token: generation.time_to_first_token,
+        };
+        Ok(Turn {
+            text: generation.text,
+            stats,
+        })
+    }
+}

@@ -1,0 +1,108 @@
+//! Constrained tool calls: [`ToolConstraint`].
+
+use super::grammar::{lark, shape};
+use super::narrow::forbid_in_strings;
+use super::schema::{layout, read_tools, ToolDef};
+use super::session::{forward_constraint_to_session, Session};
+use super::{ConstrainError, TokenEnv};
+use crate::parse::Format;
+use llguidance::api::TopLevelGrammar;
+use serde_json::Value;
+use tool_runtime::ToolChoice;
+
+/// The formats [`ToolConstraint`] has a grammar for.
+pub const SUPPORTED: &[&str] = &["hermes", "llama3_json", "mistral"];
+
+/// Masks a tool-using output so that every call the format's parser reads
+/// names an offered tool and has arguments valid against its schema.
+///
+/// Built once per request (compiling the grammar takes about a millisecond
+/// per tool); clone a fresh one to reuse the compiled grammar: a clone
+/// carries the state it was cloned in.
+#[derive(Clone)]
+pub struct ToolConstraint {
+    session: Session,
+    grammar: String,
+}
+
+impl std::fmt::Debug for ToolConstraint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolConstraint")
+            .field("grammar", &self.grammar)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolConstraint {
+    /// The constraint for `format`'s calls to `tools` (transformers-style
+    /// definitions, as `tool_runtime::Toolbox::definitions` gives them)
+    /// under `choice`.
+    pub fn new(
+        env: &TokenEnv,
+        format: Format,
+        tools: &[Value],
+        choice: &ToolChoice,
+    ) -> Result<ToolConstraint, ConstrainError> {
+        let shape =
+            shape(format).ok_or_else(|| ConstrainError::UnsupportedFormat(format.id().into()))?;
+        let mut defs = read_tools(tools)?;
+        match choice {
+            ToolChoice::Required if defs.is_empty() => {
+                return Err(ConstrainError::NoTools(choice.to_string()))
+            }
+            ToolChoice::Named(name) => {
+                let Some(pos) = defs.iter().position(|t| &t.name == name) else {
+                    let known: Vec<&str> = defs.iter().map(|t| t.name.as_str()).collect();
+                    return Err(ConstrainError::UnknownTool {
+                        name: name.clone(),
+                        known: if known.is_empty() {
+                            "none".into()
+                        } else {
+                            known.join(", ")
+                        },
+                    });
+                };
+                defs = vec![defs.swap_remove(pos)];
+            }
+            _ => {}
+        }
+        if let Some(close) = shape.close {
+            for t in &mut defs {
+                forbid_in_strings(&mut t.params, close);
+            }
+        }
+        let grammar = lark(env, &shape, &defs, choice);
+        match Session::new(env, TopLevelGrammar::from_lark(grammar.clone())) {
+            Ok(session) => Ok(ToolConstraint { session, grammar }),
+            Err(e) => Err(blame(env, &defs).unwrap_or(ConstrainError::Grammar(e))),
+        }
+    }
+
+    /// Whether `format` has a grammar here.
+    pub fn supports(format: Format) -> bool {
+        shape(format).is_some()
+    }
+
+    /// The Lark grammar in force (for diagnostics).
+    pub fn grammar(&self) -> &str {
+        &self.grammar
+    }
+}
+
+/// The first tool whose parameters schema does not compile on its own, and why.
+fn blame(env: &TokenEnv, tools: &[ToolDef]) -> Option<ConstrainError> {
+    tools.iter().find_map(|t| {
+        let mut schema = t.params.clone();
+        if let Some(obj) = schema.as_object_mut() {
+            obj.insert("x-guidance".into(), layout());
+        }
+        Session::new(env, TopLevelGrammar::from_json_schema(schema))
+            .err()
+            .map(|reason| ConstrainError::Schema {
+                what: format!("tool `{}`'s parameters", t.name),
+                reason,
+            })
+    })
+}
+
+forward_constraint_to_session!(ToolConstraint);

@@ -1,0 +1,46 @@
+//! Chat templates, tool-call parsers, local generation and the agent loop
+//! for LLM tool use.
+//!
+//! Each part is a cargo feature, so a program compiles only what it uses:
+//!
+//! | feature | modules | adds |
+//! |---|---|---|
+//! | `templates` | [`template`] | minijinja |
+//! | `parse` | [`parse`] | nothing |
+//! | `agent` | [`agent`] (the loop over any [`agent::ChatModel`]) | nothing |
+//! | `local` (default) | [`model`], [`generate`], [`constrain`], [`agent::LocalChat`] | candle, tokenizers, llguidance |
+//!
+//! Reading the calls out of a model's output:
+//!
+//! ```
+//! # #[cfg(feature = "parse")] {
+//! use tool_models::parse::{Format, ParseOptions};
+//!
+//! let output = r#"Let me check.<tool_call>
+//! {"name": "get_current_temperature", "arguments": {"location": "Paris"}}
+//! </tool_call>"#;
+//! let parsed = Format::Hermes.parse(output, &ParseOptions::default());
+//! assert_eq!(parsed.content.as_deref(), Some("Let me check."));
+//! assert_eq!(parsed.tool_calls[0].name, "get_current_temperature");
+//! assert_eq!(parsed.tool_calls[0].arguments["location"], "Paris");
+//! # }
+//! ```
+//!
+//! Most programs use these through the `tool-use` crate, which re-exports
+//! this one as `tool_use::models`.
+
+#![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+#[cfg(feature = "agent")]
+pub mod agent;
+#[cfg(feature = "local")]
+pub mod constrain;
+#[cfg(feature = "local")]
+pub mod generate;
+#[cfg(feature = "local")]
+pub mod model;
+#[cfg(feature = "parse")]
+pub mod parse;
+#[cfg(feature = "templates")]
+pub mod template;

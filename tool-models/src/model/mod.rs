@@ -1,0 +1,237 @@
+//! Loading a local model: a Hugging Face directory or a GGUF file.
+//!
+//! ```no_run
+//! use tool_models::model::Model;
+//!
+//! let model = Model::load("models/SmolLM2-135M-Instruct")?;
+//! let ids = model.tokenizer().encode("<|im_start|>user\nHi<|im_end|>\n")?;
+//! println!("{} tokens, eos {:?}", ids.len(), model.eos_token_ids());
+//! # Ok::<(), tool_models::model::ModelError>(())
+//! ```
+//!
+//! Everything runs on the CPU in f32 through candle-transformers. A Hugging
+//! Face directory needs `config.json`, `tokenizer.json` and the weights
+//! (`model.safetensors` or a sharded `model.safetensors.index.json`);
+//! `tokenizer_config.json` (chat template, special tokens) and
+//! `generation_config.json` (eos ids) are read when present. A `.gguf` file
+//! holds all of it. Generation is in [`crate::generate`].
+
+mod backend;
+mod config;
+mod detokenize;
+mod error;
+mod files;
+mod gguf;
+mod gguf_tokenizer;
+mod hf;
+mod json;
+pub mod tiny;
+mod tokenizer;
+mod weights;
+
+pub use config::SUPPORTED_ARCHITECTURES;
+pub use detokenize::IncrementalDecoder;
+pub use error::ModelError;
+pub use gguf::SUPPORTED_GGUF_ARCHITECTURES;
+pub use tokenizer::Tokenizer;
+
+pub(crate) use backend::Backend;
+pub(crate) use error::candle_message;
+
+use crate::generate::KvState;
+use crate::parse::{detect_format, Format};
+use crate::template::{ChatTemplate, ModelTemplates};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A loaded model: network, tokenizer, chat template and special tokens,
+/// and the KV cache of the last generation (see [`crate::generate`]).
+pub struct Model {
+    path: PathBuf,
+    architecture: String,
+    /// Shared so that generation can hold it while the cache changes.
+    tokenizer: Arc<Tokenizer>,
+    templates: Option<ModelTemplates>,
+    chat_template: Option<ChatTemplate>,
+    tool_format: Option<Format>,
+    eos_ids: Vec<u32>,
+    bos_id: Option<u32>,
+    context_length: usize,
+    vocab_size: usize,
+    parameter_count: Option<u64>,
+    pub(crate) backend: Backend,
+    pub(crate) kv: KvState,
+}
+
+/// What a loader found, before the template is compiled.
+pub(crate) struct Parts {
+    pub path: PathBuf,
+    pub architecture: String,
+    pub tokenizer: Tokenizer,
+    pub templates: Option<ModelTemplates>,
+    pub eos_ids: Vec<u32>,
+    pub bos_id: Option<u32>,
+    pub context_length: usize,
+    pub vocab_size: usize,
+    pub parameter_count: Option<u64>,
+    pub backend: Backend,
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model")
+            .field("path", &self.path)
+            .field("architecture", &self.architecture)
+            .field("vocab_size", &self.vocab_size)
+            .field("context_length", &self.context_length)
+            .field("eos_ids", &self.eos_ids)
+            .field("tool_format", &self.tool_format)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Model {
+    /// Loads a Hugging Face model directory or a `.gguf` file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Model, ModelError> {
+        let path = path.as_ref();
+        if path.is_dir() {
+            return hf::load(files::ModelFiles::Dir(path));
+        }
+        if !path.exists() {
+            return Err(ModelError::MissingFile {
+                path: path.to_owned(),
+                what: "a model: a Hugging Face model directory or a .gguf file".into(),
+            });
+        }
+        let is_gguf = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("gguf"));
+        if is_gguf {
+            gguf::load_gguf(path)
+        } else {
+            Err(ModelError::invalid(
+                path,
+                "expected a model directory (with config.json) or a .gguf file",
+            ))
+        }
+    }
+
+    /// Loads a Hugging Face model directory whose files are already in
+    /// memory, such as a model embedded in a program with `include_bytes!`.
+    ///
+    /// `files` pairs file names (`config.json`, `tokenizer.json`,
+    /// `model.safetensors`, and optionally `tokenizer_config.json`,
+    /// `generation_config.json`, `chat_template.jinja`, shards with their
+    /// index) with their contents; `name` stands for the directory in error
+    /// messages and is what [`path`](Self::path) returns. The checks and
+    /// errors are those of [`load`](Self::load).
+    ///
+    /// ```
+    /// use tool_models::model::Model;
+    ///
+    /// let err = Model::from_files("embedded", &[("tokenizer.json", b"{}")]).unwrap_err();
+    /// assert!(err.to_string().contains("embedded/config.json"), "{err}");
+    /// ```
+    pub fn from_files(
+        name: impl AsRef<Path>,
+        files: &[(&str, &[u8])],
+    ) -> Result<Model, ModelError> {
+        hf::load(files::ModelFiles::Memory {
+            root: name.as_ref(),
+            files,
+        })
+    }
+
+    fn assemble(parts: Parts) -> Result<Model, ModelError> {
+        // The tool-use template when a model has several: this crate renders
+        // prompts with tools.
+        let (chat_template, tool_format) = match &parts.templates {
+            Some(t) => {
+                let source = t.select(None, true)?;
+                (Some(t.compile(None, true)?), detect_format(source).ok())
+            }
+            None => (None, None),
+        };
+        Ok(Model {
+            path: parts.path,
+            architecture: parts.architecture,
+            tokenizer: Arc::new(parts.tokenizer),
+            templates: parts.templates,
+            chat_template,
+            tool_format,
+            eos_ids: parts.eos_ids,
+            bos_id: parts.bos_id,
+            context_length: parts.context_length,
+            vocab_size: parts.vocab_size,
+            parameter_count: parts.parameter_count,
+            backend: parts.backend,
+            kv: KvState::default(),
+        })
+    }
+
+    /// The tokenizer.
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+
+    /// The tokenizer, shared (for a constraint or parser that outlives a borrow of the model).
+    pub fn shared_tokenizer(&self) -> Arc<Tokenizer> {
+        Arc::clone(&self.tokenizer)
+    }
+
+    /// The compiled chat template (the `tool_use` one when the model has
+    /// several), or `None` when the model has none.
+    pub fn chat_template(&self) -> Option<&ChatTemplate> {
+        self.chat_template.as_ref()
+    }
+
+    /// The chat templates and special tokens as loaded.
+    pub fn templates(&self) -> Option<&ModelTemplates> {
+        self.templates.as_ref()
+    }
+
+    /// The tool-call format the chat template implies, if it names one.
+    pub fn tool_format(&self) -> Option<Format> {
+        self.tool_format
+    }
+
+    /// Token ids that end generation: `generation_config.json`'s, then
+    /// `config.json`'s, then `tokenizer_config.json`'s `eos_token`
+    /// (for GGUF: `tokenizer.ggml.eos_token_id` and `eot_token_id`).
+    pub fn eos_token_ids(&self) -> &[u32] {
+        &self.eos_ids
+    }
+
+    /// The beginning-of-sequence token id, if the model has one.
+    pub fn bos_token_id(&self) -> Option<u32> {
+        self.bos_id
+    }
+
+    /// The most tokens (prompt and generated) the model can attend to.
+    pub fn context_length(&self) -> usize {
+        self.context_length
+    }
+
+    /// Width of the logits: the rows of the embedding, which may exceed the
+    /// tokenizer's vocabulary (padding rows).
+    pub fn vocab_size(&self) -> usize {
+        self.vocab_size
+    }
+
+    /// `architectures[0]` of `config.json` (`LlamaForCausalLM`, …), or
+    /// `gguf:<general.architecture>` for a GGUF file.
+    pub fn architecture(&self) -> &str {
+        &self.architecture
+    }
+
+    /// Number of parameters (tied embeddings counted once).
+    pub fn parameter_count(&self) -> Option<u64> {
+        self.parameter_count
+    }
+
+    /// The directory or file the model was loaded from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}

@@ -1,0 +1,399 @@
+//! Constrained tool calls: a random model's calls always parse and validate.
+
+mod constrain_util;
+
+use constrain_util::{
+    small, tokenizer_with, tools, unsign_zeros, with_specials, Bias, RandomModel, SPECIALS,
+};
+use serde_json::{json, Value};
+use tokenizers::Tokenizer;
+use tool_models::constrain::{ConstrainError, TokenEnv, ToolConstraint};
+use tool_models::generate::TokenConstraint;
+use tool_models::parse::{Format, ParseOptions, ParsedResponse};
+use tool_runtime::validate::validate_arguments;
+use tool_runtime::Policy;
+use tool_runtime::ToolChoice;
+
+const STRICT: Policy = Policy {
+    lenient: false,
+    allow_extra: false,
+};
+
+/// Generates `n` outputs, parses each with `format`'s parser, and checks
+/// that every call in them is valid (see [`assert_valid`]): the property
+/// every test here relies on, so no test can forget it.
+fn run(
+    (tok, env): (&Tokenizer, &TokenEnv),
+    format: Format,
+    tools: &[Value],
+    choice: &ToolChoice,
+    bias: &Bias,
+    n: usize,
+    seed: u64,
+) -> Vec<(String, ParsedResponse)> {
+    let fresh = ToolConstraint::new(env, format, tools, choice).unwrap();
+    let mut model = RandomModel::new(tok, env, bias, seed);
+    (0..n)
+        .map(|i| {
+            let mut c = fresh.clone();
+            let (ids, ended) = model.generate(&mut c, 2000);
+            let text = tok.decode(&ids, false).unwrap();
+            assert!(ended, "run {i} did not end: {text:?}");
+            let parsed = format.parse(&text, &ParseOptions::default());
+            assert_valid(tools, &text, &parsed);
+            (text, parsed)
+        })
+        .collect()
+}
+
+/// How many of `outs` have at least one call.
+fn with_calls(outs: &[(String, ParsedResponse)]) -> usize {
+    outs.iter()
+        .filter(|(_, p)| !p.tool_calls.is_empty())
+        .count()
+}
+
+/// Every call names an offered tool and its arguments validate strictly.
+fn assert_valid(tools: &[Value], text: &str, parsed: &ParsedResponse) {
+    assert!(
+        parsed.invalid_tool_calls.is_empty(),
+        "invalid calls in {text:?}: {:?}",
+        parsed.invalid_tool_calls
+    );
+    for call in &parsed.tool_calls {
+        let def = tools
+            .iter()
+            .find(|t| t["function"]["name"] == call.name.as_str())
+            .unwrap_or_else(|| panic!("unknown tool {} in {text:?}", call.name));
+        let mut args = call.arguments.clone();
+        // `-0` is a JSON integer, but serde_json reads it as the float -0.0,
+        // which the strict policy refuses (the default, lenient one repairs it).
+        unsign_zeros(&mut args);
+        let Value::Object(mut args) = args else {
+            panic!("arguments are not an object in {text:?}");
+        };
+        if let Err(issues) = validate_arguments(&def["function"]["parameters"], &mut args, STRICT) {
+            panic!("arguments of {text:?} do not validate: {issues:?}");
+        }
+    }
+}
+
+#[test]
+fn hermes_auto_hundred_of_hundred_valid() {
+    let (tok, env) = small();
+    let tools = tools();
+    let outs = run(
+        (&tok, &env),
+        Format::Hermes,
+        &tools,
+        &ToolChoice::Auto,
+        &Bias::default(),
+        100,
+        1,
+    );
+    let with_calls = with_calls(&outs);
+    let mut names = std::collections::BTreeSet::new();
+    for (_, parsed) in &outs {
+        names.extend(parsed.tool_calls.iter().map(|c| c.name.clone()));
+    }
+    // The bias makes calls common but not universal: both paths are tested.
+    assert!(
+        (30..100).contains(&with_calls),
+        "{with_calls} of 100 outputs had calls"
+    );
+    assert_eq!(names.len(), 4, "tools called: {names:?}");
+}
+
+#[test]
+fn hermes_plain_text_markers() {
+    // As in Qwen2.5's tokenizer: `<tool_call>` is one added token but not a
+    // special one, so it is text, and the grammar takes the marker as a lexeme.
+    let tok = tokenizer_with(
+        3000,
+        &[
+            ("<|im_end|>", true),
+            ("<tool_call>", false),
+            ("</tool_call>", false),
+        ],
+        7,
+    );
+    let env = TokenEnv::new(&tok, &[tok.token_to_id("<|im_end|>").unwrap()]).unwrap();
+    assert_eq!(env.special_token("<tool_call>"), None);
+    let open = tok.token_to_id("<tool_call>").unwrap();
+    assert_eq!(env.token_bytes(open), b"<tool_call>");
+    let tools = tools();
+    let c = ToolConstraint::new(&env, Format::Hermes, &tools, &ToolChoice::Auto).unwrap();
+    assert!(c.grammar().contains("head[lazy]"), "{}", c.grammar());
+    // Inside a string the end marker cannot appear: the parser would end
+    // the call there.
+    let mut probe = c.clone();
+    let head = "<tool_call>{\"name\": \"search\", \"arguments\": {\"query\": \"a";
+    for t in tok.encode(head, false).unwrap().get_ids() {
+        probe.commit(*t).unwrap();
+    }
+    let inside = probe.allowed().unwrap().unwrap();
+    assert!(!inside.contains(tok.token_to_id("</tool_call>").unwrap()));
+    assert!(inside.contains(tok.token_to_id("\"}").unwrap()));
+    assert!(inside.contains(tok.token_to_id("</").unwrap()));
+    let outs = run(
+        (&tok, &env),
+        Format::Hermes,
+        &tools,
+        &ToolChoice::Auto,
+        &Bias::default(),
+        100,
+        2,
+    );
+    let with_calls = with_calls(&outs);
+    assert!(
+        (30..100).contains(&with_calls),
+        "{with_calls} of 100 outputs had calls"
+    );
+}
+
+#[test]
+fn hermes_marker_spelled_in_byte_tokens() {
+    // No added tokens for the markers at all: they take several tokens.
+    let (tok, env) = with_specials(&["<|im_end|>"]);
+    let tools = tools();
+    let mut c = ToolConstraint::new(&env, Format::Hermes, &tools, &ToolChoice::Auto).unwrap();
+    let byte = |b: u8| {
+        tok.token_to_id(&constrain_util::byte_to_char()[b as usize].to_string())
+            .unwrap()
+    };
+    let text = "Hi <tool_call>{\"name\": \"now\", \"arguments\": {}}</tool_call> ok";
+    for (i, b) in text.bytes().enumerate() {
+        let allowed = c.allowed().unwrap().unwrap();
+        assert!(allowed.contains(byte(b)), "byte {i} of {text:?} refused");
+        if i == "Hi <tool_call>".len() {
+            // Inside the call only JSON may follow.
+            assert!(!allowed.contains(byte(b'H')));
+        }
+        c.commit(byte(b)).unwrap();
+    }
+    let eos = tok.token_to_id("<|im_end|>").unwrap();
+    assert!(c.allowed().unwrap().unwrap().contains(eos));
+    // And random generation stays valid.
+    run(
+        (&tok, &env),
+        Format::Hermes,
+        &tools,
+        &ToolChoice::Auto,
+        &Bias::default(),
+        30,
+        12,
+    );
+}
+
+#[test]
+fn required_always_calls_and_nothing_else() {
+    let (tok, env) = small();
+    let tools = tools();
+    let outs = run(
+        (&tok, &env),
+        Format::Hermes,
+        &tools,
+        &ToolChoice::Required,
+        &Bias::default(),
+        30,
+        3,
+    );
+    for (text, parsed) in &outs {
+        assert!(!parsed.tool_calls.is_empty(), "no call in {text:?}");
+        assert!(
+            parsed.content.as_deref().unwrap_or("").trim().is_empty(),
+            "text around the calls in {text:?}"
+        );
+    }
+}
+
+#[test]
+fn none_never_calls() {
+    let (tok, env) = small();
+    let tools = tools();
+    let open = tok.token_to_id("<tool_call>").unwrap();
+    let mut c = ToolConstraint::new(&env, Format::Hermes, &tools, &ToolChoice::None).unwrap();
+    assert!(!c.allowed().unwrap().unwrap().contains(open));
+    // Even a model that wants nothing but to call cannot.
+    let mut bias = Bias::default();
+    bias.tokens.push(("<tool".into(), 8.0));
+    bias.tokens.push(("_call".into(), 8.0));
+    let outs = run(
+        (&tok, &env),
+        Format::Hermes,
+        &tools,
+        &ToolChoice::None,
+        &bias,
+        30,
+        4,
+    );
+    for (text, parsed) in &outs {
+        assert!(
+            parsed.tool_calls.is_empty() && parsed.invalid_tool_calls.is_empty(),
+            "{text:?}"
+        );
+        assert!(!text.contains("<tool_call>"), "{text:?}");
+    }
+}
+
+#[test]
+fn named_calls_only_that_tool_once() {
+    let (tok, env) = small();
+    let tools = tools();
+    for name in ["search", "now"] {
+        let choice: ToolChoice = name.parse().unwrap();
+        let outs = run(
+            (&tok, &env),
+            Format::Hermes,
+            &tools,
+            &choice,
+            &Bias::default(),
+            20,
+            5,
+        );
+        for (text, parsed) in &outs {
+            assert_eq!(parsed.tool_calls.len(), 1, "{text:?}");
+            assert_eq!(parsed.tool_calls[0].name, name);
+        }
+    }
+}
+
+#[test]
+fn llama3_json_auto_and_required() {
+    let (tok, env) = small();
+    let tools = tools();
+    for (choice, seed) in [(ToolChoice::Auto, 6), (ToolChoice::Required, 7)] {
+        let mut bias = Bias::default();
+        bias.tokens.push(("{\"".into(), 5.0));
+        let outs = run(
+            (&tok, &env),
+            Format::Llama3Json,
+            &tools,
+            &choice,
+            &bias,
+            50,
+            seed,
+        );
+        let with_calls = with_calls(&outs);
+        if choice == ToolChoice::Required {
+            assert_eq!(with_calls, 50);
+        } else {
+            assert!(with_calls >= 5, "{with_calls} of 50");
+        }
+    }
+}
+
+#[test]
+fn mistral_auto_and_named() {
+    let (tok, env) = small();
+    let tools = tools();
+    for (choice, seed) in [(ToolChoice::Auto, 8), (ToolChoice::Named("add".into()), 9)] {
+        let outs = run(
+            (&tok, &env),
+            Format::Mistral,
+            &tools,
+            &choice,
+            &Bias::default(),
+            50,
+            seed,
+        );
+        let with_calls = with_calls(&outs);
+        for (text, parsed) in &outs {
+            if let ToolChoice::Named(n) = &choice {
+                assert_eq!(parsed.tool_calls.len(), 1, "{text:?}");
+                assert_eq!(&parsed.tool_calls[0].name, n);
+            }
+        }
+        assert!(with_calls >= 5, "{with_calls} of 50");
+    }
+}
+
+#[test]
+fn no_tools_means_no_calls() {
+    let (tok, env) = small();
+    let open = tok.token_to_id("<tool_call>").unwrap();
+    let mut c = ToolConstraint::new(&env, Format::Hermes, &[], &ToolChoice::Auto).unwrap();
+    assert!(!c.allowed().unwrap().unwrap().contains(open));
+    let e = ToolConstraint::new(&env, Format::Hermes, &[], &ToolChoice::Required).unwrap_err();
+    assert_eq!(e, ConstrainError::NoTools("required".into()));
+}
+
+#[test]
+fn errors_are_clear() {
+    let (_, env) = small();
+    let tools = tools();
+    let e = ToolConstraint::new(
+        &env,
+        Format::Hermes,
+        &tools,
+        &ToolChoice::Named("fly".into()),
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "tool_choice names `fly`, but the tools offered are: get_weather, add, search, now"
+    );
+    let e = ToolConstraint::new(&env, Format::Pythonic, &tools, &ToolChoice::Auto).unwrap_err();
+    assert!(e.to_string().contains("`pythonic` is not supported"), "{e}");
+    assert!(!ToolConstraint::supports(Format::Pythonic));
+    assert!(ToolConstraint::supports(Format::Hermes));
+    let bad = vec![json!({"type": "function", "function": {"name": "f",
+        "parameters": {"type": "object", "properties": {"x": {"type": "integer", "minimum": 5, "maximum": 1}}, "required": ["x"]}}})];
+    let e = ToolConstraint::new(&env, Format::Hermes, &bad, &ToolChoice::Auto).unwrap_err();
+    assert!(
+        matches!(&e, ConstrainError::Schema { what, .. } if what == "tool `f`'s parameters"),
+        "{e}"
+    );
+    let e = ToolConstraint::new(
+        &env,
+        Format::Hermes,
+        &[json!({"function": {}})],
+        &ToolChoice::Auto,
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("tool definition #0: expected `function.name`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn commit_rejects_disallowed_tokens() {
+    let (tok, env) = small();
+    let close = tok.token_to_id("</tool_call>").unwrap();
+    let mut c = ToolConstraint::new(&env, Format::Hermes, &tools(), &ToolChoice::Required).unwrap();
+    let allowed = c.allowed().unwrap().unwrap();
+    assert!(!allowed.contains(close));
+    let e = c.commit(close).unwrap_err();
+    assert!(e.to_string().contains(&format!("token {close}")), "{e}");
+}
+
+#[test]
+fn required_call_then_only_eos_or_another_call() {
+    let (tok, env) = small();
+    let id = |s: &str| tok.token_to_id(s).unwrap();
+    let mut c = ToolConstraint::new(
+        &env,
+        Format::Hermes,
+        &tools(),
+        &ToolChoice::Named("now".into()),
+    )
+    .unwrap();
+    let text = "<tool_call>{\"name\": \"now\", \"arguments\": {}}</tool_call>";
+    for t in tok.encode(text, false).unwrap().get_ids() {
+        assert!(
+            c.allowed().unwrap().unwrap().contains(*t),
+            "token {t} refused"
+        );
+        c.commit(*t).unwrap();
+    }
+    let after = c.allowed().unwrap().unwrap();
+    assert!(after.contains(id("<|im_end|>")));
+    assert!(
+        !after.contains(id("<tool_call>")),
+        "Named allows one call only"
+    );
+    assert!(!after.contains(id("Hello")));
+    let _ = SPECIALS;
+}

@@ -1,0 +1,309 @@
+//! `tool-train eval`: how well a model calls tools, on the corpus's held-out
+//! split (other seed, values and phrasings than training).
+//!
+//! Every assistant turn of every conversation is generated greedily from the
+//! conversation before it, with and without constrained decoding, and scored:
+//! right tools, exact arguments, calls that parse and validate, no call where
+//! none is due, and answers that contain the tool results they report; and,
+//! by kind of value (place names, numbers, enums, …), how many arguments of
+//! the right tools were right.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use tool_train::corpus::{self, Split};
+use tool_use::models::agent::{ChatModel, LocalChat, TurnRequest};
+use tool_use::models::generate::GenerateOptions;
+use tool_use::models::model::Model;
+use tool_use::models::parse::{Format, ParseOptions};
+use tool_use::models::template::Clock;
+use tool_use::runtime::validate::{validate_arguments, Policy};
+use tool_use::ToolChoice;
+use tool_use::{ToolCall, Toolbox};
+
+/// Arguments of `tool-train eval`.
+#[derive(clap::Args)]
+pub struct EvalArgs {
+    /// A model directory or `.gguf` (default: the bundled model).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Held-out conversations to score.
+    #[arg(long, default_value_t = 100)]
+    examples: usize,
+    /// Seed of the held-out conversations.
+    #[arg(long, default_value_t = 1001)]
+    seed: u64,
+    /// The most tokens per turn.
+    #[arg(long, default_value_t = 160)]
+    max_tokens: usize,
+    /// Print the scores as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Print every turn that misses, with what the model wrote.
+    #[arg(long)]
+    verbose: bool,
+}
+
+/// Scores of one decoding mode.
+#[derive(Debug, Default, Serialize)]
+struct Scores {
+    /// Turns that should call tools.
+    call_turns: usize,
+    /// ... where the model called exactly the expected tools.
+    right_tools: usize,
+    /// ... where the calls equal the expected ones, arguments included.
+    exact_calls: usize,
+    /// Calls the model wrote.
+    calls: usize,
+    /// ... that parsed and validated against their tool's schema.
+    valid_calls: usize,
+    /// Turns that should answer in words.
+    answer_turns: usize,
+    /// ... where the model made no call.
+    no_call: usize,
+    /// Answer turns that report tool results (or errors).
+    result_turns: usize,
+    /// ... whose answer contains every expected text.
+    answers_with_results: usize,
+    /// Per kind of argument value: (right, expected) over the calls of the
+    /// right tool.
+    arguments: BTreeMap<&'static str, (usize, usize)>,
+    /// Generated tokens, for speed.
+    generated_tokens: usize,
+    /// Seconds spent generating.
+    seconds: f64,
+}
+
+/// Runs `tool-train eval`.
+pub fn run(args: EvalArgs) -> Result<(), String> {
+    let path = args.model.unwrap_or_else(tool_use::bundled::model_dir);
+    let examples = corpus::generate(args.seed, args.examples, Split::HeldOut);
+    let toolbox = corpus::tools::toolbox(Clock::System);
+    let mut results = Vec::new();
+    for constrain in [true, false] {
+        let model = Model::load(&path).map_err(|e| e.to_string())?;
+        let mut chat = LocalChat::new(model)
+            .map_err(|e| e.to_string())?
+            .constrain(constrain)
+            .options(GenerateOptions::greedy(args.max_tokens));
+        let scores = score(&mut chat, &examples, &toolbox, args.verbose)?;
+        results.push((constrain, scores));
+    }
+    if args.json {
+        let out: Value = results
+            .iter()
+            .map(|(c, s)| {
+                (
+                    if *c { "constrained" } else { "unconstrained" }.to_owned(),
+                    json!(s),
+                )
+            })
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+        println!("{out}");
+        return Ok(());
+    }
+    println!(
+        "held-out split: {} conversations (seed {})",
+        examples.len(),
+        args.seed
+    );
+    for (constrained, s) in &results {
+        println!(
+            "\n{}:",
+            if *constrained {
+                "constrained decoding"
+            } else {
+                "free decoding"
+            }
+        );
+        println!(
+            "  right tools          {}",
+            pct(s.right_tools, s.call_turns)
+        );
+        println!(
+            "  exact-match calls    {}",
+            pct(s.exact_calls, s.call_turns)
+        );
+        println!("  valid calls          {}", pct(s.valid_calls, s.calls));
+        println!("  no call when none due {}", pct(s.no_call, s.answer_turns));
+        println!(
+            "  answers with results {}",
+            pct(s.answers_with_results, s.result_turns)
+        );
+        println!("  arguments right, by kind (calls of the right tool):");
+        for (kind, (right, of)) in &s.arguments {
+            println!("    {kind:<20} {}", pct(*right, *of));
+        }
+        println!("  {} tokens in {:.1}s", s.generated_tokens, s.seconds);
+    }
+    Ok(())
+}
+
+fn pct(n: usize, of: usize) -> String {
+    if of == 0 {
+        return "n/a".into();
+    }
+    format!("{:5.1}%  ({n}/{of})", 100.0 * n as f64 / of as f64)
+}
+
+fn score(
+    chat: &mut LocalChat,
+    examples: &[corpus::Example],
+    toolbox: &Toolbox,
+    verbose: bool,
+) -> Result<Scores, String> {
+    let mut s = Scores::default();
+    for example in examples {
+        let options = ParseOptions {
+            tools: example.tools.clone(),
+            ..ParseOptions::default()
+        };
+        for expected in &example.expectations {
+            let request = TurnRequest {
+                messages: example.prompt(expected),
+                tools: &example.tools,
+                tool_choice: &ToolChoice::Auto,
+            };
+            let turn = chat
+                .respond(&request, &mut |_| {})
+                .map_err(|e| e.to_string())?;
+            s.generated_tokens += turn.stats.generated_tokens;
+            s.seconds += (turn.stats.prefill + turn.stats.decode).as_secs_f64();
+            let parsed = Format::Hermes.parse(&turn.text, &options);
+            s.calls += parsed.tool_calls.len() + parsed.invalid_tool_calls.len();
+            let valid = parsed
+                .tool_calls
+                .iter()
+                .filter(|c| validates(toolbox, c))
+                .count();
+            s.valid_calls += valid;
+            if verbose && (valid < parsed.tool_calls.len() || !parsed.invalid_tool_calls.is_empty())
+            {
+                eprintln!("invalid call(s): {:?}", turn.text);
+            }
+            if expected.calls.is_empty() {
+                s.answer_turns += 1;
+                let text = parsed.content.unwrap_or_default();
+                if parsed.tool_calls.is_empty() && parsed.invalid_tool_calls.is_empty() {
+                    s.no_call += 1;
+                }
+                if !expected.must_contain.is_empty() {
+                    s.result_turns += 1;
+                    if expected.must_contain.iter().all(|m| text.contains(m)) {
+                        s.answers_with_results += 1;
+                    }
+                }
+            } else {
+                s.call_turns += 1;
+                let mut got: Vec<&str> =
+                    parsed.tool_calls.iter().map(|c| c.name.as_str()).collect();
+                let mut want: Vec<&str> = expected.calls.iter().map(|c| c.name.as_str()).collect();
+                got.sort_unstable();
+                want.sort_unstable();
+                if got == want && parsed.invalid_tool_calls.is_empty() {
+                    s.right_tools += 1;
+                }
+                count_arguments(
+                    toolbox,
+                    &parsed.tool_calls,
+                    &expected.calls,
+                    &mut s.arguments,
+                );
+                if same_calls(&parsed.tool_calls, &expected.calls)
+                    && parsed.invalid_tool_calls.is_empty()
+                {
+                    s.exact_calls += 1;
+                } else if verbose {
+                    let show = |calls: &[ToolCall]| {
+                        calls
+                            .iter()
+                            .map(|c| format!("{} {}", c.name, c.arguments))
+                            .collect::<Vec<_>>()
+                            .join(" | ")
+                    };
+                    eprintln!(
+                        "wanted: {}\n   got: {}",
+                        show(&expected.calls),
+                        show(&parsed.tool_calls)
+                    );
+                }
+            }
+        }
+    }
+    Ok(s)
+}
+
+/// Name and arguments equal, in any order (parallel calls have none).
+fn same_calls(got: &[ToolCall], want: &[ToolCall]) -> bool {
+    let key = |c: &ToolCall| format!("{}\u{0}{}", c.name, c.arguments);
+    let mut a: Vec<String> = got.iter().map(key).collect();
+    let mut b: Vec<String> = want.iter().map(key).collect();
+    a.sort_unstable();
+    b.sort_unstable();
+    a == b
+}
+
+/// Pairs each expected call with the first unused call of the same tool and
+/// counts, per kind of value, the expected arguments it got right.
+fn count_arguments(
+    toolbox: &Toolbox,
+    got: &[ToolCall],
+    want: &[ToolCall],
+    counts: &mut BTreeMap<&'static str, (usize, usize)>,
+) {
+    let mut used = vec![false; got.len()];
+    for expected in want {
+        let Some(i) = (0..got.len()).find(|&i| !used[i] && got[i].name == expected.name) else {
+            continue;
+        };
+        used[i] = true;
+        let Value::Object(args) = &expected.arguments else {
+            continue;
+        };
+        let schema = toolbox.get(&expected.name).map(|t| t.validation_schema());
+        for (key, value) in args {
+            let property = schema
+                .and_then(|s| s.get("properties"))
+                .and_then(|p| p.get(key));
+            let entry = counts.entry(value_kind(key, value, property)).or_default();
+            entry.1 += 1;
+            if got[i].arguments.get(key) == Some(value) {
+                entry.0 += 1;
+            }
+        }
+    }
+}
+
+/// What kind of value an argument holds, for [`count_arguments`].
+fn value_kind(key: &str, value: &Value, property: Option<&Value>) -> &'static str {
+    if property.is_some_and(|p| p.get("enum").is_some()) {
+        return "enum";
+    }
+    match value {
+        Value::String(_) if ["location", "origin", "destination", "timezone"].contains(&key) => {
+            "place"
+        }
+        Value::String(_) => "other text",
+        Value::Number(_) => "number",
+        Value::Bool(_) => "boolean",
+        Value::Array(_) => "array",
+        Value::Object(_) | Value::Null => "object",
+    }
+}
+
+fn validates(toolbox: &Toolbox, call: &ToolCall) -> bool {
+    let Some(tool) = toolbox.get(&call.name) else {
+        return false;
+    };
+    let Value::Object(args) = &call.arguments else {
+        return false;
+    };
+    let policy = Policy {
+        lenient: false,
+        allow_extra: false,
+    };
+    validate_arguments(tool.validation_schema(), &mut args.clone(), policy).is_ok()
+}

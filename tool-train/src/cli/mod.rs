@@ -1,0 +1,5 @@
+//! The `tool-train` command's subcommands, one file each.
+
+pub mod convert;
+pub mod eval;
+pub mod train;

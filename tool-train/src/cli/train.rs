@@ -1,0 +1,211 @@
+//! `tool-train train`: train the bundled model on the synthetic corpus.
+//!
+//! The run lives in a directory of checkpoints (`--run-dir`); running the
+//! command again resumes from the last one, exactly. At the end (or at
+//! `--until`) the model is exported into `--out` beside the committed
+//! tokenizer and chat template.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use tool_train::corpus::{self, Split};
+use tool_train::train::{
+    Example, LrSchedule, ModelConfig, Precision, TrainConfig, TrainData, TrainError, Trainer,
+};
+
+/// Arguments of `tool-train train`.
+#[derive(clap::Args)]
+pub struct TrainArgs {
+    /// The model directory: its tokenizer.json and tokenizer_config.json are
+    /// read, and the trained model is written there.
+    #[arg(long, default_value_os_t = tool_use::bundled::model_dir())]
+    out: PathBuf,
+    /// Checkpoints, the loss log (train_log.jsonl) and the run's configuration.
+    #[arg(long, default_value = "target/train/tool-use-mini")]
+    run_dir: PathBuf,
+    /// Training conversations drawn from the corpus.
+    #[arg(long, default_value_t = 60_000)]
+    examples: usize,
+    /// Held-out conversations for the evaluation loss.
+    #[arg(long, default_value_t = 200)]
+    held_out: usize,
+    /// Optimizer steps of the whole run (sets the learning-rate schedule).
+    #[arg(long, default_value_t = 3_600)]
+    steps: u64,
+    /// Stop (with a checkpoint) after this step; run again to go on.
+    #[arg(long)]
+    until: Option<u64>,
+    /// Sequences per step.
+    #[arg(long, default_value_t = 8)]
+    batch_size: usize,
+    /// Sequences per forward pass: a step's sequences are sorted by length
+    /// and passed in groups this large, so that little is padding. Must
+    /// divide `--batch-size`; the step's gradient is the same either way.
+    #[arg(long, default_value_t = 1)]
+    micro_batch: usize,
+    /// Peak learning rate.
+    #[arg(long, default_value_t = 2e-3)]
+    lr: f64,
+    /// Width of the model.
+    #[arg(long, default_value_t = 256)]
+    hidden: usize,
+    /// Decoder layers.
+    #[arg(long, default_value_t = 4)]
+    layers: usize,
+    /// Seed of the corpus, the initialisation and the data order.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Export the model every this many steps (0: only at the end).
+    #[arg(long, default_value_t = 500)]
+    export_every: u64,
+    /// Longer conversations are cut to this many tokens.
+    #[arg(long, default_value_t = 1536)]
+    max_seq_len: usize,
+    /// Fraction of the prompt's tokens (system, user and tool turns) that
+    /// also count in the loss, drawn per token from the seed; 0: the
+    /// assistant's tokens only. Tokens that are never a target otherwise
+    /// (names only ever seen in requests) keep distinct embeddings, so the
+    /// model can copy them.
+    #[arg(long, default_value_t = 0.1)]
+    prompt_loss: f64,
+    /// Resume on a corpus other than the checkpoint's (another `--examples`,
+    /// or a changed generator): its order starts from the beginning.
+    #[arg(long)]
+    new_data: bool,
+    /// How the exported weights are stored: f16 (how the model ships, half
+    /// the size) or f32 (the trained values exactly).
+    #[arg(long, default_value = "f16")]
+    precision: Precision,
+}
+
+/// The model the project ships: a few million parameters, sized so that
+/// the demo toolbox's prompt (about 550 tokens) and a few rounds fit.
+fn model_config(vocab_size: usize, hidden: usize, layers: usize) -> ModelConfig {
+    ModelConfig {
+        // `<|im_end|>` in the bundled tokenizer.
+        eos_token_id: 2,
+        ..ModelConfig::small(vocab_size, hidden, layers)
+    }
+}
+
+/// Runs `tool-train train`.
+pub fn run(args: TrainArgs) -> Result<(), String> {
+    if args.micro_batch == 0 || args.batch_size % args.micro_batch != 0 {
+        return Err(format!(
+            "--micro-batch must divide --batch-size {}, found {}",
+            args.batch_size, args.micro_batch
+        ));
+    }
+    if !(0.0..=1.0).contains(&args.prompt_loss) {
+        return Err(format!(
+            "--prompt-loss must be between 0 and 1, found {}",
+            args.prompt_loss
+        ));
+    }
+    // Fresh large tensors each step would otherwise page-fault: 20-30% of the time.
+    tool_train::train::keep_freed_memory();
+    let tokenizer_path = args.out.join("tokenizer.json");
+    let tokenizer = tool_train::train::bpe::Tokenizer::from_file(&tokenizer_path)
+        .map_err(|e| format!("{}: {e}", tokenizer_path.display()))?;
+    let template = corpus::bundled_template().map_err(|e| e.to_string())?;
+    let encode =
+        |examples: Vec<corpus::Example>, prompt_loss: f64| -> Result<Vec<Example>, String> {
+            examples
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    let mut enc =
+                        corpus::encode(&tokenizer, &template, e).map_err(|e| e.to_string())?;
+                    enc.train_on_prompt(prompt_loss, args.seed, i as u64);
+                    Example::new(enc.ids, enc.mask).map_err(|e| e.to_string())
+                })
+                .collect()
+        };
+    let started = Instant::now();
+    let data = encode(
+        corpus::generate(args.seed, args.examples, Split::Train),
+        args.prompt_loss,
+    )?;
+    let held_out = encode(
+        corpus::generate(args.seed + 1000, args.held_out, Split::HeldOut),
+        0.0,
+    )?;
+    let tokens: usize = data.iter().map(|e| e.ids.len()).sum();
+    let counted: usize = data.iter().map(Example::counted).sum();
+    eprintln!(
+        "corpus: {} conversations, {tokens} tokens ({counted} trained), encoded in {:.1}s",
+        data.len(),
+        started.elapsed().as_secs_f64()
+    );
+
+    let model = model_config(tokenizer.get_vocab_size(true), args.hidden, args.layers);
+    let config = TrainConfig {
+        seed: args.seed,
+        batch_size: args.micro_batch,
+        grad_accum: args.batch_size / args.micro_batch,
+        max_seq_len: args.max_seq_len,
+        schedule: LrSchedule {
+            peak_lr: args.lr,
+            min_lr: args.lr / 10.0,
+            warmup_steps: (args.steps / 50).max(1),
+            total_steps: args.steps,
+        },
+        checkpoint_every: 100,
+        ..TrainConfig::default()
+    };
+    let mut trainer = Trainer::open(&args.run_dir, &model, config).map_err(|e| e.to_string())?;
+    if args.new_data {
+        trainer.start_new_data();
+    }
+    eprintln!(
+        "model: {} parameters; run {} at step {}",
+        model.num_parameters(),
+        args.run_dir.display(),
+        trainer.step()
+    );
+    let until = args.until.unwrap_or(args.steps).min(args.steps);
+    let export_every = if args.export_every == 0 {
+        u64::MAX
+    } else {
+        args.export_every
+    };
+    if trainer.step() >= until {
+        // Already there (a copied checkpoint, say): export it as it stands.
+        export(&trainer, &held_out, &args.out, args.precision)?;
+    }
+    while trainer.step() < until {
+        let next = (trainer.step() / export_every + 1)
+            .saturating_mul(export_every)
+            .min(until);
+        trainer
+            .run_until(&data, next, &mut |s| {
+                if s.step % 10 == 0 {
+                    eprintln!(
+                        "step {:>5}  loss {:.4}  lr {:.2e}  {:.0} tok/s  {:.0}s",
+                        s.step, s.loss, s.lr, s.tokens_per_s, s.elapsed_s
+                    );
+                }
+            })
+            .map_err(|e| e.to_string())?;
+        export(&trainer, &held_out, &args.out, args.precision)?;
+    }
+    Ok(())
+}
+
+/// Reports the held-out loss and writes the model into `out`.
+fn export(
+    trainer: &Trainer,
+    held_out: &impl TrainData,
+    out: &Path,
+    precision: Precision,
+) -> Result<(), String> {
+    let loss = trainer
+        .eval_loss(held_out)
+        .map_err(|e: TrainError| e.to_string())?;
+    eprintln!("step {:>5}  held-out loss {loss:.4}", trainer.step());
+    trainer
+        .export_hf(out, precision)
+        .map_err(|e| e.to_string())?;
+    eprintln!("exported step {} to {}", trainer.step(), out.display());
+    Ok(())
+}

@@ -1,0 +1,252 @@
+//! The synthetic tool-use corpus the bundled model is trained on.
+//!
+//! [`generate`] writes seeded conversations: a user asks, the assistant
+//! calls tools (one, several at once, or two steps where the second uses the
+//! first one's result), the tools really run (through a
+//! [`Toolbox`](tool_use::Toolbox) of `#[tool]` functions, [`tools`]), and the
+//! assistant answers with the results. Some requests need no tool, some need
+//! a tool that is not offered, some make the tool fail; those are answered in
+//! words. [`render`] turns an example into training text with the bundled
+//! chat template, and the byte spans of the assistant's output (the only
+//! text the loss is taken on); [`encode`] turns it into token ids with that
+//! loss mask. [`tokenizer`] trains the bundled tokenizer on the corpus.
+//!
+//! ```
+//! use tool_train::corpus::{self, Split};
+//!
+//! let examples = corpus::generate(7, 3, Split::Train);
+//! let template = corpus::bundled_template()?;
+//! let (text, spans) = corpus::render(&template, &examples[0])?;
+//! assert!(text.starts_with("<|im_start|>system\n"));
+//! assert!(spans.iter().all(|s| text[s.clone()].ends_with("<|im_end|>")));
+//! # Ok::<(), tool_train::corpus::CorpusError>(())
+//! ```
+//!
+//! The corpus is regular on purpose (the model is small): arguments are
+//! copied verbatim from the request, answers follow a few templates per
+//! request kind, while requests vary (many phrasings, large value pools). The
+//! held-out split uses other values and other phrasings.
+
+mod encode;
+pub mod phrasing;
+mod rng;
+mod scenarios;
+pub mod tokenizer;
+pub mod tools;
+pub mod values;
+
+pub use encode::{encode, encode_text, Encoded};
+pub use tokenizer::{train_tokenizer, TokenizerStats, SPECIAL_TOKENS};
+
+use crate::train::bpe::BpeError;
+use rng::Rng;
+use serde_json::Value;
+use std::ops::Range;
+use std::path::Path;
+use tool_use::models::template::{ChatTemplate, ModelTemplates, RenderOptions, TemplateError};
+use tool_use::{Message, ToolCall};
+
+/// Which part of the corpus: the one trained on, or the one held out for
+/// evaluation (other values, other phrasings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Split {
+    /// Training data.
+    Train,
+    /// Evaluation data: values and request phrasings never trained on.
+    HeldOut,
+}
+
+/// What kind of conversation an example is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scenario {
+    /// One call, then the answer.
+    Single,
+    /// Several calls in one message, then the answer.
+    Parallel,
+    /// A call, then a call that uses its result, then the answer.
+    Chain,
+    /// A request answered with tools, then a second request.
+    FollowUp,
+    /// Three or four unrelated requests in a row, each answered with tools:
+    /// every turn copies new values, with the earlier ones in sight.
+    Session,
+    /// The tool fails; the answer says why.
+    ToolError,
+    /// No tool could do it; answered in words, no call.
+    OutOfScope,
+    /// Greetings and thanks; answered in words, no call.
+    SmallTalk,
+    /// The needed tool is not offered; answered in words, no call.
+    Unavailable,
+    /// "What can you do?": the offered tools, named.
+    Capabilities,
+}
+
+impl Scenario {
+    /// Every scenario.
+    pub const ALL: [Scenario; 10] = [
+        Scenario::Single,
+        Scenario::Parallel,
+        Scenario::Chain,
+        Scenario::FollowUp,
+        Scenario::Session,
+        Scenario::ToolError,
+        Scenario::OutOfScope,
+        Scenario::SmallTalk,
+        Scenario::Unavailable,
+        Scenario::Capabilities,
+    ];
+
+    /// Whether the assistant should answer without calling a tool.
+    pub fn expects_no_call(self) -> bool {
+        matches!(
+            self,
+            Scenario::OutOfScope
+                | Scenario::SmallTalk
+                | Scenario::Unavailable
+                | Scenario::Capabilities
+        )
+    }
+}
+
+/// What one assistant message of an example must do.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expectation {
+    /// Its position in [`Example::messages`]; the messages before it are the
+    /// prompt.
+    pub index: usize,
+    /// The calls it makes (empty: it answers in words).
+    pub calls: Vec<ToolCall>,
+    /// Texts an answer in words must contain: the tool results it reports
+    /// (or the error message of a failed call).
+    pub must_contain: Vec<String>,
+}
+
+/// One conversation of the corpus.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Example {
+    /// The conversation, ending with the assistant's final answer.
+    pub messages: Vec<Message>,
+    /// The tools offered (transformers' definition format), in order.
+    pub tools: Vec<Value>,
+    /// What kind of conversation it is.
+    pub scenario: Scenario,
+    /// One entry per assistant message, in order.
+    pub expectations: Vec<Expectation>,
+    /// The split it was drawn from.
+    pub split: Split,
+}
+
+impl Example {
+    /// The messages before expectation `e`: the prompt it is generated from.
+    pub fn prompt(&self, e: &Expectation) -> &[Message] {
+        &self.messages[..e.index.min(self.messages.len())]
+    }
+
+    /// Whether the offered tools are exactly the demo toolbox of `tool-use chat`.
+    pub fn offers_demo_tools(&self) -> bool {
+        self.tools == tool_use::demo::definitions()
+    }
+}
+
+/// The corpus could not be rendered or its tokenizer trained.
+#[derive(Debug)]
+pub enum CorpusError {
+    /// The chat template failed.
+    Template(TemplateError),
+    /// The template has no `{% generation %}` blocks, so no training mask.
+    NoGenerationBlocks,
+    /// Training or running the tokenizer failed.
+    Tokenizer(BpeError),
+    /// A token crosses the edge of an assistant span, so the loss mask
+    /// would be ambiguous.
+    TokenAcrossSpan {
+        /// Where the token starts (bytes).
+        start: usize,
+        /// Where it ends.
+        end: usize,
+    },
+}
+
+impl std::fmt::Display for CorpusError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CorpusError::Template(e) => {
+                write!(f, "rendering an example with the chat template failed: {e}")
+            }
+            CorpusError::NoGenerationBlocks => write!(
+                f,
+                "the chat template marks no assistant output with {{% generation %}}; \
+                 expected a template that does"
+            ),
+            CorpusError::Tokenizer(e) => write!(f, "the tokenizer failed: {e}"),
+            CorpusError::TokenAcrossSpan { start, end } => write!(
+                f,
+                "a token covers bytes {start}..{end}, across the edge of an assistant span; \
+                 expected tokens to start and end at span edges"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CorpusError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CorpusError::Template(e) => Some(e),
+            CorpusError::NoGenerationBlocks | CorpusError::TokenAcrossSpan { .. } => None,
+            CorpusError::Tokenizer(e) => Some(e),
+        }
+    }
+}
+
+impl From<TemplateError> for CorpusError {
+    fn from(e: TemplateError) -> CorpusError {
+        CorpusError::Template(e)
+    }
+}
+
+impl From<BpeError> for CorpusError {
+    fn from(e: BpeError) -> CorpusError {
+        CorpusError::Tokenizer(e)
+    }
+}
+
+/// `count` examples of `split`, the same for the same seed. A longer corpus
+/// starts with the shorter one: example `i` depends only on `seed`, `i` and
+/// the split.
+pub fn generate(seed: u64, count: usize, split: Split) -> Vec<Example> {
+    let salt = match split {
+        Split::Train => 0,
+        Split::HeldOut => 0x4845_4c44_4f55_5421,
+    };
+    let names: Vec<String> = tools::toolbox(Default::default())
+        .names()
+        .map(str::to_owned)
+        .collect();
+    (0..count as u64)
+        .map(|i| scenarios::example(Rng::for_example(seed ^ salt, i), split, &names))
+        .collect()
+}
+
+/// The example as training text, and the byte ranges of the text the
+/// assistant writes (its content, calls and closing `<|im_end|>`).
+pub fn render(
+    template: &ChatTemplate,
+    example: &Example,
+) -> Result<(String, Vec<Range<usize>>), CorpusError> {
+    if !template.has_generation_blocks() {
+        return Err(CorpusError::NoGenerationBlocks);
+    }
+    let rendered = template.render(&RenderOptions::new(&example.messages).tools(&example.tools))?;
+    Ok((rendered.text, rendered.generation))
+}
+
+/// The bundled model's `tokenizer_config.json` (chat template, special tokens).
+pub const TOKENIZER_CONFIG: &str = tool_use_mini::TOKENIZER_CONFIG_JSON;
+
+/// The bundled model's chat template, compiled.
+pub fn bundled_template() -> Result<ChatTemplate, CorpusError> {
+    let path = Path::new("models/tool-use-mini/tokenizer_config.json");
+    let templates = ModelTemplates::from_tokenizer_config(TOKENIZER_CONFIG, path)?;
+    Ok(ChatTemplate::new(templates.select(None, true)?)?)
+}

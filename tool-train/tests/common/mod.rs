@@ -1,0 +1,36 @@
+//! Helpers shared by the training tests.
+
+// Each test file compiles this module on its own and uses only part of it.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use tool_train::train::ModelConfig;
+
+/// A two-layer Llama small enough to train in a test: 32 wide, four query
+/// heads sharing two key/value heads, ids 0, 1 and 2 for bos, eos and pad.
+pub fn tiny_config(vocab_size: usize, intermediate_size: usize) -> ModelConfig {
+    ModelConfig {
+        vocab_size,
+        hidden_size: 32,
+        intermediate_size,
+        num_hidden_layers: 2,
+        num_attention_heads: 4,
+        num_key_value_heads: 2,
+        max_position_embeddings: 64,
+        rope_theta: 10_000.0,
+        rms_norm_eps: 1e-5,
+        bos_token_id: 0,
+        eos_token_id: 1,
+        pad_token_id: 2,
+        initializer_range: 0.02,
+    }
+}
+
+/// A path in the temporary directory for `name`, unique to this process,
+/// with nothing left there from an earlier run (it is not created: some
+/// tests need the directory to be absent).
+pub fn scratch_path(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tool-train-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}

@@ -1,0 +1,625 @@
+//! The synthetic corpus: reproducible, split into train and held-out values
+//! and phrasings, every call valid for its tool, rendered with the bundled
+//! template into text whose assistant spans are exactly what the model must
+//! write, and which the hermes parser reads back into the same calls.
+
+use serde_json::Value;
+use std::collections::{BTreeSet, HashSet};
+use std::sync::OnceLock;
+use tool_train::corpus::{self, tools, values, Example, Scenario, Split};
+use tool_use::models::parse::{detect_format, Format, ParseOptions};
+use tool_use::models::template::{ModelTemplates, RenderOptions};
+use tool_use::{demo, Message, Role};
+
+fn train() -> &'static [Example] {
+    static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
+    CORPUS.get_or_init(|| corpus::generate(11, 1500, Split::Train))
+}
+
+fn held_out() -> &'static [Example] {
+    static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
+    CORPUS.get_or_init(|| corpus::generate(12, 600, Split::HeldOut))
+}
+
+fn all() -> impl Iterator<Item = &'static Example> {
+    train().iter().chain(held_out())
+}
+
+#[test]
+fn the_same_seed_gives_the_same_corpus() {
+    let a = corpus::generate(3, 40, Split::Train);
+    assert_eq!(a, corpus::generate(3, 40, Split::Train));
+    // A longer corpus starts with the shorter one.
+    assert_eq!(a[..], corpus::generate(3, 80, Split::Train)[..40]);
+    assert_ne!(a, corpus::generate(4, 40, Split::Train));
+    assert_ne!(a, corpus::generate(3, 40, Split::HeldOut));
+}
+
+/// The string values of argument `key` of calls to `tool`.
+fn argument_values(examples: &[Example], tool: &str, key: &str) -> BTreeSet<String> {
+    examples
+        .iter()
+        .flat_map(|e| &e.expectations)
+        .flat_map(|x| &x.calls)
+        .filter(|c| c.name == tool)
+        .filter_map(|c| c.arguments.get(key)?.as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn held_out_values_are_never_trained_on() {
+    let city = |loc: &String| loc.split(',').next().unwrap_or(loc).to_owned();
+    for (tool, key) in [
+        ("get_current_temperature", "location"),
+        ("get_current_wind_speed", "location"),
+        ("get_stock_price", "symbol"),
+        ("search_web", "query"),
+        ("translate_text", "text"),
+        ("set_reminder", "text"),
+        ("create_calendar_event", "title"),
+        ("create_calendar_event", "date"),
+        ("search_flights", "origin"),
+        ("set_lights", "room"),
+    ] {
+        let trained: BTreeSet<String> = argument_values(train(), tool, key)
+            .iter()
+            .map(city)
+            .collect();
+        let held: BTreeSet<String> = argument_values(held_out(), tool, key)
+            .iter()
+            .map(city)
+            .collect();
+        assert!(!held.is_empty(), "{tool}.{key}: no held-out values");
+        let shared: Vec<&String> = held.intersection(&trained).collect();
+        // Made-up failing values (unknown symbols, nonsense phrases) are
+        // shared by both splits; real values never are.
+        let allowed =
+            |v: &str| values::NO_STOCKS.contains(&v) || values::UNKNOWN_PHRASES.contains(&v);
+        assert!(
+            shared.iter().all(|v| allowed(v)),
+            "{tool}.{key} shares {shared:?}"
+        );
+    }
+    // Numbers: every operand of a held-out calculation is a held-out number
+    // (a result of an earlier call excepted, and 0 for division by zero).
+    for example in held_out() {
+        if example.scenario != Scenario::Single {
+            continue;
+        }
+        for call in example.expectations.iter().flat_map(|x| &x.calls) {
+            if call.name == "calculate" {
+                for key in ["a", "b"] {
+                    let text = call.arguments[key].to_string();
+                    assert!(
+                        text == "0"
+                            || values::in_split(&text, Split::HeldOut)
+                            || call.arguments["operation"] == "power",
+                        "{text} in {call:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn held_out_requests_are_phrased_differently() {
+    let first_request = |e: &Example| {
+        e.messages
+            .iter()
+            .find(|m| m.role == Role::User)
+            .map(|m| m.text().to_owned())
+            .unwrap_or_default()
+    };
+    let trained: HashSet<String> = train().iter().map(first_request).collect();
+    let repeated = held_out()
+        .iter()
+        .filter(|e| {
+            !matches!(
+                e.scenario,
+                Scenario::SmallTalk | Scenario::OutOfScope | Scenario::Capabilities
+            )
+        })
+        .filter(|e| trained.contains(&first_request(e)))
+        .count();
+    assert!(
+        repeated <= 3,
+        "{repeated} held-out requests were trained on"
+    );
+    // Templates: the held-out phrasings of a list are not the trained ones.
+    let trained: Vec<&&str> = values::part(corpus::phrasing::TEMPERATURE, Split::Train).collect();
+    let held: Vec<&&str> = values::part(corpus::phrasing::TEMPERATURE, Split::HeldOut).collect();
+    assert!(!held.is_empty() && held.iter().all(|h| !trained.contains(h)));
+}
+
+fn offered_names(example: &Example) -> Vec<&str> {
+    example
+        .tools
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn every_call_is_valid_for_an_offered_tool_and_canonical() {
+    let toolbox = tools::toolbox(Default::default());
+    for example in all() {
+        let offered = offered_names(example);
+        for (i, message) in example.messages.iter().enumerate() {
+            if message.role != Role::Tool {
+                continue;
+            }
+            // Failures come from the tools themselves, never from arguments
+            // that do not fit the schema.
+            let text = message.text();
+            assert!(
+                !text.starts_with("Error: invalid arguments")
+                    && !text.starts_with("Error: unknown tool")
+                    && !text.starts_with("Error: arguments for"),
+                "message {i}: {text}\n{example:#?}"
+            );
+        }
+        for call in example.expectations.iter().flat_map(|x| &x.calls) {
+            assert!(
+                offered.contains(&call.name.as_str()),
+                "{call:?} not offered"
+            );
+            let tool = toolbox.get(&call.name).unwrap();
+            let schema = &tool.definition()["function"]["parameters"];
+            // Keys in the schema's order, so the JSON is the same every time.
+            let order: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+            let keys: Vec<&String> = call.arguments.as_object().unwrap().keys().collect();
+            let mut expected = order.clone();
+            expected.retain(|k| keys.contains(k));
+            assert_eq!(keys, expected, "{call:?}");
+            // Every required argument is given.
+            for required in schema["required"].as_array().into_iter().flatten() {
+                assert!(
+                    keys.iter().any(|k| *k == required),
+                    "{call:?} lacks {required}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn results_are_what_the_tools_return() {
+    // Tools without a clock give the same result again.
+    let toolbox = tools::toolbox(Default::default());
+    let clocked = ["get_current_time", "set_reminder"];
+    let mut checked = 0;
+    for example in train().iter().take(400) {
+        for (i, message) in example.messages.iter().enumerate() {
+            for (k, call) in message.tool_calls.iter().enumerate() {
+                if clocked.contains(&call.name.as_str()) {
+                    continue;
+                }
+                let result = &example.messages[i + 1 + k];
+                assert_eq!(result.tool_call_id.as_deref(), Some(call.id.as_str()));
+                assert_eq!(toolbox.call_blocking(call).text(), result.text());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 300, "{checked}");
+}
+
+#[test]
+fn answers_use_the_results_and_no_call_scenarios_make_none() {
+    for example in all() {
+        let assistants: Vec<usize> = example
+            .messages
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.role == Role::Assistant)
+            .map(|(i, _)| i)
+            .collect();
+        let indices: Vec<usize> = example.expectations.iter().map(|x| x.index).collect();
+        assert_eq!(indices, assistants);
+        for x in &example.expectations {
+            let message = &example.messages[x.index];
+            assert_eq!(message.tool_calls, x.calls);
+            assert_eq!(example.prompt(x).len(), x.index);
+            for fact in &x.must_contain {
+                assert!(
+                    message.text().contains(fact.as_str()),
+                    "{fact:?} not in {:?}",
+                    message.text()
+                );
+            }
+        }
+        let last = example.messages.last().unwrap();
+        assert!(
+            last.role == Role::Assistant && last.tool_calls.is_empty() && !last.text().is_empty()
+        );
+        if example.scenario.expects_no_call() {
+            assert!(example.expectations.iter().all(|x| x.calls.is_empty()));
+        } else {
+            assert!(example.expectations.iter().any(|x| !x.calls.is_empty()));
+        }
+        if example.scenario == Scenario::ToolError {
+            let error = example
+                .messages
+                .iter()
+                .find(|m| m.text().starts_with("Error: "))
+                .unwrap();
+            let answer = example.messages.last().unwrap().text();
+            let reason = error
+                .text()
+                .trim_start_matches("Error: ")
+                .trim_end_matches('.');
+            assert!(
+                answer.contains(reason),
+                "{answer:?} does not say {reason:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_corpus_covers_every_scenario_tool_and_argument_kind() {
+    let scenarios: HashSet<Scenario> = train().iter().map(|e| e.scenario).collect();
+    assert_eq!(scenarios.len(), Scenario::ALL.len(), "{scenarios:?}");
+    let called: HashSet<&str> = train()
+        .iter()
+        .flat_map(|e| &e.expectations)
+        .flat_map(|x| &x.calls)
+        .map(|c| c.name.as_str())
+        .collect();
+    let mut all_tools: Vec<&str> = demo::NAMES.to_vec();
+    all_tools.extend(tools::EXTRA_NAMES);
+    for name in &all_tools {
+        assert!(called.contains(name), "{name} is never called");
+    }
+    // Kinds of argument values given, and optional ones left out.
+    let mut kinds: HashSet<&str> = HashSet::new();
+    let mut omitted_optional = false;
+    let toolbox = tools::toolbox(Default::default());
+    for call in train()
+        .iter()
+        .flat_map(|e| &e.expectations)
+        .flat_map(|x| &x.calls)
+    {
+        let schema =
+            toolbox.get(&call.name).unwrap().definition()["function"]["parameters"].clone();
+        for (key, prop) in schema["properties"].as_object().unwrap() {
+            match call.arguments.get(key) {
+                None => omitted_optional = true,
+                Some(value) => {
+                    kinds.insert(match (prop.get("enum"), value) {
+                        (Some(_), _) => "enum",
+                        (_, Value::String(_)) => "string",
+                        (_, Value::Bool(_)) => "boolean",
+                        (_, Value::Array(_)) => "array",
+                        (_, Value::Number(n)) if prop["type"] == "integer" && n.is_u64() => {
+                            "integer"
+                        }
+                        (_, Value::Number(_)) => "number",
+                        _ => "other",
+                    });
+                    if prop.get("nullable").is_some() {
+                        kinds.insert("optional given");
+                    }
+                }
+            }
+        }
+    }
+    assert!(omitted_optional);
+    for kind in [
+        "string",
+        "enum",
+        "integer",
+        "number",
+        "boolean",
+        "array",
+        "optional given",
+    ] {
+        assert!(kinds.contains(kind), "no {kind} argument in {kinds:?}");
+    }
+    // The demo toolbox is offered exactly as `tool-use chat` offers it, often.
+    let demo_share =
+        train().iter().filter(|e| e.offers_demo_tools()).count() as f64 / train().len() as f64;
+    assert!(demo_share > 0.25, "{demo_share}");
+    // Several tools are offered at once.
+    assert!(train().iter().all(|e| e.tools.len() >= 2));
+}
+
+#[test]
+fn the_template_is_hermes_and_renders_the_demo_toolbox() {
+    let templates = ModelTemplates::from_tokenizer_config(
+        corpus::TOKENIZER_CONFIG,
+        std::path::Path::new("tokenizer_config.json"),
+    )
+    .unwrap();
+    let source = templates.select(None, true).unwrap();
+    assert_eq!(detect_format(source), Ok(Format::Hermes));
+    assert_eq!(templates.special_tokens["eos_token"], "<|im_end|>");
+    assert_eq!(templates.special_tokens["pad_token"], "<|endoftext|>");
+
+    let template = corpus::bundled_template().unwrap();
+    let messages = [Message::user(
+        "Hey, what's the temperature in Paris right now?",
+    )];
+    let prompt = template
+        .render(
+            &RenderOptions::new(&messages)
+                .tools(&demo::definitions())
+                .add_generation_prompt(true),
+        )
+        .unwrap()
+        .text;
+    assert!(prompt.starts_with("<|im_start|>system\nYou are a helpful assistant.\n"));
+    for name in demo::NAMES {
+        assert!(prompt.contains(&format!("\n{{\"name\":\"{name}\",\"description\":")));
+    }
+    assert!(prompt.ends_with(
+        "<|im_start|>user\nHey, what's the temperature in Paris right now?<|im_end|>\n<|im_start|>assistant\n"
+    ));
+    // The tools are listed one per line, each as tojson writes it.
+    let listed = prompt
+        .split("<tools>\n")
+        .nth(1)
+        .unwrap()
+        .split("\n</tools>")
+        .next()
+        .unwrap();
+    assert_eq!(listed.lines().count(), 5);
+    for line in listed.lines() {
+        let tool: Value = serde_json::from_str(line).unwrap();
+        assert!(tool.get("parameters").is_some());
+    }
+    // A system message replaces the default one; without tools there is no list.
+    let prompt = template
+        .render(&RenderOptions::new(&[
+            Message::system("Be brief."),
+            Message::user("Hi"),
+        ]))
+        .unwrap()
+        .text;
+    assert_eq!(
+        prompt,
+        "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
+    );
+}
+
+#[test]
+fn spans_cover_exactly_the_assistant_output_and_parse_back() {
+    let template = corpus::bundled_template().unwrap();
+    let options = ParseOptions::default();
+    for example in all() {
+        let (text, spans) = corpus::render(&template, example).unwrap();
+        assert_eq!(spans.len(), example.expectations.len());
+        for (span, x) in spans.iter().zip(&example.expectations) {
+            let written = &text[span.clone()];
+            // The span is what follows the generation prompt, up to and
+            // including the end-of-turn token.
+            assert!(text[..span.start].ends_with("<|im_start|>assistant\n"));
+            let body = written.strip_suffix("<|im_end|>").unwrap();
+            assert!(!body.contains("<|im_"));
+            // The prompt up to the span is the render of the messages before
+            // it with the generation prompt: what the model sees at run time.
+            let prompt = template
+                .render(
+                    &RenderOptions::new(example.prompt(x))
+                        .tools(&example.tools)
+                        .add_generation_prompt(true),
+                )
+                .unwrap()
+                .text;
+            assert_eq!(prompt, text[..span.start]);
+            let parsed = Format::Hermes.parse(body, &options);
+            assert!(parsed.invalid_tool_calls.is_empty(), "{body}");
+            let got: Vec<(&str, &Value)> = parsed
+                .tool_calls
+                .iter()
+                .map(|c| (c.name.as_str(), &c.arguments))
+                .collect();
+            let want: Vec<(&str, &Value)> = x
+                .calls
+                .iter()
+                .map(|c| (c.name.as_str(), &c.arguments))
+                .collect();
+            assert_eq!(got, want, "{body}");
+            if x.calls.is_empty() {
+                assert_eq!(
+                    parsed.content.as_deref(),
+                    Some(example.messages[x.index].text())
+                );
+            } else {
+                assert_eq!(parsed.content, None, "{body}");
+            }
+        }
+        // Outside the spans there is no assistant text.
+        let mut outside = String::new();
+        let mut at = 0;
+        for span in &spans {
+            outside.push_str(&text[at..span.start]);
+            at = span.end;
+        }
+        outside.push_str(&text[at..]);
+        let calls_outside = outside.matches("<tool_call>").count();
+        assert!(
+            calls_outside <= 1,
+            "only the system prompt's instruction: {outside}"
+        );
+    }
+}
+
+#[test]
+fn a_call_is_written_exactly_as_tojson_writes_it() {
+    let template = corpus::bundled_template().unwrap();
+    let example = train()
+        .iter()
+        .find(|e| e.scenario == Scenario::Parallel)
+        .unwrap();
+    let (text, spans) = corpus::render(&template, example).unwrap();
+    let calls = &example.expectations[0].calls;
+    let expected: Vec<String> = calls
+        .iter()
+        .map(|c| {
+            let args = python_json(&c.arguments);
+            format!(
+                "<tool_call>{{\"name\": \"{}\", \"arguments\": {args}}}</tool_call>",
+                c.name
+            )
+        })
+        .collect();
+    assert_eq!(
+        &text[spans[0].clone()],
+        format!("{}<|im_end|>", expected.concat())
+    );
+}
+
+/// `json.dumps(value, ensure_ascii=False)` for the values calls hold.
+fn python_json(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let items: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {}", Value::String(k.clone()), python_json(v)))
+                .collect();
+            format!("{{{}}}", items.join(", "))
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(python_json).collect();
+            format!("[{}]", items.join(", "))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The numbers of a rendered call, as written: runs of number characters
+/// right after `: `, `[` or `, `.
+fn written_numbers(call: &str) -> Vec<&str> {
+    let bytes = call.as_bytes();
+    let mut numbers = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts = (bytes[i].is_ascii_digit() || bytes[i] == b'-')
+            && (call[..i].ends_with(": ") || call[..i].ends_with('[') || call[..i].ends_with(", "));
+        if starts {
+            let end = call[i..]
+                .find(|c: char| !(c.is_ascii_digit() || "-.eE+".contains(c)))
+                .map_or(call.len(), |n| i + n);
+            numbers.push(&call[i..end]);
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    numbers
+}
+
+#[test]
+fn every_number_a_call_writes_is_in_the_prompt_as_written() {
+    // The model copies numbers: from the request, or from a tool's result.
+    // JSON must write each exactly as it appears there (no `1e-05` for
+    // `0.00001`), or a copy could never be right.
+    let template = corpus::bundled_template().unwrap();
+    let mut checked = 0;
+    for example in all() {
+        let (text, spans) = corpus::render(&template, example).unwrap();
+        for (span, x) in spans.iter().zip(&example.expectations) {
+            if x.calls.is_empty() {
+                continue;
+            }
+            let prompt = &text[..span.start];
+            let conversation = prompt.split("</tools>").last().unwrap();
+            for number in written_numbers(&text[span.clone()]) {
+                assert!(
+                    conversation.contains(number),
+                    "{number} is not in the conversation:\n{}",
+                    &text[..span.end]
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}
+
+#[test]
+fn free_text_arguments_are_copied_from_the_conversation() {
+    // Only enums and a few fixed vocabularies (unit symbols, currency codes
+    // for "euros") are mapped; every other string is the user's own words.
+    let mapped = [
+        "unit",
+        "operation",
+        "from_unit",
+        "to_unit",
+        "from_currency",
+        "to_currency",
+        "target_language",
+        "statistic",
+    ];
+    let mut checked = 0;
+    for example in all() {
+        for x in &example.expectations {
+            let conversation: String = example
+                .prompt(x)
+                .iter()
+                .filter(|m| m.role != Role::System)
+                .map(|m| m.text())
+                .collect::<Vec<_>>()
+                .join("\n");
+            for call in &x.calls {
+                for (key, value) in call.arguments.as_object().unwrap() {
+                    if mapped.contains(&key.as_str()) {
+                        continue;
+                    }
+                    let strings: Vec<&str> = match value {
+                        Value::String(s) => vec![s.as_str()],
+                        Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+                        _ => Vec::new(),
+                    };
+                    for s in strings {
+                        assert!(
+                            conversation.contains(s),
+                            "{key}: {s:?} not in {conversation:?}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}
+
+#[test]
+fn sessions_ask_three_or_four_things_and_call_tools_for_each() {
+    let sessions: Vec<&Example> = all().filter(|e| e.scenario == Scenario::Session).collect();
+    assert!(sessions.len() > 50, "only {} sessions", sessions.len());
+    for example in sessions {
+        let requests = example
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::User)
+            .count();
+        assert!((3..=4).contains(&requests), "{requests} requests");
+        // Each request: its calls, then an answer in words.
+        let calling = example
+            .expectations
+            .iter()
+            .filter(|x| !x.calls.is_empty())
+            .count();
+        let answers = example.expectations.len() - calling;
+        assert!(calling >= requests, "{calling} calling turns");
+        assert_eq!(answers, requests);
+    }
+}
+
+#[test]
+fn no_tool_is_offered_twice() {
+    for example in all() {
+        let names = offered_names(example);
+        let distinct: HashSet<&str> = names.iter().copied().collect();
+        assert_eq!(
+            distinct.len(),
+            names.len(),
+            "{:?}: {names:?}",
+            example.scenario
+        );
+    }
+}

@@ -1,0 +1,260 @@
+//! The training loop: it learns, its checkpoints resume bit for bit, it logs the curve.
+
+mod common;
+
+use common::scratch_path;
+use std::path::Path;
+
+use tool_train::train::{
+    AdamWConfig, Batch, Example, Llama, LrSchedule, ModelConfig, StepStats, TrainConfig, TrainData,
+    Trainer,
+};
+
+fn tiny_config() -> ModelConfig {
+    common::tiny_config(40, 64)
+}
+
+/// Four short "conversations": a prompt (not learnt) and an answer (learnt) that depends on
+/// the prompt, of different lengths.
+fn dataset() -> Vec<Example> {
+    (0..4u32)
+        .map(|k| {
+            let prompt: Vec<u32> = (0..3 + k).map(|i| 3 + (k * 5 + i) % 11).collect();
+            let answer: Vec<u32> = (0..6).map(|i| 15 + (k * 7 + i * 3) % 23).collect();
+            let mut ids = vec![0];
+            ids.extend(&prompt);
+            ids.extend(&answer);
+            ids.push(1);
+            let mut mask = vec![false; 1 + prompt.len()];
+            mask.extend(vec![true; answer.len() + 1]);
+            Example::new(ids, mask).unwrap()
+        })
+        .collect()
+}
+
+fn train_config(total_steps: u64) -> TrainConfig {
+    TrainConfig {
+        seed: 11,
+        batch_size: 2,
+        grad_accum: 2,
+        max_seq_len: 64,
+        schedule: LrSchedule {
+            peak_lr: 1e-2,
+            min_lr: 1e-3,
+            warmup_steps: 3,
+            total_steps,
+        },
+        adamw: AdamWConfig::default(),
+        grad_clip: 1.0,
+        checkpoint_every: 1000,
+    }
+}
+
+fn params(model: &Llama) -> Vec<(String, Vec<f32>)> {
+    model
+        .named_parameters()
+        .into_iter()
+        .map(|(n, v)| (n, v.as_tensor().flatten_all().unwrap().to_vec1().unwrap()))
+        .collect()
+}
+
+fn log_lines(path: &Path) -> Vec<StepStats> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn loss_falls_on_a_small_dataset_it_can_memorise() {
+    let dir = scratch_path("memorise");
+    let data = dataset();
+    let mut trainer = Trainer::new(&dir, &tiny_config(), train_config(60)).unwrap();
+    let mut losses = Vec::new();
+    trainer.run(&data, &mut |s| losses.push(s.loss)).unwrap();
+    assert_eq!(losses.len(), 60);
+    let first = losses[0];
+    let last = *losses.last().unwrap();
+    let eval = trainer.eval_loss(&data).unwrap();
+    assert!(
+        eval < 0.3,
+        "the evaluation agrees with training, found {eval}"
+    );
+    assert!(
+        first > 3.0,
+        "an untrained model is near ln(40) = 3.7, found {first}"
+    );
+    assert!(
+        last < 0.3,
+        "the answers should be memorised, loss went {first} -> {last}"
+    );
+    // The log holds the curve, one line per step.
+    let logged = log_lines(trainer.log_path());
+    assert_eq!(logged.len(), 60);
+    assert_eq!(
+        logged.iter().map(|s| s.step).collect::<Vec<_>>(),
+        (1..=60).collect::<Vec<_>>()
+    );
+    assert_eq!(logged.iter().map(|s| s.loss).collect::<Vec<_>>(), losses);
+    assert!(logged
+        .iter()
+        .all(|s| s.tokens > 0 && s.tokens_per_s > 0.0 && s.lr > 0.0));
+    // The final checkpoint exists, and nothing of the atomic swap is left behind.
+    assert!(dir.join("checkpoint/state.json").is_file());
+    assert!(dir.join("checkpoint/model.safetensors").is_file());
+    assert!(dir.join("checkpoint/optimizer.safetensors").is_file());
+    assert!(!dir.join("checkpoint.tmp").exists() && !dir.join("checkpoint.old").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn resuming_from_a_checkpoint_is_bit_exact() {
+    let data = dataset();
+    let model_config = tiny_config();
+
+    let straight_dir = scratch_path("straight");
+    let mut straight = Trainer::new(&straight_dir, &model_config, train_config(4)).unwrap();
+    straight.run(&data, &mut |_| {}).unwrap();
+
+    let split_dir = scratch_path("split");
+    let mut first = Trainer::new(&split_dir, &model_config, train_config(4)).unwrap();
+    first.run_until(&data, 2, &mut |_| {}).unwrap();
+    // A step taken after the checkpoint and then lost, as in a crash.
+    let lost = Batch::new(&data[..1], 2, 64, 40).unwrap();
+    first.train_step(&[lost]).unwrap();
+    drop(first);
+    assert_eq!(log_lines(&split_dir.join("train_log.jsonl")).len(), 3);
+
+    let mut resumed = Trainer::resume(&split_dir).unwrap();
+    assert_eq!(resumed.step(), 2);
+    assert_eq!(resumed.data_position(), straight_position_after(2));
+    resumed.run(&data, &mut |_| {}).unwrap();
+    assert_eq!(resumed.step(), 4);
+
+    assert_eq!(params(straight.model()), params(resumed.model()));
+    assert_ne!(
+        params(straight.model()),
+        params(&Llama::new_seeded(&model_config, 11).unwrap()),
+        "training changed the parameters"
+    );
+    // The log has each step once, with the losses of the uninterrupted run.
+    let a = log_lines(&straight_dir.join("train_log.jsonl"));
+    let b = log_lines(&split_dir.join("train_log.jsonl"));
+    assert_eq!(
+        b.iter().map(|s| s.step).collect::<Vec<_>>(),
+        vec![1, 2, 3, 4]
+    );
+    assert_eq!(
+        a.iter().map(|s| (s.loss, s.lr)).collect::<Vec<_>>(),
+        b.iter().map(|s| (s.loss, s.lr)).collect::<Vec<_>>()
+    );
+    std::fs::remove_dir_all(&straight_dir).unwrap();
+    std::fs::remove_dir_all(&split_dir).unwrap();
+}
+
+/// 2 steps of 4 examples over a dataset of 4: two full epochs.
+fn straight_position_after(steps: u64) -> tool_train::train::DataPosition {
+    tool_train::train::DataPosition {
+        epoch: steps - 1,
+        cursor: 4,
+    }
+}
+
+#[test]
+fn open_resumes_or_starts_and_new_refuses_an_existing_run() {
+    let data = dataset();
+    let dir = scratch_path("open");
+    let mut trainer = Trainer::open(&dir, &tiny_config(), train_config(2)).unwrap();
+    assert_eq!(trainer.step(), 0);
+    trainer.run(&data, &mut |_| {}).unwrap();
+    let err = Trainer::new(&dir, &tiny_config(), train_config(2))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("checkpoint"), "{err}");
+    // Reopening with a longer schedule continues from step 2.
+    let mut again = Trainer::open(&dir, &tiny_config(), train_config(3)).unwrap();
+    assert_eq!(again.step(), 2);
+    again.run(&data, &mut |_| {}).unwrap();
+    assert_eq!(again.step(), 3);
+    let mut other = tiny_config();
+    other.hidden_size = 64;
+    assert!(Trainer::open(&dir, &other, train_config(3)).is_err());
+    // A dataset of another size cannot continue the seeded order.
+    let mut longer = Trainer::open(&dir, &tiny_config(), train_config(5)).unwrap();
+    let err = longer.run(&data[..3], &mut |_| {}).unwrap_err().to_string();
+    assert!(err.contains("4 examples"), "{err}");
+    // ...unless the run is told the data is new: its order starts over.
+    longer.start_new_data();
+    assert_eq!(longer.data_position(), Default::default());
+    longer.run(&data[..3], &mut |_| {}).unwrap();
+    assert_eq!(longer.step(), 5);
+    // Steps 4 and 5 took 8 examples: two passes over the 3 and 2 of a third.
+    assert_eq!(
+        longer.data_position(),
+        tool_train::train::DataPosition {
+            epoch: 2,
+            cursor: 2
+        }
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn train_data_is_generic() {
+    /// Examples made on demand rather than held in memory.
+    struct Generated;
+    impl TrainData for Generated {
+        fn len(&self) -> usize {
+            8
+        }
+        fn example(&self, index: usize) -> Result<Example, tool_train::train::TrainError> {
+            let ids: Vec<u32> = (0..10).map(|i| 3 + ((index as u32 + i) % 30)).collect();
+            Ok(Example::unmasked(ids))
+        }
+    }
+    let dir = scratch_path("generic");
+    let mut trainer = Trainer::new(&dir, &tiny_config(), train_config(3)).unwrap();
+    let mut steps = 0;
+    trainer
+        .run(&Generated, &mut |s| {
+            steps += 1;
+            assert_eq!(s.counted, 4 * 9);
+            assert_eq!(s.tokens, 4 * 10);
+        })
+        .unwrap();
+    assert_eq!(steps, 3);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn micro_batches_take_the_same_step_as_one_padded_batch() {
+    let data = dataset();
+    let model_config = tiny_config();
+    let mut runs = Vec::new();
+    for (name, batch_size, grad_accum) in [("whole", 4, 1), ("micro", 1, 4)] {
+        let dir = scratch_path(name);
+        let config = TrainConfig {
+            batch_size,
+            grad_accum,
+            ..train_config(3)
+        };
+        let mut trainer = Trainer::new(&dir, &model_config, config).unwrap();
+        let mut losses = Vec::new();
+        trainer.run(&data, &mut |s| losses.push(s.loss)).unwrap();
+        runs.push((params(trainer.model()), losses));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    let (whole, micro) = (&runs[0], &runs[1]);
+    for (a, b) in whole.1.iter().zip(&micro.1) {
+        assert!((a - b).abs() < 1e-5, "losses {a} vs {b}");
+    }
+    for ((name, a), (_, b)) in whole.0.iter().zip(&micro.0) {
+        let worst = a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0f32, f32::max);
+        assert!(worst < 1e-4, "{name} differs by {worst}");
+    }
+}
