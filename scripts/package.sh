@@ -20,9 +20,15 @@ for crate in tool-macros tool-runtime tool-models tool-use-mini tool-use tool-tr
         status=1
     fi
 done
-# The model travels in its own crate, and only there.
-tar -tzf target/package/tool-use-mini-[0-9]*.crate | grep -q '/model.safetensors$'
-if tar -tzf target/package/tool-use-[0-9]*.crate | grep -q 'safetensors'; then
+# The model travels in its own crate, and only there. (Listings go through
+# variables: `grep -q` closing a pipe early would fail the script under pipefail.)
+mini=$(tar -tzf target/package/tool-use-mini-[0-9]*.crate)
+facade=$(tar -tzf target/package/tool-use-[0-9]*.crate)
+if ! grep '/model.safetensors$' <<<"$mini" >/dev/null; then
+    echo "tool-use-mini's package has no model.safetensors" >&2
+    status=1
+fi
+if grep 'safetensors' <<<"$facade" >/dev/null; then
     echo "tool-use's package carries model weights" >&2
     status=1
 fi

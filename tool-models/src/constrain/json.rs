@@ -11,7 +11,7 @@ use serde_json::Value;
 /// of sequence. Separators are `", "` and `": "` with no other whitespace,
 /// unless the schema's `x-guidance` object says otherwise. Numbers without
 /// bounds get ±10^18, as in tool calls, so that every output parses (see
-/// [`narrow`](super::narrow)); objects stay as open as the schema says.
+/// `constrain/narrow.rs`); objects stay as open as the schema says.
 #[derive(Clone)]
 pub struct JsonConstraint {
     session: Session,

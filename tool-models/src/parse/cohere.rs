@@ -1,6 +1,6 @@
 //! Cohere Command R7B (`<|START_ACTION|>[{"tool_call_id", "tool_name",
 //! "parameters"}]<|END_ACTION|>`, thinking in `<|START_THINKING|>…`) and
-//! Command R+ (`Action: ```json [...] ````). Response and turn tokens are
+//! Command R+ (``Action: ```json [...] ``` ``). Response and turn tokens are
 //! dropped, and so are citation tags (`<co>`, `</co: 0:[1]>`), whose text stays.
 
 use super::jsonblock::{calls, Block, End, Spec};

@@ -1,7 +1,7 @@
 //! The tools of the corpus: real `#[tool]` functions, called through a
 //! [`Toolbox`] so that every result in the corpus is what the tool returns.
 //!
-//! The demo tools of `tool-use chat` ([`crate::demo`]) are among them; the
+//! The demo tools of `tool-use chat` ([`tool_use::demo`]) are among them; the
 //! others cover the remaining kinds of requests and every kind of argument:
 //! strings, enums, integers, numbers, booleans, arrays and optional ones.
 //! Results are deterministic: made-up values derive from a hash of the
