@@ -1,9 +1,11 @@
-//! Compile-time behaviour of `#[tool]`: forms that must compile and run
+//! Compile-time behaviour of `#[tool]`, used through `tool-use` without
+//! default features (so trybuild compiles no model code): forms that must
+//! compile and run
 //! (`tests/ui/pass`) and mistakes that must fail with a precise error
 //! (`tests/ui/fail`, each with its expected `.stderr`).
 //!
 //! Regenerate the `.stderr` files after a deliberate change with
-//! `TRYBUILD=overwrite cargo test --test ui`, then review the diff.
+//! `TRYBUILD=overwrite cargo test -p tool-macros --test ui`, then review the diff.
 
 #[test]
 fn ui() {
