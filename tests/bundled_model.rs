@@ -84,7 +84,7 @@ fn the_bundled_model_calls_a_demo_tool_that_validates() {
         messages: &messages,
         tools: &tools,
         // One named call: the test is about the pipeline (template, tokenizer,
-        // weights, grammar), not the model's judgement, which `tool-use eval`
+        // weights, grammar), not the model's judgement, which `tool-train eval`
         // measures.
         tool_choice: &ToolChoice::Named("get_current_temperature".into()),
     };

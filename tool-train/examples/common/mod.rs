@@ -34,7 +34,7 @@ impl Options {
             .unwrap_or(default))
     }
 
-    /// Keeps freed memory, as `tool-use train` does, so that timings match
+    /// Keeps freed memory, as `tool-train train` does, so that timings match
     /// it; `alloc=default` measures glibc's default behaviour instead.
     pub fn choose_allocator(&self) {
         if self.0.get("alloc").map(String::as_str) != Some("default") {
