@@ -35,7 +35,11 @@ fn main() {
             // Text arrives piece by piece; tool-call markup never shows here.
             AgentEvent::TextDelta(text) => print!("{text}"),
             AgentEvent::ReasoningDelta(text) => print!("({text})"),
-            AgentEvent::ToolCall(call) => print!("\n  → {}({})", call.name, call.arguments),
+            // A call's name as soon as it is known, its arguments as written
+            // (all at once for formats that do not stream them), then the call.
+            AgentEvent::ToolCallStart { name, .. } => print!("\n  → {name}("),
+            AgentEvent::ToolCallArguments { delta, .. } => print!("{delta}"),
+            AgentEvent::ToolCall(call) => print!(")  [complete: {}]", call.arguments),
             AgentEvent::InvalidToolCall { message } => print!("\n  ✗ {}", message.text()),
             AgentEvent::ToolResult { message } => print!(
                 "\n  ← {}: {}",

@@ -5,7 +5,7 @@ use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use tool_use::models::agent::{
-    Agent, AgentError, AgentEvent, ChatModel, Turn, TurnRequest, TurnStats,
+    Agent, AgentError, AgentEvent, ChatModel, ModelDelta, Turn, TurnRequest, TurnStats,
 };
 use tool_use::models::parse::Format;
 use tool_use::ToolChoice;
@@ -61,7 +61,7 @@ impl ChatModel for Scripted {
     fn respond(
         &mut self,
         request: &TurnRequest<'_>,
-        on_text: &mut dyn FnMut(&str),
+        out: &mut dyn FnMut(ModelDelta<'_>),
     ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>> {
         self.seen.push((
             request.messages.len(),
@@ -75,7 +75,7 @@ impl ChatModel for Scripted {
         // Stream in small pieces, cutting markup, as a model would.
         let chars: Vec<char> = text.chars().collect();
         for piece in chars.chunks(3) {
-            on_text(&piece.iter().collect::<String>());
+            out(ModelDelta::Text(&piece.iter().collect::<String>()));
         }
         let stats = TurnStats {
             prompt_tokens: 100 * self.seen.len(),
@@ -132,6 +132,8 @@ fn a_call_then_an_answer_builds_the_transcript_and_reports_each_step() {
             AgentEvent::RoundStart { .. } => "round",
             AgentEvent::TextDelta(_) => "text",
             AgentEvent::ReasoningDelta(_) => "reasoning",
+            AgentEvent::ToolCallStart { .. } => "start",
+            AgentEvent::ToolCallArguments { .. } => "arguments",
             AgentEvent::ToolCall(_) => "call",
             AgentEvent::InvalidToolCall { .. } => "invalid",
             AgentEvent::ToolResult { .. } => "result",
@@ -143,8 +145,33 @@ fn a_call_then_an_answer_builds_the_transcript_and_reports_each_step() {
     dedup.dedup();
     assert_eq!(
         dedup,
-        ["round", "call", "end", "result", "round", "text", "end", "answer"]
+        [
+            "round",
+            "start",
+            "arguments",
+            "call",
+            "end",
+            "result",
+            "round",
+            "text",
+            "end",
+            "answer"
+        ]
     );
+    // The call's start names it, and its streamed arguments are its arguments.
+    let streamed_arguments: String = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolCallArguments { index: 0, delta } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    let streamed_arguments: serde_json::Value = serde_json::from_str(&streamed_arguments).unwrap();
+    assert_eq!(streamed_arguments, call.arguments);
+    assert!(events.iter().any(|e| matches!(
+        e,
+        AgentEvent::ToolCallStart { index: 0, id, name } if *id == call.id && name == "get_current_temperature"
+    )));
     let streamed: String = events
         .iter()
         .filter_map(|e| match e {

@@ -156,6 +156,8 @@ fn show(out: &mut std::io::Stdout, at_line_start: &mut bool, event: AgentEvent) 
         }
         AgentEvent::RoundStart { .. }
         | AgentEvent::ReasoningDelta(_)
+        | AgentEvent::ToolCallStart { .. }
+        | AgentEvent::ToolCallArguments { .. }
         | AgentEvent::TurnEnd { .. } => {}
     }
 }

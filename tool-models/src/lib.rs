@@ -8,6 +8,7 @@
 //! | `templates` | [`template`] | minijinja |
 //! | `parse` | [`parse`] | nothing |
 //! | `agent` | [`agent`] (the loop over any [`agent::ChatModel`]) | nothing |
+//! | `remote` | [`remote`] (the OpenAI Chat Completions wire format) | nothing |
 //! | `local` (default) | [`model`], [`generate`], [`constrain`], [`agent::LocalChat`] | candle, tokenizers, llguidance |
 //!
 //! Reading the calls out of a model's output:
@@ -42,5 +43,7 @@ pub mod generate;
 pub mod model;
 #[cfg(feature = "parse")]
 pub mod parse;
+#[cfg(feature = "remote")]
+pub mod remote;
 #[cfg(feature = "templates")]
 pub mod template;

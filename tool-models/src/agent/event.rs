@@ -16,7 +16,25 @@ pub enum AgentEvent {
     TextDelta(String),
     /// More of the assistant's reasoning, for models that think aloud.
     ReasoningDelta(String),
-    /// The model asked for a tool; it runs once the turn is complete.
+    /// A call begins: its name is known, its arguments follow.
+    ToolCallStart {
+        /// Its position among the turn's calls.
+        index: usize,
+        /// Its id.
+        id: String,
+        /// The tool's name.
+        name: String,
+    },
+    /// More of a call's arguments, as JSON text (formats and engines that
+    /// stream them; others send them whole with [`AgentEvent::ToolCall`]).
+    ToolCallArguments {
+        /// The call's index.
+        index: usize,
+        /// The next piece of the arguments' JSON text.
+        delta: String,
+    },
+    /// The model asked for a tool, and the call is complete; it runs once
+    /// the turn is complete.
     ToolCall(ToolCall),
     /// A call could not be read; the error goes back to the model.
     InvalidToolCall {

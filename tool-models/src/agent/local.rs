@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{ChatModel, Turn, TurnRequest, TurnStats};
+use super::{ChatModel, ModelDelta, Turn, TurnRequest, TurnStats};
 use crate::constrain::{ConstrainError, TokenEnv, ToolConstraint};
 use crate::generate::{GenerateOptions, TokenConstraint};
 use crate::model::Model;
@@ -187,7 +187,7 @@ impl ChatModel for LocalChat {
     fn respond(
         &mut self,
         request: &TurnRequest<'_>,
-        on_text: &mut dyn FnMut(&str),
+        out: &mut dyn FnMut(ModelDelta<'_>),
     ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>> {
         let render = RenderOptions::new(request.messages)
             .tools(request.tools)
@@ -207,7 +207,7 @@ impl ChatModel for LocalChat {
                 Some(c) => Some(c.as_mut()),
                 None => None,
             },
-            on_text,
+            &mut |text| out(ModelDelta::Text(text)),
         )?;
         let mut text = prompt.text;
         text.push_str(&self.model.tokenizer().decode(&generation.tokens)?);

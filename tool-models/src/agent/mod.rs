@@ -9,7 +9,7 @@
 //! model reads next round; only a failing model or `max_rounds` stop a run.
 //!
 //! ```
-//! use tool_models::agent::{Agent, ChatModel, Turn, TurnRequest};
+//! use tool_models::agent::{Agent, ChatModel, ModelDelta, Turn, TurnRequest};
 //! use tool_models::parse::Format;
 //! use tool_runtime::{Message, Tool, Toolbox};
 //!
@@ -20,10 +20,10 @@
 //!     fn respond(
 //!         &mut self,
 //!         _: &TurnRequest<'_>,
-//!         on_text: &mut dyn FnMut(&str),
+//!         out: &mut dyn FnMut(ModelDelta<'_>),
 //!     ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>> {
 //!         let text = self.0.remove(0).to_string();
-//!         on_text(&text);
+//!         out(ModelDelta::Text(&text));
 //!         Ok(Turn { text, stats: Default::default() })
 //!     }
 //! }
@@ -79,17 +79,29 @@ pub struct Turn {
     pub stats: TurnStats,
 }
 
+/// What a model writes while it answers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelDelta<'a> {
+    /// Raw text in the model's [`format`](ChatModel::format), tool-call
+    /// markup included: the agent parses it (a local model).
+    Text(&'a str),
+    /// Output the model has already parsed (a remote engine that returns
+    /// structured calls): passed on as it is.
+    Parsed(StreamEvent),
+}
+
 /// A model the agent can drive.
 pub trait ChatModel {
-    /// The format the model writes its tool calls in.
+    /// The format the model writes its tool calls in, for the
+    /// [`ModelDelta::Text`] it produces.
     fn format(&self) -> Format;
 
-    /// Writes the assistant's next turn, passing raw text deltas to
-    /// `on_text` as they are generated.
+    /// Writes the assistant's next turn, passing its output to `out` as it
+    /// is generated: raw text, parsed events, or both.
     fn respond(
         &mut self,
         request: &TurnRequest<'_>,
-        on_text: &mut dyn FnMut(&str),
+        out: &mut dyn FnMut(ModelDelta<'_>),
     ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>>;
 }
 
@@ -205,19 +217,24 @@ impl<M: ChatModel> Agent<M> {
                             reasoning.get_or_insert_with(String::new).push_str(&s);
                             on_event(AgentEvent::ReasoningDelta(s));
                         }
+                        StreamEvent::ToolCallStart { index, id, name } => {
+                            on_event(AgentEvent::ToolCallStart { index, id, name });
+                        }
+                        StreamEvent::ToolCallArguments { index, delta } => {
+                            on_event(AgentEvent::ToolCallArguments { index, delta });
+                        }
                         StreamEvent::ToolCallEnd { call, .. } => {
                             on_event(AgentEvent::ToolCall(call.clone()));
                             parsed.push(Parsed::Call(call));
                         }
                         StreamEvent::InvalidToolCall(call) => parsed.push(Parsed::Invalid(call)),
-                        StreamEvent::ToolCallStart { .. }
-                        | StreamEvent::ToolCallArguments { .. } => {}
                     }
                 }
             };
-            let turn = self
-                .model
-                .respond(&request, &mut |delta| take(parser.feed(delta), on_event));
+            let turn = self.model.respond(&request, &mut |delta| match delta {
+                ModelDelta::Text(text) => take(parser.feed(text), on_event),
+                ModelDelta::Parsed(event) => take(vec![event], on_event),
+            });
             let turn = match turn {
                 Ok(turn) => turn,
                 Err(e) => {
