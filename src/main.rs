@@ -18,8 +18,11 @@ enum Command {
     /// Work with chat templates.
     #[command(subcommand)]
     Template(cli::template::TemplateCommand),
-    /// Run the agent: a local model (the bundled one by default) with the demo tools.
+    /// Run the agent with the demo tools: a local model (the bundled one by
+    /// default) or one an OpenAI-compatible engine serves (`--base-url`).
     Chat(cli::chat::ChatArgs),
+    /// List the models an OpenAI-compatible engine serves.
+    Models(cli::models::ModelsArgs),
     /// Generate once from a prompt, without the agent (token-level comparisons).
     Generate(cli::generate::GenerateArgs),
     /// Parse a model's raw output (stdin) into content, reasoning and tool calls.
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
         Command::Template(c) => cli::template::run(c),
         Command::Parse(args) => cli::parse::run(args),
         Command::Chat(args) => cli::finish("chat", cli::chat::run(args)),
+        Command::Models(args) => cli::finish("models", cli::models::run(args)),
         Command::Generate(args) => cli::finish("generate", cli::generate::run(args)),
     }
 }

@@ -1,13 +1,15 @@
-//! `tool-use chat`: the agent on a local model with the demo tools.
+//! `tool-use chat`: the agent with the demo tools, on a local model or on a
+//! model an OpenAI-compatible engine serves.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde_json::json;
-use tool_use::models::agent::{Agent, AgentEvent, LocalChat};
+use tool_use::models::agent::{Agent, AgentEvent, ChatModel, LocalChat};
 use tool_use::models::generate::GenerateOptions;
 use tool_use::models::model::Model;
+use tool_use::models::remote::{RemoteChat, RequestOptions};
 use tool_use::ToolChoice;
 use tool_use::{Message, Role};
 
@@ -17,9 +19,20 @@ pub struct ChatArgs {
     /// What the user says; read from stdin when absent.
     prompt: Option<String>,
     /// A Hugging Face model directory or a `.gguf` file (default: the
-    /// bundled model, or `$TOOL_USE_MODEL`).
+    /// bundled model, or `$TOOL_USE_MODEL`); with `--base-url`, the served
+    /// model's name (default: the engine's first model).
     #[arg(long)]
-    model: Option<PathBuf>,
+    model: Option<String>,
+    /// An OpenAI-compatible engine to run the model on (vLLM, llama-server,
+    /// Ollama, SGLang…), e.g. `http://127.0.0.1:8080/v1`.
+    #[arg(long)]
+    base_url: Option<String>,
+    /// The environment variable that holds the engine's API key.
+    #[arg(long)]
+    api_key_env: Option<String>,
+    /// Ask the engine for the whole answer at once instead of a stream.
+    #[arg(long)]
+    no_stream: bool,
     /// Print one JSON object: `{"messages": [...], "stats": {...}}`.
     #[arg(long)]
     json: bool,
@@ -49,7 +62,7 @@ pub struct ChatArgs {
 
 /// Runs `tool-use chat`.
 pub fn run(args: ChatArgs) -> Result<ExitCode, String> {
-    let prompt = match args.prompt {
+    let prompt = match args.prompt.clone() {
         Some(p) => p,
         None => {
             let mut text = String::new();
@@ -63,8 +76,17 @@ pub fn run(args: ChatArgs) -> Result<ExitCode, String> {
         return Err("no prompt: pass one as an argument or on stdin".into());
     }
     let choice: ToolChoice = args.tool_choice.parse().map_err(|e| format!("{e}"))?;
+    let mut messages = Vec::new();
+    if let Some(system) = &args.system {
+        messages.push(Message::system(system.clone()));
+    }
+    messages.push(Message::user(prompt));
+    if let Some(base_url) = &args.base_url {
+        let remote = remote_chat(base_url, &args)?;
+        return drive(remote, &args, messages, choice);
+    }
     let model = match &args.model {
-        Some(path) => Model::load(path),
+        Some(path) => Model::load(PathBuf::from(path)),
         None => tool_use::bundled::load(),
     }
     .map_err(|e| e.to_string())?;
@@ -84,13 +106,47 @@ pub fn run(args: ChatArgs) -> Result<ExitCode, String> {
             tool_use::models::agent::ChatModel::format(&local)
         );
     }
-    let mut messages = Vec::new();
-    if let Some(system) = args.system {
-        messages.push(Message::system(system));
-    }
-    messages.push(Message::user(prompt));
+    drive(local, &args, messages, choice)
+}
 
-    let mut agent = Agent::new(local, tool_use::demo::toolbox())
+/// The engine at `base_url`, set up from the command line; the model is the
+/// engine's first when none is named.
+fn remote_chat(base_url: &str, args: &ChatArgs) -> Result<RemoteChat, String> {
+    let build = |name: String| -> Result<RemoteChat, String> {
+        let chat = RemoteChat::openai_compatible(base_url, name)
+            .stream(!args.no_stream)
+            .options(RequestOptions {
+                temperature: Some(f64::from(args.temperature)),
+                max_tokens: Some(args.max_tokens),
+                seed: args.seed,
+                ..RequestOptions::default()
+            });
+        match &args.api_key_env {
+            Some(var) => chat.api_key_env(var).map_err(|e| e.to_string()),
+            None => Ok(chat),
+        }
+    };
+    match &args.model {
+        Some(name) => build(name.clone()),
+        None => {
+            let models = build(String::new())?.models().map_err(|e| e.to_string())?;
+            let first = models
+                .into_iter()
+                .next()
+                .ok_or_else(|| format!("{base_url} serves no model; name one with --model"))?;
+            build(first)
+        }
+    }
+}
+
+/// Runs the agent on `model` and prints the transcript (or `--json`).
+fn drive(
+    model: impl ChatModel,
+    args: &ChatArgs,
+    messages: Vec<Message>,
+    choice: ToolChoice,
+) -> Result<ExitCode, String> {
+    let mut agent = Agent::new(model, tool_use::demo::toolbox())
         .max_rounds(args.max_rounds)
         .tool_choice(choice);
     let result = if args.json {

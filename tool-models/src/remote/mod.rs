@@ -1,6 +1,5 @@
 //! Models served by OpenAI-compatible engines (vLLM, SGLang, llama.cpp's
-//! `llama-server`, Ollama, TGI, hosted APIs): the Chat Completions wire
-//! format, read and written without an HTTP client of its own.
+//! `llama-server`, Ollama, TGI, hosted APIs) through the Chat Completions API.
 //!
 //! - [`chat_request`] writes a request body: the conversation (assistant
 //!   calls with their arguments as JSON text, as the API wants), the tools,
@@ -8,11 +7,15 @@
 //! - [`ChunkMerger`] reads the answer, streamed (`data:` payloads) or whole,
 //!   into the same [`StreamEvent`](crate::parse::StreamEvent)s a local
 //!   model's parser produces, so the agent treats both alike.
+//! - [`RemoteChat`] sends the requests (reqwest, over plain HTTP; HTTPS with
+//!   the `remote-tls` feature) and is a [`ChatModel`](crate::agent::ChatModel).
 
+mod client;
 mod error;
 mod stream;
 mod wire;
 
+pub use client::{RemoteChat, Timeouts};
 pub use error::RemoteError;
 pub use stream::{ChunkMerger, Completion, Usage};
 pub use wire::{chat_request, wire_message, RequestOptions, ResponseFormat};

@@ -1,0 +1,475 @@
+//! [`RemoteChat`]: a model served by an OpenAI-compatible engine, as a
+//! [`ChatModel`] the agent drives like a local one.
+
+use std::time::{Duration, Instant};
+
+use eventsource_stream::Eventsource;
+use futures_util::StreamExt;
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use super::error::{snippet, RemoteError};
+use super::stream::ChunkMerger;
+use super::wire::{chat_request, RequestOptions};
+use crate::agent::{ChatModel, ModelDelta, Turn, TurnRequest, TurnStats};
+use crate::parse::{Format, StreamEvent};
+
+/// How long to wait, at most.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// Opening the connection.
+    pub connect: Duration,
+    /// From sending the request to the response's status line and headers
+    /// (a model that queues or prefills long takes this long).
+    pub first_byte: Duration,
+    /// The whole turn.
+    pub total: Duration,
+}
+
+impl Default for Timeouts {
+    /// 10 s to connect, 120 s to the first byte, 600 s in all.
+    fn default() -> Timeouts {
+        Timeouts {
+            connect: Duration::from_secs(10),
+            first_byte: Duration::from_secs(120),
+            total: Duration::from_secs(600),
+        }
+    }
+}
+
+/// A model served by vLLM, SGLang, llama.cpp's `llama-server`, Ollama, TGI
+/// or any OpenAI-compatible API, through `POST /v1/chat/completions`.
+///
+/// The engine renders its own chat template and parses the calls, so turns
+/// arrive already parsed ([`ModelDelta::Parsed`]): the same
+/// [`Agent`](crate::agent::Agent) runs it and [`LocalChat`](crate::agent::LocalChat).
+///
+/// ```no_run
+/// use tool_models::agent::Agent;
+/// use tool_models::remote::RemoteChat;
+/// use tool_runtime::{Message, Toolbox};
+///
+/// let chat = RemoteChat::openai_compatible("http://127.0.0.1:8080/v1", "qwen2.5-7b-instruct")
+///     .api_key_env("OPENAI_API_KEY")?;
+/// let mut agent = Agent::new(chat, Toolbox::new());
+/// let run = agent.run(vec![Message::user("Hello")])?;
+/// println!("{}", run.answer);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct RemoteChat {
+    base_url: String,
+    model: String,
+    /// Never printed: `Debug` shows only whether there is one.
+    api_key: Option<String>,
+    headers: Vec<(String, String)>,
+    options: RequestOptions,
+    stream: bool,
+    timeouts: Timeouts,
+    retries: u32,
+    client: Option<reqwest::Client>,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl std::fmt::Debug for RemoteChat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteChat")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field(
+                "headers",
+                &self.headers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            )
+            .field("options", &self.options)
+            .field("stream", &self.stream)
+            .field("timeouts", &self.timeouts)
+            .field("retries", &self.retries)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RemoteChat {
+    /// The model `model` at `base_url`: the API's root, with or without
+    /// `/v1` (`http://127.0.0.1:8080` and `http://127.0.0.1:8080/v1` are the
+    /// same). Streams by default; retries a 429 or 503 twice.
+    pub fn openai_compatible(base_url: impl Into<String>, model: impl Into<String>) -> RemoteChat {
+        RemoteChat {
+            base_url: base_url.into().trim_end_matches('/').to_owned(),
+            model: model.into(),
+            api_key: None,
+            headers: Vec::new(),
+            options: RequestOptions::default(),
+            stream: true,
+            timeouts: Timeouts::default(),
+            retries: 2,
+            client: None,
+            runtime: None,
+        }
+    }
+
+    /// Sends the API key held by the environment variable `var` as a bearer
+    /// token. The key is never printed, in `Debug` output or in errors.
+    ///
+    /// # Errors
+    /// [`RemoteError::MissingApiKey`] when `var` is unset or empty.
+    pub fn api_key_env(mut self, var: &str) -> Result<RemoteChat, RemoteError> {
+        match std::env::var(var) {
+            Ok(key) if !key.trim().is_empty() => {
+                self.api_key = Some(key.trim().to_owned());
+                Ok(self)
+            }
+            _ => Err(RemoteError::MissingApiKey(var.to_owned())),
+        }
+    }
+
+    /// Adds a header to every request (an organisation id, a routing key).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> RemoteChat {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sampling and output options for every request.
+    pub fn options(mut self, options: RequestOptions) -> RemoteChat {
+        self.options = options;
+        self
+    }
+
+    /// Whether to stream the answer (on by default).
+    pub fn stream(mut self, on: bool) -> RemoteChat {
+        self.stream = on;
+        self
+    }
+
+    /// The time limits.
+    pub fn timeouts(mut self, timeouts: Timeouts) -> RemoteChat {
+        self.timeouts = timeouts;
+        self.client = None;
+        self
+    }
+
+    /// How many times a request answered 429 or 503 is sent again (after
+    /// the engine's `Retry-After`, or 0.5 s, 1 s, 2 s…). Only a request
+    /// whose answer has not started is ever sent again.
+    pub fn retries(mut self, retries: u32) -> RemoteChat {
+        self.retries = retries;
+        self
+    }
+
+    /// The model's name, as requests give it.
+    pub fn model_name(&self) -> &str {
+        &self.model
+    }
+
+    /// `base/v1/…`, whether or not the base URL ends in `/v1`.
+    fn url(&self, path: &str) -> String {
+        if self.base_url.ends_with("/v1") {
+            format!("{}/{path}", self.base_url)
+        } else {
+            format!("{}/v1/{path}", self.base_url)
+        }
+    }
+
+    fn client(&mut self) -> Result<reqwest::Client, RemoteError> {
+        if let Some(client) = &self.client {
+            return Ok(client.clone());
+        }
+        if self.base_url.starts_with("https:") && !cfg!(feature = "remote-tls") {
+            return Err(RemoteError::Connect {
+                url: self.base_url.clone(),
+                reason: "https needs the `remote-tls` feature (tool-models or tool-use)".into(),
+            });
+        }
+        // Several crypto providers may be compiled in; ring is this crate's.
+        #[cfg(feature = "remote-tls")]
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .connect_timeout(self.timeouts.connect)
+            .build()
+            .map_err(|e| RemoteError::Connect {
+                url: self.base_url.clone(),
+                reason: e.to_string(),
+            })?;
+        self.client = Some(client.clone());
+        Ok(client)
+    }
+
+    fn post(&self, client: &reqwest::Client, url: &str, body: &Value) -> reqwest::RequestBuilder {
+        let mut request = client
+            .post(url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_string());
+        if let Some(key) = &self.api_key {
+            request = request.bearer_auth(key);
+        }
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
+        }
+        request
+    }
+
+    /// The engine's models (`GET /v1/models`).
+    ///
+    /// # Errors
+    /// As [`respond_async`](Self::respond_async).
+    pub async fn models_async(&mut self) -> Result<Vec<String>, RemoteError> {
+        let client = self.client()?;
+        let url = self.url("models");
+        let mut request = client.get(&url);
+        if let Some(key) = &self.api_key {
+            request = request.bearer_auth(key);
+        }
+        let response = tokio::time::timeout(self.timeouts.first_byte, request.send())
+            .await
+            .map_err(|_| RemoteError::Timeout {
+                what: "the first byte",
+                after: self.timeouts.first_byte,
+            })?
+            .map_err(|e| connect_error(&url, &e))?;
+        let status = response.status();
+        let body = response
+            .text()
+            .await
+            .map_err(|e| RemoteError::Interrupted(e.to_string()))?;
+        if !status.is_success() {
+            return Err(http_error(status, &body));
+        }
+        let json: Value = serde_json::from_str(&body).map_err(|e| RemoteError::Malformed {
+            what: "model list",
+            found: snippet(&body),
+            reason: e.to_string(),
+        })?;
+        Ok(json
+            .get("data")
+            .and_then(Value::as_array)
+            .map(|models| {
+                models
+                    .iter()
+                    .filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    /// [`models_async`](Self::models_async), blocking.
+    ///
+    /// # Errors
+    /// As [`respond_async`](Self::respond_async), and
+    /// [`RemoteError::InsideRuntime`] when called from async code.
+    pub fn models(&mut self) -> Result<Vec<String>, RemoteError> {
+        self.runtime()?;
+        let runtime = self.runtime.take().ok_or(RemoteError::InsideRuntime)?;
+        let result = runtime.block_on(self.models_async());
+        self.runtime = Some(runtime);
+        result
+    }
+
+    /// Sends one turn and passes the answer to `out` as it arrives.
+    ///
+    /// # Errors
+    /// Connection failures, HTTP errors (with the engine's own message),
+    /// time-outs, error chunks and streams that stop early; a malformed call
+    /// is not an error but an invalid call in the output.
+    pub async fn respond_async(
+        &mut self,
+        request: &TurnRequest<'_>,
+        out: &mut dyn FnMut(ModelDelta<'_>),
+    ) -> Result<Turn, RemoteError> {
+        let total = self.timeouts.total;
+        match tokio::time::timeout(total, self.turn(request, out)).await {
+            Ok(result) => result,
+            Err(_) => Err(RemoteError::Timeout {
+                what: "the whole turn",
+                after: total,
+            }),
+        }
+    }
+
+    async fn turn(
+        &mut self,
+        request: &TurnRequest<'_>,
+        out: &mut dyn FnMut(ModelDelta<'_>),
+    ) -> Result<Turn, RemoteError> {
+        let client = self.client()?;
+        let url = self.url("chat/completions");
+        let body = chat_request(
+            &self.model,
+            request.messages,
+            request.tools,
+            request.tool_choice,
+            &self.options,
+            self.stream,
+        );
+        let started = Instant::now();
+        let response = self.send_with_retries(&client, &url, &body).await?;
+        let mut merger = ChunkMerger::new();
+        let mut text = String::new();
+        let mut first: Option<Duration> = None;
+        let mut emit =
+            |events: Vec<StreamEvent>, text: &mut String, first: &mut Option<Duration>| {
+                for event in events {
+                    first.get_or_insert_with(|| started.elapsed());
+                    if let StreamEvent::Content(s) = &event {
+                        text.push_str(s);
+                    }
+                    out(ModelDelta::Parsed(event));
+                }
+            };
+        if self.stream {
+            let mut events = response.bytes_stream().eventsource();
+            while let Some(event) = events.next().await {
+                let event = event.map_err(|e| RemoteError::Interrupted(e.to_string()))?;
+                let done = event.data.trim() == "[DONE]";
+                emit(merger.feed(&event.data)?, &mut text, &mut first);
+                if done {
+                    break;
+                }
+            }
+        } else {
+            let body = response
+                .text()
+                .await
+                .map_err(|e| RemoteError::Interrupted(e.to_string()))?;
+            emit(merger.feed_response(&body)?, &mut text, &mut first);
+        }
+        let (rest, completion) = merger.finish()?;
+        emit(rest, &mut text, &mut first);
+        let elapsed = started.elapsed();
+        let first = first.unwrap_or(elapsed);
+        let usage = completion.usage.unwrap_or_default();
+        Ok(Turn {
+            text,
+            stats: TurnStats {
+                prompt_tokens: usage.prompt_tokens,
+                reused_tokens: usage.cached_tokens.unwrap_or(0),
+                generated_tokens: usage.completion_tokens,
+                prefill: first,
+                decode: elapsed.saturating_sub(first),
+                time_to_first_token: first,
+            },
+        })
+    }
+
+    /// Sends the request; a 429 or 503 is sent again (its body unread, so
+    /// no answer has started) while retries are left.
+    async fn send_with_retries(
+        &self,
+        client: &reqwest::Client,
+        url: &str,
+        body: &Value,
+    ) -> Result<reqwest::Response, RemoteError> {
+        let mut attempt = 0;
+        loop {
+            let sent = tokio::time::timeout(
+                self.timeouts.first_byte,
+                self.post(client, url, body).send(),
+            )
+            .await
+            .map_err(|_| RemoteError::Timeout {
+                what: "the first byte",
+                after: self.timeouts.first_byte,
+            })?;
+            let response = sent.map_err(|e| connect_error(url, &e))?;
+            let status = response.status();
+            if status.is_success() {
+                return Ok(response);
+            }
+            let retry = matches!(
+                status,
+                StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE
+            ) && attempt < self.retries;
+            if retry {
+                let wait = retry_after(&response)
+                    .unwrap_or_else(|| Duration::from_millis(500 << attempt.min(6)));
+                attempt += 1;
+                drop(response);
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            let text = response.text().await.unwrap_or_default();
+            return Err(http_error(status, &text));
+        }
+    }
+
+    fn runtime(&mut self) -> Result<&tokio::runtime::Runtime, RemoteError> {
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return Err(RemoteError::InsideRuntime);
+        }
+        if self.runtime.is_none() {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| RemoteError::Interrupted(format!("cannot start a runtime: {e}")))?;
+            self.runtime = Some(runtime);
+        }
+        self.runtime.as_ref().ok_or(RemoteError::InsideRuntime)
+    }
+}
+
+impl ChatModel for RemoteChat {
+    /// Never used to parse: the engine parses, and turns arrive as events.
+    fn format(&self) -> Format {
+        Format::Hermes
+    }
+
+    fn respond(
+        &mut self,
+        request: &TurnRequest<'_>,
+        out: &mut dyn FnMut(ModelDelta<'_>),
+    ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>> {
+        // The runtime is taken out so that `self` can be borrowed by the turn.
+        self.runtime()?;
+        let runtime = self.runtime.take().ok_or(RemoteError::InsideRuntime)?;
+        let result = runtime.block_on(self.respond_async(request, out));
+        self.runtime = Some(runtime);
+        Ok(result?)
+    }
+}
+
+/// `Retry-After` in seconds (dates are not worth honouring here), at most a minute.
+fn retry_after(response: &reqwest::Response) -> Option<Duration> {
+    let seconds: f64 = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds.min(60.0)))
+}
+
+fn connect_error(url: &str, e: &reqwest::Error) -> RemoteError {
+    // reqwest's message names the URL; the chain says why (refused, DNS…).
+    let mut reason = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        reason.push_str(": ");
+        reason.push_str(&s.to_string());
+        source = s.source();
+    }
+    RemoteError::Connect {
+        url: url.to_owned(),
+        reason,
+    }
+}
+
+/// An HTTP error with the engine's own message when its body has one.
+fn http_error(status: StatusCode, body: &str) -> RemoteError {
+    let message = serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|v| {
+            let error = v.get("error")?;
+            Some(match error {
+                Value::String(s) => s.clone(),
+                other => other
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| other.to_string(), str::to_owned),
+            })
+        })
+        .unwrap_or_else(|| snippet(body.trim()));
+    RemoteError::Http {
+        status: status.as_u16(),
+        message,
+    }
+}
