@@ -35,6 +35,8 @@ use tokenizers::{
 const PRE_TOKENIZERS: &[(&str, Option<&str>)] = &[
     ("default", None),
     ("gpt2", None),
+    // llama.cpp's name for GPT-2's own split.
+    ("gpt-2", None),
     ("smollm", None),
     (
         "llama-bpe",

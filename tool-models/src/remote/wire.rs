@@ -36,6 +36,10 @@ pub struct RequestOptions {
     pub parallel_tool_calls: Option<bool>,
     /// The answer's shape.
     pub response_format: Option<ResponseFormat>,
+    /// Engine-specific fields, added to the body as they are (`top_k`,
+    /// `min_p`, `logit_bias`, vLLM's `chat_template_kwargs`…); they win over
+    /// the fields above.
+    pub extra: Map<String, Value>,
 }
 
 /// A message as the Chat Completions API takes it: assistant calls carry
@@ -171,6 +175,9 @@ pub fn chat_request(
     if stream {
         set("stream", Some(Value::Bool(true)));
         set("stream_options", Some(json!({"include_usage": true})));
+    }
+    for (key, value) in &options.extra {
+        body.insert(key.clone(), value.clone());
     }
     Value::Object(body)
 }

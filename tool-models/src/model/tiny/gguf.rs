@@ -64,7 +64,8 @@ pub fn write_tiny_gguf(path: &Path, spec: &TinySpec) -> Result<(), ModelError> {
         (format!("{arch}.rope.dimension_count"), u32v(head_dim)),
         (format!("{arch}.rope.freq_base"), Value::F32(10000.0)),
         ("tokenizer.ggml.model".into(), Value::String("gpt2".into())),
-        ("tokenizer.ggml.pre".into(), Value::String("gpt2".into())),
+        // llama.cpp's name for GPT-2's split, so that llama.cpp loads the file too.
+        ("tokenizer.ggml.pre".into(), Value::String("gpt-2".into())),
         (
             "tokenizer.ggml.tokens".into(),
             Value::Array(tokens.into_iter().map(Value::String).collect()),
