@@ -7,22 +7,12 @@ mod llama_server;
 use std::process::Command;
 
 use serde_json::Value;
-use tool_use::models::model::tiny::{write_tiny_gguf, TinySpec};
 
 #[test]
 fn chat_and_models_work_against_llama_server() {
-    let Some(binary) = llama_server::find() else {
+    let Some(server) = llama_server::serve_tiny() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("tiny.gguf");
-    // Room for the demo tools' definitions in the tiny byte-level vocabulary.
-    let spec = TinySpec {
-        max_position_embeddings: 4096,
-        ..TinySpec::qwen2(7)
-    };
-    write_tiny_gguf(&model, &spec).unwrap();
-    let server = llama_server::serve(&binary, &model, &dir.path().join("llama-server.log"));
     let base_url = format!("{}/v1", server.url);
 
     let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))

