@@ -9,10 +9,11 @@ cd "$(dirname "$0")/.."
 cargo package -q --workspace --no-verify --allow-dirty
 cargo package -q -p tool-macros -p tool-runtime -p tool-use-mini --allow-dirty
 
+packages="${CARGO_TARGET_DIR:-target}/package"
 limit=$((10 * 1000 * 1000))
 status=0
 for crate in tool-macros tool-runtime tool-models tool-use-mini tool-use tool-train; do
-    file=$(ls target/package/"$crate"-[0-9]*.crate)
+    file=$(ls "$packages/$crate"-[0-9]*.crate)
     size=$(stat -c %s "$file")
     printf '%-16s %10d bytes\n' "$crate" "$size"
     if [ "$size" -ge "$limit" ]; then
@@ -22,8 +23,8 @@ for crate in tool-macros tool-runtime tool-models tool-use-mini tool-use tool-tr
 done
 # The model travels in its own crate, and only there. (Listings go through
 # variables: `grep -q` closing a pipe early would fail the script under pipefail.)
-mini=$(tar -tzf target/package/tool-use-mini-[0-9]*.crate)
-facade=$(tar -tzf target/package/tool-use-[0-9]*.crate)
+mini=$(tar -tzf "$packages"/tool-use-mini-[0-9]*.crate)
+facade=$(tar -tzf "$packages"/tool-use-[0-9]*.crate)
 if ! grep '/model.safetensors$' <<<"$mini" >/dev/null; then
     echo "tool-use-mini's package has no model.safetensors" >&2
     status=1
