@@ -8,7 +8,8 @@
 //! | `templates` | [`template`] | minijinja |
 //! | `parse` | [`parse`] | nothing |
 //! | `agent` | [`agent`] (the loop over any [`agent::ChatModel`]) | nothing |
-//! | `remote` | [`remote`] (the OpenAI Chat Completions wire format) | nothing |
+//! | `remote` (default) | [`remote`]: models served by OpenAI-compatible engines | reqwest, tokio |
+//! | `remote-tls` | HTTPS for [`remote`] | rustls, ring |
 //! | `local` (default) | [`model`], [`generate`], [`constrain`], [`agent::LocalChat`] | candle, tokenizers, llguidance |
 //!
 //! Reading the calls out of a model's output:
