@@ -523,3 +523,50 @@ fn the_model_list_is_read_and_blocking_calls_refuse_async_code() {
     let err = runtime.block_on(async { chat.models() }).unwrap_err();
     assert_eq!(err, RemoteError::InsideRuntime);
 }
+
+#[test]
+fn the_async_agent_gives_the_blocking_agents_run_inside_a_runtime() {
+    let replies = || {
+        vec![
+            Reply::Sse(streamed_call("call_x1", "Paris")),
+            Reply::Sse(streamed_answer("It is 21.5 degrees in Paris.")),
+        ]
+    };
+    let question = vec![Message::user("How warm is Paris?")];
+    let server = Server::start(replies());
+    let blocking = Agent::new(quick(&server.url), toolbox())
+        .run(question.clone())
+        .unwrap();
+
+    let server = Server::start(replies());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut events = Vec::new();
+    let run = runtime
+        .block_on(async {
+            let mut agent = Agent::new(quick(&server.url), toolbox());
+            // A future that can move between threads: spawn it.
+            tokio::spawn(async move {
+                let mut events = Vec::new();
+                let run = agent
+                    .run_async_with(question, &mut |e| events.push(e))
+                    .await;
+                (run, events)
+            })
+            .await
+        })
+        .map(|(run, seen)| {
+            events = seen;
+            run
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(run.messages, blocking.messages);
+    assert_eq!(run.answer, blocking.answer);
+    assert!(events.iter().any(
+        |e| matches!(e, AgentEvent::ToolResult { message } if message.text() == "21.5 in Paris")
+    ));
+}

@@ -8,6 +8,13 @@
 //! unreadable call becomes a tool message starting with `Error: ` that the
 //! model reads next round; only a failing model or `max_rounds` stop a run.
 //!
+//! [`Agent::run`] blocks and needs no async runtime; [`Agent::run_async`]
+//! awaits a model that implements [`AsyncChatModel`] (a remote engine) and
+//! runs the calls on the caller's runtime. Both produce the same transcript
+//! and the same [`AgentEvent`]s, whether the model hands over raw text
+//! ([`ModelDelta::Text`], parsed here with its format's streaming parser)
+//! or calls already parsed ([`ModelDelta::Parsed`]).
+//!
 //! ```
 //! use tool_models::agent::{Agent, ChatModel, ModelDelta, Turn, TurnRequest};
 //! use tool_models::parse::Format;
@@ -43,6 +50,7 @@ mod error;
 mod event;
 #[cfg(feature = "local")]
 mod local;
+mod run;
 mod stats;
 
 pub use error::AgentError;
@@ -51,12 +59,11 @@ pub use event::AgentEvent;
 pub use local::{LocalChat, LocalChatError};
 pub use stats::{RunStats, TurnStats};
 
-use std::time::Instant;
-
 use serde_json::Value;
-use tool_runtime::{DefinitionFormat, InvalidToolCall, Message, ToolCall, Toolbox};
+use tool_runtime::{InvalidToolCall, Message, ToolCall, Toolbox};
 
-use crate::parse::{Format, ParseOptions, StreamEvent};
+use crate::parse::{Format, StreamEvent};
+use run::{Run, Step};
 use tool_runtime::ToolChoice;
 
 /// What the model is asked for in one round.
@@ -105,6 +112,27 @@ pub trait ChatModel {
     ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>>;
 }
 
+/// The error a model's turn may end in.
+pub type ModelError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A future a model returns, borrowing what it was given.
+pub type TurnFuture<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Turn, ModelError>> + Send + 'a>>;
+
+/// A model the agent can drive from async code ([`Agent::run_async`]):
+/// a remote engine is awaited instead of blocked on.
+pub trait AsyncChatModel: Send {
+    /// As [`ChatModel::format`].
+    fn format(&self) -> Format;
+
+    /// As [`ChatModel::respond`], as a future.
+    fn respond_async<'a>(
+        &'a mut self,
+        request: &'a TurnRequest<'a>,
+        out: &'a mut (dyn FnMut(ModelDelta<'_>) + Send),
+    ) -> TurnFuture<'a>;
+}
+
 /// The outcome of a run that ended with an answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentRun {
@@ -123,12 +151,6 @@ pub struct Agent<M> {
     toolbox: Toolbox,
     max_rounds: usize,
     tool_choice: ToolChoice,
-}
-
-/// A call as parsed, readable or not, in the order the model wrote it.
-enum Parsed {
-    Call(ToolCall),
-    Invalid(InvalidToolCall),
 }
 
 impl<M: ChatModel> Agent<M> {
@@ -179,154 +201,70 @@ impl<M: ChatModel> Agent<M> {
     /// [`Agent::run`], reporting each step to `on_event` as it happens.
     pub fn run_with(
         &mut self,
-        mut messages: Vec<Message>,
+        messages: Vec<Message>,
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> Result<AgentRun, AgentError> {
-        let started = Instant::now();
-        let tools = self.toolbox.definitions(DefinitionFormat::Transformers);
-        let format = self.model.format();
-        let options = ParseOptions {
-            tools: tools.clone(),
-            ..ParseOptions::default()
-        };
-        let mut stats = RunStats::default();
-        let mut last_calls = String::new();
+        let mut run = Run::new(&self.toolbox, self.model.format(), messages);
         for round in 1..=self.max_rounds {
             on_event(AgentEvent::RoundStart { round });
-            let choice = match (&self.tool_choice, round) {
-                (ToolChoice::Required | ToolChoice::Named(_), r) if r > 1 => ToolChoice::Auto,
-                (choice, _) => choice.clone(),
-            };
-            let request = TurnRequest {
-                messages: &messages,
-                tools: &tools,
-                tool_choice: &choice,
-            };
-            let mut parser = format.stream(&options);
-            let mut content: Option<String> = None;
-            let mut reasoning: Option<String> = None;
-            let mut parsed = Vec::new();
-            let mut take = |events: Vec<StreamEvent>, on_event: &mut dyn FnMut(AgentEvent)| {
-                for event in events {
-                    match event {
-                        StreamEvent::Content(s) => {
-                            content.get_or_insert_with(String::new).push_str(&s);
-                            on_event(AgentEvent::TextDelta(s));
-                        }
-                        StreamEvent::Reasoning(s) => {
-                            reasoning.get_or_insert_with(String::new).push_str(&s);
-                            on_event(AgentEvent::ReasoningDelta(s));
-                        }
-                        StreamEvent::ToolCallStart { index, id, name } => {
-                            on_event(AgentEvent::ToolCallStart { index, id, name });
-                        }
-                        StreamEvent::ToolCallArguments { index, delta } => {
-                            on_event(AgentEvent::ToolCallArguments { index, delta });
-                        }
-                        StreamEvent::ToolCallEnd { call, .. } => {
-                            on_event(AgentEvent::ToolCall(call.clone()));
-                            parsed.push(Parsed::Call(call));
-                        }
-                        StreamEvent::InvalidToolCall(call) => parsed.push(Parsed::Invalid(call)),
-                    }
-                }
-            };
-            let turn = self.model.respond(&request, &mut |delta| match delta {
-                ModelDelta::Text(text) => take(parser.feed(text), on_event),
-                ModelDelta::Parsed(event) => take(vec![event], on_event),
+            let choice = round_choice(&self.tool_choice, round);
+            let mut state = run.round();
+            let turn = self.model.respond(&run.request(&choice), &mut |delta| {
+                state.take(delta, on_event)
             });
-            let turn = match turn {
-                Ok(turn) => turn,
-                Err(e) => {
-                    return Err(AgentError::Model {
-                        round,
-                        message: e.to_string(),
-                        messages,
-                    })
+            match run.end_turn(round, state, turn, on_event)? {
+                Step::Answered(done) => return Ok(done),
+                Step::Calls(calls) => {
+                    let results = self.toolbox.call_all_blocking(&calls.runnable());
+                    run.dispatched(calls, results, on_event);
                 }
-            };
-            take(parser.finish(), on_event);
-            stats.add(turn.stats);
-            on_event(AgentEvent::TurnEnd { stats: turn.stats });
-
-            if parsed.is_empty() {
-                let answer = content.clone().unwrap_or_default();
-                let mut message = Message::assistant(answer.clone());
-                message.reasoning = reasoning;
-                messages.push(message);
-                on_event(AgentEvent::Answer(answer.clone()));
-                stats.wall_s = started.elapsed().as_secs_f64();
-                return Ok(AgentRun {
-                    messages,
-                    answer,
-                    stats,
-                });
             }
-
-            let (calls, answers) = self.dispatch(parsed, on_event);
-            last_calls = calls
-                .iter()
-                .map(|c| c.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ");
-            let mut message = Message::assistant_calls(content, calls);
-            message.reasoning = reasoning;
-            messages.push(message);
-            messages.extend(answers);
         }
-        Err(AgentError::MaxRounds {
-            rounds: self.max_rounds,
-            last_calls,
-            messages,
-        })
+        Err(run.max_rounds(self.max_rounds))
+    }
+}
+
+impl<M: AsyncChatModel> Agent<M> {
+    /// [`Agent::run`] for async code: the model is awaited, never blocked
+    /// on, and a turn's calls run concurrently on the caller's runtime.
+    pub async fn run_async(&mut self, messages: Vec<Message>) -> Result<AgentRun, AgentError> {
+        self.run_async_with(messages, &mut |_| {}).await
     }
 
-    /// Runs the readable calls concurrently and answers the unreadable ones
-    /// with their error; returns the calls for the assistant message and the
-    /// tool messages, both in the model's order.
-    fn dispatch(
-        &self,
-        parsed: Vec<Parsed>,
-        on_event: &mut dyn FnMut(AgentEvent),
-    ) -> (Vec<ToolCall>, Vec<Message>) {
-        let runnable: Vec<ToolCall> = parsed
-            .iter()
-            .filter_map(|p| match p {
-                Parsed::Call(c) => Some(c.clone()),
-                Parsed::Invalid(_) => None,
-            })
-            .collect();
-        let mut results = self.toolbox.call_all_blocking(&runnable).into_iter();
-        let mut calls = Vec::with_capacity(parsed.len());
-        let mut answers = Vec::with_capacity(parsed.len());
-        for (index, p) in parsed.into_iter().enumerate() {
-            match p {
-                Parsed::Call(call) => {
-                    let Some(message) = results.next() else {
-                        break;
-                    };
-                    on_event(AgentEvent::ToolResult {
-                        message: message.clone(),
-                    });
-                    calls.push(call);
-                    answers.push(message);
-                }
-                Parsed::Invalid(bad) => {
-                    let call = unreadable_call(&bad, index);
-                    let message = Message::tool(
-                        call.id.clone(),
-                        call.name.clone(),
-                        format!("Error: {}", bad.error),
-                    );
-                    on_event(AgentEvent::InvalidToolCall {
-                        message: message.clone(),
-                    });
-                    calls.push(call);
-                    answers.push(message);
+    /// [`Agent::run_async`], reporting each step to `on_event`.
+    pub async fn run_async_with(
+        &mut self,
+        messages: Vec<Message>,
+        on_event: &mut (dyn FnMut(AgentEvent) + Send),
+    ) -> Result<AgentRun, AgentError> {
+        let mut run = Run::new(&self.toolbox, AsyncChatModel::format(&self.model), messages);
+        for round in 1..=self.max_rounds {
+            on_event(AgentEvent::RoundStart { round });
+            let choice = round_choice(&self.tool_choice, round);
+            let mut state = run.round();
+            let turn = {
+                let request = run.request(&choice);
+                let mut take = |delta: ModelDelta<'_>| state.take(delta, &mut *on_event);
+                self.model.respond_async(&request, &mut take).await
+            };
+            match run.end_turn(round, state, turn, on_event)? {
+                Step::Answered(done) => return Ok(done),
+                Step::Calls(calls) => {
+                    let results = self.toolbox.call_all(&calls.runnable()).await;
+                    run.dispatched(calls, results, on_event);
                 }
             }
         }
-        (calls, answers)
+        Err(run.max_rounds(self.max_rounds))
+    }
+}
+
+/// `Required` and `Named` bind the first round only, or the model could
+/// never give its answer.
+fn round_choice(choice: &ToolChoice, round: usize) -> ToolChoice {
+    match (choice, round) {
+        (ToolChoice::Required | ToolChoice::Named(_), r) if r > 1 => ToolChoice::Auto,
+        (choice, _) => choice.clone(),
     }
 }
 

@@ -11,7 +11,9 @@ use serde_json::Value;
 use super::error::{snippet, RemoteError};
 use super::stream::ChunkMerger;
 use super::wire::{chat_request, RequestOptions};
-use crate::agent::{ChatModel, ModelDelta, Turn, TurnRequest, TurnStats};
+use crate::agent::{
+    AsyncChatModel, ChatModel, ModelDelta, Turn, TurnFuture, TurnRequest, TurnStats,
+};
 use crate::parse::{Format, StreamEvent};
 
 /// How long to wait, at most.
@@ -269,11 +271,14 @@ impl RemoteChat {
     /// Connection failures, HTTP errors (with the engine's own message),
     /// time-outs, error chunks and streams that stop early; a malformed call
     /// is not an error but an invalid call in the output.
-    pub async fn respond_async(
+    pub async fn respond_async<F>(
         &mut self,
         request: &TurnRequest<'_>,
-        out: &mut dyn FnMut(ModelDelta<'_>),
-    ) -> Result<Turn, RemoteError> {
+        out: &mut F,
+    ) -> Result<Turn, RemoteError>
+    where
+        F: FnMut(ModelDelta<'_>) + ?Sized,
+    {
         let total = self.timeouts.total;
         match tokio::time::timeout(total, self.turn(request, out)).await {
             Ok(result) => result,
@@ -284,11 +289,10 @@ impl RemoteChat {
         }
     }
 
-    async fn turn(
-        &mut self,
-        request: &TurnRequest<'_>,
-        out: &mut dyn FnMut(ModelDelta<'_>),
-    ) -> Result<Turn, RemoteError> {
+    async fn turn<F>(&mut self, request: &TurnRequest<'_>, out: &mut F) -> Result<Turn, RemoteError>
+    where
+        F: FnMut(ModelDelta<'_>) + ?Sized,
+    {
         let client = self.client()?;
         let url = self.url("chat/completions");
         let body = chat_request(
@@ -471,5 +475,24 @@ fn http_error(status: StatusCode, body: &str) -> RemoteError {
     RemoteError::Http {
         status: status.as_u16(),
         message,
+    }
+}
+
+impl AsyncChatModel for RemoteChat {
+    /// As [`ChatModel::format`].
+    fn format(&self) -> Format {
+        Format::Hermes
+    }
+
+    fn respond_async<'a>(
+        &'a mut self,
+        request: &'a TurnRequest<'a>,
+        out: &'a mut (dyn FnMut(ModelDelta<'_>) + Send),
+    ) -> TurnFuture<'a> {
+        Box::pin(async move {
+            RemoteChat::respond_async(self, request, out)
+                .await
+                .map_err(Into::into)
+        })
     }
 }

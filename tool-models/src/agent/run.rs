@@ -1,0 +1,246 @@
+//! One agent run's bookkeeping, shared by the blocking and the async loop:
+//! what a round gathers from the model, and what the transcript becomes.
+
+use std::time::Instant;
+
+use serde_json::Value;
+use tool_runtime::{DefinitionFormat, InvalidToolCall, Message, ToolCall, ToolChoice, Toolbox};
+
+use super::{
+    unreadable_call, AgentError, AgentEvent, AgentRun, ModelDelta, ModelError, RunStats, Turn,
+    TurnRequest,
+};
+use crate::parse::{Format, ParseOptions, StreamEvent, StreamParser};
+
+/// A call as parsed, readable or not, in the order the model wrote it.
+pub(super) enum Parsed {
+    Call(ToolCall),
+    Invalid(InvalidToolCall),
+}
+
+/// What a round ended in.
+pub(super) enum Step {
+    /// The model answered: the run is over.
+    Answered(AgentRun),
+    /// The model called tools: run them, then go on.
+    Calls(Calls),
+}
+
+/// A turn with calls, waiting for their results.
+pub(super) struct Calls {
+    content: Option<String>,
+    reasoning: Option<String>,
+    parsed: Vec<Parsed>,
+}
+
+impl Calls {
+    /// The readable calls, to run.
+    pub(super) fn runnable(&self) -> Vec<ToolCall> {
+        self.parsed
+            .iter()
+            .filter_map(|p| match p {
+                Parsed::Call(c) => Some(c.clone()),
+                Parsed::Invalid(_) => None,
+            })
+            .collect()
+    }
+}
+
+/// The run so far.
+pub(super) struct Run {
+    started: Instant,
+    tools: Vec<Value>,
+    format: Format,
+    options: ParseOptions,
+    stats: RunStats,
+    last_calls: String,
+    messages: Vec<Message>,
+}
+
+/// What one round has gathered from the model.
+pub(super) struct Round {
+    parser: StreamParser,
+    content: Option<String>,
+    reasoning: Option<String>,
+    parsed: Vec<Parsed>,
+}
+
+impl Run {
+    pub(super) fn new(toolbox: &Toolbox, format: Format, messages: Vec<Message>) -> Run {
+        let tools = toolbox.definitions(DefinitionFormat::Transformers);
+        Run {
+            started: Instant::now(),
+            options: ParseOptions {
+                tools: tools.clone(),
+                ..ParseOptions::default()
+            },
+            tools,
+            format,
+            stats: RunStats::default(),
+            last_calls: String::new(),
+            messages,
+        }
+    }
+
+    /// A new round, parsing raw text in the model's format.
+    pub(super) fn round(&self) -> Round {
+        Round {
+            parser: self.format.stream(&self.options),
+            content: None,
+            reasoning: None,
+            parsed: Vec::new(),
+        }
+    }
+
+    /// What the model is asked this round.
+    pub(super) fn request<'a>(&'a self, choice: &'a ToolChoice) -> TurnRequest<'a> {
+        TurnRequest {
+            messages: &self.messages,
+            tools: &self.tools,
+            tool_choice: choice,
+        }
+    }
+
+    /// Ends a round: the answer that ends the run, or the calls to run.
+    pub(super) fn end_turn(
+        &mut self,
+        round: usize,
+        mut state: Round,
+        turn: Result<Turn, ModelError>,
+        on_event: &mut (dyn FnMut(AgentEvent) + '_),
+    ) -> Result<Step, AgentError> {
+        let turn = match turn {
+            Ok(turn) => turn,
+            Err(e) => {
+                return Err(AgentError::Model {
+                    round,
+                    message: e.to_string(),
+                    messages: std::mem::take(&mut self.messages),
+                })
+            }
+        };
+        let rest = state.parser.finish();
+        state.events(rest, on_event);
+        self.stats.add(turn.stats);
+        on_event(AgentEvent::TurnEnd { stats: turn.stats });
+        if !state.parsed.is_empty() {
+            return Ok(Step::Calls(Calls {
+                content: state.content,
+                reasoning: state.reasoning,
+                parsed: state.parsed,
+            }));
+        }
+        let answer = state.content.unwrap_or_default();
+        let mut message = Message::assistant(answer.clone());
+        message.reasoning = state.reasoning;
+        self.messages.push(message);
+        on_event(AgentEvent::Answer(answer.clone()));
+        let mut stats = std::mem::take(&mut self.stats);
+        stats.wall_s = self.started.elapsed().as_secs_f64();
+        Ok(Step::Answered(AgentRun {
+            messages: std::mem::take(&mut self.messages),
+            answer,
+            stats,
+        }))
+    }
+
+    /// Appends the assistant's calls and their answers: `results` for the
+    /// readable calls, in order; an error for each unreadable one.
+    pub(super) fn dispatched(
+        &mut self,
+        calls: Calls,
+        results: Vec<Message>,
+        on_event: &mut (dyn FnMut(AgentEvent) + '_),
+    ) {
+        let mut results = results.into_iter();
+        let mut made = Vec::with_capacity(calls.parsed.len());
+        let mut answers = Vec::with_capacity(calls.parsed.len());
+        for (index, p) in calls.parsed.into_iter().enumerate() {
+            match p {
+                Parsed::Call(call) => {
+                    let Some(message) = results.next() else {
+                        break;
+                    };
+                    on_event(AgentEvent::ToolResult {
+                        message: message.clone(),
+                    });
+                    made.push(call);
+                    answers.push(message);
+                }
+                Parsed::Invalid(bad) => {
+                    let call = unreadable_call(&bad, index);
+                    let message = Message::tool(
+                        call.id.clone(),
+                        call.name.clone(),
+                        format!("Error: {}", bad.error),
+                    );
+                    on_event(AgentEvent::InvalidToolCall {
+                        message: message.clone(),
+                    });
+                    made.push(call);
+                    answers.push(message);
+                }
+            }
+        }
+        self.last_calls = made
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut message = Message::assistant_calls(calls.content, made);
+        message.reasoning = calls.reasoning;
+        self.messages.push(message);
+        self.messages.extend(answers);
+    }
+
+    /// The error of a run that used all its rounds.
+    pub(super) fn max_rounds(self, rounds: usize) -> AgentError {
+        AgentError::MaxRounds {
+            rounds,
+            last_calls: self.last_calls,
+            messages: self.messages,
+        }
+    }
+}
+
+impl Round {
+    /// Takes what the model wrote: raw text through the parser, parsed
+    /// events as they are.
+    pub(super) fn take(
+        &mut self,
+        delta: ModelDelta<'_>,
+        on_event: &mut (dyn FnMut(AgentEvent) + '_),
+    ) {
+        let events = match delta {
+            ModelDelta::Text(text) => self.parser.feed(text),
+            ModelDelta::Parsed(event) => vec![event],
+        };
+        self.events(events, on_event);
+    }
+
+    fn events(&mut self, events: Vec<StreamEvent>, on_event: &mut (dyn FnMut(AgentEvent) + '_)) {
+        for event in events {
+            match event {
+                StreamEvent::Content(s) => {
+                    self.content.get_or_insert_with(String::new).push_str(&s);
+                    on_event(AgentEvent::TextDelta(s));
+                }
+                StreamEvent::Reasoning(s) => {
+                    self.reasoning.get_or_insert_with(String::new).push_str(&s);
+                    on_event(AgentEvent::ReasoningDelta(s));
+                }
+                StreamEvent::ToolCallStart { index, id, name } => {
+                    on_event(AgentEvent::ToolCallStart { index, id, name });
+                }
+                StreamEvent::ToolCallArguments { index, delta } => {
+                    on_event(AgentEvent::ToolCallArguments { index, delta });
+                }
+                StreamEvent::ToolCallEnd { call, .. } => {
+                    on_event(AgentEvent::ToolCall(call.clone()));
+                    self.parsed.push(Parsed::Call(call));
+                }
+                StreamEvent::InvalidToolCall(call) => self.parsed.push(Parsed::Invalid(call)),
+            }
+        }
+    }
+}
