@@ -34,7 +34,7 @@
 //! | `templates` | [`models::template`]: chat templates as transformers renders them; [`demo`] | minijinja |
 //! | `parse` | [`models::parse`]: tool-call parsers for 16 model families | — |
 //! | `agent` | [`models::agent`]: the agent loop over any chat model | — |
-//! | `remote` | [`models::remote`]: models served by OpenAI-compatible engines | reqwest, tokio |
+//! | `remote` | [`models::remote`]: models served by OpenAI-compatible engines | reqwest, tokio, minijinja |
 //! | `remote-tls` | HTTPS for hosted APIs | rustls, ring |
 //! | `local` | local models on the CPU, constrained calls (`models::model`, `generate`, `constrain`) | candle, tokenizers, llguidance |
 //! | `bundled` | [`bundled`]: the project's small model, embedded (about 7.5 MB) | |

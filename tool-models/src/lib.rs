@@ -8,7 +8,7 @@
 //! | `templates` | [`template`] | minijinja |
 //! | `parse` | [`parse`] | nothing |
 //! | `agent` | [`agent`] (the loop over any [`agent::ChatModel`]) | nothing |
-//! | `remote` (default) | [`remote`]: models served by OpenAI-compatible engines | reqwest, tokio |
+//! | `remote` (default) | [`remote`]: models served by OpenAI-compatible engines (with `templates`, for the raw-completions mode) | reqwest, tokio |
 //! | `remote-tls` | HTTPS for [`remote`] | rustls, ring |
 //! | `local` (default) | [`model`], [`generate`], [`constrain`], [`agent::LocalChat`] | candle, tokenizers, llguidance |
 //!

@@ -570,3 +570,107 @@ fn the_async_agent_gives_the_blocking_agents_run_inside_a_runtime() {
         |e| matches!(e, AgentEvent::ToolResult { message } if message.text() == "21.5 in Paris")
     ));
 }
+
+/// A Hermes-style template, as a served model's tokenizer_config.json has it.
+const HERMES: &str = "{%- if tools %}<|im_start|>system\n<tools>{% for t in tools %}{{ t | tojson }}{% endfor %}</tools><|im_end|>\n{% endif %}{%- for m in messages %}<|im_start|>{{ m.role }}\n{% if m.tool_calls %}{% for c in m.tool_calls %}<tool_call>\n{\"name\": \"{{ c.function.name }}\", \"arguments\": {{ c.function.arguments | tojson }}}\n</tool_call>{% endfor %}{% else %}{{ m.content }}{% endif %}<|im_end|>\n{% endfor %}{%- if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+
+fn text_chunks(text: &str, finish: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out: Vec<String> = chars
+        .chunks(5)
+        .map(|p| {
+            json!({"object": "text_completion", "choices": [{"index": 0,
+            "text": p.iter().collect::<String>(), "finish_reason": null}]})
+            .to_string()
+        })
+        .collect();
+    out.push(json!({"choices": [{"index": 0, "text": "", "finish_reason": finish}]}).to_string());
+    out.push(
+        json!({"choices": [], "usage": {"prompt_tokens": 70, "completion_tokens": 20}}).to_string(),
+    );
+    out.push("[DONE]".into());
+    out
+}
+
+#[test]
+fn raw_completions_render_our_template_and_parse_the_calls_here() {
+    let call = "<tool_call>\n{\"name\": \"get_temperature\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>";
+    let server = Server::start(vec![
+        Reply::Sse(text_chunks(call, "stop")),
+        Reply::Sse(text_chunks("It is 21.5 degrees in Paris.", "stop")),
+    ]);
+    let chat = RemoteChat::completions(format!("{}/v1", server.url), "base-model", HERMES).unwrap();
+    assert_eq!(
+        tool_models::agent::ChatModel::format(&chat),
+        tool_models::parse::Format::Hermes
+    );
+    let mut agent = Agent::new(chat, toolbox());
+    let mut events = Vec::new();
+    let run = agent
+        .run_with(vec![Message::user("How warm is Paris?")], &mut |e| {
+            events.push(e)
+        })
+        .unwrap();
+    assert_eq!(
+        run.messages[1].tool_calls,
+        [ToolCall::new(
+            "call_0",
+            "get_temperature",
+            json!({"city": "Paris"})
+        )]
+    );
+    assert_eq!(run.messages[2].text(), "21.5 in Paris");
+    assert_eq!(run.answer, "It is 21.5 degrees in Paris.");
+    assert_eq!(run.stats.prompt_tokens, 140);
+
+    // The engine got our rendering, with the tools, and then the call and its result.
+    let seen = server.seen();
+    assert!(
+        seen[0].head.starts_with("POST /v1/completions "),
+        "{}",
+        seen[0].head
+    );
+    let prompt = seen[0].body["prompt"].as_str().unwrap();
+    assert!(
+        prompt.starts_with("<|im_start|>system\n<tools>{\"type\": \"function\""),
+        "{prompt}"
+    );
+    assert!(
+        prompt.ends_with("<|im_start|>user\nHow warm is Paris?<|im_end|>\n<|im_start|>assistant\n"),
+        "{prompt}"
+    );
+    let second = seen[1].body["prompt"].as_str().unwrap();
+    assert!(
+        second.contains(
+            "<tool_call>\n{\"name\": \"get_temperature\", \"arguments\": {\"city\": \"Paris\"}}"
+        ),
+        "{second}"
+    );
+
+    // Whole answers too.
+    let server = Server::start(vec![Reply::Json(
+        200,
+        json!({"object": "text_completion", "choices": [{"index": 0,
+            "text": "Hello there.", "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 9, "completion_tokens": 3}}),
+    )]);
+    let chat = RemoteChat::completions(&server.url, "base-model", HERMES)
+        .unwrap()
+        .stream(false);
+    let run = Agent::new(chat, Toolbox::new())
+        .run(vec![Message::user("Hi")])
+        .unwrap();
+    assert_eq!(run.answer, "Hello there.");
+    assert_eq!(server.seen()[0].body.get("stream"), None);
+
+    // A template that names no known format is a clear error.
+    let err = RemoteChat::completions("http://127.0.0.1:1", "m", "{{ messages }}").unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("the chat template cannot be used"),
+        "{err}"
+    );
+    // And one that does not compile.
+    let err = RemoteChat::completions("http://127.0.0.1:1", "m", "{% if %}").unwrap_err();
+    assert!(matches!(err, RemoteError::Template(_)), "{err}");
+}

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use tool_models::agent::{Agent, AgentEvent};
+use tool_models::model::tiny::TINY_CHAT_TEMPLATE;
 use tool_models::remote::{RemoteChat, RequestOptions, Timeouts};
 use tool_runtime::{Invocation, Message, Role, Tool, Toolbox};
 
@@ -114,4 +115,32 @@ fn the_agent_runs_against_llama_server() {
         "{err}"
     );
     assert_eq!(err.messages().len(), 1);
+}
+
+#[test]
+fn raw_completions_run_against_llama_server_with_our_template() {
+    let Some(server) = llama_server::serve_tiny() else {
+        return;
+    };
+    let question = vec![Message::user("Look up the word tree.")];
+    let mut turns = Vec::new();
+    for stream in [true, false] {
+        let chat = RemoteChat::completions(&server.url, "tiny", TINY_CHAT_TEMPLATE)
+            .unwrap()
+            .stream(stream)
+            .options(RequestOptions {
+                temperature: Some(0.0),
+                seed: Some(1),
+                max_tokens: Some(24),
+                ..RequestOptions::default()
+            });
+        let mut agent = Agent::new(chat, toolbox()).max_rounds(2);
+        let messages = match agent.run(question.clone()) {
+            Ok(run) => run.messages,
+            Err(e) => e.messages().to_vec(),
+        };
+        assert_eq!(messages[1].role, Role::Assistant);
+        turns.push(messages[1].clone());
+    }
+    assert_eq!(turns[0], turns[1], "streamed and whole completions differ");
 }

@@ -8,6 +8,7 @@ use futures_util::StreamExt;
 use reqwest::StatusCode;
 use serde_json::Value;
 
+use super::completions::{read_piece, Completions};
 use super::error::{snippet, RemoteError};
 use super::stream::ChunkMerger;
 use super::wire::{chat_request, RequestOptions};
@@ -70,6 +71,8 @@ pub struct RemoteChat {
     retries: u32,
     client: Option<reqwest::Client>,
     runtime: Option<tokio::runtime::Runtime>,
+    /// Set in the raw-completions mode.
+    completions: Option<Completions>,
 }
 
 impl std::fmt::Debug for RemoteChat {
@@ -86,6 +89,13 @@ impl std::fmt::Debug for RemoteChat {
             .field("stream", &self.stream)
             .field("timeouts", &self.timeouts)
             .field("retries", &self.retries)
+            .field(
+                "mode",
+                &match &self.completions {
+                    Some(c) => format!("completions ({})", c.format.id()),
+                    None => "chat".to_owned(),
+                },
+            )
             .finish_non_exhaustive()
     }
 }
@@ -106,7 +116,39 @@ impl RemoteChat {
             retries: 2,
             client: None,
             runtime: None,
+            completions: None,
         }
+    }
+
+    /// The model `model` at `base_url` through the raw `/v1/completions`
+    /// endpoint: this crate renders `template_source` (the model's chat
+    /// template) with the conversation and tools, and reads the calls with
+    /// the parser of the format the template implies. For served models
+    /// whose engine has no tool parser for their family.
+    ///
+    /// # Errors
+    /// [`RemoteError::Template`] when the template does not compile or
+    /// names no known tool-call format.
+    pub fn completions(
+        base_url: impl Into<String>,
+        model: impl Into<String>,
+        template_source: &str,
+    ) -> Result<RemoteChat, RemoteError> {
+        let mut chat = RemoteChat::openai_compatible(base_url, model);
+        chat.completions = Some(Completions::new(template_source)?);
+        Ok(chat)
+    }
+
+    /// In the raw-completions mode, the template's special tokens
+    /// (`bos_token`, `eos_token`…, as `tokenizer_config.json` names them).
+    pub fn special_tokens(
+        mut self,
+        tokens: std::collections::BTreeMap<String, String>,
+    ) -> RemoteChat {
+        if let Some(c) = &mut self.completions {
+            c.special_tokens(tokens);
+        }
+        self
     }
 
     /// Sends the API key held by the environment variable `var` as a bearer
@@ -293,6 +335,9 @@ impl RemoteChat {
     where
         F: FnMut(ModelDelta<'_>) + ?Sized,
     {
+        if self.completions.is_some() {
+            return self.completion_turn(request, out).await;
+        }
         let client = self.client()?;
         let url = self.url("chat/completions");
         let body = chat_request(
@@ -340,6 +385,86 @@ impl RemoteChat {
         let elapsed = started.elapsed();
         let first = first.unwrap_or(elapsed);
         let usage = completion.usage.unwrap_or_default();
+        Ok(Turn {
+            text,
+            stats: TurnStats {
+                prompt_tokens: usage.prompt_tokens,
+                reused_tokens: usage.cached_tokens.unwrap_or(0),
+                generated_tokens: usage.completion_tokens,
+                prefill: first,
+                decode: elapsed.saturating_sub(first),
+                time_to_first_token: first,
+            },
+        })
+    }
+
+    /// A turn in the raw-completions mode: text deltas, parsed by the agent.
+    async fn completion_turn<F>(
+        &mut self,
+        request: &TurnRequest<'_>,
+        out: &mut F,
+    ) -> Result<Turn, RemoteError>
+    where
+        F: FnMut(ModelDelta<'_>) + ?Sized,
+    {
+        let client = self.client()?;
+        let url = self.url("completions");
+        let body = match &self.completions {
+            Some(c) => c.body(&self.model, request, &self.options, self.stream)?,
+            None => {
+                return Err(RemoteError::Template(
+                    "not in the raw-completions mode".into(),
+                ))
+            }
+        };
+        let started = Instant::now();
+        let response = self.send_with_retries(&client, &url, &body).await?;
+        let mut text = String::new();
+        let mut first: Option<Duration> = None;
+        let mut usage = None;
+        let mut finished = false;
+        let mut take = |data: &str, text: &mut String| -> Result<(), RemoteError> {
+            let piece = read_piece(data)?;
+            if !piece.text.is_empty() {
+                first.get_or_insert_with(|| started.elapsed());
+                text.push_str(&piece.text);
+                out(ModelDelta::Text(&piece.text));
+            }
+            finished |= piece.finish_reason.is_some();
+            if piece.usage.is_some() {
+                usage = piece.usage;
+            }
+            Ok(())
+        };
+        if self.stream {
+            let mut events = response.bytes_stream().eventsource();
+            let mut done = false;
+            while let Some(event) = events.next().await {
+                let event = event.map_err(|e| RemoteError::Interrupted(e.to_string()))?;
+                let data = event.data.trim();
+                if data == "[DONE]" {
+                    done = true;
+                    break;
+                }
+                if !data.is_empty() {
+                    take(data, &mut text)?;
+                }
+            }
+            if !done && !finished {
+                return Err(RemoteError::Truncated {
+                    received: format!("{} bytes of text had arrived", text.len()),
+                });
+            }
+        } else {
+            let body = response
+                .text()
+                .await
+                .map_err(|e| RemoteError::Interrupted(e.to_string()))?;
+            take(&body, &mut text)?;
+        }
+        let elapsed = started.elapsed();
+        let first = first.unwrap_or(elapsed);
+        let usage = usage.unwrap_or_default();
         Ok(Turn {
             text,
             stats: TurnStats {
@@ -410,9 +535,12 @@ impl RemoteChat {
 }
 
 impl ChatModel for RemoteChat {
-    /// Never used to parse: the engine parses, and turns arrive as events.
+    /// The template's format in the raw-completions mode (the agent parses
+    /// the text); otherwise unused, since the engine parses.
     fn format(&self) -> Format {
-        Format::Hermes
+        self.completions
+            .as_ref()
+            .map_or(Format::Hermes, |c| c.format)
     }
 
     fn respond(
@@ -481,7 +609,7 @@ fn http_error(status: StatusCode, body: &str) -> RemoteError {
 impl AsyncChatModel for RemoteChat {
     /// As [`ChatModel::format`].
     fn format(&self) -> Format {
-        Format::Hermes
+        ChatModel::format(self)
     }
 
     fn respond_async<'a>(

@@ -35,6 +35,9 @@ pub enum RemoteError {
     /// The connection failed while the answer was arriving.
     #[error("the answer was interrupted: {0}")]
     Interrupted(String),
+    /// The chat template of the raw-completions mode cannot be used.
+    #[error("the chat template cannot be used: {0}")]
+    Template(String),
     /// A blocking call was made from async code, where it would stall the
     /// runtime; the `_async` methods are for that.
     #[error("a blocking RemoteChat call was made inside an async runtime; use respond_async / models_async there")]

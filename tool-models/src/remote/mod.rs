@@ -8,9 +8,12 @@
 //!   into the same [`StreamEvent`](crate::parse::StreamEvent)s a local
 //!   model's parser produces, so the agent treats both alike.
 //! - [`RemoteChat`] sends the requests (reqwest, over plain HTTP; HTTPS with
-//!   the `remote-tls` feature) and is a [`ChatModel`](crate::agent::ChatModel).
+//!   the `remote-tls` feature) and is a [`ChatModel`](crate::agent::ChatModel);
+//!   [`RemoteChat::completions`] drives a raw `/v1/completions` endpoint
+//!   with this crate's own template rendering and parsers instead.
 
 mod client;
+mod completions;
 mod error;
 mod stream;
 mod wire;

@@ -386,7 +386,7 @@ fn finish_call(slot: &Slot) -> Result<ToolCall, InvalidToolCall> {
     Ok(ToolCall::new(slot.id.clone(), slot.name.clone(), arguments))
 }
 
-fn read_usage(usage: &Value) -> Option<Usage> {
+pub(super) fn read_usage(usage: &Value) -> Option<Usage> {
     let count = |key: &str| usage.get(key).and_then(Value::as_u64).map(|n| n as usize);
     Some(Usage {
         prompt_tokens: count("prompt_tokens")?,
@@ -400,7 +400,7 @@ fn read_usage(usage: &Value) -> Option<Usage> {
 }
 
 /// The engine's own words: `error.message`, or the error as text.
-fn error_message(error: &Value) -> String {
+pub(super) fn error_message(error: &Value) -> String {
     match error {
         Value::String(s) => s.clone(),
         Value::Object(o) => match o.get("message").and_then(Value::as_str) {

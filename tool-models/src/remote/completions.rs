@@ -1,0 +1,129 @@
+//! The raw-completions mode: the project renders the model's own chat
+//! template, an engine's `/v1/completions` only continues the text, and the
+//! family's parser reads the calls. A served base or fine-tuned model works
+//! even where the engine has no tool parser for its family.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
+use super::error::{snippet, RemoteError};
+use super::stream::{error_message, read_usage, Usage};
+use super::wire::RequestOptions;
+use crate::agent::TurnRequest;
+use crate::parse::{detect_format, Format};
+use crate::template::{ChatTemplate, RenderOptions};
+
+/// The template side of the raw-completions mode.
+pub(super) struct Completions {
+    template: ChatTemplate,
+    pub(super) format: Format,
+    special_tokens: BTreeMap<String, String>,
+}
+
+impl Completions {
+    pub(super) fn new(template_source: &str) -> Result<Completions, RemoteError> {
+        let template =
+            ChatTemplate::new(template_source).map_err(|e| RemoteError::Template(e.to_string()))?;
+        let format = detect_format(template_source).map_err(|e| {
+            RemoteError::Template(format!(
+                "{e}; name the tool-call format with RemoteChat::tool_format"
+            ))
+        })?;
+        Ok(Completions {
+            template,
+            format,
+            special_tokens: BTreeMap::new(),
+        })
+    }
+
+    pub(super) fn special_tokens(&mut self, tokens: BTreeMap<String, String>) {
+        self.special_tokens = tokens;
+    }
+
+    /// The body of `POST /v1/completions`: the rendered prompt and the options.
+    pub(super) fn body(
+        &self,
+        model: &str,
+        request: &TurnRequest<'_>,
+        options: &RequestOptions,
+        stream: bool,
+    ) -> Result<Value, RemoteError> {
+        let mut render = RenderOptions::new(request.messages)
+            .add_generation_prompt(true)
+            .special_tokens(&self.special_tokens);
+        if !request.tools.is_empty() {
+            render = render.tools(request.tools);
+        }
+        let prompt = self
+            .template
+            .render(&render)
+            .map_err(|e| RemoteError::Template(e.to_string()))?
+            .text;
+        let mut body = Map::new();
+        body.insert("model".into(), Value::from(model));
+        body.insert("prompt".into(), Value::from(prompt));
+        let mut set = |key: &str, value: Option<Value>| {
+            if let Some(value) = value {
+                body.insert(key.into(), value);
+            }
+        };
+        set("temperature", options.temperature.map(Value::from));
+        set("top_p", options.top_p.map(Value::from));
+        set("max_tokens", options.max_tokens.map(Value::from));
+        set("seed", options.seed.map(Value::from));
+        set(
+            "stop",
+            (!options.stop.is_empty()).then(|| Value::from(options.stop.clone())),
+        );
+        if stream {
+            set("stream", Some(Value::Bool(true)));
+            set("stream_options", Some(json!({"include_usage": true})));
+        }
+        for (key, value) in &options.extra {
+            body.insert(key.clone(), value.clone());
+        }
+        Ok(Value::Object(body))
+    }
+}
+
+/// What one completions chunk (or whole response) says.
+#[derive(Debug, Default)]
+pub(super) struct Piece {
+    pub text: String,
+    pub finish_reason: Option<String>,
+    pub usage: Option<Usage>,
+}
+
+/// Reads a completions chunk or response body.
+pub(super) fn read_piece(data: &str) -> Result<Piece, RemoteError> {
+    let value: Value = serde_json::from_str(data).map_err(|e| RemoteError::Malformed {
+        what: "completion",
+        found: snippet(data),
+        reason: e.to_string(),
+    })?;
+    if let Some(error) = value.get("error").filter(|e| !e.is_null()) {
+        return Err(RemoteError::Engine(error_message(error)));
+    }
+    let mut piece = Piece {
+        usage: value.get("usage").and_then(read_usage),
+        ..Piece::default()
+    };
+    let first = value
+        .get("choices")
+        .and_then(Value::as_array)
+        .and_then(|c| {
+            c.iter()
+                .find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)
+        });
+    if let Some(choice) = first {
+        if let Some(text) = choice.get("text").and_then(Value::as_str) {
+            piece.text = text.to_owned();
+        }
+        piece.finish_reason = choice
+            .get("finish_reason")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+    }
+    Ok(piece)
+}
