@@ -24,21 +24,21 @@ fn main() {
         .next()
         .unwrap_or_else(|| "What's the temperature in Paris right now?".into());
 
-    let chat = match model {
-        Some(model) => connect(&base_url, model),
-        None => {
-            // The engine's first model, as `tool-use models` lists them.
-            let first = match connect(&base_url, String::new()).models() {
-                Ok(models) => models.into_iter().next(),
-                Err(e) => fail(&e),
-            };
-            let Some(first) = first else {
-                fail(&format!("{base_url} serves no model"))
-            };
-            println!("model: {first}");
-            connect(&base_url, first)
-        }
-    };
+    let mut chat = RemoteChat::openai_compatible(&base_url, model.clone().unwrap_or_default());
+    if std::env::var_os("OPENAI_API_KEY").is_some() {
+        chat = chat
+            .api_key_env("OPENAI_API_KEY")
+            .unwrap_or_else(|e| fail(&e));
+    }
+    if model.is_none() {
+        // The engine's first model, as `tool-use models` lists them.
+        let models = chat.models().unwrap_or_else(|e| fail(&e));
+        let Some(first) = models.into_iter().next() else {
+            fail(&format!("{base_url} serves no model"))
+        };
+        println!("model: {first}");
+        chat = chat.model(first);
+    }
 
     let mut agent = Agent::new(chat, tool_use::demo::toolbox()).max_rounds(4);
     println!("user: {question}");
@@ -52,18 +52,6 @@ fn main() {
     });
     if let Err(e) = result {
         fail(&e);
-    }
-}
-
-/// The engine at `base_url`, with `$OPENAI_API_KEY` as its key when set.
-fn connect(base_url: &str, model: String) -> RemoteChat {
-    let chat = RemoteChat::openai_compatible(base_url, model);
-    if std::env::var_os("OPENAI_API_KEY").is_none() {
-        return chat;
-    }
-    match chat.api_key_env("OPENAI_API_KEY") {
-        Ok(chat) => chat,
-        Err(e) => fail(&e),
     }
 }
 

@@ -112,31 +112,27 @@ pub fn run(args: ChatArgs) -> Result<ExitCode, String> {
 /// The engine at `base_url`, set up from the command line; the model is the
 /// engine's first when none is named.
 fn remote_chat(base_url: &str, args: &ChatArgs) -> Result<RemoteChat, String> {
-    let build = |name: String| -> Result<RemoteChat, String> {
-        let chat = RemoteChat::openai_compatible(base_url, name)
-            .stream(!args.no_stream)
-            .options(RequestOptions {
-                temperature: Some(f64::from(args.temperature)),
-                max_tokens: Some(args.max_tokens),
-                seed: args.seed,
-                ..RequestOptions::default()
-            });
-        match &args.api_key_env {
-            Some(var) => chat.api_key_env(var).map_err(|e| e.to_string()),
-            None => Ok(chat),
-        }
-    };
-    match &args.model {
-        Some(name) => build(name.clone()),
-        None => {
-            let models = build(String::new())?.models().map_err(|e| e.to_string())?;
-            let first = models
-                .into_iter()
-                .next()
-                .ok_or_else(|| format!("{base_url} serves no model; name one with --model"))?;
-            build(first)
-        }
+    let mut chat = RemoteChat::openai_compatible(base_url, args.model.clone().unwrap_or_default())
+        .stream(!args.no_stream)
+        .options(RequestOptions {
+            temperature: Some(f64::from(args.temperature)),
+            max_tokens: Some(args.max_tokens),
+            seed: args.seed,
+            ..RequestOptions::default()
+        });
+    if let Some(var) = &args.api_key_env {
+        chat = chat.api_key_env(var).map_err(|e| e.to_string())?;
     }
+    if args.model.is_some() {
+        return Ok(chat);
+    }
+    let first = chat
+        .models()
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .next()
+        .ok_or_else(|| format!("{base_url} serves no model; name one with --model"))?;
+    Ok(chat.model(first))
 }
 
 /// Runs the agent on `model` and prints the transcript (or `--json`).

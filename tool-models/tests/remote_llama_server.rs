@@ -45,15 +45,20 @@ fn toolbox() -> Toolbox {
         .unwrap()
 }
 
+/// Greedy and short: the same request gives the same turn.
+fn greedy() -> RequestOptions {
+    RequestOptions {
+        temperature: Some(0.0),
+        seed: Some(1),
+        max_tokens: Some(24),
+        ..RequestOptions::default()
+    }
+}
+
 fn chat(url: &str, stream: bool) -> RemoteChat {
     RemoteChat::openai_compatible(url, "tiny")
         .stream(stream)
-        .options(RequestOptions {
-            temperature: Some(0.0),
-            seed: Some(1),
-            max_tokens: Some(24),
-            ..RequestOptions::default()
-        })
+        .options(greedy())
         .timeouts(Timeouts {
             connect: Duration::from_secs(5),
             first_byte: Duration::from_secs(60),
@@ -128,12 +133,7 @@ fn raw_completions_run_against_llama_server_with_our_template() {
         let chat = RemoteChat::completions(&server.url, "tiny", TINY_CHAT_TEMPLATE)
             .unwrap()
             .stream(stream)
-            .options(RequestOptions {
-                temperature: Some(0.0),
-                seed: Some(1),
-                max_tokens: Some(24),
-                ..RequestOptions::default()
-            });
+            .options(greedy());
         let mut agent = Agent::new(chat, toolbox()).max_rounds(2);
         let messages = match agent.run(question.clone()) {
             Ok(run) => run.messages,

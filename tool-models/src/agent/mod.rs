@@ -60,7 +60,7 @@ pub use local::{LocalChat, LocalChatError};
 pub use stats::{RunStats, TurnStats};
 
 use serde_json::Value;
-use tool_runtime::{InvalidToolCall, Message, ToolCall, Toolbox};
+use tool_runtime::{Message, Toolbox};
 
 use crate::parse::{Format, StreamEvent};
 use run::{Run, Step};
@@ -266,14 +266,4 @@ fn round_choice(choice: &ToolChoice, round: usize) -> ToolChoice {
         (ToolChoice::Required | ToolChoice::Named(_), r) if r > 1 => ToolChoice::Auto,
         (choice, _) => choice.clone(),
     }
-}
-
-/// The transcript's record of a call that could not be read: what the model
-/// wrote, kept as a string, so the next round shows it its own mistake.
-fn unreadable_call(bad: &InvalidToolCall, index: usize) -> ToolCall {
-    ToolCall::new(
-        bad.id.clone().unwrap_or_else(|| format!("call_{index}")),
-        bad.name.clone().unwrap_or_else(|| "unknown".to_owned()),
-        Value::String(bad.raw_arguments.clone().unwrap_or_default()),
-    )
 }

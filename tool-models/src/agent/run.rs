@@ -7,8 +7,7 @@ use serde_json::Value;
 use tool_runtime::{DefinitionFormat, InvalidToolCall, Message, ToolCall, ToolChoice, Toolbox};
 
 use super::{
-    unreadable_call, AgentError, AgentEvent, AgentRun, ModelDelta, ModelError, RunStats, Turn,
-    TurnRequest,
+    AgentError, AgentEvent, AgentRun, ModelDelta, ModelError, RunStats, Turn, TurnRequest,
 };
 use crate::parse::{Format, ParseOptions, StreamEvent, StreamParser};
 
@@ -243,4 +242,14 @@ impl Round {
             }
         }
     }
+}
+
+/// The transcript's record of a call that could not be read: what the model
+/// wrote, kept as a string, so the next round shows it its own mistake.
+fn unreadable_call(bad: &InvalidToolCall, index: usize) -> ToolCall {
+    ToolCall::new(
+        bad.id.clone().unwrap_or_else(|| format!("call_{index}")),
+        bad.name.clone().unwrap_or_else(|| "unknown".to_owned()),
+        Value::String(bad.raw_arguments.clone().unwrap_or_default()),
+    )
 }

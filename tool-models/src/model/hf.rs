@@ -5,7 +5,7 @@
 use super::backend::Backend;
 use super::config::HfConfig;
 use super::files::ModelFiles;
-use super::json::{read_json_object, token_ids};
+use super::json::{parse_json_object, read_json_object, token_ids};
 use super::weights::Weights;
 use super::{Model, ModelError, Parts, Tokenizer};
 use crate::template::{ModelTemplates, TemplateError};
@@ -43,12 +43,19 @@ pub(crate) fn load(files: ModelFiles<'_>) -> Result<Model, ModelError> {
     }
 
     let tokenizer_config_path = files.path(TOKENIZER_CONFIG);
-    let tokenizer_config = if files.has(TOKENIZER_CONFIG) {
-        let cfg = read_json_object(&files, TOKENIZER_CONFIG, "the tokenizer configuration")?;
-        check_added_tokens(&cfg, &tokenizer, &tokenizer_config_path)?;
-        Some(cfg)
+    // Read once: parsed here, and given to the template loader below.
+    let tokenizer_config_text = if files.has(TOKENIZER_CONFIG) {
+        Some(files.text(TOKENIZER_CONFIG, "the tokenizer configuration")?)
     } else {
         None
+    };
+    let tokenizer_config = match &tokenizer_config_text {
+        Some(text) => {
+            let cfg = parse_json_object(text, tokenizer_config_path.clone())?;
+            check_added_tokens(&cfg, &tokenizer, &tokenizer_config_path)?;
+            Some(cfg)
+        }
+        None => None,
     };
     let special_id = |key: &str| -> Result<Option<u32>, ModelError> {
         let Some(cfg) = &tokenizer_config else {
@@ -114,16 +121,15 @@ pub(crate) fn load(files: ModelFiles<'_>) -> Result<Model, ModelError> {
     let bos_id = gen_bos.first().copied().or(config.bos_id).or(bos_token);
 
     let templates = if tokenizer_config.is_some() || files.has(TEMPLATE_FILE) {
-        let text = |name: &str| -> Result<Option<String>, ModelError> {
-            if !files.has(name) {
-                return Ok(None);
-            }
-            Ok(Some(files.text(name, "")?.into_owned()))
+        let jinja = if files.has(TEMPLATE_FILE) {
+            Some(files.text(TEMPLATE_FILE, "the chat template")?)
+        } else {
+            None
         };
         match ModelTemplates::from_files(
             files.root(),
-            text(TOKENIZER_CONFIG)?.as_deref(),
-            text(TEMPLATE_FILE)?.as_deref(),
+            tokenizer_config_text.as_deref(),
+            jinja.as_deref(),
         ) {
             Ok(t) => Some(t),
             Err(TemplateError::NoTemplate { .. }) => None,

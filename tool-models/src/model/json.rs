@@ -3,7 +3,7 @@
 use super::files::ModelFiles;
 use super::ModelError;
 use serde_json::{Map, Value};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Reads and parses the JSON object `name`; a missing file is reported with
 /// `what` it should hold.
@@ -12,9 +12,15 @@ pub(crate) fn read_json_object(
     name: &str,
     what: &str,
 ) -> Result<Map<String, Value>, ModelError> {
-    let path = files.path(name);
-    let text = files.text(name, what)?;
-    match serde_json::from_str(&text) {
+    parse_json_object(&files.text(name, what)?, files.path(name))
+}
+
+/// Parses `text`, the contents of `path`, whose top level must be an object.
+pub(crate) fn parse_json_object(
+    text: &str,
+    path: PathBuf,
+) -> Result<Map<String, Value>, ModelError> {
+    match serde_json::from_str(text) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(ModelError::invalid(
             path,

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::completions::{read_piece, Completions};
 use super::error::{snippet, RemoteError};
-use super::stream::ChunkMerger;
+use super::stream::{ChunkMerger, Usage};
 use super::wire::{chat_request, RequestOptions};
 use crate::agent::{
     AsyncChatModel, ChatModel, ModelDelta, Turn, TurnFuture, TurnRequest, TurnStats,
@@ -199,6 +199,12 @@ impl RemoteChat {
         self
     }
 
+    /// Names the model requests ask for (one of [`models`](Self::models)).
+    pub fn model(mut self, name: impl Into<String>) -> RemoteChat {
+        self.model = name.into();
+        self
+    }
+
     /// The model's name, as requests give it.
     pub fn model_name(&self) -> &str {
         &self.model
@@ -238,10 +244,16 @@ impl RemoteChat {
     }
 
     fn post(&self, client: &reqwest::Client, url: &str, body: &Value) -> reqwest::RequestBuilder {
-        let mut request = client
-            .post(url)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string());
+        self.authorize(
+            client
+                .post(url)
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body.to_string()),
+        )
+    }
+
+    /// The API key and the extra headers, which every request carries.
+    fn authorize(&self, mut request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
         if let Some(key) = &self.api_key {
             request = request.bearer_auth(key);
         }
@@ -258,10 +270,7 @@ impl RemoteChat {
     pub async fn models_async(&mut self) -> Result<Vec<String>, RemoteError> {
         let client = self.client()?;
         let url = self.url("models");
-        let mut request = client.get(&url);
-        if let Some(key) = &self.api_key {
-            request = request.bearer_auth(key);
-        }
+        let request = self.authorize(client.get(&url));
         let response = tokio::time::timeout(self.timeouts.first_byte, request.send())
             .await
             .map_err(|_| RemoteError::Timeout {
@@ -300,8 +309,8 @@ impl RemoteChat {
     /// As [`respond_async`](Self::respond_async), and
     /// [`RemoteError::InsideRuntime`] when called from async code.
     pub fn models(&mut self) -> Result<Vec<String>, RemoteError> {
-        self.runtime()?;
-        let runtime = self.runtime.take().ok_or(RemoteError::InsideRuntime)?;
+        // Taken out so that `self` can be borrowed by the future.
+        let runtime = self.take_runtime()?;
         let result = runtime.block_on(self.models_async());
         self.runtime = Some(runtime);
         result
@@ -382,20 +391,7 @@ impl RemoteChat {
         }
         let (rest, completion) = merger.finish()?;
         emit(rest, &mut text, &mut first);
-        let elapsed = started.elapsed();
-        let first = first.unwrap_or(elapsed);
-        let usage = completion.usage.unwrap_or_default();
-        Ok(Turn {
-            text,
-            stats: TurnStats {
-                prompt_tokens: usage.prompt_tokens,
-                reused_tokens: usage.cached_tokens.unwrap_or(0),
-                generated_tokens: usage.completion_tokens,
-                prefill: first,
-                decode: elapsed.saturating_sub(first),
-                time_to_first_token: first,
-            },
-        })
+        Ok(finished_turn(text, started, first, completion.usage))
     }
 
     /// A turn in the raw-completions mode: text deltas, parsed by the agent.
@@ -462,20 +458,7 @@ impl RemoteChat {
                 .map_err(|e| RemoteError::Interrupted(e.to_string()))?;
             take(&body, &mut text)?;
         }
-        let elapsed = started.elapsed();
-        let first = first.unwrap_or(elapsed);
-        let usage = usage.unwrap_or_default();
-        Ok(Turn {
-            text,
-            stats: TurnStats {
-                prompt_tokens: usage.prompt_tokens,
-                reused_tokens: usage.cached_tokens.unwrap_or(0),
-                generated_tokens: usage.completion_tokens,
-                prefill: first,
-                decode: elapsed.saturating_sub(first),
-                time_to_first_token: first,
-            },
-        })
+        Ok(finished_turn(text, started, first, usage))
     }
 
     /// Sends the request; a 429 or 503 is sent again (its body unread, so
@@ -519,18 +502,19 @@ impl RemoteChat {
         }
     }
 
-    fn runtime(&mut self) -> Result<&tokio::runtime::Runtime, RemoteError> {
+    /// The runtime of the blocking calls, started on first use; the caller
+    /// puts it back.
+    fn take_runtime(&mut self) -> Result<tokio::runtime::Runtime, RemoteError> {
         if tokio::runtime::Handle::try_current().is_ok() {
             return Err(RemoteError::InsideRuntime);
         }
-        if self.runtime.is_none() {
-            let runtime = tokio::runtime::Builder::new_current_thread()
+        match self.runtime.take() {
+            Some(runtime) => Ok(runtime),
+            None => tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
-                .map_err(|e| RemoteError::Interrupted(format!("cannot start a runtime: {e}")))?;
-            self.runtime = Some(runtime);
+                .map_err(|e| RemoteError::Interrupted(format!("cannot start a runtime: {e}"))),
         }
-        self.runtime.as_ref().ok_or(RemoteError::InsideRuntime)
     }
 }
 
@@ -548,12 +532,35 @@ impl ChatModel for RemoteChat {
         request: &TurnRequest<'_>,
         out: &mut dyn FnMut(ModelDelta<'_>),
     ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>> {
-        // The runtime is taken out so that `self` can be borrowed by the turn.
-        self.runtime()?;
-        let runtime = self.runtime.take().ok_or(RemoteError::InsideRuntime)?;
+        // Taken out so that `self` can be borrowed by the future.
+        let runtime = self.take_runtime()?;
         let result = runtime.block_on(self.respond_async(request, out));
         self.runtime = Some(runtime);
         Ok(result?)
+    }
+}
+
+/// A turn's text and statistics: the engine's token counts, and the time to
+/// the first output as prefill.
+fn finished_turn(
+    text: String,
+    started: Instant,
+    first: Option<Duration>,
+    usage: Option<Usage>,
+) -> Turn {
+    let elapsed = started.elapsed();
+    let first = first.unwrap_or(elapsed);
+    let usage = usage.unwrap_or_default();
+    Turn {
+        text,
+        stats: TurnStats {
+            prompt_tokens: usage.prompt_tokens,
+            reused_tokens: usage.cached_tokens.unwrap_or(0),
+            generated_tokens: usage.completion_tokens,
+            prefill: first,
+            decode: elapsed.saturating_sub(first),
+            time_to_first_token: first,
+        },
     }
 }
 

@@ -5,11 +5,11 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::error::{snippet, RemoteError};
-use super::stream::{error_message, read_usage, Usage};
-use super::wire::RequestOptions;
+use super::stream::{error_message, first_choice, read_usage, Usage};
+use super::wire::{add_sampling, RequestOptions};
 use crate::agent::TurnRequest;
 use crate::parse::{detect_format, Format};
 use crate::template::{ChatTemplate, RenderOptions};
@@ -63,26 +63,7 @@ impl Completions {
         let mut body = Map::new();
         body.insert("model".into(), Value::from(model));
         body.insert("prompt".into(), Value::from(prompt));
-        let mut set = |key: &str, value: Option<Value>| {
-            if let Some(value) = value {
-                body.insert(key.into(), value);
-            }
-        };
-        set("temperature", options.temperature.map(Value::from));
-        set("top_p", options.top_p.map(Value::from));
-        set("max_tokens", options.max_tokens.map(Value::from));
-        set("seed", options.seed.map(Value::from));
-        set(
-            "stop",
-            (!options.stop.is_empty()).then(|| Value::from(options.stop.clone())),
-        );
-        if stream {
-            set("stream", Some(Value::Bool(true)));
-            set("stream_options", Some(json!({"include_usage": true})));
-        }
-        for (key, value) in &options.extra {
-            body.insert(key.clone(), value.clone());
-        }
+        add_sampling(&mut body, options, stream);
         Ok(Value::Object(body))
     }
 }
@@ -109,14 +90,7 @@ pub(super) fn read_piece(data: &str) -> Result<Piece, RemoteError> {
         usage: value.get("usage").and_then(read_usage),
         ..Piece::default()
     };
-    let first = value
-        .get("choices")
-        .and_then(Value::as_array)
-        .and_then(|c| {
-            c.iter()
-                .find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)
-        });
-    if let Some(choice) = first {
+    if let Some(choice) = value.get("choices").and_then(first_choice) {
         if let Some(text) = choice.get("text").and_then(Value::as_str) {
             piece.text = text.to_owned();
         }

@@ -204,11 +204,7 @@ impl ChunkMerger {
             None | Some(Value::Null) => &[],
             Some(_) => return Err(malformed("expected `choices` to be an array")),
         };
-        // Only the first choice is a turn; `n` > 1 is not asked for.
-        let Some(choice) = choices
-            .iter()
-            .find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)
-        else {
+        let Some(choice) = choices.iter().find(|c| is_first(c)) else {
             return Ok(events);
         };
         if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
@@ -384,6 +380,17 @@ fn finish_call(slot: &Slot) -> Result<ToolCall, InvalidToolCall> {
         }
     };
     Ok(ToolCall::new(slot.id.clone(), slot.name.clone(), arguments))
+}
+
+/// Whether `choice` is the first (index 0, or no index): the turn; `n` > 1
+/// is never asked for.
+fn is_first(choice: &Value) -> bool {
+    choice.get("index").and_then(Value::as_u64).unwrap_or(0) == 0
+}
+
+/// The first choice of a `choices` array.
+pub(super) fn first_choice(choices: &Value) -> Option<&Value> {
+    choices.as_array()?.iter().find(|c| is_first(c))
 }
 
 pub(super) fn read_usage(usage: &Value) -> Option<Usage> {

@@ -145,6 +145,29 @@ pub fn chat_request(
             body.insert("parallel_tool_calls".into(), Value::from(parallel));
         }
     }
+    if let Some(format) = &options.response_format {
+        body.insert(
+            "response_format".into(),
+            match format {
+                ResponseFormat::JsonObject => json!({"type": "json_object"}),
+                ResponseFormat::JsonSchema {
+                    name,
+                    schema,
+                    strict,
+                } => json!({
+                    "type": "json_schema",
+                    "json_schema": {"name": name, "schema": schema, "strict": strict},
+                }),
+            },
+        );
+    }
+    add_sampling(&mut body, options, stream);
+    Value::Object(body)
+}
+
+/// What both endpoints take alike: sampling, streaming (with the usage
+/// chunk), and the engine-specific fields last, so that they win.
+pub(super) fn add_sampling(body: &mut Map<String, Value>, options: &RequestOptions, stream: bool) {
     let mut set = |key: &str, value: Option<Value>| {
         if let Some(value) = value {
             body.insert(key.into(), value);
@@ -158,20 +181,6 @@ pub fn chat_request(
         "stop",
         (!options.stop.is_empty()).then(|| Value::from(options.stop.clone())),
     );
-    set(
-        "response_format",
-        options.response_format.as_ref().map(|f| match f {
-            ResponseFormat::JsonObject => json!({"type": "json_object"}),
-            ResponseFormat::JsonSchema {
-                name,
-                schema,
-                strict,
-            } => json!({
-                "type": "json_schema",
-                "json_schema": {"name": name, "schema": schema, "strict": strict},
-            }),
-        }),
-    );
     if stream {
         set("stream", Some(Value::Bool(true)));
         set("stream_options", Some(json!({"include_usage": true})));
@@ -179,7 +188,6 @@ pub fn chat_request(
     for (key, value) in &options.extra {
         body.insert(key.clone(), value.clone());
     }
-    Value::Object(body)
 }
 
 fn wire_choice(choice: &ToolChoice) -> Value {
