@@ -36,6 +36,7 @@
 //! | `agent` | [`models::agent`]: the agent loop over any chat model | — |
 //! | `remote` | [`models::remote`]: models served by OpenAI-compatible engines | reqwest, tokio, minijinja |
 //! | `remote-tls` | HTTPS for hosted APIs | rustls, ring |
+//! | `server` | [`models::server`]: an OpenAI-compatible server for local models | axum, tokio |
 //! | `local` | local models on the CPU, constrained calls (`models::model`, `generate`, `constrain`) | candle, tokenizers, llguidance |
 //! | `bundled` | [`bundled`]: the project's small model, embedded (about 7.5 MB) | |
 //! | `cli` (default) | the `tool-use` command; all of the above but `remote-tls` | clap |

@@ -25,6 +25,9 @@ enum Command {
     Models(cli::models::ModelsArgs),
     /// Generate once from a prompt, without the agent (token-level comparisons).
     Generate(cli::generate::GenerateArgs),
+    /// Serve a local model (the bundled one by default) over the OpenAI
+    /// Chat Completions API.
+    Serve(cli::serve::ServeArgs),
     /// Parse a model's raw output (stdin) into content, reasoning and tool calls.
     Parse(cli::parse::ParseArgs),
 }
@@ -35,6 +38,7 @@ fn main() -> ExitCode {
         Command::Parse(args) => cli::parse::run(args),
         Command::Chat(args) => cli::finish("chat", cli::chat::run(args)),
         Command::Models(args) => cli::finish("models", cli::models::run(args)),
+        Command::Serve(args) => cli::finish("serve", cli::serve::run(args)),
         Command::Generate(args) => cli::finish("generate", cli::generate::run(args)),
     }
 }

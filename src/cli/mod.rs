@@ -4,6 +4,7 @@ pub mod chat;
 pub mod generate;
 pub mod models;
 pub mod parse;
+pub mod serve;
 pub mod template;
 
 use std::process::{ExitCode, Termination};

@@ -46,5 +46,7 @@ pub mod model;
 pub mod parse;
 #[cfg(feature = "remote")]
 pub mod remote;
+#[cfg(feature = "server")]
+pub mod server;
 #[cfg(feature = "templates")]
 pub mod template;

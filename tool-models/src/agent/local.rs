@@ -5,10 +5,10 @@ use serde_json::Value;
 
 use super::{ChatModel, ModelDelta, Turn, TurnRequest, TurnStats};
 use crate::constrain::{ConstrainError, TokenEnv, ToolConstraint};
-use crate::generate::{GenerateOptions, TokenConstraint};
-use crate::model::Model;
+use crate::generate::{GenerateError, GenerateOptions, Generation, TokenConstraint};
+use crate::model::{Model, ModelError};
 use crate::parse::Format;
-use crate::template::RenderOptions;
+use crate::template::{RenderOptions, TemplateError};
 use tool_runtime::ToolChoice;
 
 /// Why a local model cannot drive the agent.
@@ -20,9 +20,54 @@ pub enum LocalChatError {
     /// The template does not show which tool-call format the model writes.
     #[error("cannot tell the model's tool-call format from its chat template; name one of: {0}")]
     UnknownFormat(String),
-    /// Building the constraint failed.
+    /// Building the constraint failed (a tool's schema, `tool_choice`).
     #[error(transparent)]
     Constrain(#[from] ConstrainError),
+    /// The template refused or failed to render the conversation.
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+    /// Tokenising the prompt or decoding the output failed.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The prompt does not fit, or generation failed.
+    #[error(transparent)]
+    Generate(#[from] GenerateError),
+}
+
+/// A turn rendered, tokenised and checked against the context, with its
+/// constraint built: what can fail because of the request has failed.
+pub struct PreparedTurn {
+    prompt: String,
+    tokens: Vec<u32>,
+    constraint: Option<Box<dyn TokenConstraint>>,
+}
+
+impl std::fmt::Debug for PreparedTurn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedTurn")
+            .field("prompt", &self.prompt)
+            .field("tokens", &self.tokens.len())
+            .field("constrained", &self.constraint.is_some())
+            .finish()
+    }
+}
+
+impl PreparedTurn {
+    /// The rendered prompt.
+    pub fn prompt(&self) -> &str {
+        &self.prompt
+    }
+
+    /// Tokens in the prompt.
+    pub fn prompt_tokens(&self) -> usize {
+        self.tokens.len()
+    }
+
+    /// Whether the output is constrained (calls to the tools' schemas, or
+    /// the answer to its schema).
+    pub fn is_constrained(&self) -> bool {
+        self.constraint.is_some()
+    }
 }
 
 /// A [`Model`] wrapped for [`Agent`](super::Agent).
@@ -130,16 +175,17 @@ impl LocalChat {
         &mut self,
         tools: &[Value],
         choice: &ToolChoice,
+        answer_schema: Option<&Value>,
     ) -> Result<Option<Box<dyn TokenConstraint>>, ConstrainError> {
         if !self.constrain {
             return Ok(None);
         }
         if tools.is_empty() {
-            return match self.schema.clone() {
+            return match answer_schema {
                 Some(schema) => {
                     let env = self.token_env()?;
                     Ok(Some(Box::new(crate::constrain::JsonConstraint::new(
-                        &env, &schema,
+                        &env, schema,
                     )?)))
                 }
                 None => Ok(None),
@@ -166,7 +212,7 @@ impl LocalChat {
     /// with the KV cache at the first such token. Only the new text is
     /// tokenised; it starts after the end-of-turn token, where the
     /// tokenizer splits anyway.
-    fn encode_prompt(&self, text: &str) -> Result<Vec<u32>, crate::model::ModelError> {
+    fn encode_prompt(&self, text: &str) -> Result<Vec<u32>, ModelError> {
         let tokenizer = self.model.tokenizer();
         match &self.last {
             Some(last) if text.starts_with(&last.text) => {
@@ -176,6 +222,67 @@ impl LocalChat {
             }
             _ => tokenizer.encode(text),
         }
+    }
+}
+
+impl LocalChat {
+    /// Renders `request` with the model's template, tokenises it (reusing
+    /// the previous turn's tokens where the prompt extends it), checks it
+    /// fits the context, and builds the constraint: calls to the offered
+    /// tools under the request's `tool_choice`, or, when no tool is
+    /// offered, an answer valid against `answer_schema`.
+    pub fn prepare(
+        &mut self,
+        request: &TurnRequest<'_>,
+        answer_schema: Option<&Value>,
+    ) -> Result<PreparedTurn, LocalChatError> {
+        let render = RenderOptions::new(request.messages)
+            .tools(request.tools)
+            .add_generation_prompt(true)
+            .special_tokens(&self.special_tokens);
+        let template = self
+            .model
+            .chat_template()
+            .ok_or_else(|| LocalChatError::NoTemplate(self.model.path().display().to_string()))?;
+        let prompt = template.render(&render)?;
+        let tokens = self.encode_prompt(&prompt.text)?;
+        self.model.check_prompt(&tokens)?;
+        let constraint = self.constraint(request.tools, request.tool_choice, answer_schema)?;
+        Ok(PreparedTurn {
+            prompt: prompt.text,
+            tokens,
+            constraint,
+        })
+    }
+
+    /// Generates the turn `prepare` made ready, with `options` (this
+    /// chat's own [`options`](LocalChat::options) are for the agent's turns).
+    pub fn generate(
+        &mut self,
+        turn: PreparedTurn,
+        options: &GenerateOptions,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Generation, LocalChatError> {
+        let PreparedTurn {
+            prompt,
+            tokens,
+            mut constraint,
+        } = turn;
+        let generation = self.model.generate(
+            &tokens,
+            options,
+            match constraint.as_mut() {
+                Some(c) => Some(c.as_mut()),
+                None => None,
+            },
+            on_text,
+        )?;
+        let mut text = prompt;
+        text.push_str(&self.model.tokenizer().decode(&generation.tokens)?);
+        let mut all = tokens;
+        all.extend_from_slice(&generation.tokens);
+        self.last = Some(LastTurn { text, tokens: all });
+        Ok(generation)
     }
 }
 
@@ -189,31 +296,10 @@ impl ChatModel for LocalChat {
         request: &TurnRequest<'_>,
         out: &mut dyn FnMut(ModelDelta<'_>),
     ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>> {
-        let render = RenderOptions::new(request.messages)
-            .tools(request.tools)
-            .add_generation_prompt(true)
-            .special_tokens(&self.special_tokens);
-        let template = self
-            .model
-            .chat_template()
-            .ok_or_else(|| LocalChatError::NoTemplate(self.model.path().display().to_string()))?;
-        let prompt = template.render(&render)?;
-        let tokens = self.encode_prompt(&prompt.text)?;
-        let mut constraint = self.constraint(request.tools, request.tool_choice)?;
-        let generation = self.model.generate(
-            &tokens,
-            &self.options,
-            match constraint.as_mut() {
-                Some(c) => Some(c.as_mut()),
-                None => None,
-            },
-            &mut |text| out(ModelDelta::Text(text)),
-        )?;
-        let mut text = prompt.text;
-        text.push_str(&self.model.tokenizer().decode(&generation.tokens)?);
-        let mut all = tokens;
-        all.extend_from_slice(&generation.tokens);
-        self.last = Some(LastTurn { text, tokens: all });
+        let schema = self.schema.clone();
+        let turn = self.prepare(request, schema.as_ref())?;
+        let options = self.options.clone();
+        let generation = self.generate(turn, &options, &mut |text| out(ModelDelta::Text(text)))?;
         let stats = TurnStats {
             prompt_tokens: generation.prompt_tokens,
             reused_tokens: generation.reused_tokens,

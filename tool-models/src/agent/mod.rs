@@ -56,7 +56,7 @@ mod stats;
 pub use error::AgentError;
 pub use event::AgentEvent;
 #[cfg(feature = "local")]
-pub use local::{LocalChat, LocalChatError};
+pub use local::{LocalChat, LocalChatError, PreparedTurn};
 pub use stats::{RunStats, TurnStats};
 
 use serde_json::Value;

@@ -32,8 +32,10 @@
 //! **Stopping.** Generation stops at the model's end-of-sequence tokens
 //! (plus [`GenerateOptions::eos_token_ids`]), at a stop string, after
 //! `max_new_tokens`, when the constraint is finished, or when the context is
-//! full. A prompt longer than the context is an error before anything runs.
+//! full, or when [`GenerateOptions::cancel`] is raised. A prompt longer
+//! than the context is an error before anything runs.
 
+mod cancel;
 mod error;
 mod mask;
 mod options;
@@ -42,6 +44,7 @@ mod run;
 mod sampler;
 mod stop;
 
+pub use cancel::CancelFlag;
 pub use error::GenerateError;
 pub use mask::{ConstraintError, TokenConstraint, TokenSet};
 pub use options::{GenerateOptions, Generation, StopReason};

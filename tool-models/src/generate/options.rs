@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use super::CancelFlag;
+
 /// How to generate. The default is greedy decoding of up to 256 tokens,
 /// stopping at the model's end-of-sequence tokens.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,6 +26,8 @@ pub struct GenerateOptions {
     /// Keep generating past the model's own eos ids (for benchmarks that
     /// need a fixed number of tokens); `eos_token_ids` still end generation.
     pub ignore_eos: bool,
+    /// Ends generation early once raised ([`StopReason::Cancelled`]).
+    pub cancel: Option<CancelFlag>,
 }
 
 impl Default for GenerateOptions {
@@ -37,6 +41,7 @@ impl Default for GenerateOptions {
             stop_strings: Vec::new(),
             eos_token_ids: Vec::new(),
             ignore_eos: false,
+            cancel: None,
         }
     }
 }
@@ -90,6 +95,8 @@ pub enum StopReason {
     ConstraintFinished,
     /// The context is full: no more tokens fit.
     ContextFull,
+    /// The [`CancelFlag`] was raised.
+    Cancelled,
 }
 
 /// The result of a generation.

@@ -116,7 +116,7 @@ impl Model {
         }
     }
 
-    fn check_prompt(&self, prompt: &[u32]) -> Result<(), GenerateError> {
+    pub(crate) fn check_prompt(&self, prompt: &[u32]) -> Result<(), GenerateError> {
         if prompt.is_empty() {
             return Err(GenerateError::EmptyPrompt);
         }

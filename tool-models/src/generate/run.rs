@@ -2,7 +2,7 @@
 
 use super::sampler::Sampler;
 use super::stop::StopMatcher;
-use super::{GenerateError, GenerateOptions, Generation, StopReason, TokenConstraint};
+use super::{CancelFlag, GenerateError, GenerateOptions, Generation, StopReason, TokenConstraint};
 use crate::model::Model;
 use std::time::{Duration, Instant};
 
@@ -56,6 +56,13 @@ impl Model {
             }
             if tokens.len() >= options.max_new_tokens {
                 break StopReason::MaxTokens;
+            }
+            if options
+                .cancel
+                .as_ref()
+                .is_some_and(CancelFlag::is_cancelled)
+            {
+                break StopReason::Cancelled;
             }
             let allowed = match constraint.as_mut() {
                 Some(c) => c.allowed()?,

@@ -1,0 +1,99 @@
+//! `tool-use serve`: a local model behind the OpenAI Chat Completions API.
+
+use std::path::PathBuf;
+
+use tool_use::models::agent::LocalChat;
+use tool_use::models::generate::GenerateOptions;
+use tool_use::models::model::Model;
+use tool_use::models::server::Server;
+
+/// Arguments of `tool-use serve`.
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    /// A Hugging Face model directory or a `.gguf` file (default: the
+    /// bundled model, or `$TOOL_USE_MODEL`).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// The name clients use for the model (default: the directory or file
+    /// name; `tool-use-mini` for the bundled model).
+    #[arg(long)]
+    name: Option<String>,
+    /// The address to listen on. Anything but loopback exposes the model to
+    /// the network: set `--api-key-env` then.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// The port to listen on (0 picks a free one and prints it).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// The environment variable holding the API key clients must send as
+    /// `Authorization: Bearer <key>`.
+    #[arg(long)]
+    api_key_env: Option<String>,
+    /// Requests that may wait while one generates; beyond it, 503.
+    #[arg(long, default_value_t = 64)]
+    max_queue: usize,
+    /// Temperature for requests that do not give one (0 is greedy).
+    #[arg(long, default_value_t = 0.0)]
+    temperature: f32,
+    /// Generate calls freely instead of constraining them to the tools' schemas.
+    #[arg(long)]
+    no_constrain: bool,
+}
+
+/// Runs `tool-use serve` until interrupted.
+pub fn run(args: ServeArgs) -> Result<(), String> {
+    let (model, default_name) = match &args.model {
+        Some(path) => (
+            Model::load(path),
+            path.file_stem()
+                .map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned()),
+        ),
+        None => (tool_use::bundled::load(), "tool-use-mini".to_owned()),
+    };
+    let model = model.map_err(|e| e.to_string())?;
+    let context = model.context_length();
+    let chat = LocalChat::new(model)
+        .map_err(|e| e.to_string())?
+        .constrain(!args.no_constrain);
+    let server_name = args.name.clone().unwrap_or(default_name);
+    let mut server = Server::new(chat, server_name.clone())
+        .max_queue(args.max_queue)
+        .defaults(GenerateOptions {
+            temperature: args.temperature,
+            ..GenerateOptions::greedy(context)
+        });
+    if let Some(var) = &args.api_key_env {
+        let key = std::env::var(var)
+            .map_err(|_| format!("--api-key-env {var}: the variable is not set"))?;
+        if key.is_empty() {
+            return Err(format!("--api-key-env {var}: the variable is empty"));
+        }
+        server = server.api_key(key);
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    runtime.block_on(async move {
+        let address = format!("{}:{}", args.host, args.port);
+        let listener = tokio::net::TcpListener::bind(&address)
+            .await
+            .map_err(|e| format!("cannot listen on {address}: {e}"))?;
+        let local = listener
+            .local_addr()
+            .map_err(|e| format!("cannot read the listening address: {e}"))?;
+        // Tests and scripts wait for this line to learn the port.
+        println!("listening on http://{local}/v1");
+        eprintln!(
+            "serving {name} (queue {queue}; Ctrl-C stops)",
+            name = server_name,
+            queue = args.max_queue
+        );
+        server
+            .serve_until(listener, async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+            .map_err(|e| e.to_string())
+    })
+}

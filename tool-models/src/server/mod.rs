@@ -1,0 +1,151 @@
+//! An OpenAI-compatible server for a local model: `GET /v1/models`,
+//! `POST /v1/chat/completions` (streamed or not), `GET /health`.
+//!
+//! Tools in a request go into the model's own chat template, its output is
+//! read by its family's parser, and calls are constrained to the tools'
+//! schemas where the family has a grammar. One model on the CPU serves one
+//! generation at a time; further requests wait in a bounded queue and are
+//! refused with 503 and `Retry-After` beyond it. A conversation that
+//! continues the previous one reuses its KV cache, reported as
+//! `usage.prompt_tokens_details.cached_tokens`. A client that disconnects
+//! cancels its generation. Every refusal is an OpenAI-shaped error object.
+//!
+//! ```no_run
+//! use tool_models::agent::LocalChat;
+//! use tool_models::model::Model;
+//! use tool_models::server::Server;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let chat = LocalChat::new(Model::load("models/tool-use-mini")?)?;
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! Server::new(chat, "tool-use-mini").max_queue(16).serve(listener).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+mod auth;
+mod error;
+mod reply;
+mod request;
+mod routes;
+mod worker;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use crate::agent::LocalChat;
+use crate::generate::GenerateOptions;
+
+/// Why the server could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The thread that runs the model could not be started.
+    #[error("cannot start the model thread: {0}")]
+    Spawn(std::io::Error),
+    /// Accepting connections failed.
+    #[error("the server stopped: {0}")]
+    Io(std::io::Error),
+}
+
+/// A local model served over the OpenAI Chat Completions API.
+pub struct Server {
+    chat: LocalChat,
+    model: String,
+    api_key: Option<String>,
+    max_queue: usize,
+    max_body_bytes: usize,
+    defaults: GenerateOptions,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("max_queue", &self.max_queue)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("defaults", &self.defaults)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// Serves `chat` under the model name `model` (what `/v1/models` lists
+    /// and requests name). Requests without `temperature` decode greedily;
+    /// without `max_tokens`, until the model stops or the context is full.
+    pub fn new(chat: LocalChat, model: impl Into<String>) -> Server {
+        let context = chat.model().context_length();
+        Server {
+            chat,
+            model: model.into(),
+            api_key: None,
+            max_queue: 64,
+            max_body_bytes: 8 << 20,
+            defaults: GenerateOptions::greedy(context),
+        }
+    }
+
+    /// Requires `Authorization: Bearer <key>` on `/v1/*` (compared in
+    /// constant time; never logged).
+    pub fn api_key(mut self, key: impl Into<String>) -> Server {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// How many requests may wait while one generates (64 by default);
+    /// beyond it, 503 with `Retry-After`.
+    pub fn max_queue(mut self, n: usize) -> Server {
+        self.max_queue = n;
+        self
+    }
+
+    /// The largest request body accepted (8 MiB by default); larger ones
+    /// get 413.
+    pub fn max_body_bytes(mut self, n: usize) -> Server {
+        self.max_body_bytes = n;
+        self
+    }
+
+    /// Generation options for what a request leaves out (temperature,
+    /// top_p, seed, max_tokens, stop); `cancel` is the server's own.
+    pub fn defaults(mut self, options: GenerateOptions) -> Server {
+        self.defaults = options;
+        self
+    }
+
+    /// The routes, with the model's thread started: to nest in a larger
+    /// axum application or to serve with your own listener.
+    pub fn router(self) -> Result<axum::Router, ServerError> {
+        let worker = worker::Worker::spawn(self.chat, self.defaults, self.max_queue)
+            .map_err(ServerError::Spawn)?;
+        let created = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        Ok(routes::router(Arc::new(routes::Shared {
+            worker,
+            model: self.model,
+            api_key: self.api_key,
+            max_body_bytes: self.max_body_bytes,
+            created,
+        })))
+    }
+
+    /// Serves on `listener` until the process ends.
+    pub async fn serve(self, listener: tokio::net::TcpListener) -> Result<(), ServerError> {
+        self.serve_until(listener, std::future::pending()).await
+    }
+
+    /// Serves on `listener` until `shutdown` completes, then finishes the
+    /// answers in flight.
+    pub async fn serve_until(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServerError> {
+        let router = self.router()?;
+        axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown)
+            .await
+            .map_err(ServerError::Io)
+    }
+}

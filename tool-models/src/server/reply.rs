@@ -1,0 +1,297 @@
+//! The answer's wire form: the parser's events become chunk deltas, and
+//! the non-streamed message is those same deltas merged, so that streamed
+//! and non-streamed answers agree by construction.
+
+use rand::distr::{Alphanumeric, SampleString};
+use serde_json::{json, Map, Value};
+
+use crate::parse::StreamEvent;
+
+/// Why the answer ended, as the API names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Finish {
+    Stop,
+    Length,
+    ToolCalls,
+}
+
+impl Finish {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Finish::Stop => "stop",
+            Finish::Length => "length",
+            Finish::ToolCalls => "tool_calls",
+        }
+    }
+}
+
+/// Token counts of one answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Usage {
+    pub prompt_tokens: usize,
+    pub completion_tokens: usize,
+    /// Prompt tokens whose KV cache was reused from an earlier request.
+    pub cached_tokens: usize,
+}
+
+impl Usage {
+    pub fn to_json(self) -> Value {
+        json!({
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": self.cached_tokens},
+        })
+    }
+}
+
+/// A call id the strictest templates accept: Mistral's require exactly
+/// nine alphanumeric characters.
+pub(crate) fn call_id() -> String {
+    Alphanumeric.sample_string(&mut rand::rng(), 9)
+}
+
+/// An id for a completion.
+pub(crate) fn completion_id() -> String {
+    format!(
+        "chatcmpl-{}",
+        Alphanumeric.sample_string(&mut rand::rng(), 24)
+    )
+}
+
+/// One call of the answer, as sent so far.
+#[derive(Debug, Clone)]
+struct Call {
+    /// The parser's index, to match its later events.
+    parser_index: usize,
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+/// Turns parser events into chunk deltas and remembers what was sent.
+#[derive(Debug, Default)]
+pub(crate) struct Assembler {
+    content: Option<String>,
+    reasoning: Option<String>,
+    calls: Vec<Call>,
+}
+
+impl Assembler {
+    /// The delta (`choices[0].delta`) for one event, if it adds anything.
+    pub fn delta(&mut self, event: StreamEvent) -> Option<Value> {
+        match event {
+            StreamEvent::Content(text) => self.content_delta(text),
+            StreamEvent::Reasoning(text) if !text.is_empty() => {
+                self.reasoning
+                    .get_or_insert_with(String::new)
+                    .push_str(&text);
+                Some(json!({"reasoning_content": text}))
+            }
+            StreamEvent::Reasoning(_) => None,
+            StreamEvent::ToolCallStart { index, name, .. } => {
+                let id = call_id();
+                let at = self.calls.len();
+                self.calls.push(Call {
+                    parser_index: index,
+                    id: id.clone(),
+                    name: name.clone(),
+                    arguments: String::new(),
+                });
+                Some(json!({"tool_calls": [{
+                    "index": at, "id": id, "type": "function",
+                    "function": {"name": name, "arguments": ""},
+                }]}))
+            }
+            StreamEvent::ToolCallArguments { index, delta } => {
+                let at = self.position(index)?;
+                self.arguments(at, delta)
+            }
+            StreamEvent::ToolCallEnd { index, call } => {
+                let at = self.position(index)?;
+                // Whatever the parser streamed, the call ends with its
+                // final arguments: send what is missing when it is a
+                // continuation (a parser that streamed a different
+                // spelling of the same value has already said it all).
+                let full = call.arguments.to_string();
+                let sent = &self.calls[at].arguments;
+                if sent.is_empty() {
+                    self.arguments(at, full)
+                } else if let Some(rest) = full.strip_prefix(sent.as_str()) {
+                    let rest = rest.to_owned();
+                    self.arguments(at, rest)
+                } else {
+                    None
+                }
+            }
+            // Nothing the model wrote is lost: an unreadable call reaches
+            // the client as the text it was.
+            StreamEvent::InvalidToolCall(invalid) => {
+                self.content_delta(invalid.raw_arguments.unwrap_or_default())
+            }
+        }
+    }
+
+    fn content_delta(&mut self, text: String) -> Option<Value> {
+        if text.is_empty() {
+            return None;
+        }
+        self.content.get_or_insert_with(String::new).push_str(&text);
+        Some(json!({"content": text}))
+    }
+
+    fn position(&self, parser_index: usize) -> Option<usize> {
+        self.calls
+            .iter()
+            .rposition(|c| c.parser_index == parser_index)
+    }
+
+    fn arguments(&mut self, at: usize, delta: String) -> Option<Value> {
+        if delta.is_empty() {
+            return None;
+        }
+        self.calls[at].arguments.push_str(&delta);
+        Some(json!({"tool_calls": [{"index": at, "function": {"arguments": delta}}]}))
+    }
+
+    /// The non-streamed message: every delta merged.
+    pub fn message(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("role".into(), "assistant".into());
+        m.insert(
+            "content".into(),
+            self.content.clone().map_or(Value::Null, Value::String),
+        );
+        if let Some(reasoning) = &self.reasoning {
+            m.insert("reasoning_content".into(), reasoning.clone().into());
+        }
+        if !self.calls.is_empty() {
+            let calls: Vec<Value> = self
+                .calls
+                .iter()
+                .map(|c| {
+                    json!({"id": c.id, "type": "function",
+                        "function": {"name": c.name, "arguments": c.arguments}})
+                })
+                .collect();
+            m.insert("tool_calls".into(), calls.into());
+        }
+        Value::Object(m)
+    }
+}
+
+/// Fields every completion object and chunk carries.
+#[derive(Debug, Clone)]
+pub(crate) struct Envelope {
+    pub id: String,
+    pub created: u64,
+    pub model: String,
+}
+
+impl Envelope {
+    pub fn new(model: &str) -> Envelope {
+        Envelope {
+            id: completion_id(),
+            created: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            model: model.to_owned(),
+        }
+    }
+
+    /// A `chat.completion.chunk` with one choice.
+    pub fn chunk(&self, delta: Value, finish: Option<Finish>) -> Value {
+        json!({
+            "id": self.id, "object": "chat.completion.chunk", "created": self.created,
+            "model": self.model,
+            "choices": [{"index": 0, "delta": delta, "logprobs": null,
+                "finish_reason": finish.map(Finish::as_str)}],
+        })
+    }
+
+    /// The usage-only chunk that ends a stream when the client asks for it.
+    pub fn usage_chunk(&self, usage: Usage) -> Value {
+        json!({
+            "id": self.id, "object": "chat.completion.chunk", "created": self.created,
+            "model": self.model, "choices": [], "usage": usage.to_json(),
+        })
+    }
+
+    /// The whole `chat.completion`.
+    pub fn completion(&self, message: Value, finish: Finish, usage: Usage) -> Value {
+        json!({
+            "id": self.id, "object": "chat.completion", "created": self.created,
+            "model": self.model,
+            "choices": [{"index": 0, "message": message, "logprobs": null,
+                "finish_reason": finish.as_str()}],
+            "usage": usage.to_json(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tool_runtime::{InvalidToolCall, ToolCall};
+
+    fn start(index: usize, name: &str) -> StreamEvent {
+        StreamEvent::ToolCallStart {
+            index,
+            id: format!("call_{index}"),
+            name: name.into(),
+        }
+    }
+
+    fn end(index: usize, arguments: Value) -> StreamEvent {
+        StreamEvent::ToolCallEnd {
+            index,
+            call: ToolCall::new(format!("call_{index}"), "f", arguments),
+        }
+    }
+
+    #[test]
+    fn streamed_arguments_are_completed_to_the_final_ones() {
+        let mut a = Assembler::default();
+        let mut sent = String::new();
+        for event in [
+            start(0, "f"),
+            StreamEvent::ToolCallArguments {
+                index: 0,
+                delta: "{\"a\":".into(),
+            },
+            end(0, json!({"a": 1, "b": "x"})),
+        ] {
+            if let Some(d) = a.delta(event) {
+                if let Some(args) = d["tool_calls"][0]["function"]["arguments"].as_str() {
+                    sent.push_str(args);
+                }
+            }
+        }
+        assert_eq!(sent, r#"{"a":1,"b":"x"}"#);
+        let m = a.message();
+        assert_eq!(m["tool_calls"][0]["function"]["arguments"], sent);
+        assert_eq!(m["content"], Value::Null);
+        let id = m["tool_calls"][0]["id"].as_str().unwrap();
+        assert_eq!(id.len(), 9);
+        assert!(id.chars().all(|c| c.is_ascii_alphanumeric()));
+    }
+
+    #[test]
+    fn calls_are_numbered_as_sent_and_invalid_ones_become_text() {
+        let mut a = Assembler::default();
+        a.delta(StreamEvent::Content("Checking. ".into()));
+        a.delta(StreamEvent::InvalidToolCall(InvalidToolCall {
+            id: None,
+            name: None,
+            raw_arguments: Some("{oops".into()),
+            error: "not JSON".into(),
+        }));
+        let d = a.delta(start(1, "g")).unwrap();
+        assert_eq!(d["tool_calls"][0]["index"], 0);
+        a.delta(end(1, json!({})));
+        let m = a.message();
+        assert_eq!(m["content"], "Checking. {oops");
+        assert_eq!(m["tool_calls"][0]["function"]["name"], "g");
+        assert_eq!(m["tool_calls"][0]["function"]["arguments"], "{}");
+    }
+}

@@ -1,0 +1,202 @@
+//! The generation thread: one model on the CPU serves one request at a
+//! time, in arrival order, from a bounded queue.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
+use std::sync::Arc;
+
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::error::ApiError;
+use super::reply::{Finish, Usage};
+use super::request::ChatRequest;
+use crate::agent::{ChatModel, LocalChat, TurnRequest};
+use crate::generate::{CancelFlag, GenerateOptions, StopReason};
+use crate::parse::{ParseOptions, StreamEvent};
+
+/// A request waiting for the model.
+pub(crate) struct Job {
+    pub request: ChatRequest,
+    /// Raised when the client goes away: a queued job is skipped, a running
+    /// one stops at its next token.
+    pub cancel: CancelFlag,
+    pub replies: UnboundedSender<Reply>,
+}
+
+/// What the worker tells the request's handler, in this order: `Started`
+/// or `Failed`, then events, then `Done` or `Failed`.
+#[derive(Debug)]
+pub(crate) enum Reply {
+    /// The prompt was rendered and fits: generation begins.
+    Started,
+    /// Parsed output.
+    Event(StreamEvent),
+    Done {
+        finish: Finish,
+        usage: Usage,
+    },
+    Failed(ApiError),
+}
+
+/// The handle the HTTP side submits jobs through.
+#[derive(Debug, Clone)]
+pub(crate) struct Worker {
+    jobs: SyncSender<Job>,
+    max_queue: usize,
+    load: Arc<Load>,
+}
+
+/// What the worker is doing, for `/health`.
+#[derive(Debug, Default)]
+struct Load {
+    queued: AtomicUsize,
+    generating: AtomicBool,
+}
+
+impl Worker {
+    /// Starts the thread that owns the model.
+    pub fn spawn(
+        chat: LocalChat,
+        defaults: GenerateOptions,
+        max_queue: usize,
+    ) -> std::io::Result<Worker> {
+        let (jobs, queue) = sync_channel::<Job>(max_queue);
+        let load = Arc::new(Load::default());
+        let seen = Arc::clone(&load);
+        std::thread::Builder::new()
+            .name("tool-use-model".into())
+            .spawn(move || {
+                let mut chat = chat;
+                for job in queue {
+                    seen.queued.fetch_sub(1, Ordering::Relaxed);
+                    if job.cancel.is_cancelled() {
+                        continue;
+                    }
+                    seen.generating.store(true, Ordering::Relaxed);
+                    // A bug in one request must not take the server down.
+                    let outcome =
+                        catch_unwind(AssertUnwindSafe(|| serve(&mut chat, &defaults, &job)))
+                            .unwrap_or_else(|_| {
+                                Err(ApiError::internal("generation failed unexpectedly"))
+                            });
+                    seen.generating.store(false, Ordering::Relaxed);
+                    if let Err(e) = outcome {
+                        let _ = job.replies.send(Reply::Failed(e));
+                    }
+                }
+            })?;
+        Ok(Worker {
+            jobs,
+            max_queue,
+            load,
+        })
+    }
+
+    /// Queues a job, or refuses it at once when the queue is full.
+    pub fn submit(&self, job: Job) -> Result<(), ApiError> {
+        self.load.queued.fetch_add(1, Ordering::Relaxed);
+        self.jobs.try_send(job).map_err(|e| {
+            self.load.queued.fetch_sub(1, Ordering::Relaxed);
+            match e {
+                TrySendError::Full(_) => ApiError::busy(self.max_queue),
+                TrySendError::Disconnected(_) => ApiError::internal("the model thread has stopped"),
+            }
+        })
+    }
+
+    /// Requests waiting, and whether one is generating.
+    pub fn load(&self) -> (usize, bool) {
+        (
+            self.load.queued.load(Ordering::Relaxed),
+            self.load.generating.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// Runs one request, sending its replies as they come.
+fn serve(chat: &mut LocalChat, defaults: &GenerateOptions, job: &Job) -> Result<(), ApiError> {
+    let r = &job.request;
+    let turn = TurnRequest {
+        messages: &r.messages,
+        tools: &r.tools,
+        tool_choice: &r.tool_choice,
+    };
+    let prepared = chat.prepare(&turn, r.answer_schema.as_ref())?;
+    if job.replies.send(Reply::Started).is_err() {
+        return Ok(());
+    }
+    let options = GenerateOptions {
+        max_new_tokens: r.max_tokens.unwrap_or(defaults.max_new_tokens),
+        temperature: r.temperature.unwrap_or(defaults.temperature),
+        top_p: r.top_p.unwrap_or(defaults.top_p),
+        seed: r.seed.or(defaults.seed),
+        stop_strings: if r.stop.is_empty() {
+            defaults.stop_strings.clone()
+        } else {
+            r.stop.clone()
+        },
+        cancel: Some(job.cancel.clone()),
+        ..defaults.clone()
+    };
+    let mut parser = chat.format().stream(&ParseOptions {
+        tools: r.tools.clone(),
+        ..ParseOptions::default()
+    });
+    let mut out = Forward {
+        job,
+        one_call: !r.parallel_tool_calls,
+        calls: 0,
+    };
+    let generation = chat.generate(prepared, &options, &mut |text| {
+        for event in parser.feed(text) {
+            out.send(event);
+        }
+    })?;
+    for event in parser.finish() {
+        out.send(event);
+    }
+    let finish = if out.calls > 0 {
+        Finish::ToolCalls
+    } else if matches!(
+        generation.stop_reason,
+        StopReason::MaxTokens | StopReason::ContextFull
+    ) {
+        Finish::Length
+    } else {
+        Finish::Stop
+    };
+    let usage = Usage {
+        prompt_tokens: generation.prompt_tokens,
+        completion_tokens: generation.tokens.len(),
+        cached_tokens: generation.reused_tokens,
+    };
+    let _ = job.replies.send(Reply::Done { finish, usage });
+    Ok(())
+}
+
+/// Passes events on; with `parallel_tool_calls: false`, ends the answer
+/// after its first call.
+struct Forward<'a> {
+    job: &'a Job,
+    one_call: bool,
+    calls: usize,
+}
+
+impl Forward<'_> {
+    fn send(&mut self, event: StreamEvent) {
+        if self.one_call && self.calls > 0 {
+            return;
+        }
+        if matches!(event, StreamEvent::ToolCallEnd { .. }) {
+            self.calls += 1;
+            if self.one_call {
+                self.job.cancel.cancel();
+            }
+        }
+        if self.job.replies.send(Reply::Event(event)).is_err() {
+            // The client is gone.
+            self.job.cancel.cancel();
+        }
+    }
+}
