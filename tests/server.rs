@@ -304,3 +304,341 @@ impl JsonText for reqwest::Response {
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_requests_get_openai_shaped_errors() {
+    let url = start(bundled().max_body_bytes(64 << 10)).await;
+    let user = json!([{"role": "user", "content": "Hi"}]);
+    let bad_schema = json!([{"type": "function", "function": {"name": "get_weather",
+        "parameters": {"type": "object", "properties": {"city": "a string"}}}}]);
+    let weather = json!([{"type": "function", "function": {"name": "get_weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]);
+    let long = "word ".repeat(5000);
+    let cases: Vec<(&str, String, u16, &str)> = vec![
+        (
+            "malformed JSON",
+            "{\"messages\": [".into(),
+            400,
+            "not valid JSON",
+        ),
+        ("not an object", "[1, 2]".into(), 400, "found an array"),
+        (
+            "wrong type",
+            json!({"messages": user, "temperature": "warm"}).to_string(),
+            400,
+            "temperature must be a number",
+        ),
+        (
+            "bad message",
+            json!({"messages": [{"role": "user", "content": 5}]}).to_string(),
+            400,
+            "messages[0]",
+        ),
+        (
+            "unknown model",
+            json!({"model": "gpt-9", "messages": user}).to_string(),
+            404,
+            "gpt-9",
+        ),
+        (
+            "bad schema",
+            json!({"messages": user, "tools": bad_schema}).to_string(),
+            400,
+            "tool `get_weather`",
+        ),
+        (
+            "unknown tool_choice",
+            json!({"messages": user, "tools": weather,
+            "tool_choice": {"type": "function", "function": {"name": "get_time"}}})
+            .to_string(),
+            400,
+            "get_time",
+        ),
+        (
+            "required without tools",
+            json!({"messages": user, "tool_choice": "required"}).to_string(),
+            400,
+            "none was offered",
+        ),
+        (
+            "too long",
+            json!({"messages": [{"role": "user", "content": long}]}).to_string(),
+            400,
+            "context of 2048",
+        ),
+        (
+            "too large",
+            json!({"messages": [{"role": "user", "content": "x".repeat(70 << 10)}]}).to_string(),
+            413,
+            "65536 bytes",
+        ),
+        (
+            "template refuses",
+            json!({"messages": [{"role": "assistant", "content": "Hi"},
+            {"role": "tool", "content": "1"}]})
+            .to_string(),
+            200,
+            "",
+        ),
+    ];
+    for (what, body, status, needle) in cases {
+        let response = client()
+            .post(format!("{url}/chat/completions"))
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let got = response.status().as_u16();
+        let json = response.json_text().await;
+        if status == 200 {
+            // What a template accepts is its business: not a server error.
+            assert!(got == 200 || got == 400, "{what}: {got} {json}");
+            continue;
+        }
+        assert_eq!(got, status, "{what}: {json}");
+        let error = &json["error"];
+        assert!(
+            error["message"].as_str().unwrap().contains(needle),
+            "{what}: {json}"
+        );
+        assert!(error["type"].is_string(), "{what}: {json}");
+    }
+    let json = client()
+        .get(format!("{url}/completions"))
+        .send()
+        .await
+        .unwrap()
+        .json_text()
+        .await;
+    assert_eq!(json["error"]["code"], "unknown_url");
+    // The server is still there.
+    let (status, _) = post(&url, &json!({"messages": user, "max_tokens": 2})).await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_api_key_is_required_when_configured() {
+    let url = start(bundled().api_key("sk-test-123")).await;
+    let body =
+        json!({"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 2}).to_string();
+    for (key, status) in [
+        (None, 401),
+        (Some("sk-test-12"), 401),
+        (Some("sk-test-123"), 200),
+    ] {
+        let mut request = client()
+            .post(format!("{url}/chat/completions"))
+            .body(body.clone());
+        if let Some(key) = key {
+            request = request.bearer_auth(key);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status().as_u16(), status, "{key:?}");
+        let json = response.json_text().await;
+        assert!(
+            !json.to_string().contains("sk-test-123"),
+            "the key leaks: {json}"
+        );
+        if status == 401 {
+            assert_eq!(json["error"]["code"], "invalid_api_key");
+        }
+    }
+    let models = client().get(format!("{url}/models")).send().await.unwrap();
+    assert_eq!(models.status(), 401);
+    let health = client()
+        .get(format!("{}/health", url.trim_end_matches("/v1")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), 200, "health needs no key");
+}
+
+/// 16 clients at once: every one answered in full, streamed or not; with
+/// a queue of 2, the rest are told to retry, and nothing else happens.
+#[tokio::test(flavor = "multi_thread")]
+async fn sixteen_concurrent_clients() {
+    for max_queue in [64, 2] {
+        let url = start(bundled().max_queue(max_queue)).await;
+        let tasks: Vec<_> = (0..16)
+            .map(|i| {
+                let url = url.clone();
+                tokio::spawn(async move {
+                    let city = ["Paris", "Tokyo", "Lima", "Oslo"][i % 4];
+                    let mut body = ask(&format!("What's the wind speed in {city}?"));
+                    body["max_tokens"] = json!(48);
+                    body["stream"] = json!(i % 2 == 0);
+                    let response = client()
+                        .post(format!("{url}/chat/completions"))
+                        .body(body.to_string())
+                        .send()
+                        .await
+                        .unwrap();
+                    let status = response.status().as_u16();
+                    let retry = response.headers().get("retry-after").cloned();
+                    let text = response.text().await.unwrap();
+                    (i, status, retry, text)
+                })
+            })
+            .collect();
+        let mut served = 0;
+        let mut refused = 0;
+        for task in tasks {
+            let (i, status, retry, text) = task.await.unwrap();
+            match status {
+                200 if i % 2 == 0 => {
+                    let events: Vec<String> = text
+                        .lines()
+                        .filter_map(|l| l.strip_prefix("data: "))
+                        .map(str::to_owned)
+                        .collect();
+                    let (message, _, _) = merge(&events);
+                    assert!(message["content"].is_string() || message["tool_calls"].is_array());
+                    served += 1;
+                }
+                200 => {
+                    let json: Value = serde_json::from_str(&text).unwrap();
+                    assert!(json["choices"][0]["finish_reason"].is_string(), "{json}");
+                    served += 1;
+                }
+                503 => {
+                    assert!(max_queue < 15, "refused with room in the queue: {text}");
+                    assert_eq!(retry.unwrap(), "1");
+                    let json: Value = serde_json::from_str(&text).unwrap();
+                    assert_eq!(json["error"]["code"], "server_busy");
+                    refused += 1;
+                }
+                other => panic!("client {i}: {other} {text}"),
+            }
+        }
+        assert_eq!(served + refused, 16);
+        if max_queue == 64 {
+            assert_eq!(served, 16);
+        } else {
+            // All 16 may arrive before the model thread takes the first.
+            assert!(
+                served >= max_queue && refused >= 1,
+                "served {served}, refused {refused}"
+            );
+        }
+    }
+}
+
+/// A tiny random-weight model told to ignore its end-of-sequence token
+/// would write until its 100k-token context is full (minutes); a client
+/// that leaves stops it at once, streamed or not.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_that_leaves_cancels_its_generation() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = TinySpec {
+        max_position_embeddings: 100_000,
+        ..TinySpec::qwen2(5)
+    };
+    write_tiny_model(dir.path(), &spec).unwrap();
+    let chat = LocalChat::new(Model::load(dir.path()).unwrap()).unwrap();
+    let server = Server::new(chat, "tiny").defaults(GenerateOptions {
+        ignore_eos: true,
+        ..GenerateOptions::greedy(100_000)
+    });
+    let url = start(server).await;
+    let health_url = format!("{}/health", url.trim_end_matches("/v1"));
+    let health = || async {
+        client()
+            .get(&health_url)
+            .send()
+            .await
+            .unwrap()
+            .json_text()
+            .await
+    };
+    let body = json!({"messages": [{"role": "user", "content": "Hi"}]});
+
+    for stream in [true, false] {
+        let mut body = body.clone();
+        body["stream"] = json!(stream);
+        let request = client()
+            .post(format!("{url}/chat/completions"))
+            .body(body.to_string());
+        if stream {
+            let response = request.send().await.unwrap();
+            let mut chunks = response.bytes_stream();
+            for _ in 0..3 {
+                chunks.next().await.unwrap().unwrap();
+            }
+            assert_eq!(health().await["generating"], true);
+            drop(chunks);
+        } else {
+            let left = tokio::time::timeout(Duration::from_millis(500), request.send()).await;
+            assert!(left.is_err(), "the answer cannot be complete yet");
+        }
+        let gone = Instant::now();
+        loop {
+            let h = health().await;
+            if h["generating"] == false && h["queued"] == 0 {
+                break;
+            }
+            assert!(
+                gone.elapsed() < Duration::from_secs(30),
+                "still generating for a client that left (stream: {stream}): {h}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    // The model serves the next client.
+    let (status, answer) = post(
+        &url,
+        &json!({"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 3}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["usage"]["completion_tokens"], 3);
+}
+
+/// The remote client driving the served model gives the transcript the
+/// in-process agent gives on the same weights.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_remote_client_gets_the_in_process_transcript() {
+    let prompt = "What's the temperature in Tokyo in fahrenheit?";
+    let local = tokio::task::spawn_blocking(move || {
+        let chat = LocalChat::new(tool_use::bundled::load_embedded().unwrap())
+            .unwrap()
+            .options(GenerateOptions::greedy(256));
+        Agent::new(chat, tool_use::demo::toolbox())
+            .run(vec![Message::user(prompt)])
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(local.stats.rounds >= 2, "{:?}", local.messages);
+
+    let url = start(bundled()).await;
+    for stream in [true, false] {
+        let remote = RemoteChat::openai_compatible(&url, "tool-use-mini")
+            .stream(stream)
+            .options(RequestOptions {
+                temperature: Some(0.0),
+                max_tokens: Some(256),
+                ..RequestOptions::default()
+            });
+        let run = Agent::new(remote, tool_use::demo::toolbox())
+            .run_async(vec![Message::user(prompt)])
+            .await
+            .unwrap();
+        let ids = |messages: &[Message]| -> Vec<Message> {
+            messages
+                .iter()
+                .cloned()
+                .map(|mut m| {
+                    for c in &mut m.tool_calls {
+                        c.id = "-".into();
+                    }
+                    if m.tool_call_id.is_some() {
+                        m.tool_call_id = Some("-".into());
+                    }
+                    m
+                })
+                .collect()
+        };
+        assert_eq!(ids(&run.messages), ids(&local.messages), "stream: {stream}");
+        assert_eq!(run.answer, local.answer);
+    }
+}

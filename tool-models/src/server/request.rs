@@ -303,9 +303,11 @@ fn tool_choice(value: Option<&Value>, tools: &[Value]) -> Result<ToolChoice, Api
             "auto" => ToolChoice::Auto,
             "none" => ToolChoice::None,
             "required" => ToolChoice::Required,
-            other => return Err(bad(format!(
+            other => {
+                return Err(bad(format!(
                 "expected \"auto\", \"none\", \"required\" or a named function, found \"{other}\""
-            ))),
+            )))
+            }
         },
         Some(Value::Object(o)) => {
             let name = o
