@@ -213,6 +213,12 @@ async fn answers_calls_and_streams_as_openai_does() {
     let events = post_stream(&url, &body).await;
     let (streamed, finish, usage) = merge(&events);
     assert_eq!(finish, "tool_calls");
+    // Arguments arrive as they are generated, not in one piece at the end.
+    let pieces = events
+        .iter()
+        .filter(|e| e.contains("\"arguments\":\"") && !e.contains("\"arguments\":\"\""))
+        .count();
+    assert!(pieces > 5, "arguments in {pieces} pieces: {events:?}");
     assert_eq!(without_ids(streamed), without_ids(message.clone()));
     let usage = usage.expect("include_usage asks for the usage chunk");
     assert_eq!(usage["prompt_tokens"], answer["usage"]["prompt_tokens"]);

@@ -9,7 +9,7 @@ mod common;
 use proptest::prelude::*;
 use serde_json::Value;
 use std::sync::OnceLock;
-use tool_use::models::parse::{Format, ParseOptions, ParsedResponse, ReasoningStart};
+use tool_use::models::parse::{Format, ParseOptions, ParsedResponse, ReasoningStart, StreamEvent};
 
 const VECTORS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -290,6 +290,94 @@ fn every_single_cut_gives_the_same_result() {
         c.extend(p.finish());
         assert_eq!(whole, c.finish(), "line {} byte by byte", v.line);
     }
+}
+
+/// Checks a call's events: start, arguments, end, in that order, with the
+/// streamed arguments equal to the final ones (as JSON values; as text
+/// too where the model wrote them compactly, since streaming only drops
+/// whitespace). Returns how many argument pieces each ended call had.
+fn check_call_events(events: &[StreamEvent]) -> Result<Vec<usize>, String> {
+    use std::collections::BTreeMap;
+    let mut open: BTreeMap<usize, (String, usize)> = BTreeMap::new();
+    let mut pieces = Vec::new();
+    for e in events {
+        match e {
+            StreamEvent::ToolCallStart { index, .. } => {
+                open.insert(*index, (String::new(), 0))
+                    .map_or(Ok(()), |_| Err(format!("call {index} started twice")))?;
+            }
+            StreamEvent::ToolCallArguments { index, delta } => {
+                let (text, n) = open
+                    .get_mut(index)
+                    .ok_or_else(|| format!("arguments of call {index} before its start"))?;
+                text.push_str(delta);
+                *n += 1;
+            }
+            StreamEvent::ToolCallEnd { index, call } => {
+                let (text, n) = open
+                    .remove(index)
+                    .ok_or_else(|| format!("call {index} ended without a start"))?;
+                let streamed: Value = serde_json::from_str(&text)
+                    .map_err(|e| format!("call {index}: streamed arguments {text:?}: {e}"))?;
+                if streamed != call.arguments {
+                    return Err(format!(
+                        "call {index}: streamed {streamed}, final {}",
+                        call.arguments
+                    ));
+                }
+                pieces.push(n);
+            }
+            _ => {}
+        }
+    }
+    Ok(pieces)
+}
+
+fn events<'a>(v: &Vector, chunks: impl IntoIterator<Item = &'a str>) -> Vec<StreamEvent> {
+    let mut p = v.format.stream(&v.options);
+    let mut out = Vec::new();
+    for chunk in chunks {
+        out.extend(p.feed(chunk));
+    }
+    out.extend(p.finish());
+    out
+}
+
+/// Arguments are streamed as they are written (JSON call objects, name
+/// first), and however the output is cut the pieces add up to the final
+/// arguments.
+#[test]
+fn streamed_arguments_add_up_to_the_final_ones_at_every_cut() {
+    let mut streamed_calls = 0;
+    for v in vectors() {
+        let out = output(v);
+        for (i, _) in out.char_indices().skip(1) {
+            check_call_events(&events(v, [&out[..i], &out[i..]]))
+                .unwrap_or_else(|e| panic!("line {} cut at byte {i}: {e}", v.line));
+        }
+        let chars: Vec<String> = out.chars().map(String::from).collect();
+        check_call_events(&events(v, chars.iter().map(String::as_str)))
+            .unwrap_or_else(|e| panic!("line {} char by char: {e}", v.line));
+        // `ReasoningStart::Auto` holds all text back until it knows where
+        // reasoning ends; from a known start, calls stream as written.
+        let known = Vector {
+            line: v.line,
+            v: v.v.clone(),
+            format: v.format,
+            options: ParseOptions {
+                reasoning: match v.options.reasoning {
+                    ReasoningStart::Auto => ReasoningStart::Closed,
+                    other => other,
+                },
+                ..v.options.clone()
+            },
+        };
+        let pieces = check_call_events(&events(&known, chars.iter().map(String::as_str)))
+            .unwrap_or_else(|e| panic!("line {} char by char: {e}", v.line));
+        streamed_calls += pieces.iter().filter(|&&n| n > 1).count();
+    }
+    // Fed a character at a time, calls in JSON formats arrive piece by piece.
+    assert!(streamed_calls >= 40, "{streamed_calls} calls streamed");
 }
 
 proptest! {

@@ -3,6 +3,7 @@
 //! one call object or a list of them. Each family file only states its
 //! markers.
 
+use super::partial_call::{call_prefix, Compactor, Prefix};
 use super::stream::{find_any, skip_ws, starts, Balance, Emitter, Find, Machine, Scan, Text};
 
 /// How a block's body ends.
@@ -15,8 +16,10 @@ pub(crate) enum End {
     Json,
 }
 
-/// Turns a body into events; `false` means "not a call after all": the
-/// marker and body are content.
+/// Turns a complete body into events; `false` means "not a call after
+/// all": the marker and body are content. A body that starts as one call
+/// object, name first, has its arguments streamed while it grows; the
+/// handler's call then ends that call.
 pub(crate) type Handler = fn(body: &str, complete: bool, em: &mut Emitter) -> bool;
 
 /// A JSON-block format.
@@ -66,6 +69,34 @@ pub(crate) struct Block {
     state: State,
     markers: Vec<&'static str>,
     scanned: usize,
+    /// How far the body being read is known as a single call.
+    streaming: Streaming,
+}
+
+/// The body's call, as far as its arguments can be streamed.
+enum Streaming {
+    /// Not known yet.
+    Unknown,
+    /// Not a single call object with its name first: passed on whole.
+    Whole,
+    /// The call's name, where its arguments start in the body, and their
+    /// compacted text so far.
+    Arguments(String, usize, Compactor),
+}
+
+/// Passes on the arguments of a single-call body as they grow.
+fn progress(streaming: &mut Streaming, body: &str, em: &mut Emitter) {
+    if let Streaming::Unknown = streaming {
+        *streaming = match call_prefix(body) {
+            Prefix::Found(name, at) => Streaming::Arguments(name, at, Compactor::default()),
+            Prefix::More => return,
+            Prefix::Never => Streaming::Whole,
+        };
+    }
+    if let Streaming::Arguments(name, at, compactor) = streaming {
+        let delta = compactor.feed(&body[*at..]);
+        em.call_arguments(name, &delta);
+    }
 }
 
 impl Block {
@@ -77,6 +108,7 @@ impl Block {
             state: State::Content,
             markers,
             scanned: 0,
+            streaming: Streaming::Unknown,
         })
     }
 
@@ -106,6 +138,7 @@ impl Machine for Block {
                             opened: None,
                         };
                         self.scanned = 0;
+                        self.streaming = Streaming::Unknown;
                         true
                     }
                     Find::Partial { safe } => {
@@ -153,6 +186,11 @@ impl Machine for Block {
                                     return true;
                                 }
                                 self.scanned = safe;
+                                progress(
+                                    &mut self.streaming,
+                                    &rest[body_start..safe.max(body_start)],
+                                    em,
+                                );
                                 false
                             }
                         }
@@ -229,7 +267,10 @@ impl Machine for Block {
                                 self.state = State::After;
                                 true
                             }
-                            Scan::More if !end => false,
+                            Scan::More if !end => {
+                                progress(&mut self.streaming, &rest[open..], em);
+                                false
+                            }
                             Scan::More => {
                                 let body = rest[open..].to_owned();
                                 if !(self.spec.handler)(&body, false, em) {

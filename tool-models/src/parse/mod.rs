@@ -31,6 +31,7 @@ mod jsonblock;
 mod kimi;
 mod llama3;
 mod mistral;
+mod partial_call;
 mod phi4_mini;
 mod pythonic;
 mod qwen3_xml;

@@ -196,6 +196,16 @@ impl Balance {
 pub(crate) struct Emitter {
     pub(crate) events: Vec<StreamEvent>,
     next_index: usize,
+    /// A call whose arguments are being streamed: started, not ended.
+    open: Option<OpenCall>,
+}
+
+#[derive(Debug)]
+struct OpenCall {
+    index: usize,
+    id: String,
+    name: String,
+    sent: String,
 }
 
 impl Emitter {
@@ -221,20 +231,70 @@ impl Emitter {
         }
     }
 
-    /// A complete call. Without a native id it gets `call_<index>`.
-    pub(crate) fn call(&mut self, id: Option<String>, name: String, arguments: Value) {
-        let index = self.next_index;
-        self.next_index += 1;
-        let id = id.unwrap_or_else(|| format!("call_{index}"));
-        self.events.push(StreamEvent::ToolCallStart {
-            index,
-            id: id.clone(),
-            name: name.clone(),
-        });
+    /// More of the arguments of a call still being written (compact JSON
+    /// text); the first piece starts the call.
+    pub(crate) fn call_arguments(&mut self, name: &str, delta: &str) {
+        let open = match &mut self.open {
+            Some(open) => open,
+            None => {
+                let index = self.next_index;
+                self.next_index += 1;
+                let id = format!("call_{index}");
+                self.events.push(StreamEvent::ToolCallStart {
+                    index,
+                    id: id.clone(),
+                    name: name.to_owned(),
+                });
+                self.open.insert(OpenCall {
+                    index,
+                    id,
+                    name: name.to_owned(),
+                    sent: String::new(),
+                })
+            }
+        };
+        if delta.is_empty() {
+            return;
+        }
+        open.sent.push_str(delta);
         self.events.push(StreamEvent::ToolCallArguments {
-            index,
-            delta: arguments.to_string(),
+            index: open.index,
+            delta: delta.to_owned(),
         });
+    }
+
+    /// A complete call. Without a native id it gets `call_<index>`. When
+    /// its arguments were being streamed, it ends that call: what was sent
+    /// is completed to the final arguments where it is their prefix (a
+    /// different spelling of the same JSON already said everything).
+    pub(crate) fn call(&mut self, id: Option<String>, name: String, arguments: Value) {
+        let full = arguments.to_string();
+        let (index, id) = match self.open.take() {
+            Some(open) if open.name == name => {
+                if let Some(rest) = full.strip_prefix(open.sent.as_str()) {
+                    if !rest.is_empty() {
+                        self.events.push(StreamEvent::ToolCallArguments {
+                            index: open.index,
+                            delta: rest.to_owned(),
+                        });
+                    }
+                }
+                (open.index, open.id)
+            }
+            _ => {
+                let index = self.next_index;
+                self.next_index += 1;
+                let id = id.unwrap_or_else(|| format!("call_{index}"));
+                self.events.push(StreamEvent::ToolCallStart {
+                    index,
+                    id: id.clone(),
+                    name: name.clone(),
+                });
+                self.events
+                    .push(StreamEvent::ToolCallArguments { index, delta: full });
+                (index, id)
+            }
+        };
         self.events.push(StreamEvent::ToolCallEnd {
             index,
             call: ToolCall {
@@ -252,6 +312,9 @@ impl Emitter {
         raw: &str,
         error: impl Into<String>,
     ) {
+        // A call whose arguments were streamed and that turned out
+        // unreadable ends here; its events say so by having no end.
+        self.open = None;
         self.events
             .push(StreamEvent::InvalidToolCall(InvalidToolCall {
                 id,

@@ -1,0 +1,211 @@
+//! Arguments streamed while a JSON call object is still being written:
+//! once `{"name": "…", "arguments": {` has arrived, the arguments' text is
+//! passed on as it grows, without the whitespace between tokens, so that
+//! the pieces concatenate to the compact JSON of the final arguments.
+
+/// What the start of a body says about its call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Prefix {
+    /// The call's name, and the byte offset of its arguments' opening brace.
+    Found(String, usize),
+    /// Too little text yet to tell.
+    More,
+    /// Another shape (arguments before the name, arguments as a string, a
+    /// list of calls): the call is passed on whole when it ends.
+    Never,
+}
+
+/// Reads `{"name": "…", "arguments": {` (or `"parameters"`) at the start of
+/// a body.
+pub(crate) fn call_prefix(body: &str) -> Prefix {
+    match read_prefix(body) {
+        Ok(found) => found,
+        Err(prefix) => prefix,
+    }
+}
+
+fn read_prefix(body: &str) -> Result<Prefix, Prefix> {
+    let mut r = Reader { s: body, i: 0 };
+    r.ws();
+    r.byte(b'{')?;
+    r.ws();
+    if r.string()? != "name" {
+        return Err(Prefix::Never);
+    }
+    r.ws();
+    r.byte(b':')?;
+    r.ws();
+    let name = r.string()?;
+    r.ws();
+    r.byte(b',')?;
+    r.ws();
+    if !matches!(r.string()?.as_str(), "arguments" | "parameters") {
+        return Err(Prefix::Never);
+    }
+    r.ws();
+    r.byte(b':')?;
+    r.ws();
+    r.byte(b'{')?;
+    Ok(Prefix::Found(name, r.i - 1))
+}
+
+struct Reader<'a> {
+    s: &'a str,
+    i: usize,
+}
+
+impl Reader<'_> {
+    fn ws(&mut self) {
+        while self
+            .s
+            .as_bytes()
+            .get(self.i)
+            .is_some_and(u8::is_ascii_whitespace)
+        {
+            self.i += 1;
+        }
+    }
+
+    fn byte(&mut self, b: u8) -> Result<(), Prefix> {
+        match self.s.as_bytes().get(self.i) {
+            None => Err(Prefix::More),
+            Some(&c) if c == b => {
+                self.i += 1;
+                Ok(())
+            }
+            Some(_) => Err(Prefix::Never),
+        }
+    }
+
+    /// A complete JSON string, decoded.
+    fn string(&mut self) -> Result<String, Prefix> {
+        self.byte(b'"')?;
+        let b = self.s.as_bytes();
+        let start = self.i - 1;
+        let mut j = self.i;
+        let mut escape = false;
+        while let Some(&c) = b.get(j) {
+            j += 1;
+            if escape {
+                escape = false;
+            } else if c == b'\\' {
+                escape = true;
+            } else if c == b'"' {
+                let s = serde_json::from_str(&self.s[start..j]).map_err(|_| Prefix::Never)?;
+                self.i = j;
+                return Ok(s);
+            }
+        }
+        Err(Prefix::More)
+    }
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Compactor {
+    /// Bytes of the text already read.
+    read: usize,
+    depth: usize,
+    in_string: bool,
+    escape: bool,
+    done: bool,
+}
+
+impl Compactor {
+    /// The compact text `text` adds since the last call; `text` starts
+    /// with the value and extends what the last call saw.
+    pub(crate) fn feed(&mut self, text: &str) -> String {
+        let mut out = String::new();
+        let b = text.as_bytes();
+        let mut copy_from = self.read;
+        let mut i = self.read;
+        while i < b.len() && !self.done {
+            let c = b[i];
+            if self.in_string {
+                if self.escape {
+                    self.escape = false;
+                } else if c == b'\\' {
+                    self.escape = true;
+                } else if c == b'"' {
+                    self.in_string = false;
+                }
+            } else {
+                match c {
+                    b'"' => self.in_string = true,
+                    b'{' | b'[' => self.depth += 1,
+                    b'}' | b']' => {
+                        self.depth = self.depth.saturating_sub(1);
+                        if self.depth == 0 {
+                            self.done = true;
+                        }
+                    }
+                    c if c.is_ascii_whitespace() => {
+                        out.push_str(&text[copy_from..i]);
+                        copy_from = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            i += 1;
+        }
+        // Only ASCII bytes end a copied run, so `i` is a char boundary.
+        out.push_str(&text[copy_from..i]);
+        self.read = i;
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_arguments_once_the_name_is_complete() {
+        let full = r#" { "name" : "get_weather", "arguments": {"city": "Paris"}}"#;
+        let at = full.find("{\"city").unwrap();
+        for cut in 0..full.len() {
+            let got = call_prefix(&full[..cut]);
+            if cut > at {
+                assert_eq!(got, Prefix::Found("get_weather".to_owned(), at), "{cut}");
+            } else {
+                assert_eq!(got, Prefix::More, "{cut}: {:?}", &full[..cut]);
+            }
+        }
+        assert_eq!(
+            call_prefix(r#"{"name": "f", "parameters": {"#),
+            Prefix::Found("f".into(), 28)
+        );
+        assert_eq!(
+            call_prefix(r#"{"arguments": {}, "name": "f"}"#),
+            Prefix::Never
+        );
+        assert_eq!(
+            call_prefix(r#"{"name": "f", "arguments": "{\"a\": 1}"}"#),
+            Prefix::Never
+        );
+        assert_eq!(
+            call_prefix(r#"[{"name": "f", "arguments": {}}]"#),
+            Prefix::Never
+        );
+        assert_eq!(call_prefix(r#"{"name": "f", "id": "x", "#), Prefix::Never);
+    }
+
+    #[test]
+    fn compacts_in_any_chunking() {
+        let text = "{ \"a b\" : [1, 2.5 ,\n \"x\\\" y\"], \"é\": { } }  trailing";
+        let whole = Compactor::default().feed(text);
+        assert_eq!(whole, r#"{"a b":[1,2.5,"x\" y"],"é":{}}"#);
+        for step in 1..8 {
+            let mut c = Compactor::default();
+            let mut out = String::new();
+            let mut end = 0;
+            while end < text.len() {
+                end = (end + step).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end += 1;
+                }
+                out.push_str(&c.feed(&text[..end]));
+            }
+            assert_eq!(out, whole, "step {step}");
+        }
+    }
+}
