@@ -25,6 +25,9 @@ pub(crate) struct ChatRequest {
     pub stop: Vec<String>,
     pub stream: bool,
     pub include_usage: bool,
+    /// vLLM's and llama-server's extension: write `max_tokens` tokens
+    /// whatever the model's end-of-sequence says (benchmarks).
+    pub ignore_eos: Option<bool>,
 }
 
 impl ChatRequest {
@@ -104,6 +107,7 @@ impl ChatRequest {
                 Some(o) => Fields(o).boolean("include_usage")?.unwrap_or(false),
                 None => false,
             },
+            ignore_eos: fields.boolean("ignore_eos")?,
         })
     }
 }

@@ -136,6 +136,7 @@ fn serve(chat: &mut LocalChat, defaults: &GenerateOptions, job: &Job) -> Result<
         } else {
             r.stop.clone()
         },
+        ignore_eos: r.ignore_eos.unwrap_or(defaults.ignore_eos),
         cancel: Some(job.cancel.clone()),
         ..defaults.clone()
     };
