@@ -36,14 +36,27 @@ fn client() -> reqwest::Client {
         .unwrap()
 }
 
-async fn post(url: &str, body: &Value) -> (u16, Value) {
-    let response = client()
+/// Sends a raw body to `/chat/completions`.
+async fn send(url: &str, body: String) -> reqwest::Response {
+    client()
         .post(format!("{url}/chat/completions"))
         .header("content-type", "application/json")
-        .body(body.to_string())
+        .body(body)
         .send()
         .await
-        .unwrap();
+        .unwrap()
+}
+
+/// The `data:` payloads of an SSE body.
+fn data_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(str::to_owned)
+        .collect()
+}
+
+async fn post(url: &str, body: &Value) -> (u16, Value) {
+    let response = send(url, body.to_string()).await;
     let status = response.status().as_u16();
     let text = response.text().await.unwrap();
     let json = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
@@ -54,22 +67,13 @@ async fn post(url: &str, body: &Value) -> (u16, Value) {
 async fn post_stream(url: &str, body: &Value) -> Vec<String> {
     let mut body = body.clone();
     body["stream"] = json!(true);
-    let response = client()
-        .post(format!("{url}/chat/completions"))
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
+    let response = send(url, body.to_string()).await;
     assert_eq!(response.status(), 200);
     assert!(response.headers()["content-type"]
         .to_str()
         .unwrap()
         .starts_with("text/event-stream"));
-    let text = response.text().await.unwrap();
-    text.lines()
-        .filter_map(|l| l.strip_prefix("data: "))
-        .map(str::to_owned)
-        .collect()
+    data_lines(&response.text().await.unwrap())
 }
 
 fn ask(prompt: &str) -> Value {
@@ -388,12 +392,7 @@ async fn bad_requests_get_openai_shaped_errors() {
         ),
     ];
     for (what, body, status, needle) in cases {
-        let response = client()
-            .post(format!("{url}/chat/completions"))
-            .body(body)
-            .send()
-            .await
-            .unwrap();
+        let response = send(&url, body).await;
         let got = response.status().as_u16();
         let json = response.json_text().await;
         if status == 200 {
@@ -473,12 +472,7 @@ async fn sixteen_concurrent_clients() {
                     let mut body = ask(&format!("What's the wind speed in {city}?"));
                     body["max_tokens"] = json!(48);
                     body["stream"] = json!(i % 2 == 0);
-                    let response = client()
-                        .post(format!("{url}/chat/completions"))
-                        .body(body.to_string())
-                        .send()
-                        .await
-                        .unwrap();
+                    let response = send(&url, body.to_string()).await;
                     let status = response.status().as_u16();
                     let retry = response.headers().get("retry-after").cloned();
                     let text = response.text().await.unwrap();
@@ -492,12 +486,7 @@ async fn sixteen_concurrent_clients() {
             let (i, status, retry, text) = task.await.unwrap();
             match status {
                 200 if i % 2 == 0 => {
-                    let events: Vec<String> = text
-                        .lines()
-                        .filter_map(|l| l.strip_prefix("data: "))
-                        .map(str::to_owned)
-                        .collect();
-                    let (message, _, _) = merge(&events);
+                    let (message, _, _) = merge(&data_lines(&text));
                     assert!(message["content"].is_string() || message["tool_calls"].is_array());
                     served += 1;
                 }

@@ -403,6 +403,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_streamed_call_ends_completed_to_its_final_arguments() {
+        let mut em = Emitter::default();
+        em.call_arguments("f", "{\"a\":");
+        em.call(None, "f".into(), serde_json::json!({"a": 1, "b": "x"}));
+        let mut sent = String::new();
+        for e in &em.events {
+            if let StreamEvent::ToolCallArguments { index, delta } = e {
+                assert_eq!(*index, 0);
+                sent.push_str(delta);
+            }
+        }
+        assert_eq!(sent, r#"{"a":1,"b":"x"}"#);
+        assert!(matches!(
+            em.events.first(),
+            Some(StreamEvent::ToolCallStart { index: 0, .. })
+        ));
+        assert!(matches!(
+            em.events.last(),
+            Some(StreamEvent::ToolCallEnd { index: 0, .. })
+        ));
+    }
+
+    #[test]
     fn finds_and_holds_back() {
         assert_eq!(
             find_any("ab<tool", 0, &["<tool_call>"]),

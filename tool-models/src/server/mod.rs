@@ -118,15 +118,12 @@ impl Server {
     pub fn router(self) -> Result<axum::Router, ServerError> {
         let worker = worker::Worker::spawn(self.chat, self.defaults, self.max_queue)
             .map_err(ServerError::Spawn)?;
-        let created = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
         Ok(routes::router(Arc::new(routes::Shared {
             worker,
             model: self.model,
             api_key: self.api_key,
             max_body_bytes: self.max_body_bytes,
-            created,
+            created: reply::unix_time(),
         })))
     }
 

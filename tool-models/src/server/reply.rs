@@ -51,6 +51,13 @@ pub(crate) fn call_id() -> String {
     Alphanumeric.sample_string(&mut rand::rng(), 9)
 }
 
+/// Seconds since 1970, as the API's `created` fields count them.
+pub(crate) fn unix_time() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
 /// An id for a completion.
 pub(crate) fn completion_id() -> String {
     format!(
@@ -107,23 +114,8 @@ impl Assembler {
                 let at = self.position(index)?;
                 self.arguments(at, delta)
             }
-            StreamEvent::ToolCallEnd { index, call } => {
-                let at = self.position(index)?;
-                // Whatever the parser streamed, the call ends with its
-                // final arguments: send what is missing when it is a
-                // continuation (a parser that streamed a different
-                // spelling of the same value has already said it all).
-                let full = call.arguments.to_string();
-                let sent = &self.calls[at].arguments;
-                if sent.is_empty() {
-                    self.arguments(at, full)
-                } else if let Some(rest) = full.strip_prefix(sent.as_str()) {
-                    let rest = rest.to_owned();
-                    self.arguments(at, rest)
-                } else {
-                    None
-                }
-            }
+            // The parser's pieces already add up to the call's arguments.
+            StreamEvent::ToolCallEnd { .. } => None,
             // Nothing the model wrote is lost: an unreadable call reaches
             // the client as the text it was.
             StreamEvent::InvalidToolCall(invalid) => {
@@ -192,9 +184,7 @@ impl Envelope {
     pub fn new(model: &str) -> Envelope {
         Envelope {
             id: completion_id(),
-            created: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
+            created: unix_time(),
             model: model.to_owned(),
         }
     }
@@ -242,6 +232,13 @@ mod tests {
         }
     }
 
+    fn arguments(index: usize, delta: &str) -> StreamEvent {
+        StreamEvent::ToolCallArguments {
+            index,
+            delta: delta.into(),
+        }
+    }
+
     fn end(index: usize, arguments: Value) -> StreamEvent {
         StreamEvent::ToolCallEnd {
             index,
@@ -250,15 +247,13 @@ mod tests {
     }
 
     #[test]
-    fn streamed_arguments_are_completed_to_the_final_ones() {
+    fn streamed_arguments_are_passed_on_piece_by_piece() {
         let mut a = Assembler::default();
         let mut sent = String::new();
         for event in [
             start(0, "f"),
-            StreamEvent::ToolCallArguments {
-                index: 0,
-                delta: "{\"a\":".into(),
-            },
+            arguments(0, "{\"a\":1,"),
+            arguments(0, "\"b\":\"x\"}"),
             end(0, json!({"a": 1, "b": "x"})),
         ] {
             if let Some(d) = a.delta(event) {
@@ -288,6 +283,7 @@ mod tests {
         }));
         let d = a.delta(start(1, "g")).unwrap();
         assert_eq!(d["tool_calls"][0]["index"], 0);
+        a.delta(arguments(1, "{}"));
         a.delta(end(1, json!({})));
         let m = a.message();
         assert_eq!(m["content"], "Checking. {oops");

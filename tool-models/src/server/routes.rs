@@ -154,7 +154,7 @@ async fn start_chat(
                 "the model thread answered out of order: {other:?}"
             )))
         }
-        None => return Err(ApiError::internal("the model thread dropped the request")),
+        None => return Err(dropped()),
     }
     let envelope = Envelope::new(&shared.model);
     if stream {
@@ -182,9 +182,15 @@ async fn collect(
             }
             Some(Reply::Failed(e)) => return Err(e),
             Some(Reply::Started) => {}
-            None => return Err(ApiError::internal("the model thread dropped the request")),
+            None => return Err(dropped()),
         }
     }
+}
+
+/// The worker went away without answering (it catches panics, so only a
+/// stopped thread does this).
+fn dropped() -> ApiError {
+    ApiError::internal("the model thread dropped the request")
 }
 
 /// The stream's state between chunks.
@@ -196,6 +202,15 @@ struct Stream {
     pending: VecDeque<String>,
     done: bool,
     _guard: CancelOnDrop,
+}
+
+impl Stream {
+    /// Too late for a status code: the error goes in the stream, then it ends.
+    fn fail(&mut self, e: ApiError) {
+        self.pending.push_back(e.body().to_string());
+        self.pending.push_back("[DONE]".into());
+        self.done = true;
+    }
 }
 
 fn events(
@@ -239,18 +254,9 @@ fn events(
                     s.pending.push_back("[DONE]".into());
                     s.done = true;
                 }
-                Some(Reply::Failed(e)) => {
-                    s.pending.push_back(e.body().to_string());
-                    s.pending.push_back("[DONE]".into());
-                    s.done = true;
-                }
                 Some(Reply::Started) => {}
-                None => {
-                    let e = ApiError::internal("the model thread dropped the request");
-                    s.pending.push_back(e.body().to_string());
-                    s.pending.push_back("[DONE]".into());
-                    s.done = true;
-                }
+                Some(Reply::Failed(e)) => s.fail(e),
+                None => s.fail(dropped()),
             }
         }
     }))
