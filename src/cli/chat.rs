@@ -2,13 +2,12 @@
 //! model an OpenAI-compatible engine serves.
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::ExitCode;
 
 use serde_json::json;
 use tool_use::models::agent::{Agent, AgentEvent, ChatModel, LocalChat};
 use tool_use::models::generate::GenerateOptions;
-use tool_use::models::model::Model;
 use tool_use::models::remote::{RemoteChat, RequestOptions};
 use tool_use::ToolChoice;
 use tool_use::{Message, Role};
@@ -85,11 +84,7 @@ pub fn run(args: ChatArgs) -> Result<ExitCode, String> {
         let remote = remote_chat(base_url, &args)?;
         return drive(remote, &args, messages, choice);
     }
-    let model = match &args.model {
-        Some(path) => Model::load(PathBuf::from(path)),
-        None => tool_use::bundled::load(),
-    }
-    .map_err(|e| e.to_string())?;
+    let model = super::load_model(args.model.as_deref().map(Path::new))?;
     let options = GenerateOptions {
         max_new_tokens: args.max_tokens,
         temperature: args.temperature,

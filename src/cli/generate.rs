@@ -5,7 +5,6 @@ use std::path::PathBuf;
 
 use serde_json::json;
 use tool_use::models::generate::GenerateOptions;
-use tool_use::models::model::Model;
 use tool_use::models::template::RenderOptions;
 use tool_use::Message;
 
@@ -32,11 +31,7 @@ pub struct GenerateArgs {
 
 /// Runs `tool-use generate`.
 pub fn run(args: GenerateArgs) -> Result<(), String> {
-    let mut model = match &args.model {
-        Some(path) => Model::load(path),
-        None => tool_use::bundled::load(),
-    }
-    .map_err(|e| e.to_string())?;
+    let mut model = super::load_model(args.model.as_deref())?;
     let path = model.path().to_owned();
     let tools = tool_use::demo::definitions();
     let prompt = if args.chat {

@@ -7,7 +7,19 @@ pub mod parse;
 pub mod serve;
 pub mod template;
 
+use std::path::Path;
 use std::process::{ExitCode, Termination};
+
+use tool_use::models::model::Model;
+
+/// The model `--model` names, or the bundled one (`$TOOL_USE_MODEL` when set).
+pub fn load_model(path: Option<&Path>) -> Result<Model, String> {
+    match path {
+        Some(path) => Model::load(path),
+        None => tool_use::bundled::load(),
+    }
+    .map_err(|e| e.to_string())
+}
 
 /// Ends subcommand `command`: its own exit code, or its error on stderr and a
 /// failure.

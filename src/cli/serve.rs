@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use tool_use::models::agent::LocalChat;
 use tool_use::models::generate::GenerateOptions;
-use tool_use::models::model::Model;
 use tool_use::models::server::Server;
 
 /// Arguments of `tool-use serve`.
@@ -42,15 +41,13 @@ pub struct ServeArgs {
 
 /// Runs `tool-use serve` until interrupted.
 pub fn run(args: ServeArgs) -> Result<(), String> {
-    let (model, default_name) = match &args.model {
-        Some(path) => (
-            Model::load(path),
-            path.file_stem()
-                .map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned()),
-        ),
-        None => (tool_use::bundled::load(), "tool-use-mini".to_owned()),
+    let model = super::load_model(args.model.as_deref())?;
+    let default_name = match &args.model {
+        Some(path) => path
+            .file_stem()
+            .map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned()),
+        None => "tool-use-mini".to_owned(),
     };
-    let model = model.map_err(|e| e.to_string())?;
     let context = model.context_length();
     let chat = LocalChat::new(model)
         .map_err(|e| e.to_string())?
