@@ -50,6 +50,8 @@ pub mod bundled;
 pub mod demo;
 
 pub use tool_macros::{tool, tools};
+#[cfg(feature = "mcp")]
+pub use tool_mcp as mcp;
 #[cfg(any(feature = "templates", feature = "parse"))]
 pub use tool_models as models;
 pub use tool_runtime as runtime;

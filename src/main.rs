@@ -28,6 +28,9 @@ enum Command {
     /// Serve a local model (the bundled one by default) over the OpenAI
     /// Chat Completions API.
     Serve(cli::serve::ServeArgs),
+    /// Serve the demo tools over the Model Context Protocol (stdio, or
+    /// streamable HTTP with `--http`).
+    Mcp(cli::mcp::McpArgs),
     /// Parse a model's raw output (stdin) into content, reasoning and tool calls.
     Parse(cli::parse::ParseArgs),
 }
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
         Command::Chat(args) => cli::finish("chat", cli::chat::run(args)),
         Command::Models(args) => cli::finish("models", cli::models::run(args)),
         Command::Serve(args) => cli::finish("serve", cli::serve::run(args)),
+        Command::Mcp(args) => cli::finish("mcp", cli::mcp::run(args)),
         Command::Generate(args) => cli::finish("generate", cli::generate::run(args)),
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod chat;
 pub mod generate;
+pub mod mcp;
 pub mod models;
 pub mod parse;
 pub mod serve;

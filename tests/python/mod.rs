@@ -1,0 +1,74 @@
+//! Running the project's command as a user does and a Python client against
+//! it. The Python comes from `$TOOL_USE_PYTHON`; without one that can import
+//! the client's package the test says so and passes, unless
+//! `TOOL_USE_REQUIRE_PYTHON_CLIENTS=1` (CI) makes that a failure.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+/// Kills the process however the test ends.
+pub struct Running(pub Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A Python that can import `module`, or why not (and the test skips).
+pub fn python_with(module: &str) -> Option<String> {
+    let python = std::env::var("TOOL_USE_PYTHON").unwrap_or_else(|_| "python3".into());
+    let ok = Command::new(&python)
+        .args(["-c", &format!("import {module}")])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if ok {
+        return Some(python);
+    }
+    let why = format!("`{python}` cannot import {module} (set TOOL_USE_PYTHON)");
+    assert!(
+        std::env::var_os("TOOL_USE_REQUIRE_PYTHON_CLIENTS").is_none(),
+        "{why}"
+    );
+    eprintln!("skipped: {why}");
+    None
+}
+
+/// Starts `tool-use ARGS` and reads the URL it prints (`listening on URL`).
+pub fn start_listening(args: &[&str], env: &[(&str, &str)]) -> (Running, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tool-use"));
+    command
+        .args(args)
+        .env_remove("TOOL_USE_MODEL")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let running = Running(child);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+        .to_owned();
+    (running, url)
+}
+
+/// Runs `python tests/SCRIPT ARGS`; its stdout, after asserting it succeeded.
+pub fn run_script(python: &str, script: &str, args: &[&str]) -> String {
+    let path = format!("{}/tests/{script}", env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new(python).arg(path).args(args).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
