@@ -12,7 +12,7 @@ cargo package -q -p tool-macros -p tool-runtime -p tool-use-mini --allow-dirty
 packages="${CARGO_TARGET_DIR:-target}/package"
 limit=$((10 * 1000 * 1000))
 status=0
-for crate in tool-macros tool-runtime tool-models tool-use-mini tool-use tool-train; do
+for crate in tool-macros tool-runtime tool-models tool-mcp tool-use-mini tool-use tool-train; do
     file=$(ls "$packages/$crate"-[0-9]*.crate)
     size=$(stat -c %s "$file")
     printf '%-16s %10d bytes\n' "$crate" "$size"

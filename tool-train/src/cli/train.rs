@@ -90,7 +90,7 @@ fn model_config(vocab_size: usize, hidden: usize, layers: usize) -> ModelConfig 
 
 /// Runs `tool-train train`.
 pub fn run(args: TrainArgs) -> Result<(), String> {
-    if args.micro_batch == 0 || args.batch_size % args.micro_batch != 0 {
+    if args.micro_batch == 0 || !args.batch_size.is_multiple_of(args.micro_batch) {
         return Err(format!(
             "--micro-batch must divide --batch-size {}, found {}",
             args.batch_size, args.micro_batch

@@ -269,7 +269,7 @@ pub fn calculate_statistics(numbers: Vec<f64>, statistic: String) -> Result<Valu
         "mean" => sum / numbers.len() as f64,
         "median" => {
             let mid = sorted.len() / 2;
-            if sorted.len() % 2 == 0 {
+            if sorted.len().is_multiple_of(2) {
                 (sorted[mid - 1] + sorted[mid]) / 2.0
             } else {
                 sorted[mid]

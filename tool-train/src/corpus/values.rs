@@ -65,7 +65,7 @@ pub fn pick_distinct<'a, T>(
 
 /// Whether a value's text belongs to `split` (for values made up on the spot).
 pub fn in_split(text: &str, split: Split) -> bool {
-    (hash(text) % 5 == 0) == (split == Split::HeldOut)
+    hash(text).is_multiple_of(5) == (split == Split::HeldOut)
 }
 
 /// Draws texts from `make` until one falls in `split`.

@@ -104,19 +104,19 @@ impl ModelConfig {
                 )));
             }
         }
-        if self.hidden_size % self.num_attention_heads != 0 {
+        if !self.hidden_size.is_multiple_of(self.num_attention_heads) {
             return Err(TrainError::Config(format!(
                 "hidden_size ({}) must be a multiple of num_attention_heads ({})",
                 self.hidden_size, self.num_attention_heads
             )));
         }
-        if self.num_attention_heads % self.num_key_value_heads != 0 {
+        if !self.num_attention_heads.is_multiple_of(self.num_key_value_heads) {
             return Err(TrainError::Config(format!(
                 "num_attention_heads ({}) must be a multiple of num_key_value_heads ({})",
                 self.num_attention_heads, self.num_key_value_heads
             )));
         }
-        if self.head_dim() % 2 != 0 {
+        if !self.head_dim().is_multiple_of(2) {
             return Err(TrainError::Config(format!(
                 "the head dimension must be even for RoPE, found {}",
                 self.head_dim()

@@ -124,7 +124,7 @@ pub(crate) fn write_safetensors(
     }
     let mut header = Value::Object(header).to_string().into_bytes();
     // The data section must start 8-byte aligned; the format pads the header with spaces.
-    while header.len() % 8 != 0 {
+    while !header.len().is_multiple_of(8) {
         header.push(b' ');
     }
     let mut bytes = Vec::with_capacity(8 + header.len() + data.len());

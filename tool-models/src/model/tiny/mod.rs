@@ -96,9 +96,9 @@ impl TinySpec {
             && self.num_layers > 0
             && self.intermediate_size > 0
             && self.max_position_embeddings > 0
-            && self.hidden_size % self.num_heads == 0
-            && (self.hidden_size / self.num_heads) % 2 == 0
-            && self.num_heads % self.num_kv_heads == 0;
+            && self.hidden_size.is_multiple_of(self.num_heads)
+            && (self.hidden_size / self.num_heads).is_multiple_of(2)
+            && self.num_heads.is_multiple_of(self.num_kv_heads);
         if ok {
             Ok(())
         } else {
