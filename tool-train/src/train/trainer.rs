@@ -400,7 +400,9 @@ impl Trainer {
             let stats = self.train_step(&batches)?;
             self.state.data = order.position();
             on_step(&stats);
-            if self.state.step.is_multiple_of(self.config.checkpoint_every) || self.state.step == until {
+            if self.state.step.is_multiple_of(self.config.checkpoint_every)
+                || self.state.step == until
+            {
                 self.save_checkpoint()?;
             }
         }
