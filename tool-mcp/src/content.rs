@@ -71,3 +71,58 @@ pub(crate) fn outcome(result: CallToolResult) -> ToolResult {
         Ok(text)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(value: serde_json::Value) -> CallToolResult {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn every_kind_of_block_becomes_a_line() {
+        let result = parse(json!({"content": [
+            {"type": "text", "text": "Found it:"},
+            {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+            {"type": "audio", "data": "AAAAAA==", "mimeType": "audio/wav"},
+            {"type": "resource", "resource": {"uri": "file:///a.txt", "mimeType": "text/plain", "text": "hello"}},
+            {"type": "resource", "resource": {"uri": "file:///a.bin", "blob": "AAAAAAAA"}},
+            {"type": "resource_link", "uri": "file:///b.txt", "name": "b"}
+        ]}));
+        assert_eq!(
+            result_text(&result),
+            "Found it:\n[image: image/png, 3 bytes]\n[audio: audio/wav, 4 bytes]\nhello\n\
+             [resource file:///a.bin: binary, 6 bytes]\n[resource link: file:///b.txt]"
+        );
+        let structured = parse(json!({"content": [], "structuredContent": {"celsius": 21}}));
+        assert_eq!(result_text(&structured), r#"{"celsius":21}"#);
+    }
+
+    #[test]
+    fn errors_are_the_tools_error_without_a_second_prefix() {
+        let ours = parse(
+            json!({"isError": true, "content": [{"type": "text", "text": "Error: division by zero"}]}),
+        );
+        assert_eq!(
+            outcome(ours),
+            Err(ToolError::Failed("division by zero".into()))
+        );
+        let theirs =
+            parse(json!({"isError": true, "content": [{"type": "text", "text": "no such file"}]}));
+        assert_eq!(
+            outcome(theirs),
+            Err(ToolError::Failed("no such file".into()))
+        );
+        let silent = parse(json!({"isError": true, "content": []}));
+        assert_eq!(
+            outcome(silent),
+            Err(ToolError::Failed(
+                "the tool failed without saying why".into()
+            ))
+        );
+        let fine = parse(json!({"content": [{"type": "text", "text": "42"}]}));
+        assert_eq!(outcome(fine), Ok("42".into()));
+    }
+}

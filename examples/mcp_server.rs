@@ -1,0 +1,89 @@
+//! `#[tool]` functions and a `#[tools]` service with state, served to any MCP
+//! host (Claude Desktop, an IDE, the MCP Python SDK…) in a few lines.
+//!
+//! ```text
+//! cargo run --example mcp_server                         # stdio, for hosts that start it
+//! cargo run --example mcp_server -- --http 127.0.0.1:8000  # http://127.0.0.1:8000/mcp
+//! ```
+//!
+//! A host's configuration starts it as a command, e.g.
+//! `{"command": "path/to/mcp_server"}`. Only protocol goes to stdout.
+
+use std::sync::{Arc, Mutex};
+use tool_use::mcp::{HttpOptions, McpServer};
+use tool_use::{tool, tools};
+
+/// Count the words in a text.
+///
+/// Args:
+///     text: The text.
+#[tool]
+fn count_words(text: String) -> usize {
+    text.split_whitespace().count()
+}
+
+/// A notebook kept while the server runs: state behind `&self`.
+#[derive(Default)]
+struct Notebook {
+    notes: Mutex<Vec<String>>,
+}
+
+#[tools]
+impl Notebook {
+    /// Write a note down.
+    ///
+    /// Args:
+    ///     text: The note.
+    ///
+    /// Returns:
+    ///     How many notes there are now.
+    #[tool]
+    fn add_note(&self, text: String) -> Result<usize, String> {
+        let mut notes = self.notes.lock().map_err(|_| "the notebook is unusable")?;
+        notes.push(text);
+        Ok(notes.len())
+    }
+
+    /// Read every note, oldest first.
+    #[tool]
+    fn read_notes(&self) -> Result<Vec<String>, String> {
+        let notes = self.notes.lock().map_err(|_| "the notebook is unusable")?;
+        Ok(notes.clone())
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let toolbox = tool_use::toolbox![count_words]
+        .with_all_shared(Arc::new(Notebook::default()))
+        .expect("the tool names are distinct");
+    let server = McpServer::new(toolbox).named("notebook", "0.1.0");
+
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.as_slice() {
+        [] => server.serve_stdio().await,
+        [flag, address] if flag == "--http" => serve_http(server, address).await,
+        _ => {
+            eprintln!("usage: mcp_server [--http ADDR]");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = result {
+        eprintln!("mcp_server: {e}");
+        std::process::exit(1);
+    }
+}
+
+async fn serve_http(server: McpServer, address: &str) -> Result<(), tool_use::mcp::McpError> {
+    let listener = tokio::net::TcpListener::bind(address).await?;
+    eprintln!(
+        "serving http://{}/mcp (Ctrl-C stops)",
+        listener.local_addr()?
+    );
+    let stop = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    server
+        .serve_http(listener, &HttpOptions::default(), stop)
+        .await
+}
