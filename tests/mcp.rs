@@ -279,3 +279,48 @@ async fn hosts_outside_loopback_are_refused_unless_allowed() {
     assert_eq!(post("attacker.example").await.unwrap().status(), 403);
     assert_eq!(post("localhost").await.unwrap().status(), 200);
 }
+
+/// `tool-use chat --json` messages for `question` with `extra` arguments.
+fn chat_messages(question: &str, extra: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+        .args(["chat", "--json"])
+        .args(extra)
+        .arg(question)
+        .env_remove("TOOL_USE_MODEL")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    run["messages"].clone()
+}
+
+#[test]
+fn the_chat_command_runs_the_agent_on_tools_served_over_mcp() {
+    let server = format!("{} mcp", env!("CARGO_BIN_EXE_tool-use"));
+    let question = "What is 12.5 times 4?";
+    let through_mcp = chat_messages(question, &["--mcp-only", "--mcp", &server]);
+    // The bundled model calls `calculate`; the answer came back through MCP.
+    assert_eq!(
+        through_mcp[1]["tool_calls"][0]["function"]["name"], "calculate",
+        "{through_mcp}"
+    );
+    assert_eq!(through_mcp[2]["content"], "50", "{through_mcp}");
+    // The same transcript as with the tools in-process.
+    assert_eq!(through_mcp, chat_messages(question, &[]));
+
+    // The demo tools and the same tools over MCP cannot share a toolbox.
+    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+        .args(["chat", "--mcp", &server, question])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("two tools are named `get_current_temperature`"),
+        "{stderr}"
+    );
+}

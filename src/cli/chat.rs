@@ -6,11 +6,11 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use serde_json::json;
+use tool_use::mcp::{McpClient, ToolboxMcp};
 use tool_use::models::agent::{Agent, AgentEvent, ChatModel, LocalChat};
 use tool_use::models::generate::GenerateOptions;
 use tool_use::models::remote::{RemoteChat, RequestOptions};
-use tool_use::ToolChoice;
-use tool_use::{Message, Role};
+use tool_use::{Message, Role, ToolChoice, Toolbox};
 
 /// Arguments of `tool-use chat`.
 #[derive(clap::Args)]
@@ -57,6 +57,40 @@ pub struct ChatArgs {
     /// A system message to start the conversation with.
     #[arg(long)]
     system: Option<String>,
+    /// An MCP server whose tools join the demo tools: a command line split at
+    /// spaces (`uvx mcp-server-time`) or a streamable HTTP URL
+    /// (`http://127.0.0.1:8000/mcp`). Repeatable.
+    #[arg(long, value_name = "SERVER")]
+    mcp: Vec<String>,
+    /// Offer only the `--mcp` servers' tools, not the demo ones.
+    #[arg(long, requires = "mcp")]
+    mcp_only: bool,
+}
+
+/// The demo tools (unless `--mcp-only`) and those of every `--mcp` server.
+/// The clients live as long as the toolbox's tools do.
+fn toolbox(args: &ChatArgs) -> Result<Toolbox, String> {
+    let mut toolbox = if args.mcp_only {
+        Toolbox::new()
+    } else {
+        tool_use::demo::toolbox()
+    };
+    for server in &args.mcp {
+        let client = if server.starts_with("http://") || server.starts_with("https://") {
+            McpClient::http_blocking(server)
+        } else {
+            let mut words = server.split_whitespace();
+            let program = words.next().ok_or("--mcp: an empty command")?;
+            let mut command = std::process::Command::new(program);
+            command.args(words);
+            McpClient::stdio_blocking(command)
+        };
+        let client = client.map_err(|e| format!("--mcp {server}: {e}"))?;
+        toolbox = toolbox
+            .with_mcp(&client)
+            .map_err(|e| format!("--mcp {server}: {e}"))?;
+    }
+    Ok(toolbox)
 }
 
 /// Runs `tool-use chat`.
@@ -137,7 +171,7 @@ fn drive(
     messages: Vec<Message>,
     choice: ToolChoice,
 ) -> Result<ExitCode, String> {
-    let mut agent = Agent::new(model, tool_use::demo::toolbox())
+    let mut agent = Agent::new(model, toolbox(args)?)
         .max_rounds(args.max_rounds)
         .tool_choice(choice);
     let result = if args.json {

@@ -63,7 +63,7 @@ impl McpClient {
             peer: format!("`{program}`"),
             message: e.to_string(),
         })?;
-        Self::start(format!("`{program}`"), service, Handle::current(), None).await
+        Self::start(format!("`{program}`"), service).await
     }
 
     /// Connects to a streamable HTTP endpoint (`http://127.0.0.1:8000/mcp`).
@@ -75,7 +75,7 @@ impl McpClient {
             peer: url.to_owned(),
             message: e.to_string(),
         })?;
-        Self::start(url.to_owned(), service, Handle::current(), None).await
+        Self::start(url.to_owned(), service).await
     }
 
     /// [`McpClient::stdio`] for programs without an async runtime: the
@@ -102,23 +102,19 @@ impl McpClient {
             .thread_name("mcp-client")
             .enable_all()
             .build()?;
-        let client = runtime.block_on(connect)?;
-        // Hand the runtime to the connection, which outlives this frame.
-        let mut connection = Arc::try_unwrap(client.connection).map_err(|_| {
-            McpError::Session("the new connection was shared before it was returned".into())
-        })?;
-        connection.runtime = Some(runtime);
-        Ok(McpClient {
-            connection: Arc::new(connection),
-            timeout: client.timeout,
-        })
+        let mut client = runtime.block_on(connect)?;
+        // Hand the runtime to the connection, which outlives this frame. The
+        // client was just made, so nothing else holds its connection yet.
+        match Arc::get_mut(&mut client.connection) {
+            Some(connection) => connection.runtime = Some(runtime),
+            None => runtime.shutdown_background(),
+        }
+        Ok(client)
     }
 
     async fn start(
         peer: String,
         service: RunningService<RoleClient, ()>,
-        handle: Handle,
-        runtime: Option<Runtime>,
     ) -> Result<McpClient, McpError> {
         let tools = service
             .list_all_tools()
@@ -134,8 +130,8 @@ impl McpClient {
                 session: service.peer().clone(),
                 service: Some(service),
                 tools,
-                handle,
-                runtime,
+                handle: Handle::current(),
+                runtime: None,
             }),
             timeout: DEFAULT_TIMEOUT,
         })
