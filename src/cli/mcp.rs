@@ -27,10 +27,7 @@ pub fn run(args: McpArgs) -> Result<(), String> {
             "Weather, arithmetic, unit conversion and the time. Temperatures and \
              wind speeds are made up: this is a demonstration.",
         );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    let runtime = super::runtime()?;
     let result = runtime.block_on(async move {
         let Some(address) = args.http else {
             eprintln!("serving {} tools over MCP on stdio", server.tools().len());
@@ -43,14 +40,7 @@ pub fn run(args: McpArgs) -> Result<(), String> {
         for host in args.allow_hosts {
             options = options.allow_host(host);
         }
-        let listener = tokio::net::TcpListener::bind(&address)
-            .await
-            .map_err(|e| format!("cannot listen on {address}: {e}"))?;
-        let local = listener
-            .local_addr()
-            .map_err(|e| format!("cannot read the listening address: {e}"))?;
-        // Tests and scripts wait for this line to learn the port.
-        println!("listening on http://{local}/mcp");
+        let listener = super::listen(&address, "/mcp").await?;
         eprintln!(
             "serving {} tools over MCP (Ctrl-C stops)",
             server.tools().len()

@@ -22,6 +22,27 @@ pub fn load_model(path: Option<&Path>) -> Result<Model, String> {
     .map_err(|e| e.to_string())
 }
 
+/// The multi-thread runtime the serving subcommands run on.
+pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))
+}
+
+/// Binds `address` and prints `listening on http://ADDR{path}`: tests and
+/// scripts wait for that line to learn the port.
+pub async fn listen(address: &str, path: &str) -> Result<tokio::net::TcpListener, String> {
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|e| format!("cannot listen on {address}: {e}"))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| format!("cannot read the listening address: {e}"))?;
+    println!("listening on http://{local}{path}");
+    Ok(listener)
+}
+
 /// Ends subcommand `command`: its own exit code, or its error on stderr and a
 /// failure.
 pub fn finish(command: &str, result: Result<impl Termination, String>) -> ExitCode {

@@ -67,20 +67,9 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         }
         server = server.api_key(key);
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    let runtime = super::runtime()?;
     runtime.block_on(async move {
-        let address = format!("{}:{}", args.host, args.port);
-        let listener = tokio::net::TcpListener::bind(&address)
-            .await
-            .map_err(|e| format!("cannot listen on {address}: {e}"))?;
-        let local = listener
-            .local_addr()
-            .map_err(|e| format!("cannot read the listening address: {e}"))?;
-        // Tests and scripts wait for this line to learn the port.
-        println!("listening on http://{local}/v1");
+        let listener = super::listen(&format!("{}:{}", args.host, args.port), "/v1").await?;
         eprintln!(
             "serving {name} (queue {queue}; Ctrl-C stops)",
             name = server_name,

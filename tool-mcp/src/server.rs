@@ -9,7 +9,6 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tool_runtime::{DefinitionFormat, ToolCall, ToolError, Toolbox};
 
@@ -21,7 +20,6 @@ pub struct McpServer {
     tools: Arc<Vec<McpToolDef>>,
     info: Implementation,
     instructions: Option<String>,
-    calls: Arc<AtomicU64>,
 }
 
 impl McpServer {
@@ -37,7 +35,6 @@ impl McpServer {
             tools: Arc::new(tools),
             info: Implementation::new("tool-use", env!("CARGO_PKG_VERSION")),
             instructions: None,
-            calls: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -70,12 +67,12 @@ impl McpServer {
     /// params, with the names that exist); every other failure is an
     /// `isError` result with the `Error: …` text the agent would read.
     pub async fn call(&self, params: CallToolRequestParams) -> Result<CallToolResult, ErrorData> {
-        let n = self.calls.fetch_add(1, Ordering::Relaxed);
         let arguments = params
             .arguments
             .map(Value::Object)
             .unwrap_or(Value::Object(Map::new()));
-        let call = ToolCall::new(format!("mcp-{n}"), params.name.as_ref(), arguments);
+        let call = ToolCall::new("mcp", params.name.as_ref(), arguments);
+        // `invoke` answers with a result, not a message: the id is never read.
         match self.toolbox.invoke(&call).await {
             Ok(text) => Ok(CallToolResult::success(vec![ContentBlock::text(text)])),
             Err(e @ ToolError::UnknownTool { .. }) => {
@@ -90,18 +87,8 @@ impl McpServer {
     /// Serves one client on stdin/stdout until it disconnects. Nothing but
     /// protocol goes to stdout; log to stderr.
     pub async fn serve_stdio(self) -> Result<(), McpError> {
-        let running =
-            self.serve(rmcp::transport::stdio())
-                .await
-                .map_err(|e| McpError::Handshake {
-                    peer: "the client on stdin".into(),
-                    message: e.to_string(),
-                })?;
-        running
-            .waiting()
-            .await
-            .map(drop)
-            .map_err(|e| McpError::Session(e.to_string()))
+        let (stdin, stdout) = rmcp::transport::stdio();
+        self.serve_io(stdin, stdout).await
     }
 
     /// Serves one client over any byte stream pair (a socket, a pipe, an
