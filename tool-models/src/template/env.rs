@@ -9,6 +9,8 @@
 use super::filters;
 use super::generation;
 use super::limits::{self, Limits};
+use super::methods;
+use super::operators;
 use super::python::{self, is_none};
 use super::tojson::tojson_filter;
 use minijinja::syntax::SyntaxConfig;
@@ -51,6 +53,27 @@ pub(crate) fn environment(limits: &Limits) -> Environment<'static> {
     env.add_filter("tojson", tojson_filter);
     env.add_filter("string", filters::string);
     env.add_filter("indent", filters::indent);
+    env.add_filter("list", filters::list);
+    env.add_filter("join", filters::join);
+    env.add_filter("sort", filters::sort);
+    env.add_filter("unique", filters::unique);
+    env.add_filter("reverse", filters::reverse);
+    env.add_filter("sum", filters::sum);
+    env.add_filter("min", filters::min);
+    env.add_filter("max", filters::max);
+    env.add_filter("batch", filters::batch);
+    env.add_filter("length", filters::length);
+    env.add_filter("count", filters::length);
+    env.add_filter("first", filters::first);
+    env.add_filter("last", filters::last);
+    env.add_filter("items", filters::items);
+    env.add_filter("int", filters::int);
+    env.add_filter("escape", filters::escape);
+    env.add_filter("e", filters::escape);
+    env.add_filter("forceescape", filters::escape);
+    env.add_filter("center", filters::center);
+    env.add_filter("wordcount", filters::wordcount);
+    env.add_test("sequence", filters::is_sequence);
     env.add_filter(generation::FILTER_NAME, generation::mark);
     env.add_function("raise_exception", raise_exception);
     env.add_function("strftime_now", |format: &str| -> Result<String, Error> {
@@ -58,6 +81,8 @@ pub(crate) fn environment(limits: &Limits) -> Environment<'static> {
         Ok(limits::now().strftime(format))
     });
     env.add_function("range", range);
+    env.add_function(operators::ADD, operators::add);
+    env.add_function(operators::MOD, operators::modulo);
     env.add_function("namespace", namespace);
     env.add_test("none", |v: &Value| is_none(v));
     env
@@ -95,7 +120,12 @@ fn call_method(
             ),
         ));
     }
-    minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
+    let args = methods::markup_args(value, method, args);
+    let result = match methods::call(value, method, &args) {
+        Some(result) => result?,
+        None => minijinja_contrib::pycompat::unknown_method_callback(state, value, method, &args)?,
+    };
+    Ok(methods::keep_markup(value, result))
 }
 
 /// `raise_exception(message)`: the template refuses the input.
@@ -154,6 +184,7 @@ fn range(args: Rest<i64>) -> Result<Value, Error> {
     }
     Ok(Value::from_object(PyRange {
         start,
+        stop,
         step,
         len: len as usize,
     }))
@@ -161,8 +192,9 @@ fn range(args: Rest<i64>) -> Result<Value, Error> {
 
 /// A lazy, sized, indexable range whose iteration checks the render limits.
 #[derive(Debug)]
-struct PyRange {
+pub(crate) struct PyRange {
     start: i64,
+    stop: i64,
     step: i64,
     len: usize,
 }
@@ -170,6 +202,15 @@ struct PyRange {
 impl PyRange {
     fn at(&self, i: usize) -> i64 {
         self.start + self.step * i as i64
+    }
+
+    /// `repr(range)`: `range(0, 3)`, `range(0, 10, 2)`.
+    pub(crate) fn write_repr(&self, out: &mut impl std::fmt::Write) -> std::fmt::Result {
+        write!(out, "range({}, {}", self.start, self.stop)?;
+        if self.step != 1 {
+            write!(out, ", {}", self.step)?;
+        }
+        out.write_char(')')
     }
 }
 

@@ -1,9 +1,179 @@
 //! Filters whose Jinja2 behaviour differs from minijinja's built-in ones.
 
 use super::limits;
-use super::python;
-use minijinja::value::{Kwargs, Value};
-use minijinja::{Error, ErrorKind};
+use super::operators::escape_html;
+use super::python::{self, is_none};
+use minijinja::filters as builtin;
+use minijinja::value::{Kwargs, StringInput, Value, ValueKind};
+use minijinja::{Error, ErrorKind, State};
+
+/// Python's error for iterating `None`, which minijinja iterates as empty.
+fn not_iterable(value: &Value) -> Result<(), Error> {
+    if is_none(value) {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            "'NoneType' object is not iterable",
+        ));
+    }
+    Ok(())
+}
+
+/// `list`: an error on `None`, as in Python.
+pub(crate) fn list(state: &State, value: Value) -> Result<Value, Error> {
+    not_iterable(&value)?;
+    builtin::list(state, value)
+}
+
+/// `join`: an error on `None`, as in Python.
+pub(crate) fn join(
+    state: &mut State,
+    value: &Value,
+    joiner: Option<StringInput<'_>>,
+    attribute: Option<&str>,
+    kwargs: Kwargs,
+) -> Result<Value, Error> {
+    not_iterable(value)?;
+    builtin::join(state, value, joiner, attribute, kwargs)
+}
+
+/// `sort`: an error on `None`, as in Python.
+pub(crate) fn sort(state: &State, value: Value, kwargs: Kwargs) -> Result<Value, Error> {
+    not_iterable(&value)?;
+    builtin::sort(state, value, kwargs)
+}
+
+/// `unique`: an error on `None`, as in Python.
+pub(crate) fn unique(state: &State, value: Value, kwargs: Kwargs) -> Result<Value, Error> {
+    not_iterable(&value)?;
+    builtin::unique(state, value, kwargs)
+}
+
+/// `reverse`: an error on `None`; an undefined value reverses to nothing.
+pub(crate) fn reverse(value: &Value) -> Result<Value, Error> {
+    not_iterable(value)?;
+    if value.is_undefined() {
+        return Ok(Value::from(Vec::<Value>::new()));
+    }
+    builtin::reverse(value)
+}
+
+/// `sum`: an error on `None`, as in Python.
+pub(crate) fn sum(
+    state: &State,
+    value: Value,
+    attribute: Option<&str>,
+    start: Option<Value>,
+    kwargs: Kwargs,
+) -> Result<Value, Error> {
+    not_iterable(&value)?;
+    builtin::sum(state, value, attribute, start, kwargs)
+}
+
+/// `min`: an error on `None`, as in Python.
+pub(crate) fn min(state: &State, value: Value, kwargs: Kwargs) -> Result<Value, Error> {
+    not_iterable(&value)?;
+    builtin::min(state, value, kwargs)
+}
+
+/// `max`: an error on `None`, as in Python.
+pub(crate) fn max(state: &State, value: Value, kwargs: Kwargs) -> Result<Value, Error> {
+    not_iterable(&value)?;
+    builtin::max(state, value, kwargs)
+}
+
+/// `batch`: an error on `None`, as in Python.
+pub(crate) fn batch(
+    state: &State,
+    value: Value,
+    count: usize,
+    fill_with: Option<Value>,
+) -> Result<Value, Error> {
+    not_iterable(&value)?;
+    builtin::batch(state, value, count, fill_with)
+}
+
+/// `length` / `count`: Jinja2's `Undefined` has length 0.
+pub(crate) fn length(value: &Value) -> Result<usize, Error> {
+    if value.is_undefined() {
+        return Ok(0);
+    }
+    builtin::length(value)
+}
+
+/// `first`: undefined (printing nothing) for an undefined value.
+pub(crate) fn first(value: &Value) -> Result<Value, Error> {
+    if value.is_undefined() {
+        return Ok(Value::UNDEFINED);
+    }
+    builtin::first(value)
+}
+
+/// `last`: undefined (printing nothing) for an undefined value.
+pub(crate) fn last(value: Value) -> Result<Value, Error> {
+    if value.is_undefined() {
+        return Ok(Value::UNDEFINED);
+    }
+    builtin::last(value)
+}
+
+/// `items`: nothing for an undefined value.
+pub(crate) fn items(value: &Value) -> Result<Value, Error> {
+    if value.is_undefined() {
+        return Ok(Value::from(Vec::<Value>::new()));
+    }
+    builtin::items(value)
+}
+
+/// `int(value, default=0, base=10)`: Jinja2 falls back to the default
+/// (0 unless given) where minijinja fails.
+pub(crate) fn int(
+    state: &State,
+    value: &Value,
+    default: Option<Value>,
+    base: Option<u32>,
+    kwargs: Kwargs,
+) -> Result<Value, Error> {
+    let fallback = kwargs.get::<Option<Value>>("default")?;
+    let default = default.or(fallback).unwrap_or(Value::from(0));
+    Ok(builtin::int(state, value, Some(default.clone()), base, kwargs).unwrap_or(default))
+}
+
+/// `escape` / `e` / `forceescape`: markupsafe's escaping (`&#34;`, `&#39;`)
+/// into a safe (`Markup`) string; a safe string stays as it is.
+pub(crate) fn escape(value: &Value) -> Result<Value, Error> {
+    if value.is_safe() {
+        return Ok(value.clone());
+    }
+    Ok(Value::from_safe_string(escape_html(&string(value)?)))
+}
+
+/// `center(width=80)`: Python's `str.center`.
+pub(crate) fn center(value: &Value, width: Option<usize>) -> Result<Value, Error> {
+    let s = string(value)?;
+    Ok(Value::from(python::pad(
+        &s,
+        width.unwrap_or(80),
+        ' ',
+        python::Align::Center,
+    )))
+}
+
+/// `wordcount`: the number of words.
+pub(crate) fn wordcount(value: &Value) -> Result<usize, Error> {
+    Ok(string(value)?
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .count())
+}
+
+/// The `sequence` test: anything with a length and items, strings and
+/// dicts included, as Jinja2's.
+pub(crate) fn is_sequence(value: &Value) -> bool {
+    matches!(
+        value.kind(),
+        ValueKind::String | ValueKind::Seq | ValueKind::Map
+    ) && !is_none(value)
+}
 
 /// `indent(s, width=4, first=False, blank=False)`, Jinja2's exactly: it
 /// appends a newline before splitting, so `'{\n'|indent(4)` keeps its

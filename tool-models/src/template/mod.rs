@@ -34,6 +34,8 @@ mod gguf;
 mod input;
 mod limits;
 mod load;
+mod methods;
+mod operators;
 mod python;
 pub mod tojson;
 
@@ -197,6 +199,7 @@ impl ChatTemplate {
         let rewritten = generation::rewrite(source);
         let has_generation = rewritten.is_some();
         let source = rewritten.unwrap_or_else(|| source.to_owned());
+        let source = operators::rewrite(&source).unwrap_or(source);
         env.add_template_owned(TEMPLATE_NAME, source)
             .map_err(|e| TemplateError::Syntax {
                 message: detail(&e),

@@ -4,6 +4,7 @@
 //! `1e+20`, `{'a': 1}`. minijinja prints its own spellings (`true`, `none`,
 //! `{"a": 1}`); the formatter installed by `env.rs` calls [`write_str`] instead.
 
+use super::env::PyRange;
 use minijinja::value::{Object, ObjectRepr, Value, ValueKind};
 use std::fmt::{self, Write};
 use std::sync::Arc;
@@ -98,17 +99,27 @@ pub(crate) fn write_repr(out: &mut impl Write, value: &Value) -> fmt::Result {
         },
         ValueKind::String => write_str_repr(out, value.as_str().unwrap_or_default()),
         ValueKind::Seq | ValueKind::Iterable => {
+            if let Some(range) = value.downcast_object_ref::<PyRange>() {
+                return range.write_repr(out);
+            }
             let Ok(items) = value.try_iter() else {
                 return write!(out, "{value}");
             };
-            out.write_char('[')?;
+            let tuple = value.is_tuple();
+            out.write_char(if tuple { '(' } else { '[' })?;
+            let mut n = 0;
             for (i, item) in items.enumerate() {
                 if i > 0 {
                     out.write_str(", ")?;
                 }
                 write_repr(out, &item)?;
+                n += 1;
             }
-            out.write_char(']')
+            match (tuple, n) {
+                (true, 1) => out.write_str(",)"),
+                (true, _) => out.write_char(')'),
+                _ => out.write_char(']'),
+            }
         }
         ValueKind::Map => {
             let Ok(keys) = value.try_iter() else {
@@ -127,6 +138,33 @@ pub(crate) fn write_repr(out: &mut impl Write, value: &Value) -> fmt::Result {
         }
         _ => write!(out, "{value}"),
     }
+}
+
+/// Where [`pad`] puts the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Align {
+    Left,
+    Right,
+    Center,
+}
+
+/// `str.center` / `ljust` / `rjust`: `s` padded with `fill` to `width`
+/// characters (Python puts the odd one of a centre's padding on the right
+/// unless the text length is odd as well).
+pub(crate) fn pad(s: &str, width: usize, fill: char, align: Align) -> String {
+    let len = s.chars().count();
+    if width <= len {
+        return s.to_owned();
+    }
+    let total = width.min(1 << 16) - len.min(width);
+    let left = match align {
+        Align::Left => 0,
+        Align::Right => total,
+        // CPython: left = pad / 2 + (pad & width & 1)
+        Align::Center => total / 2 + (total & width & 1),
+    };
+    let fill = |n: usize| std::iter::repeat_n(fill, n).collect::<String>();
+    format!("{}{s}{}", fill(left), fill(total - left))
 }
 
 /// `repr(str)`: single quotes unless the text has a single quote and no double one.
@@ -190,5 +228,15 @@ mod tests {
         let mut s = String::new();
         write_str(&mut s, &v).unwrap();
         assert_eq!(s, r#"{'a': [1, 2.0, True, None], "it's": 'say "hi"\n'}"#);
+    }
+
+    #[test]
+    fn pads_as_python() {
+        assert_eq!(pad("ab", 6, '*', Align::Center), "**ab**");
+        assert_eq!(pad("abc", 6, '*', Align::Center), "*abc**");
+        assert_eq!(pad("ab", 5, '*', Align::Center), "**ab*");
+        assert_eq!(pad("abc", 7, ' ', Align::Center), "  abc  ");
+        assert_eq!(pad("ab", 4, '0', Align::Right), "00ab");
+        assert_eq!(pad("abcd", 2, ' ', Align::Left), "abcd");
     }
 }
