@@ -1,5 +1,6 @@
 //! Rendering real chat templates: Hermes 3, Qwen 2.5 and Llama 3.1, each with
-//! two tools and a tool round trip (the `tool_round_trip` fixture case).
+//! two tools and a tool round trip (the `tool_round_trip` fixture case),
+//! with the tools of the previous render and with tools it has not seen.
 //!
 //! `scripts/bench_templates.py` renders the same inputs with transformers'
 //! own renderer, for comparison.
@@ -52,6 +53,22 @@ fn bench(c: &mut Criterion) {
         assert_eq!(template.render_json(&kwargs).expect("renders"), expected);
         group.bench_function(label, |b| {
             b.iter(|| template.render_json(black_box(&kwargs)))
+        });
+        // The template keeps the last tool list it converted (an agent sends
+        // the same tools every turn); alternating two lists measures the
+        // render of tools it has not seen.
+        let mut other = kwargs.clone();
+        if let Some(Value::String(d)) = other.pointer_mut("/tools/0/function/description") {
+            d.push('.');
+        }
+        assert_ne!(other, kwargs, "the case has tools to vary");
+        let both = [kwargs, other];
+        let mut turn = 0;
+        group.bench_function(format!("{label} new tools"), |b| {
+            b.iter(|| {
+                turn ^= 1;
+                template.render_json(black_box(&both[turn]))
+            })
         });
     }
     group.finish();

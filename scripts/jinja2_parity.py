@@ -13,7 +13,7 @@ our engine and requires the same text (or an error where Python raised).
 import json
 from pathlib import Path
 
-from transformers.utils.chat_template_utils import _compile_jinja_template
+from transformers.utils import chat_template_utils as ctu
 
 OUT = Path(__file__).resolve().parent.parent / "tool-models" / "tests" / "data" / "jinja2_parity.jsonl"
 
@@ -122,25 +122,52 @@ CASES = [
     ('{{ x.a is sequence }}', "a string is a sequence"),
     ('{{ x is sequence }}', "a dict is a sequence"),
     ('{{ 1 is sequence }}', ""),
+    ('{{ none is iterable }}|{{ undefined_var is iterable }}|{{ "a" is iterable }}|{{ x is iterable }}', ""),
+    ('{{ x.n is iterable }}|{{ tools is iterable }}', ""),
     ('{{ "x" | int }}', "int falls back to 0"),
     ('{{ "x" | int(7) }}', ""),
     ('{{ "3.7" | int }}', ""),
     ('{{ "0x1A" | int(0, 16) }}', ""),
+    # Inputs as render_jinja_template passes them.
+    ('{% for m in messages %}[{{ m.content }}|{{ m.content is none }}|{{ m.content is defined }}]{% endfor %}',
+     "a null stays None", {"messages": [{"role": "assistant", "content": None, "tool_calls": []}]}),
+    ('{% for m in messages %}{{ "x" in m.content }}{% endfor %}', "None is not a container",
+     {"messages": [{"role": "assistant", "content": None}]}),
+    ('{% for m in messages %}{{ m.content|tojson }}{% endfor %}', "",
+     {"messages": [{"role": "assistant", "content": None}]}),
+    ('{% for m in messages %}{{ m|tojson }}|{{ m.thinking }}\n{% endfor %}', "reasoning under both names",
+     {"messages": [{"role": "assistant", "content": "a", "reasoning": "r1"},
+                   {"role": "assistant", "reasoning_content": "r2", "content": "b", "thinking": "t"},
+                   {"role": "assistant", "content": "c", "reasoning_content": None, "thinking": "t2"},
+                   {"role": "user", "content": "d", "thinking": None}]}),
+    ('{{ tools | selectattr("type", "equalto", "function") | list }}', "no tools: select yields nothing"),
+    ('{{ tools | map(attribute="function") | list }}', ""),
+    ('{{ tools | rejectattr("type") | list }}', ""),
+    ('{{ tools == none }}|{{ tools != none }}|{{ none == tools }}|{{ documents == None }}', "no tools equal None"),
+    ('{{ tools | length }}', "None has no length"),
+    ('{% for t in tools %}{% endfor %}', "None is not iterable"),
+    ('{{ tools == none }}', "given tools", {"tools": [{"type": "function"}]}),
+    ('{% if x.n == none and not (x.f == none) %}ok{% endif %}', ""),
 ]
 
 
-def render(source):
+def render(source, variables):
+    variables = dict(variables)
+    messages = variables.pop("messages")
     try:
-        return {"output": _compile_jinja_template(source).render(x=X)}
+        rendered, _ = ctu.render_jinja_template(conversations=[messages], chat_template=source, **variables)
+        return {"output": rendered[0]}
     except Exception as e:  # noqa: BLE001 - every exception is a refusal
         return {"error": f"{type(e).__name__}: {e}"}
 
 
 def main():
     with open(OUT, "w", encoding="utf-8") as f:
-        for source, why in CASES:
-            case = {"template": source, "vars": {"x": X}, "why": why}
-            case.update(render(source))
+        for source, why, *given in CASES:
+            variables = {"x": X, "messages": []}
+            variables.update(given[0] if given else {})
+            case = {"template": source, "vars": variables, "why": why}
+            case.update(render(source, variables))
             f.write(json.dumps(case, ensure_ascii=False) + "\n")
     print(f"wrote {len(CASES)} cases to {OUT}")
 

@@ -7,26 +7,75 @@
 //! render inputs answer dot lookups of `dict` method names with a method,
 //! and of mutating ones with undefined (the immutable sandbox hides them).
 
-use minijinja::value::{Enumerator, Object, ObjectRepr, Value};
+use super::tojson::JsonStyle;
+use minijinja::value::{Enumerator, Object, ObjectExt, ObjectRepr, Value};
 use minijinja::{Error, ErrorKind, State};
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-/// `dict` methods the immutable sandbox lets a template see.
-const SAFE_METHODS: &[&str] = &["copy", "fromkeys", "get", "items", "keys", "values"];
-/// `dict` methods it hides (they mutate).
-const UNSAFE_METHODS: &[&str] = &["clear", "pop", "popitem", "setdefault", "update"];
+/// Dicts with more keys than this get a hash index; smaller ones are
+/// searched in order, which is faster than hashing for the few keys a
+/// message or a schema has.
+const INDEX_FROM: usize = 12;
 
-/// A dict from the render inputs (an ordered minijinja map inside).
+/// How many `tojson` layouts a dict remembers (templates use one or two).
+const MEMO_STYLES: usize = 4;
+
+/// A dict from the render inputs: its entries in order.
+///
+/// Values are immutable, so the `tojson` text of a dict is remembered: tools
+/// kept between renders (see `input::ToolsCache`) are serialised once.
 #[derive(Debug)]
 pub(crate) struct PyDict {
-    map: Value,
+    entries: Vec<(Arc<str>, Value)>,
+    index: Option<HashMap<Arc<str>, usize>>,
+    dumped: Mutex<Vec<(JsonStyle, Arc<str>)>>,
 }
 
 impl PyDict {
-    /// Wraps an ordered minijinja map.
-    pub(crate) fn wrap(map: Value) -> Value {
-        Value::from_object(PyDict { map })
+    /// A dict of these entries (keys unique, as in a JSON object).
+    pub(crate) fn from_entries(entries: Vec<(Arc<str>, Value)>) -> Value {
+        let index = (entries.len() > INDEX_FROM).then(|| {
+            entries
+                .iter()
+                .enumerate()
+                .map(|(i, (k, _))| (Arc::clone(k), i))
+                .collect()
+        });
+        Value::from_object(PyDict {
+            entries,
+            index,
+            dumped: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn lookup(&self, key: &str) -> Option<&Value> {
+        match &self.index {
+            Some(index) => index.get(key).map(|&i| &self.entries[i].1),
+            None => self
+                .entries
+                .iter()
+                .find(|(k, _)| &**k == key)
+                .map(|(_, v)| v),
+        }
+    }
+
+    /// The dict's `tojson` text in `style`, if it was made before.
+    pub(crate) fn dumped(&self, style: &JsonStyle) -> Option<Arc<str>> {
+        let memo = self.dumped.lock().ok()?;
+        memo.iter()
+            .find(|(s, _)| s == style)
+            .map(|(_, t)| Arc::clone(t))
+    }
+
+    /// Remembers the dict's `tojson` text in `style`.
+    pub(crate) fn remember_dump(&self, style: &JsonStyle, text: &str) {
+        if let Ok(mut memo) = self.dumped.lock() {
+            if memo.len() < MEMO_STYLES {
+                memo.push((style.clone(), Arc::from(text)));
+            }
+        }
     }
 }
 
@@ -36,33 +85,40 @@ impl Object for PyDict {
     }
 
     fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
-        let value = self.map.get_item(key).ok()?;
-        (!value.is_undefined()).then_some(value)
+        self.lookup(key.as_str()?).cloned()
     }
 
     // Only attribute syntax (`x.name`) comes here; `x["name"]` uses `get_value`.
     fn get_value_by_str(self: &Arc<Self>, key: &str) -> Option<Value> {
-        if let Some(name) = SAFE_METHODS.iter().find(|m| **m == key) {
-            return Some(Value::from_object(BoundMethod {
-                dict: Value::from_dyn_object(self.clone()),
-                name,
-            }));
-        }
-        if UNSAFE_METHODS.contains(&key) {
-            return None;
-        }
-        self.get_value(&Value::from(key))
+        let method = match key {
+            "copy" => "copy",
+            "fromkeys" => "fromkeys",
+            "get" => "get",
+            "items" => "items",
+            "keys" => "keys",
+            "values" => "values",
+            // Mutating methods: hidden by the immutable sandbox.
+            "clear" | "pop" | "popitem" | "setdefault" | "update" => return None,
+            _ => return self.lookup(key).cloned(),
+        };
+        Some(Value::from_object(BoundMethod {
+            dict: Value::from_dyn_object(self.clone()),
+            name: method,
+        }))
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
-        match self.map.try_iter() {
-            Ok(keys) => Enumerator::Iter(Box::new(keys.collect::<Vec<_>>().into_iter())),
-            Err(_) => Enumerator::Empty,
-        }
+        self.mapped_rev_key_value_enumerator(|this| {
+            Box::new(
+                this.entries
+                    .iter()
+                    .map(|(k, v)| (Value::from(Arc::clone(k)), v.clone())),
+            )
+        })
     }
 
     fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
-        self.map.len()
+        Some(self.entries.len())
     }
 }
 

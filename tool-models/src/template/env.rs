@@ -53,6 +53,11 @@ pub(crate) fn environment(limits: &Limits) -> Environment<'static> {
     env.add_filter("tojson", tojson_filter);
     env.add_filter("string", filters::string);
     env.add_filter("indent", filters::indent);
+    env.add_filter("select", filters::select);
+    env.add_filter("reject", filters::reject);
+    env.add_filter("selectattr", filters::selectattr);
+    env.add_filter("rejectattr", filters::rejectattr);
+    env.add_filter("map", filters::map);
     env.add_filter("list", filters::list);
     env.add_filter("join", filters::join);
     env.add_filter("sort", filters::sort);
@@ -74,6 +79,7 @@ pub(crate) fn environment(limits: &Limits) -> Environment<'static> {
     env.add_filter("center", filters::center);
     env.add_filter("wordcount", filters::wordcount);
     env.add_test("sequence", filters::is_sequence);
+    env.add_test("iterable", filters::is_iterable);
     env.add_filter(generation::FILTER_NAME, generation::mark);
     env.add_function("raise_exception", raise_exception);
     env.add_function("strftime_now", |format: &str| -> Result<String, Error> {

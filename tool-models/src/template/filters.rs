@@ -4,8 +4,9 @@ use super::limits;
 use super::operators::escape_html;
 use super::python::{self, is_none};
 use minijinja::filters as builtin;
-use minijinja::value::{Kwargs, StringInput, Value, ValueKind};
+use minijinja::value::{Kwargs, Rest, StringInput, Value, ValueKind, ValueOrKwargs};
 use minijinja::{Error, ErrorKind, State};
+use std::borrow::Cow;
 
 /// Python's error for iterating `None`, which minijinja iterates as empty.
 fn not_iterable(value: &Value) -> Result<(), Error> {
@@ -92,6 +93,67 @@ pub(crate) fn batch(
     builtin::batch(state, value, count, fill_with)
 }
 
+/// `None` as minijinja's own none: Jinja2's select-style filters yield
+/// nothing for a falsy input, the `tools` placeholder included.
+fn plain_none(value: Value) -> Value {
+    if is_none(&value) {
+        Value::from(())
+    } else {
+        value
+    }
+}
+
+/// `select` (nothing for `None`).
+pub(crate) fn select(
+    state: &mut State,
+    value: Value,
+    test: Option<Cow<'_, str>>,
+    args: Rest<ValueOrKwargs>,
+) -> Result<Vec<Value>, Error> {
+    builtin::select(state, plain_none(value), test, args)
+}
+
+/// `reject` (nothing for `None`).
+pub(crate) fn reject(
+    state: &mut State,
+    value: Value,
+    test: Option<Cow<'_, str>>,
+    args: Rest<ValueOrKwargs>,
+) -> Result<Vec<Value>, Error> {
+    builtin::reject(state, plain_none(value), test, args)
+}
+
+/// `selectattr` (nothing for `None`).
+pub(crate) fn selectattr(
+    state: &mut State,
+    value: Value,
+    attr: Cow<'_, str>,
+    test: Option<Cow<'_, str>>,
+    args: Rest<ValueOrKwargs>,
+) -> Result<Vec<Value>, Error> {
+    builtin::selectattr(state, plain_none(value), attr, test, args)
+}
+
+/// `rejectattr` (nothing for `None`).
+pub(crate) fn rejectattr(
+    state: &mut State,
+    value: Value,
+    attr: Cow<'_, str>,
+    test: Option<Cow<'_, str>>,
+    args: Rest<ValueOrKwargs>,
+) -> Result<Vec<Value>, Error> {
+    builtin::rejectattr(state, plain_none(value), attr, test, args)
+}
+
+/// `map` (nothing for `None`).
+pub(crate) fn map(
+    state: &mut State,
+    value: Value,
+    args: Rest<ValueOrKwargs>,
+) -> Result<Vec<Value>, Error> {
+    builtin::map(state, plain_none(value), args)
+}
+
 /// `length` / `count`: Jinja2's `Undefined` has length 0.
 pub(crate) fn length(value: &Value) -> Result<usize, Error> {
     if value.is_undefined() {
@@ -164,6 +226,15 @@ pub(crate) fn wordcount(value: &Value) -> Result<usize, Error> {
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
         .count())
+}
+
+/// The `iterable` test: `None` is not (minijinja iterates it as empty);
+/// an undefined value is, as Jinja2's `Undefined` iterates as empty.
+pub(crate) fn is_iterable(value: &Value) -> bool {
+    if is_none(value) {
+        return false;
+    }
+    value.is_undefined() || value.try_iter().is_ok()
 }
 
 /// The `sequence` test: anything with a length and items, strings and

@@ -6,22 +6,29 @@ use super::error::TemplateError;
 use super::python::py_none;
 use minijinja::Value;
 use serde_json::{Map, Value as Json};
+use std::sync::{Arc, Mutex};
 
 /// transformers appends this to the final message to find where it ends in
 /// the rendered text (`continue_final_message`).
 pub(crate) const CONTINUE_TAG: &str = "CONTINUE_FINAL_MESSAGE_TAG ";
 
+/// The names a message's reasoning comes under, the standard one first;
+/// transformers fills `reasoning_content` and `thinking` (gpt-oss reads it)
+/// from the first that is set.
+const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "thinking", "reasoning"];
+
 /// Builds the template context from a JSON object of variables.
 ///
-/// `messages` lose their `null`-valued keys (Python callers leave them out;
-/// OpenAI-style JSON writes `"content": null`); `tools` and `documents` are
-/// `None` when absent, as `render_jinja_template` passes them;
+/// `messages` get their reasoning under both names templates read (see
+/// [`REASONING_FIELDS`]); a `null` stays `None`, as in Python; `tools` and
+/// `documents` are `None` when absent, as `render_jinja_template` passes them;
 /// `add_generation_prompt` defaults to false. With `continue_final`, the
 /// final message's text gets [`CONTINUE_TAG`] appended; the text it had is
 /// returned so the caller can cut the render there.
 pub(crate) fn context(
     kwargs: &Map<String, Json>,
     continue_final: bool,
+    tools_cache: &ToolsCache,
 ) -> Result<(Value, Option<String>), TemplateError> {
     let mut vars: Vec<(String, Value)> = Vec::with_capacity(kwargs.len() + 3);
     let mut final_text = None;
@@ -33,6 +40,7 @@ pub(crate) fn context(
                 messages
             }
             "tools" | "documents" if value.is_null() => py_none(),
+            "tools" => tools_cache.get(value),
             "documents" => {
                 check_documents(value)?;
                 json_to_value(value)
@@ -58,6 +66,46 @@ pub(crate) fn context(
         ));
     }
     Ok((Value::from_pairs(vars), final_text))
+}
+
+/// The last tool list a template converted. An agent renders the same tools
+/// with a growing conversation turn after turn; kept, they are converted
+/// once and their `tojson` text made once (input dicts remember it).
+#[derive(Debug, Default)]
+pub(crate) struct ToolsCache(Mutex<Option<(Json, Value)>>);
+
+impl ToolsCache {
+    /// The template value of `tools`, converted or kept from last time.
+    pub(crate) fn get(&self, tools: &Json) -> Value {
+        let Ok(mut slot) = self.0.lock() else {
+            return json_to_value(tools);
+        };
+        if let Some((json, value)) = &*slot {
+            if same_json(json, tools) {
+                return value.clone();
+            }
+        }
+        let value = json_to_value(tools);
+        *slot = Some((tools.clone(), value.clone()));
+        value
+    }
+}
+
+/// Equal JSON with keys in the same order (the order is printed, so a
+/// reordered object is not the same input).
+fn same_json(a: &Json, b: &Json) -> bool {
+    match (a, b) {
+        (Json::Object(a), Json::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((ka, va), (kb, vb))| ka == kb && same_json(va, vb))
+        }
+        (Json::Array(a), Json::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_json(x, y))
+        }
+        _ => a == b,
+    }
 }
 
 fn check_documents(documents: &Json) -> Result<(), TemplateError> {
@@ -90,17 +138,35 @@ fn messages(
             )));
         };
         let is_final = continue_final && i + 1 == list.len();
-        let mut pairs = Vec::with_capacity(fields.len());
+        let mut pairs: Vec<(Arc<str>, Value)> = Vec::with_capacity(fields.len() + 2);
+        // transformers: `{"thinking": r, **message, "reasoning_content": r}`.
+        let reasoning = REASONING_FIELDS
+            .iter()
+            .find_map(|k| fields.get(*k).filter(|v| !v.is_null()))
+            .map(json_to_value);
+        if let Some(r) = &reasoning {
+            pairs.push((Arc::from("thinking"), r.clone()));
+        }
         for (key, value) in fields {
-            if value.is_null() {
+            if reasoning.is_some() && key == "thinking" {
+                pairs[0].1 = json_to_value(value);
+                continue;
+            }
+            if let (Some(r), "reasoning_content") = (&reasoning, key.as_str()) {
+                pairs.push((Arc::from(key.as_str()), r.clone()));
                 continue;
             }
             if is_final && key == "content" {
                 let (tagged, text) = tag_final_content(value)?;
                 final_text = Some(text);
-                pairs.push((key.as_str(), json_to_value(&tagged)));
+                pairs.push((Arc::from(key.as_str()), json_to_value(&tagged)));
             } else {
-                pairs.push((key.as_str(), json_to_value(value)));
+                pairs.push((Arc::from(key.as_str()), json_to_value(value)));
+            }
+        }
+        if let Some(r) = reasoning {
+            if !fields.contains_key("reasoning_content") {
+                pairs.push((Arc::from("reasoning_content"), r));
             }
         }
         if is_final && final_text.is_none() {
@@ -109,7 +175,7 @@ fn messages(
                     .into(),
             ));
         }
-        out.push(PyDict::wrap(Value::from_pairs(pairs)));
+        out.push(PyDict::from_entries(pairs));
     }
     Ok((Value::from(out), final_text))
 }
@@ -193,8 +259,10 @@ pub(crate) fn json_to_value(json: &Json) -> Value {
         }
         Json::String(s) => Value::from(s.as_str()),
         Json::Array(items) => Value::from(items.iter().map(json_to_value).collect::<Vec<_>>()),
-        Json::Object(map) => PyDict::wrap(Value::from_pairs(
-            map.iter().map(|(k, v)| (k.as_str(), json_to_value(v))),
-        )),
+        Json::Object(map) => PyDict::from_entries(
+            map.iter()
+                .map(|(k, v)| (Arc::from(k.as_str()), json_to_value(v)))
+                .collect(),
+        ),
     }
 }

@@ -64,6 +64,7 @@ pub struct ChatTemplate {
     has_generation: bool,
     clock: Clock,
     limits: Limits,
+    tools: input::ToolsCache,
 }
 
 impl std::fmt::Debug for ChatTemplate {
@@ -210,6 +211,7 @@ impl ChatTemplate {
             has_generation,
             clock: Clock::System,
             limits,
+            tools: input::ToolsCache::default(),
         })
     }
 
@@ -266,7 +268,7 @@ impl ChatTemplate {
         continue_final: bool,
         clock: Clock,
     ) -> Result<Rendered, TemplateError> {
-        let (ctx, final_text) = input::context(kwargs, continue_final)?;
+        let (ctx, final_text) = input::context(kwargs, continue_final, &self.tools)?;
         let template = self
             .env
             .get_template(TEMPLATE_NAME)

@@ -35,7 +35,10 @@ const MAX_DEPTH: usize = 200;
 /// The source with `+` (where `Markup` can occur) and `%` rewritten into
 /// calls; `None` when nothing needs rewriting or the source cannot be read.
 pub(crate) fn rewrite(source: &str) -> Option<String> {
-    if !source.contains('%') && !source.contains('+') {
+    if !["%", "+", "none", "None"]
+        .iter()
+        .any(|p| source.contains(p))
+    {
         return None;
     }
     let tags = tags(source)?;
@@ -51,7 +54,7 @@ pub(crate) fn rewrite(source: &str) -> Option<String> {
         };
         p.tag()?;
     }
-    found.retain(|n| n.op == Op::Mod || markup);
+    found.retain(|n| n.op != Op::Add || markup);
     if found.is_empty() {
         return None;
     }
@@ -65,6 +68,12 @@ pub(crate) fn rewrite(source: &str) -> Option<String> {
 enum Op {
     Add,
     Mod,
+    /// `x == none` (`!=` when `negated`): becomes the `none` test, which
+    /// also knows the `None` that stands for absent tools.
+    IsNone {
+        negated: bool,
+        literal_left: bool,
+    },
 }
 
 /// One operator to rewrite: the whole expression and the operator token.
@@ -86,17 +95,33 @@ fn emit(src: &str, range: Range<usize>, nodes: &[Node], out: &mut String) {
         let inner = &nodes[k + 1..inner_end];
         let split = inner.partition_point(|m| m.span.start < n.at.end);
         out.push_str(&src[pos..n.span.start]);
-        out.push_str(match n.op {
-            Op::Add => ADD,
-            Op::Mod => MOD,
-        });
-        out.push('(');
         let left_end = n.span.start + src[n.span.start..n.at.start].trim_end().len();
         let right_start = n.span.end - src[n.at.end..n.span.end].trim_start().len();
-        emit(src, n.span.start..left_end, &inner[..split], out);
-        out.push_str(", ");
-        emit(src, right_start..n.span.end, &inner[split..], out);
-        out.push(')');
+        let left = (n.span.start..left_end, &inner[..split]);
+        let right = (right_start..n.span.end, &inner[split..]);
+        match n.op {
+            Op::Add | Op::Mod => {
+                out.push_str(if n.op == Op::Add { ADD } else { MOD });
+                out.push('(');
+                emit(src, left.0, left.1, out);
+                out.push_str(", ");
+                emit(src, right.0, right.1, out);
+                out.push(')');
+            }
+            Op::IsNone {
+                negated,
+                literal_left,
+            } => {
+                let (value, nodes) = if literal_left { right } else { left };
+                out.push('(');
+                emit(src, value, nodes, out);
+                out.push_str(if negated {
+                    " is not none)"
+                } else {
+                    " is none)"
+                });
+            }
+        }
         pos = n.span.end;
         k = inner_end;
     }
@@ -333,7 +358,9 @@ impl<'a> Parser<'_, 'a> {
         if level > POW {
             return self.unary();
         }
+        let first = self.i;
         self.binary(level + 1)?;
+        let mut chained = false;
         while let Some(t) = self.peek() {
             let matches = match level {
                 OR => t.text == "or",
@@ -353,13 +380,43 @@ impl<'a> Parser<'_, 'a> {
                 break;
             }
             let at = t.span.0..t.span.1;
+            let op_index = self.i;
             self.i += if t.text == "not" { 2 } else { 1 };
             self.binary(level + 1)?;
+            let is_none_literal = |i: usize| {
+                self.toks
+                    .get(i)
+                    .is_some_and(|t| t.kind == Kind::Name && matches!(t.text, "none" | "None"))
+            };
             let op = match t.text {
                 "+" => Some(Op::Add),
                 "%" => Some(Op::Mod),
+                "==" | "!=" if level == COMPARE => {
+                    // `a == b == none` is a chain, not `(a == b) == none`.
+                    if chained {
+                        if self.found.last().is_some_and(|n| {
+                            matches!(n.op, Op::IsNone { .. }) && n.span.start == start
+                        }) {
+                            self.found.pop();
+                        }
+                        None
+                    } else if self.i == op_index + 2 && is_none_literal(op_index + 1) {
+                        Some(Op::IsNone {
+                            negated: t.text == "!=",
+                            literal_left: false,
+                        })
+                    } else if op_index == first + 1 && is_none_literal(first) {
+                        Some(Op::IsNone {
+                            negated: t.text == "!=",
+                            literal_left: true,
+                        })
+                    } else {
+                        None
+                    }
+                }
                 _ => None,
             };
+            chained |= level == COMPARE;
             if let Some(op) = op {
                 self.found.push(Node {
                     op,
@@ -722,6 +779,13 @@ mod tests {
             rewrite("{%- if x is divisibleby 3 and y % 2 -%}").as_deref(),
             Some("{%- if x is divisibleby 3 and __tool_use_mod(y, 2) -%}")
         );
+        // Comparing with none becomes the none test; chains are left alone.
+        assert_eq!(
+            rewrite("{% if tools == none or none != x.y|first %}").as_deref(),
+            Some("{% if (tools is none) or (x.y|first is not none) %}")
+        );
+        assert_eq!(rewrite("{{ a == b == none }}"), None);
+        assert_eq!(rewrite("{{ a == none == b }}"), None);
         // What the parser cannot read is left to minijinja.
         assert_eq!(rewrite("{{ a % }}"), None);
         assert_eq!(rewrite("{{ 'unterminated % 2 }}"), None);

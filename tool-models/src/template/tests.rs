@@ -6,7 +6,7 @@ use super::*;
 use serde_json::json;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use tool_runtime::ToolCall;
+use tool_runtime::{Message, ToolCall};
 
 fn render(source: &str, kwargs: Json) -> Result<String, TemplateError> {
     ChatTemplate::new(source)?.render_json(&kwargs)
@@ -186,11 +186,22 @@ fn strftime_now_reads_the_injected_clock() {
 // --- inputs -----------------------------------------------------------------
 
 #[test]
-fn null_message_keys_are_dropped_and_tools_default_to_none() {
+fn null_message_keys_stay_none_and_tools_default_to_none() {
     let src = "{% for m in messages %}{{ m.role }}:{{ m.content is defined }}:{{ m.content is none }};{% endfor %}\
                {{ tools is none }} {{ documents is none }} {{ add_generation_prompt }}";
     let kwargs = json!({"messages": [{"role": "assistant", "content": null, "tool_calls": [1]}]});
-    assert_eq!(ok(src, kwargs), "assistant:False:False;True True False");
+    assert_eq!(ok(src, kwargs), "assistant:True:True;True True False");
+    // A typed message leaves an absent field out.
+    let template = ChatTemplate::new(src).unwrap();
+    let call = ToolCall::new("call_0", "f", json!({}));
+    let text = template
+        .render(&RenderOptions::new(&[Message::assistant_calls(
+            None,
+            vec![call],
+        )]))
+        .unwrap()
+        .text;
+    assert!(text.starts_with("assistant:False:False;"), "{text}");
     // Python cannot iterate None; neither can we.
     assert!(render("{% for t in tools %}{% endfor %}", json!({})).is_err());
     assert!(render("{% for t in tools %}{% endfor %}", json!({"tools": null})).is_err());
@@ -200,6 +211,22 @@ fn null_message_keys_are_dropped_and_tools_default_to_none() {
             json!({"tools": []})
         ),
         ""
+    );
+}
+
+#[test]
+fn reasoning_is_passed_under_both_names_as_transformers_does() {
+    let src = "{% for m in messages %}{{ m|tojson }}\n{% endfor %}";
+    let kwargs = json!({"messages": [
+        {"role": "assistant", "content": "a", "reasoning": "r1"},
+        {"role": "assistant", "reasoning_content": "r2", "content": "b", "thinking": "t"},
+        {"role": "user", "content": "c", "thinking": null},
+    ]});
+    assert_eq!(
+        ok(src, kwargs),
+        "{\"thinking\": \"r1\", \"role\": \"assistant\", \"content\": \"a\", \"reasoning\": \"r1\", \"reasoning_content\": \"r1\"}\n\
+         {\"thinking\": \"t\", \"role\": \"assistant\", \"reasoning_content\": \"r2\", \"content\": \"b\"}\n\
+         {\"role\": \"user\", \"content\": \"c\", \"thinking\": null}\n"
     );
 }
 

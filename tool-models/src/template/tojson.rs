@@ -4,6 +4,7 @@
 //! Schemas reach the model through this filter, so every byte matters: the
 //! `", "`/`": "` separators, `1e+20` and `1.0` for floats, raw non-ASCII text.
 
+use super::dict::PyDict;
 use super::python::{float_repr, is_none};
 use minijinja::value::{Kwargs, ValueKind};
 use minijinja::{Error, ErrorKind, Value};
@@ -36,8 +37,17 @@ impl Default for JsonStyle {
 
 /// Serialises a template value as Python's `json.dumps` would.
 pub fn dumps(value: &Value, style: &JsonStyle) -> Result<String, Error> {
+    // An input dict remembers its text: tools kept between renders are
+    // serialised once.
+    let dict = value.downcast_object_ref::<PyDict>();
+    if let Some(text) = dict.and_then(|d| d.dumped(style)) {
+        return Ok(text.to_string());
+    }
     let mut out = String::new();
     write_value(&mut out, value, style, 0)?;
+    if let Some(dict) = dict {
+        dict.remember_dump(style, &out);
+    }
     Ok(out)
 }
 
@@ -142,26 +152,35 @@ fn write_value(
             write_string(out, value.as_str().unwrap_or_default(), style.ensure_ascii)
         }
         ValueKind::Seq | ValueKind::Iterable => {
-            let items: Vec<Value> = value.try_iter()?.collect();
-            write_container(out, style, depth, '[', ']', items.len(), |out, i| {
-                write_value(out, &items[i], style, depth + 1)
+            let items = value.try_iter()?;
+            write_container(out, style, depth, '[', ']', items, |out, item| {
+                write_value(out, &item, style, depth + 1)
             })?;
         }
         ValueKind::Map => {
-            let mut entries = Vec::new();
-            for key in value.try_iter()? {
-                let item = value.get_item(&key)?;
-                entries.push((key_string(&key)?, item));
-            }
-            if style.sort_keys {
-                entries.sort_by(|a, b| a.0.cmp(&b.0));
-            }
-            write_container(out, style, depth, '{', '}', entries.len(), |out, i| {
-                let (key, item) = &entries[i];
-                write_string(out, key, style.ensure_ascii);
+            let pairs = match value.as_object().and_then(|o| o.try_iter_pairs()) {
+                Some(pairs) => pairs,
+                None => Box::new(std::iter::empty()),
+            };
+            let write_pair = |out: &mut String, (key, item): (Value, Value)| {
+                match key.as_str() {
+                    Some(key) => write_string(out, key, style.ensure_ascii),
+                    None => write_string(out, &key_string(&key)?, style.ensure_ascii),
+                }
                 out.push_str(&style.separators.1);
-                write_value(out, item, style, depth + 1)
-            })?;
+                write_value(out, &item, style, depth + 1)
+            };
+            if style.sort_keys {
+                let mut entries = Vec::new();
+                for (key, item) in pairs {
+                    entries.push((key_string(&key)?, item));
+                }
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                let entries = entries.into_iter().map(|(k, v)| (Value::from(k), v));
+                write_container(out, style, depth, '{', '}', entries, write_pair)?;
+            } else {
+                write_container(out, style, depth, '{', '}', pairs, write_pair)?;
+            }
         }
         kind => {
             let type_name = match kind {
@@ -177,33 +196,39 @@ fn write_value(
     Ok(())
 }
 
-fn write_container(
+fn write_container<T>(
     out: &mut String,
     style: &JsonStyle,
     depth: usize,
     open: char,
     close: char,
-    len: usize,
-    mut item: impl FnMut(&mut String, usize) -> Result<(), Error>,
+    items: impl Iterator<Item = T>,
+    mut write_item: impl FnMut(&mut String, T) -> Result<(), Error>,
 ) -> Result<(), Error> {
     out.push(open);
-    if len == 0 {
+    let mut empty = true;
+    for item in items {
+        if !empty {
+            out.push_str(&style.separators.0);
+        }
+        empty = false;
+        if let Some(indent) = &style.indent {
+            out.push('\n');
+            for _ in 0..=depth {
+                out.push_str(indent);
+            }
+        }
+        write_item(out, item)?;
+    }
+    if empty {
         out.push(close);
         return Ok(());
     }
-    for i in 0..len {
-        if i > 0 {
-            out.push_str(&style.separators.0);
-        }
-        if let Some(indent) = &style.indent {
-            out.push('\n');
-            out.push_str(&indent.repeat(depth + 1));
-        }
-        item(out, i)?;
-    }
     if let Some(indent) = &style.indent {
         out.push('\n');
-        out.push_str(&indent.repeat(depth));
+        for _ in 0..depth {
+            out.push_str(indent);
+        }
     }
     out.push(close);
     Ok(())
@@ -247,26 +272,43 @@ fn write_number(out: &mut String, value: &Value) -> Result<(), Error> {
 
 fn write_string(out: &mut String, s: &str, ensure_ascii: bool) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
+    // Copy runs that need no escape in one go; most schema text is such a run.
+    let bytes = s.as_bytes();
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let plain = b >= 0x20 && b != b'"' && b != b'\\' && (b < 0x80 || !ensure_ascii);
+        if plain {
+            continue;
+        }
+        // Continuation bytes of a character being escaped as a whole.
+        if b & 0xC0 == 0x80 {
+            run = i + 1;
+            continue;
+        }
+        out.push_str(&s[run..i]);
+        run = i + 1;
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            b if b < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", b);
             }
-            c if ensure_ascii && !c.is_ascii() => {
+            _ => {
+                // A non-ASCII character under ensure_ascii.
+                let c = s[i..].chars().next().unwrap_or('\u{fffd}');
                 let mut units = [0u16; 2];
                 for unit in c.encode_utf16(&mut units) {
                     let _ = write!(out, "\\u{unit:04x}");
                 }
+                run = i + c.len_utf8();
             }
-            c => out.push(c),
         }
     }
+    out.push_str(&s[run..]);
     out.push('"');
 }
