@@ -1,4 +1,4 @@
-//! Filters whose Jinja2 behaviour differs from minijinja's built-in ones.
+//! Filters and tests whose Jinja2 behaviour differs from minijinja's built-in ones.
 
 use super::limits;
 use super::operators::escape_html;
