@@ -24,18 +24,23 @@ const MEMO_STYLES: usize = 4;
 
 /// A dict from the render inputs: its entries in order.
 ///
-/// Values are immutable, so the `tojson` text of a dict is remembered: tools
-/// kept between renders (see `input::ToolsCache`) are serialised once.
+/// The dicts of the tools a template keeps between renders (see
+/// `input::ToolsCache`) remember their `tojson` text, so they are serialised
+/// once; the others, rebuilt every render, have no memo to fill.
 #[derive(Debug)]
 pub(crate) struct PyDict {
     entries: Vec<(Arc<str>, Value)>,
     index: Option<HashMap<Arc<str>, usize>>,
-    dumped: Mutex<Vec<(JsonStyle, Arc<str>)>>,
+    dumped: Option<Mutex<Dumps>>,
 }
 
+/// `tojson` texts by layout.
+type Dumps = Vec<(JsonStyle, Arc<str>)>;
+
 impl PyDict {
-    /// A dict of these entries (keys unique, as in a JSON object).
-    pub(crate) fn from_entries(entries: Vec<(Arc<str>, Value)>) -> Value {
+    /// A dict of these entries (keys unique, as in a JSON object); `kept`
+    /// when it outlives the render, so that its `tojson` text is worth keeping.
+    pub(crate) fn from_entries(entries: Vec<(Arc<str>, Value)>, kept: bool) -> Value {
         let index = (entries.len() > INDEX_FROM).then(|| {
             entries
                 .iter()
@@ -46,7 +51,7 @@ impl PyDict {
         Value::from_object(PyDict {
             entries,
             index,
-            dumped: Mutex::new(Vec::new()),
+            dumped: kept.then(|| Mutex::new(Vec::new())),
         })
     }
 
@@ -63,7 +68,7 @@ impl PyDict {
 
     /// The dict's `tojson` text in `style`, if it was made before.
     pub(crate) fn dumped(&self, style: &JsonStyle) -> Option<Arc<str>> {
-        let memo = self.dumped.lock().ok()?;
+        let memo = self.dumped.as_ref()?.lock().ok()?;
         memo.iter()
             .find(|(s, _)| s == style)
             .map(|(_, t)| Arc::clone(t))
@@ -71,7 +76,7 @@ impl PyDict {
 
     /// Remembers the dict's `tojson` text in `style`.
     pub(crate) fn remember_dump(&self, style: &JsonStyle, text: &str) {
-        if let Ok(mut memo) = self.dumped.lock() {
+        if let Some(Ok(mut memo)) = self.dumped.as_ref().map(Mutex::lock) {
             if memo.len() < MEMO_STYLES {
                 memo.push((style.clone(), Arc::from(text)));
             }

@@ -78,14 +78,14 @@ impl ToolsCache {
     /// The template value of `tools`, converted or kept from last time.
     pub(crate) fn get(&self, tools: &Json) -> Value {
         let Ok(mut slot) = self.0.lock() else {
-            return json_to_value(tools);
+            return convert(tools, false);
         };
         if let Some((json, value)) = &*slot {
             if same_json(json, tools) {
                 return value.clone();
             }
         }
-        let value = json_to_value(tools);
+        let value = convert(tools, true);
         *slot = Some((tools.clone(), value.clone()));
         value
     }
@@ -175,7 +175,7 @@ fn messages(
                     .into(),
             ));
         }
-        out.push(PyDict::from_entries(pairs));
+        out.push(PyDict::from_entries(pairs, false));
     }
     Ok((Value::from(out), final_text))
 }
@@ -245,6 +245,12 @@ fn short(value: &Json) -> String {
 
 /// Converts JSON into a template value, keeping key order.
 pub(crate) fn json_to_value(json: &Json) -> Value {
+    convert(json, false)
+}
+
+/// [`json_to_value`], with dicts that remember their `tojson` text when
+/// `kept` (they outlive the render).
+fn convert(json: &Json, kept: bool) -> Value {
     match json {
         Json::Null => Value::from(()),
         Json::Bool(b) => Value::from(*b),
@@ -258,11 +264,14 @@ pub(crate) fn json_to_value(json: &Json) -> Value {
             }
         }
         Json::String(s) => Value::from(s.as_str()),
-        Json::Array(items) => Value::from(items.iter().map(json_to_value).collect::<Vec<_>>()),
+        Json::Array(items) => {
+            Value::from(items.iter().map(|v| convert(v, kept)).collect::<Vec<_>>())
+        }
         Json::Object(map) => PyDict::from_entries(
             map.iter()
-                .map(|(k, v)| (Arc::from(k.as_str()), json_to_value(v)))
+                .map(|(k, v)| (Arc::from(k.as_str()), convert(v, kept)))
                 .collect(),
+            kept,
         ),
     }
 }

@@ -162,7 +162,7 @@ fn zfill(s: &str, width: usize) -> String {
     if width <= len {
         return s.to_owned();
     }
-    let zeros = "0".repeat(width.min(1 << 16) - len);
+    let zeros = "0".repeat((width - len).min(1 << 16));
     match s.strip_prefix(['+', '-']) {
         Some(rest) => format!("{}{zeros}{rest}", &s[..1]),
         None => format!("{zeros}{s}"),
@@ -197,24 +197,23 @@ fn rsplit(s: &str, args: &[Value]) -> Result<Value, Error> {
             None => s.rsplit(sep).map(str::to_owned).collect(),
         },
         None => {
-            let words: Vec<&str> = s.split_whitespace().collect();
-            match max {
-                Some(m) if m < words.len() => {
-                    // The head keeps its inner whitespace, as Python's does.
-                    let tail = &words[words.len() - m..];
-                    let mut head = s.trim_end();
-                    for w in tail.iter().rev() {
-                        head = head.trim_end().strip_suffix(w).unwrap_or(head);
-                    }
-                    let mut v: Vec<String> = tail.iter().rev().map(|w| (*w).to_owned()).collect();
-                    let head = head.trim_end();
-                    if !head.trim().is_empty() {
-                        v.push(head.to_owned());
-                    }
-                    v
-                }
-                _ => words.iter().rev().map(|w| (*w).to_owned()).collect(),
+            // Words from the right; what is left after `max` of them keeps
+            // its leading and inner whitespace, as Python's does.
+            let mut words = Vec::new();
+            let mut rest = s.trim_end();
+            while !rest.is_empty() && max.is_none_or(|m| words.len() < m) {
+                let start = rest
+                    .char_indices()
+                    .rev()
+                    .find(|(_, c)| c.is_whitespace())
+                    .map_or(0, |(i, c)| i + c.len_utf8());
+                words.push(rest[start..].to_owned());
+                rest = rest[..start].trim_end();
             }
+            if !rest.is_empty() {
+                words.push(rest.to_owned());
+            }
+            words
         }
     };
     parts.reverse();
@@ -252,6 +251,17 @@ mod tests {
             call_ok("a,b,c", "rsplit", &[Value::from(","), Value::from(1)]),
             Value::from(vec!["a,b", "c"])
         );
+        assert_eq!(
+            call_ok(" a  b c ", "rsplit", &[]),
+            Value::from(vec!["a", "b", "c"])
+        );
+        assert_eq!(
+            call_ok(" a  b c ", "rsplit", &[Value::from(()), Value::from(0)]),
+            Value::from(vec![" a  b c"])
+        );
+        let wide = "x".repeat(70_000);
+        assert_eq!(zfill(&wide, 80_000).len(), 80_000);
+        assert_eq!(pad(&wide, 80_000, ' ', Align::Center).len(), 80_000);
         assert!(call(&Value::from(1), "zfill", &[]).is_none());
         assert!(call(&Value::from("x"), "upper", &[]).is_none());
     }

@@ -713,11 +713,9 @@ fn printable(v: Value, escape: bool) -> Value {
             Value::from(escape_html(v.as_str().unwrap_or_default()))
         }
         ValueKind::None | ValueKind::Undefined | ValueKind::Seq | ValueKind::Map => {
+            // `str()`: nothing for undefined, `None`, Python's repr of containers.
             let mut s = String::new();
             let _ = super::python::write_str(&mut s, &v);
-            if v.is_undefined() {
-                s = String::new();
-            }
             if escape {
                 s = escape_html(&s);
             }

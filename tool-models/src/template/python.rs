@@ -156,7 +156,8 @@ pub(crate) fn pad(s: &str, width: usize, fill: char, align: Align) -> String {
     if width <= len {
         return s.to_owned();
     }
-    let total = width.min(1 << 16) - len.min(width);
+    // Bounded: a template asking for a huge width gets 64 Ki of padding.
+    let total = (width - len).min(1 << 16);
     let left = match align {
         Align::Left => 0,
         Align::Right => total,
