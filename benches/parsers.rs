@@ -25,6 +25,14 @@ fn sample(format: Format) -> &'static str {
         Format::KimiK2 => "Let me check the weather for you, it will take a second. <|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Paris\", \"unit\": \"celsius\"}<|tool_call_end|>",
         Format::FunctionGemma => "Let me check the weather for you, it will take a second. <start_function_call>call:get_weather{city:<escape>Paris<escape>,days:3}<end_function_call>",
         Format::Harmony => "<|channel|>analysis<|message|>Let me check the weather for you, it will take a second.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{\"city\": \"Paris\", \"unit\": \"celsius\"}<|call|><|start|>assistant",
+        Format::MinimaxM2 => "Let me check the weather for you, it will take a second.\n<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n<parameter name=\"days\">3</parameter>\n</invoke>\n</minimax:tool_call>",
+        Format::NemotronV2 => "Let me check the weather for you, it will take a second.\n<TOOLCALL>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"unit\": \"celsius\"}}]</TOOLCALL>\n",
+        Format::FunctionaryV31 => "Let me check the weather for you, it will take a second.<function=get_weather>{\"city\": \"Paris\", \"unit\": \"celsius\"}</function>",
+        Format::FunctionaryV32 => "all\nLet me check the weather for you, it will take a second.>>>get_weather\n{\"city\": \"Paris\", \"unit\": \"celsius\"}>>>",
+        Format::Glm45 => "Let me check the weather for you, it will take a second.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>",
+        Format::SeedOss => "Let me check the weather for you, it will take a second.\n<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n<parameter=days>3</parameter>\n</function>\n</seed:tool_call>",
+        Format::Apertus => "Let me check the weather for you, it will take a second.<|tools_prefix|>[{\"get_weather\": {\"city\": \"Paris\", \"unit\": \"celsius\"}}]<|tools_suffix|>",
+        Format::Lfm2 => "Let me check the weather for you, it will take a second.<|tool_call_start|>[get_weather(city='Paris', unit='celsius', days=[1, 2, 3])]<|tool_call_end|>",
     }
 }
 

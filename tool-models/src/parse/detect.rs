@@ -12,9 +12,30 @@ const RULES: &[(&[&str], Option<Format>)] = &[
     (&["tool▁calls▁begin", "```json"], Some(Format::DeepseekV3)),
     (&["tool▁calls▁begin"], Some(Format::DeepseekV31)),
     (&["<start_function_call>"], Some(Format::FunctionGemma)),
+    (&["<minimax:tool_call>"], Some(Format::MinimaxM2)),
+    // Formats of their own that also mention `<tool_call>`: MiniMax-M3's
+    // namespaced tags and Apriel's `<tool_calls>[…]`.
+    (&["]<]minimax[>["], None),
+    (&["<tool_calls>["], None),
+    // Both also write `<function=`.
+    (&["<seed:tool_call>"], Some(Format::SeedOss)),
+    (
+        &["<function=", "start_tag => `<function`"],
+        Some(Format::FunctionaryV31),
+    ),
+    (&[">>>all", ">>>${recipient}"], Some(Format::FunctionaryV32)),
     (&["<function="], Some(Format::Qwen3Xml)),
-    // GLM's `<tool_call>name<arg_key>…` is a format of its own.
-    (&["<arg_key>"], None),
+    // Ling-3 writes GLM's tags with its own turn markers and is not checked.
+    (&["<arg_key>", "<role>ASSISTANT</role>"], None),
+    (
+        &["<tool_call>", "<arg_key>", "<arg_value>"],
+        Some(Format::Glm45),
+    ),
+    (&["<TOOLCALL>"], Some(Format::NemotronV2)),
+    (&["<|tools_prefix|>"], Some(Format::Apertus)),
+    (&["<|tool_call_start|>"], Some(Format::Lfm2)),
+    // LFM2.5 templates describe calls in words only.
+    (&["List of tools: ["], Some(Format::Lfm2)),
     (&["<|START_ACTION|>"], Some(Format::Cohere)),
     (&["Action:", "```json"], Some(Format::Cohere)),
     (&["[TOOL_CALLS]"], Some(Format::Mistral)),
@@ -45,7 +66,7 @@ pub fn detect_format(template_source: &str) -> Result<Format, ParseError> {
 /// reasoning block when the prompt ends by opening one.
 pub fn detect_reasoning_start(prompt: &str) -> ReasoningStart {
     let p = prompt.trim_end();
-    if ["<think>", "<|START_THINKING|>", "[THINK]"]
+    if ["<think>", "<|START_THINKING|>", "[THINK]", "<seed:think>"]
         .iter()
         .any(|m| p.ends_with(m))
     {

@@ -172,7 +172,12 @@ impl Py<'_> {
             if self.eat(b'}') {
                 return Ok(Value::Object(map));
             }
-            let key = match self.value(depth + 1)? {
+            let key = self.value(depth + 1)?;
+            if map.is_empty() && matches!(self.peek_after_ws(), Some(b',' | b'}')) {
+                // A set, `{'a', 'b'}`: JSON has none, a list is closest.
+                return self.set_rest(key, depth);
+            }
+            let key = match key {
                 Value::String(s) => s,
                 other => other.to_string(),
             };
@@ -188,6 +193,28 @@ impl Py<'_> {
                 return Ok(Value::Object(map));
             }
             return Err(format!("expected `,` or `}}` at byte {}", self.i));
+        }
+    }
+
+    fn peek_after_ws(&mut self) -> Option<u8> {
+        self.ws();
+        self.peek()
+    }
+
+    /// The rest of a set whose first item is read.
+    fn set_rest(&mut self, first: Value, depth: usize) -> Result<Value, String> {
+        let mut items = vec![first];
+        loop {
+            if self.eat(b'}') {
+                return Ok(Value::Array(items));
+            }
+            if !self.eat(b',') {
+                return Err(format!("expected `,` or `}}` at byte {}", self.i));
+            }
+            if self.eat(b'}') {
+                return Ok(Value::Array(items));
+            }
+            items.push(self.value(depth + 1)?);
         }
     }
 
@@ -269,6 +296,10 @@ mod tests {
             python_literal("{'a': [1, 2.5, True, None], \"b\": 'x\\'y'}").unwrap(),
             json!({"a": [1, 2.5, true, null], "b": "x'y"})
         );
+        // Sets become lists.
+        assert_eq!(python_literal("{'b', 'a',}").unwrap(), json!(["b", "a"]));
+        assert_eq!(python_literal("{1}").unwrap(), json!([1]));
+        assert!(python_literal("{1, 2: 3}").is_err());
         assert!(python_literal("1e999").is_err());
         assert!(python_literal(&"[".repeat(100_000)).is_err());
     }

@@ -1,9 +1,12 @@
 //! Mistral: `[TOOL_CALLS][{"name", "arguments", "id"?}, …]` (v0.3, Nemo) and
 //! `[TOOL_CALLS]name[CALL_ID]id[ARGS]{…}` / `[TOOL_CALLS]name{…}` (v11+), one
-//! marker per call. Text after a call is content.
+//! marker per call; a name with nothing after it is a call without
+//! arguments. Text after a call is content.
 
-use super::stream::{find_any, skip_ws, starts, Balance, Emitter, Find, Machine, Scan, Text};
-use serde_json::Value;
+use super::stream::{
+    find_any, skip_ws, starts, valid_name, Balance, Emitter, Find, Machine, Scan, Text,
+};
+use serde_json::{Map, Value};
 
 const MARK: &str = "[TOOL_CALLS]";
 
@@ -39,6 +42,17 @@ pub(crate) fn machine() -> Box<dyn Machine> {
     })
 }
 
+/// `[TOOL_CALLS]name` with no arguments after it: a call with `{}`, as
+/// vLLM reads it, when `name` can be a tool's name.
+fn no_arguments(em: &mut Emitter, name: &str) {
+    let name = name.trim();
+    if valid_name(name) {
+        em.call(None, name.to_owned(), Value::Object(Map::new()));
+    } else {
+        em.invalid(None, Some(name.to_owned()), "", "the call has no arguments");
+    }
+}
+
 fn is_name_end(b: u8) -> bool {
     b == b'{' || b == b'[' || b.is_ascii_whitespace()
 }
@@ -48,10 +62,14 @@ impl Machine for Mistral {
         let rest = text.rest();
         if rest.is_empty() {
             if end {
-                if let State::Head { .. } = self.state {
-                    em.invalid(None, None, "", "`[TOOL_CALLS]` with no call after it");
+                match std::mem::replace(&mut self.state, State::Content) {
+                    State::Head { .. } => {
+                        em.invalid(None, None, "", "`[TOOL_CALLS]` with no call after it")
+                    }
+                    // `name[ARGS]` and nothing more: a call without arguments.
+                    State::Args { name, id, .. } => em.call(id, name, Value::Object(Map::new())),
+                    _ => {}
                 }
-                self.state = State::Content;
             }
             return false;
         }
@@ -95,7 +113,7 @@ impl Machine for Mistral {
                     .map(|p| p + from.min(body.len()));
                 let Some(name_end) = name_end else {
                     if end {
-                        em.invalid(None, Some(body.to_owned()), "", "the call has no arguments");
+                        no_arguments(em, body);
                         text.consume(rest.len());
                         self.state = State::Content;
                         return true;
@@ -105,6 +123,22 @@ impl Machine for Mistral {
                 };
                 let name = body[..name_end].to_owned();
                 let after = &body[name_end..];
+                // `[TOOL_CALLS]name` then the next call or the end: no arguments.
+                let next = match skip_ws(after) {
+                    Some(ws2) => starts(&after[ws2..], MARK),
+                    None if end => Some(true),
+                    None => None,
+                };
+                match next {
+                    Some(true) => {
+                        no_arguments(em, &name);
+                        text.consume(ws + name_end);
+                        self.state = State::Content;
+                        return true;
+                    }
+                    None if !end => return false,
+                    _ => {}
+                }
                 if after.starts_with('{') {
                     text.consume(ws + name_end);
                     self.state = State::Args {
@@ -213,6 +247,13 @@ impl Machine for Mistral {
                     true
                 }
             },
+            State::Args { name, id, .. }
+                if skip_ws(rest).is_some_and(|ws| starts(&rest[ws..], MARK) == Some(true)) =>
+            {
+                em.call(id.take(), std::mem::take(name), Value::Object(Map::new()));
+                self.state = State::Content;
+                true
+            }
             State::Args { name, id, balance } => match balance.scan(rest, b"\"") {
                 Scan::Done(n) => {
                     let raw = &rest[..n];
@@ -236,6 +277,12 @@ impl Machine for Mistral {
                     true
                 }
                 Scan::More if !end => false,
+                Scan::More if rest.trim().is_empty() => {
+                    em.call(id.take(), std::mem::take(name), Value::Object(Map::new()));
+                    text.consume(rest.len());
+                    self.state = State::Content;
+                    true
+                }
                 Scan::More => {
                     em.invalid(
                         id.take(),
@@ -256,5 +303,65 @@ impl Machine for Mistral {
                 }
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::{Format, ParseOptions};
+    use serde_json::json;
+
+    fn calls(text: &str) -> Vec<(String, serde_json::Value)> {
+        let r = Format::Mistral.parse(text, &ParseOptions::default());
+        assert!(
+            r.invalid_tool_calls.is_empty(),
+            "{:?}",
+            r.invalid_tool_calls
+        );
+        r.tool_calls
+            .into_iter()
+            .map(|c| (c.name, c.arguments))
+            .collect()
+    }
+
+    #[test]
+    fn a_name_without_arguments_is_a_call_with_none() {
+        // vLLM tests/parser/mistral/test_tool_calls.py::test_extract_tool_calls_v11_without_args_skipped
+        assert_eq!(
+            calls("[TOOL_CALLS]toolname_no_args"),
+            [("toolname_no_args".to_owned(), json!({}))]
+        );
+        assert_eq!(
+            calls("[TOOL_CALLS]get_time \n"),
+            [("get_time".to_owned(), json!({}))]
+        );
+        assert_eq!(
+            calls("[TOOL_CALLS]get_time[ARGS]"),
+            [("get_time".to_owned(), json!({}))]
+        );
+        assert_eq!(
+            calls("[TOOL_CALLS]a[TOOL_CALLS]b[ARGS]{\"x\": 1}[TOOL_CALLS]c[ARGS][TOOL_CALLS]d"),
+            [
+                ("a".to_owned(), json!({})),
+                ("b".to_owned(), json!({"x": 1})),
+                ("c".to_owned(), json!({})),
+                ("d".to_owned(), json!({})),
+            ]
+        );
+        // Cut anywhere, the same.
+        let text = "[TOOL_CALLS]a[TOOL_CALLS]b[ARGS]{\"x\": 1}[TOOL_CALLS]c";
+        let whole = Format::Mistral.parse(text, &ParseOptions::default());
+        for i in 1..text.len() {
+            let mut p = Format::Mistral.stream(&ParseOptions::default());
+            let mut c = crate::parse::Collector::default();
+            c.extend(p.feed(&text[..i]));
+            c.extend(p.feed(&text[i..]));
+            c.extend(p.finish());
+            assert_eq!(c.finish(), whole, "cut at {i}");
+        }
+        // A name that cannot be one is still reported.
+        let r = Format::Mistral.parse("[TOOL_CALLS]not a name", &ParseOptions::default());
+        assert!(r.tool_calls.is_empty());
+        assert_eq!(r.invalid_tool_calls.len(), 1);
     }
 }

@@ -18,10 +18,13 @@
 //! and `"id"`, Kimi `functions.name:0`, Cohere `tool_call_id`); otherwise
 //! `call_<index>`, where index counts the calls of the message from 0.
 
+mod apertus;
 mod cohere;
 mod deepseek;
 pub mod detect;
+mod functionary;
 mod functiongemma;
+mod glm;
 mod granite;
 mod harmony;
 mod hermes;
@@ -30,11 +33,14 @@ mod json;
 mod jsonblock;
 mod kimi;
 mod llama3;
+mod minimax;
 mod mistral;
+mod nemotron;
 mod partial_call;
 mod phi4_mini;
 mod pythonic;
 mod qwen3_xml;
+mod schema;
 mod stream;
 mod think;
 mod xlam;
@@ -154,6 +160,24 @@ pub enum Format {
     FunctionGemma,
     /// gpt-oss harmony: channels and `to=functions.name` recipients.
     Harmony,
+    /// MiniMax-M2: `<minimax:tool_call><invoke name="f"><parameter name="k">v</parameter></invoke>…`,
+    /// values typed by the schema.
+    MinimaxM2,
+    /// Nemotron Nano v2: `<TOOLCALL>[{"name", "arguments"}, …]</TOOLCALL>`.
+    NemotronV2,
+    /// Functionary v3.1: `<function=name>{…}</function>`.
+    FunctionaryV31,
+    /// Functionary v3.2: `>>>name\n{…}` segments (`>>>all` is text).
+    FunctionaryV32,
+    /// GLM-4.5/4.6/4.7: `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>`,
+    /// values typed by the schema.
+    Glm45,
+    /// Seed-OSS: Qwen3-Coder XML inside `<seed:tool_call>`, reasoning in `<seed:think>`.
+    SeedOss,
+    /// Apertus: `<|tools_prefix|>[{"name": {…}}]<|tools_suffix|>`.
+    Apertus,
+    /// LFM2/LFM2.5: `<|tool_call_start|>[f(a=1)]<|tool_call_end|>`.
+    Lfm2,
 }
 
 const ALL: &[(Format, &str)] = &[
@@ -173,6 +197,14 @@ const ALL: &[(Format, &str)] = &[
     (Format::KimiK2, "kimi_k2"),
     (Format::FunctionGemma, "functiongemma"),
     (Format::Harmony, "harmony"),
+    (Format::MinimaxM2, "minimax_m2"),
+    (Format::NemotronV2, "nemotron_v2"),
+    (Format::FunctionaryV31, "functionary_v31"),
+    (Format::FunctionaryV32, "functionary_v32"),
+    (Format::Glm45, "glm45"),
+    (Format::SeedOss, "seed_oss"),
+    (Format::Apertus, "apertus"),
+    (Format::Lfm2, "lfm2"),
 ];
 
 /// Other names for formats that share a parser.
@@ -183,6 +215,11 @@ const ALIASES: &[(&str, Format)] = &[
     ("gpt_oss", Format::Harmony),
     ("qwen3_coder", Format::Qwen3Xml),
     ("llama4_pythonic", Format::Pythonic),
+    ("glm47", Format::Glm45),
+    ("glm4_moe", Format::Glm45),
+    ("minimax", Format::MinimaxM2),
+    ("functionary_v3_1", Format::FunctionaryV31),
+    ("functionary_v3_2", Format::FunctionaryV32),
 ];
 
 impl Format {
@@ -217,6 +254,7 @@ impl Format {
 
     /// A streaming parser for this format.
     pub fn stream(self, options: &ParseOptions) -> StreamParser {
+        let tools = schema::Tools::new(options);
         let (machine, markers): (Box<dyn Machine>, Option<ThinkMarkers>) = match self {
             Format::Hermes => (hermes::machine(), Some(think::THINK)),
             Format::Llama3Json => (llama3::machine(), Some(think::THINK)),
@@ -243,7 +281,7 @@ impl Format {
             Format::Internlm2 => (internlm2::machine(), Some(think::THINK)),
             Format::Xlam => (xlam::machine(), Some(think::THINK)),
             Format::Qwen3Xml => (
-                qwen3_xml::machine(options),
+                qwen3_xml::machine(&tools),
                 Some(ThinkMarkers {
                     exits: &["<tool_call>", "<function="],
                     ..think::THINK
@@ -265,6 +303,21 @@ impl Format {
             ),
             Format::FunctionGemma => (functiongemma::machine(), Some(think::THINK)),
             Format::Harmony => (harmony::machine(), None),
+            Format::MinimaxM2 => (minimax::machine(&tools), Some(think::THINK)),
+            Format::NemotronV2 => (nemotron::machine(), Some(think::THINK)),
+            Format::FunctionaryV31 => (functionary::machine_v31(), None),
+            Format::FunctionaryV32 => (functionary::machine_v32(&tools), None),
+            Format::Glm45 => (glm::machine(&tools), Some(think::THINK)),
+            Format::SeedOss => (
+                qwen3_xml::machine_seed_oss(&tools),
+                Some(ThinkMarkers {
+                    open: "<seed:think>",
+                    close: "</seed:think>",
+                    exits: &["<seed:tool_call>"],
+                }),
+            ),
+            Format::Apertus => (apertus::machine(), None),
+            Format::Lfm2 => (pythonic::machine_lfm2(), Some(think::THINK)),
         };
         let prefilter = (self == Format::Cohere).then(cohere::Citations::default);
         StreamParser {
@@ -274,7 +327,7 @@ impl Format {
             think: markers.map(|m| ThinkSplitter::new(m, options.reasoning)),
             prefilter,
             machine,
-            em: Emitter::default(),
+            em: Emitter::new(tools),
             utf8: Vec::new(),
             finished: false,
         }

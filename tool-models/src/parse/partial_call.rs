@@ -1,7 +1,12 @@
-//! Arguments streamed while a JSON call object is still being written:
-//! once `{"name": "…", "arguments": {` has arrived, the arguments' text is
-//! passed on as it grows, without the whitespace between tokens, so that
-//! the pieces concatenate to the compact JSON of the final arguments.
+//! Arguments streamed while a call is still being written. In JSON call
+//! objects, once `{"name": "…", "arguments": {` has arrived, the arguments'
+//! text is passed on as it grows, without the whitespace between tokens;
+//! formats that write each argument apart (the XML families) pass on the
+//! JSON of each value as it completes. Either way the pieces concatenate
+//! to the compact JSON of the final arguments.
+
+use super::stream::Emitter;
+use serde_json::Value;
 
 /// What the start of a body says about its call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -151,6 +156,32 @@ impl Compactor {
         out.push_str(&text[copy_from..i]);
         self.read = i;
         out
+    }
+}
+
+/// Arguments streamed value by value: `{"k":v` for the first, `,"k":v`
+/// for each next; the call's end closes the object. Callers keep the first
+/// value of a key written twice, so what was sent stays true.
+#[derive(Debug, Default)]
+pub(crate) struct Pairs {
+    any: bool,
+}
+
+impl Pairs {
+    /// Announces the call (its start event) before any argument.
+    pub(crate) fn start(&mut self, em: &mut Emitter, name: &str) {
+        *self = Pairs::default();
+        em.call_arguments(name, "");
+    }
+
+    /// Streams a completed argument.
+    pub(crate) fn push(&mut self, em: &mut Emitter, name: &str, key: &str, value: &Value) {
+        let mut delta = String::from(if self.any { "," } else { "{" });
+        self.any = true;
+        delta.push_str(&Value::from(key).to_string());
+        delta.push(':');
+        delta.push_str(&value.to_string());
+        em.call_arguments(name, &delta);
     }
 }
 

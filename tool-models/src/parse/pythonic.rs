@@ -1,6 +1,8 @@
-//! Llama 3.2/4 pythonic calls: `[get_weather(city='LA'), f()]`, optionally
-//! between `<|python_start|>` and `<|python_end|>`. A call that cannot be
-//! read does not drop its readable siblings.
+//! Pythonic call lists: `[get_weather(city='LA'), f()]`. Llama 3.2/4 write
+//! them bare or between `<|python_start|>` and `<|python_end|>`; LFM2 only
+//! between `<|tool_call_start|>` and `<|tool_call_end|>`, so a bare list
+//! there is text. A call that cannot be read does not drop its readable
+//! siblings.
 
 use super::json::Py;
 use super::stream::{
@@ -8,8 +10,25 @@ use super::stream::{
 };
 use serde_json::{Map, Value};
 
-const START: &str = "<|python_start|>";
-const END: &str = "<|python_end|>";
+/// A pythonic format's markers.
+struct Markers {
+    start: &'static str,
+    end: &'static str,
+    /// Whether a bare `[f(…)]` in the text is a call list too.
+    bare: bool,
+}
+
+const LLAMA: Markers = Markers {
+    start: "<|python_start|>",
+    end: "<|python_end|>",
+    bare: true,
+};
+
+const LFM2: Markers = Markers {
+    start: "<|tool_call_start|>",
+    end: "<|tool_call_end|>",
+    bare: false,
+};
 
 enum State {
     Content,
@@ -24,11 +43,21 @@ enum State {
 
 struct Pythonic {
     state: State,
+    markers: Markers,
 }
 
 pub(crate) fn machine() -> Box<dyn Machine> {
     Box::new(Pythonic {
         state: State::Content,
+        markers: LLAMA,
+    })
+}
+
+/// LFM2 and LFM2.5: `<|tool_call_start|>[f(a=1)]<|tool_call_end|>`.
+pub(crate) fn machine_lfm2() -> Box<dyn Machine> {
+    Box::new(Pythonic {
+        state: State::Content,
+        markers: LFM2,
     })
 }
 
@@ -152,11 +181,15 @@ impl Machine for Pythonic {
             return false;
         }
         match &mut self.state {
-            State::Content => match find_any(rest, 0, &[START, "["]) {
+            State::Content => match find_any(
+                rest,
+                0,
+                &[self.markers.start, "["][..if self.markers.bare { 2 } else { 1 }],
+            ) {
                 Find::At { at, which } => {
                     em.content(&rest[..at]);
                     if which == 0 {
-                        text.consume(at + START.len());
+                        text.consume(at + self.markers.start.len());
                         let r = text.rest();
                         match skip_ws(r) {
                             Some(ws) => text.consume(ws),
@@ -226,7 +259,7 @@ impl Machine for Pythonic {
                     true
                 }
             },
-            State::After => match optional_closer(rest, END, end) {
+            State::After => match optional_closer(rest, self.markers.end, end) {
                 Some(n) => {
                     text.consume(n);
                     self.state = State::Content;

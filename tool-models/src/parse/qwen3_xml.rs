@@ -1,4 +1,5 @@
-//! Qwen3-Coder XML (also Nemotron 3, StepFun 3.5, Qwen 3.5):
+//! Qwen3-Coder XML (also Nemotron 3, StepFun 3.5, Qwen 3.5, and Seed-OSS
+//! inside `<seed:tool_call>`):
 //! `<tool_call><function=name><parameter=key>value</parameter></function></tool_call>`,
 //! the opening `<tool_call>` sometimes left out. Values are raw text, typed
 //! by the tool's JSON schema.
@@ -8,18 +9,17 @@
 //! another parameter this call can still take, `</function>`, or the end; an
 //! unclosed value ends at `<parameter=k>` only for a schema key not yet seen.
 
-use super::json::python_literal;
-use super::stream::{find_any, optional_closer, skip_ws, starts, Emitter, Find, Machine, Text};
-use super::ParseOptions;
+use super::partial_call::Pairs;
+use super::schema::Tools;
+use super::stream::{
+    find_any, optional_closer, skip_ws, starts, valid_name, Emitter, Find, Machine, Text,
+};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
-const TOOL_CALL: &str = "<tool_call>";
 const FUNCTION: &str = "<function=";
 const PARAM: &str = "<parameter=";
 const PARAM_END: &str = "</parameter>";
 const FUNCTION_END: &str = "</function>";
-const TOOL_CALL_END: &str = "</tool_call>";
 
 enum State {
     Content,
@@ -40,109 +40,49 @@ enum State {
     After,
 }
 
+/// The tags around a call and how values sit between their tags.
+#[derive(Clone, Copy)]
+struct Wrapper {
+    open: &'static str,
+    close: &'static str,
+    /// Qwen3-Coder's template writes a newline on each side of a value;
+    /// Seed-OSS's writes the value alone, so its newlines are its own.
+    newlines: bool,
+    /// Whether `<function=` opens a call without the wrapper (Qwen3-Coder
+    /// models often leave `<tool_call>` out; Seed-OSS's never do).
+    bare: bool,
+}
+
+const QWEN3: Wrapper = Wrapper {
+    open: "<tool_call>",
+    close: "</tool_call>",
+    newlines: true,
+    bare: true,
+};
+
+const SEED_OSS: Wrapper = Wrapper {
+    open: "<seed:tool_call>",
+    close: "</seed:tool_call>",
+    newlines: false,
+    bare: false,
+};
+
 struct Qwen3Xml {
+    wrapper: Wrapper,
     state: State,
-    /// Tool name → its parameters' properties.
-    schemas: HashMap<String, Map<String, Value>>,
+    tools: Tools,
     name: String,
     args: Map<String, Value>,
+    pairs: Pairs,
 }
 
-pub(crate) fn machine(options: &ParseOptions) -> Box<dyn Machine> {
-    let mut schemas = HashMap::new();
-    for t in &options.tools {
-        let f = t.get("function").unwrap_or(t);
-        if let Some(name) = f.get("name").and_then(Value::as_str) {
-            let props = f
-                .pointer("/parameters/properties")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default();
-            schemas.insert(name.to_owned(), props);
-        }
-    }
-    Box::new(Qwen3Xml {
-        state: State::Content,
-        schemas,
-        name: String::new(),
-        args: Map::new(),
-    })
+pub(crate) fn machine(tools: &Tools) -> Box<dyn Machine> {
+    Box::new(Qwen3Xml::new(QWEN3, tools))
 }
 
-fn valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
-}
-
-/// The first non-null type a property schema allows.
-fn schema_type(s: &Value) -> Option<&str> {
-    match s.get("type") {
-        Some(Value::String(t)) => return Some(t),
-        Some(Value::Array(ts)) => {
-            return ts.iter().filter_map(Value::as_str).find(|&t| t != "null");
-        }
-        _ => {}
-    }
-    for k in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(alts)) = s.get(k) {
-            if let Some(t) = alts.iter().filter_map(schema_type).find(|&t| t != "null") {
-                return Some(t);
-            }
-        }
-    }
-    None
-}
-
-fn structured(raw: &str) -> Option<Value> {
-    let v = serde_json::from_str::<Value>(raw)
-        .ok()
-        .or_else(|| python_literal(raw).ok())?;
-    match v {
-        // A JSON string holding the value (double-encoded by the model).
-        Value::String(inner) => serde_json::from_str::<Value>(&inner)
-            .ok()
-            .or_else(|| python_literal(&inner).ok())
-            .filter(|v| v.is_object() || v.is_array()),
-        v => Some(v),
-    }
-}
-
-/// Types a raw value by its property schema; without one it stays text.
-pub(crate) fn convert(raw: &str, schema: Option<&Value>) -> Value {
-    let Some(t) = schema.and_then(schema_type) else {
-        return Value::String(raw.to_owned());
-    };
-    let t = t.to_ascii_lowercase();
-    if t != "string" && matches!(raw.trim(), "null" | "None") {
-        return Value::Null;
-    }
-    let trimmed = raw.trim();
-    let typed = match t.as_str() {
-        "string" | "str" | "text" => None,
-        "integer" | "int" => trimmed
-            .parse::<i64>()
-            .ok()
-            .map(Value::from)
-            .or_else(|| number(trimmed)),
-        "number" | "float" | "double" => number(trimmed),
-        "boolean" | "bool" => match trimmed.to_ascii_lowercase().as_str() {
-            "true" => Some(Value::Bool(true)),
-            "false" => Some(Value::Bool(false)),
-            _ => None,
-        },
-        "object" | "array" | "dict" | "list" => structured(trimmed),
-        _ => serde_json::from_str(trimmed).ok(),
-    };
-    typed.unwrap_or_else(|| Value::String(raw.to_owned()))
-}
-
-fn number(s: &str) -> Option<Value> {
-    match serde_json::from_str::<Value>(s) {
-        Ok(v @ Value::Number(_)) => Some(v),
-        _ => None,
-    }
+/// Seed-OSS: the same calls inside `<seed:tool_call>…</seed:tool_call>`.
+pub(crate) fn machine_seed_oss(tools: &Tools) -> Box<dyn Machine> {
+    Box::new(Qwen3Xml::new(SEED_OSS, tools))
 }
 
 /// Strips the one newline the format puts on each side of a value.
@@ -163,12 +103,23 @@ enum Lookahead {
 }
 
 impl Qwen3Xml {
+    fn new(wrapper: Wrapper, tools: &Tools) -> Qwen3Xml {
+        Qwen3Xml {
+            wrapper,
+            state: State::Content,
+            tools: tools.clone(),
+            name: String::new(),
+            args: Map::new(),
+            pairs: Pairs::default(),
+        }
+    }
+
     /// Can a parameter named `key` start now?
     fn can_take(&self, key: &str) -> bool {
         if self.args.contains_key(key) {
             return false;
         }
-        match self.schemas.get(&self.name) {
+        match self.tools.properties(&self.name) {
             Some(props) if !props.is_empty() => props.contains_key(key),
             _ => true,
         }
@@ -212,9 +163,27 @@ impl Qwen3Xml {
         em.call(None, name, Value::Object(args));
     }
 
-    fn set_value(&mut self, key: String, raw: &str) {
-        let schema = self.schemas.get(&self.name).and_then(|p| p.get(&key));
-        let v = convert(unwrap_value(raw), schema);
+    /// The output ended inside a call: it is reported, with the arguments
+    /// read so far, but not made.
+    fn cut_off(&mut self, em: &mut Emitter) {
+        let name = std::mem::take(&mut self.name);
+        let args = Value::Object(std::mem::take(&mut self.args));
+        em.invalid(
+            None,
+            Some(name),
+            &args.to_string(),
+            "the call was cut off before `</function>`",
+        );
+    }
+
+    fn set_value(&mut self, em: &mut Emitter, key: String, raw: &str) {
+        let raw = if self.wrapper.newlines {
+            unwrap_value(raw)
+        } else {
+            raw
+        };
+        let v = self.tools.typed(&self.name, &key, raw);
+        self.pairs.push(em, &self.name, &key, &v);
         self.args.insert(key, v);
     }
 
@@ -232,7 +201,7 @@ impl Qwen3Xml {
                         Lookahead::Ends => {
                             let raw = rest[..at].to_owned();
                             text.consume(at + PARAM_END.len());
-                            self.set_value(key_name, &raw);
+                            self.set_value(em, key_name, &raw);
                             self.state = State::Params;
                             return true;
                         }
@@ -252,7 +221,7 @@ impl Qwen3Xml {
                         Some(p) if self.can_take(&t[..p]) => {
                             let raw = rest[..at].to_owned();
                             text.consume(at);
-                            self.set_value(key_name, &raw);
+                            self.set_value(em, key_name, &raw);
                             self.state = State::Params;
                             return true;
                         }
@@ -270,8 +239,8 @@ impl Qwen3Xml {
                     if end {
                         let raw = rest.to_owned();
                         text.consume(raw.len());
-                        self.set_value(key_name, raw.trim_end());
-                        self.finish_call(em);
+                        self.set_value(em, key_name, raw.trim_end());
+                        self.cut_off(em);
                         self.state = State::Content;
                         return true;
                     }
@@ -292,7 +261,7 @@ impl Machine for Qwen3Xml {
         if rest.is_empty() {
             if end {
                 match std::mem::replace(&mut self.state, State::Content) {
-                    State::Params | State::Value { .. } => self.finish_call(em),
+                    State::Params | State::Value { .. } => self.cut_off(em),
                     State::Skip { name, .. } => {
                         em.invalid(None, None, &name, "invalid function name")
                     }
@@ -302,7 +271,11 @@ impl Machine for Qwen3Xml {
             return false;
         }
         match &mut self.state {
-            State::Content => match find_any(rest, 0, &[TOOL_CALL, FUNCTION]) {
+            State::Content => match find_any(
+                rest,
+                0,
+                &[self.wrapper.open, FUNCTION][..if self.wrapper.bare { 2 } else { 1 }],
+            ) {
                 Find::At { at, which } => {
                     em.content(&rest[..at]);
                     text.consume(at);
@@ -321,21 +294,22 @@ impl Machine for Qwen3Xml {
                 }
             },
             State::Wrapper => {
-                let after = &rest[TOOL_CALL.len()..];
+                let open = self.wrapper.open;
+                let after = &rest[open.len()..];
                 let decided = match skip_ws(after) {
                     Some(ws) => starts(&after[ws..], FUNCTION).map(|f| (f, ws)),
                     None => None,
                 };
                 match decided {
                     Some((true, ws)) => {
-                        text.consume(TOOL_CALL.len() + ws);
+                        text.consume(open.len() + ws);
                         self.state = State::Header;
                     }
                     None if !end => return false,
                     _ => {
                         // `<tool_call>` with no function: narrative text.
-                        em.content(TOOL_CALL);
-                        text.consume(TOOL_CALL.len());
+                        em.content(open);
+                        text.consume(open.len());
                         self.state = State::Content;
                     }
                 }
@@ -355,6 +329,7 @@ impl Machine for Qwen3Xml {
                 let name = after[..p].trim().to_owned();
                 if after.as_bytes()[p] == b'>' && valid_name(&name) {
                     text.consume(FUNCTION.len() + p + 1);
+                    self.pairs.start(em, &name);
                     self.name = name;
                     self.args = Map::new();
                     self.state = State::Params;
@@ -365,11 +340,12 @@ impl Machine for Qwen3Xml {
                 true
             }
             State::Skip { name, scanned } => {
-                match find_any(rest, *scanned, &[TOOL_CALL_END, FUNCTION_END]) {
+                let close = self.wrapper.close;
+                match find_any(rest, *scanned, &[close, FUNCTION_END]) {
                     Find::At { at, which } => {
                         let n = at
                             + if which == 0 {
-                                TOOL_CALL_END.len()
+                                close.len()
                             } else {
                                 FUNCTION_END.len()
                             };
@@ -440,7 +416,7 @@ impl Machine for Qwen3Xml {
                 true
             }
             State::Value { .. } => self.advance_value(text, em, end),
-            State::After => match optional_closer(rest, TOOL_CALL_END, end) {
+            State::After => match optional_closer(rest, self.wrapper.close, end) {
                 Some(n) => {
                     text.consume(n);
                     self.state = State::Content;

@@ -6,6 +6,7 @@
 //! it is sure about. Searches resume where the previous one stopped, so a
 //! stream of `n` bytes costs `O(n)` whatever the chunking.
 
+use super::schema::Tools;
 use super::StreamEvent;
 use serde_json::Value;
 use tool_runtime::{InvalidToolCall, ToolCall};
@@ -198,6 +199,8 @@ pub(crate) struct Emitter {
     next_index: usize,
     /// A call whose arguments are being streamed: started, not ended.
     open: Option<OpenCall>,
+    /// The offered tools: a call to any other is invalid.
+    tools: Tools,
 }
 
 #[derive(Debug)]
@@ -209,6 +212,13 @@ struct OpenCall {
 }
 
 impl Emitter {
+    pub(crate) fn new(tools: Tools) -> Emitter {
+        Emitter {
+            tools,
+            ..Emitter::default()
+        }
+    }
+
     pub(crate) fn content(&mut self, s: &str) {
         if s.is_empty() {
             return;
@@ -234,6 +244,10 @@ impl Emitter {
     /// More of the arguments of a call still being written (compact JSON
     /// text); the first piece starts the call.
     pub(crate) fn call_arguments(&mut self, name: &str, delta: &str) {
+        if !self.tools.offers(name) {
+            // Reported whole, as invalid, when the call ends.
+            return;
+        }
         let open = match &mut self.open {
             Some(open) => open,
             None => {
@@ -269,6 +283,14 @@ impl Emitter {
     /// different spelling of the same JSON already said everything).
     pub(crate) fn call(&mut self, id: Option<String>, name: String, arguments: Value) {
         let full = arguments.to_string();
+        if !self.tools.offers(&name) {
+            let error = format!(
+                "`{name}` is not one of the offered tools ({})",
+                self.tools.names().join(", ")
+            );
+            self.invalid(id, Some(name), &full, error);
+            return;
+        }
         let (index, id) = match self.open.take() {
             Some(open) if open.name == name => {
                 if let Some(rest) = full.strip_prefix(open.sent.as_str()) {
@@ -387,6 +409,15 @@ pub(crate) fn optional_closer(rest: &str, marker: &str, end: bool) -> Option<usi
     }
 }
 
+/// Whether `name` can be a tool's name (letters, digits, `_-.:`), for
+/// formats where the name is bare text.
+pub(crate) fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
+}
+
 /// `s` starts with `word`, does not (`Some(false)`), or is too short to tell.
 pub(crate) fn starts(s: &str, word: &str) -> Option<bool> {
     if s.len() >= word.len() {
@@ -423,6 +454,29 @@ mod tests {
             em.events.last(),
             Some(StreamEvent::ToolCallEnd { index: 0, .. })
         ));
+    }
+
+    #[test]
+    fn a_call_to_a_tool_not_offered_is_invalid_and_never_started() {
+        let tools = Tools::new(&crate::parse::ParseOptions {
+            tools: vec![serde_json::json!({"type": "function", "function": {"name": "f"}})],
+            ..Default::default()
+        });
+        let mut em = Emitter::new(tools);
+        em.call_arguments("g", "{\"a\":");
+        em.call(None, "g".into(), serde_json::json!({"a": 1}));
+        em.call(None, "f".into(), serde_json::json!({}));
+        assert!(matches!(
+            &em.events[0],
+            StreamEvent::InvalidToolCall(c) if c.name.as_deref() == Some("g")
+                && c.raw_arguments.as_deref() == Some("{\"a\":1}")
+                && c.error.contains("not one of the offered tools (f)")
+        ));
+        assert!(matches!(
+            &em.events[1],
+            StreamEvent::ToolCallStart { index: 0, name, .. } if name == "f"
+        ));
+        assert_eq!(em.events.len(), 4);
     }
 
     #[test]

@@ -1,0 +1,341 @@
+//! Functionary v3.1 (`<function=name>{…}</function>`, and `<|python_tag|>`
+//! code for its `python` tool) and v3.2 (`>>>recipient\n…` segments, where
+//! `all` is text for the user and any other recipient a call with JSON
+//! arguments). A v3.2 prompt ends with `>>>`, so the output starts at a
+//! recipient; one written again is accepted.
+//!
+//! Arguments stream as they are written.
+
+use super::partial_call::Compactor;
+use super::schema::Tools;
+use super::stream::{
+    find_any, optional_closer, skip_ws, starts, valid_name, Balance, Emitter, Find, Machine, Scan,
+    Text,
+};
+use serde_json::{json, Value};
+
+const FUNCTION: &str = "<function=";
+const FUNCTION_END: &str = "</function>";
+const PYTHON_TAG: &str = "<|python_tag|>";
+const RECIPIENT: &str = ">>>";
+const ALL: &str = "all";
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Version {
+    V31,
+    V32,
+}
+
+enum State {
+    /// v3.2: at the start of a segment, the recipient not yet read.
+    Recipient,
+    Content,
+    /// v3.1: after `<function=`.
+    Header,
+    /// A call's JSON arguments.
+    Args {
+        name: String,
+        balance: Balance,
+        compactor: Compactor,
+    },
+    /// Raw code for the `python` tool, up to the end (v3.2: the next segment).
+    Code {
+        scanned: usize,
+    },
+    /// Arguments that are not JSON, up to the next call or segment.
+    Junk {
+        name: String,
+        scanned: usize,
+    },
+    /// v3.1: after a call's arguments.
+    After,
+}
+
+struct Functionary {
+    version: Version,
+    state: State,
+    tools: Tools,
+}
+
+pub(crate) fn machine_v31() -> Box<dyn Machine> {
+    Box::new(Functionary {
+        version: Version::V31,
+        state: State::Content,
+        tools: Tools::default(),
+    })
+}
+
+pub(crate) fn machine_v32(tools: &Tools) -> Box<dyn Machine> {
+    Box::new(Functionary {
+        version: Version::V32,
+        state: State::Recipient,
+        tools: tools.clone(),
+    })
+}
+
+/// The markers that end content.
+fn markers(version: Version) -> &'static [&'static str] {
+    match version {
+        Version::V31 => &[FUNCTION, PYTHON_TAG],
+        Version::V32 => &[RECIPIENT],
+    }
+}
+
+impl Functionary {
+    fn args(name: String) -> State {
+        State::Args {
+            name,
+            balance: Balance::default(),
+            compactor: Compactor::default(),
+        }
+    }
+
+    /// v3.2: reads `[>>>]recipient\n` at the start of `rest`. `None` while
+    /// undecided.
+    fn recipient(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> Option<()> {
+        let rest = text.rest();
+        let skip = match starts(rest, RECIPIENT) {
+            Some(true) => RECIPIENT.len(),
+            Some(false) => 0,
+            None if end => 0,
+            None => return None,
+        };
+        let line = &rest[skip..];
+        let Some(nl) = line.find('\n') else {
+            // A recipient line is short; a long one is text.
+            if !end && line.len() < 128 && !line.contains(char::is_whitespace) {
+                return None;
+            }
+            em.content(&rest[..skip.min(rest.len())]);
+            text.consume(skip);
+            self.state = State::Content;
+            return Some(());
+        };
+        let name = line[..nl].trim();
+        if name == ALL {
+            text.consume(skip + nl + 1);
+            self.state = State::Content;
+            return Some(());
+        }
+        let body = &line[nl + 1..];
+        // A recipient is a call when it names an offered tool or JSON
+        // follows it (a call to a tool not offered is then reported).
+        let is_call = valid_name(name)
+            && (self.tools.offers(name) && !self.tools.is_empty()
+                || match skip_ws(body) {
+                    Some(ws) => body.as_bytes()[ws] == b'{',
+                    None if end => false,
+                    None => return None,
+                });
+        if is_call {
+            let name = name.to_owned();
+            text.consume(skip + nl + 1);
+            self.state = match skip_ws(text.rest()) {
+                Some(ws) if text.rest().as_bytes()[ws] != b'{' && name == "python" => {
+                    State::Code { scanned: 0 }
+                }
+                _ => Self::args(name),
+            };
+        } else {
+            // Not a recipient after all: the text is the user's.
+            em.content(&rest[..skip]);
+            text.consume(skip);
+            self.state = State::Content;
+        }
+        Some(())
+    }
+}
+
+impl Machine for Functionary {
+    fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
+        let rest = text.rest();
+        if rest.is_empty() {
+            if end {
+                match std::mem::replace(&mut self.state, State::Content) {
+                    State::Args { name, .. } => {
+                        em.invalid(None, Some(name), "", "the call has no arguments")
+                    }
+                    State::Header => em.invalid(None, None, "", "unterminated function name"),
+                    _ => {}
+                }
+            }
+            return false;
+        }
+        match &mut self.state {
+            State::Recipient => self.recipient(text, em, end).is_some(),
+            State::Content => match find_any(rest, 0, markers(self.version)) {
+                Find::At { at, which } => {
+                    em.content(&rest[..at]);
+                    match (self.version, which) {
+                        (Version::V31, 0) => {
+                            text.consume(at + FUNCTION.len());
+                            self.state = State::Header;
+                        }
+                        (Version::V31, _) => {
+                            text.consume(at + PYTHON_TAG.len());
+                            self.state = State::Code { scanned: 0 };
+                        }
+                        (Version::V32, _) => {
+                            text.consume(at);
+                            self.state = State::Recipient;
+                        }
+                    }
+                    true
+                }
+                Find::Partial { safe } => {
+                    let n = if end { rest.len() } else { safe };
+                    em.content(&rest[..n]);
+                    text.consume(n);
+                    false
+                }
+            },
+            State::Header => match rest.find(['>', '\n']) {
+                Some(p) if rest.as_bytes()[p] == b'>' && valid_name(rest[..p].trim()) => {
+                    let name = rest[..p].trim().to_owned();
+                    text.consume(p + 1);
+                    self.state = Self::args(name);
+                    true
+                }
+                None if !end && rest.len() < 256 => false,
+                _ => {
+                    // Not a call header: it was text.
+                    em.content(FUNCTION);
+                    self.state = State::Content;
+                    true
+                }
+            },
+            State::Args {
+                name,
+                balance,
+                compactor,
+            } => {
+                let Some(ws) = skip_ws(rest) else {
+                    if end {
+                        em.invalid(
+                            None,
+                            Some(std::mem::take(name)),
+                            rest,
+                            "the call has no arguments",
+                        );
+                        text.consume(rest.len());
+                        self.state = State::Content;
+                        return true;
+                    }
+                    return false;
+                };
+                if rest.as_bytes()[ws] != b'{' {
+                    text.consume(ws);
+                    let name = std::mem::take(name);
+                    self.state = State::Junk { name, scanned: 0 };
+                    return true;
+                }
+                let body = &rest[ws..];
+                match balance.scan(body, b"\"") {
+                    Scan::Done(n) => {
+                        let name = std::mem::take(name);
+                        let raw = &body[..n];
+                        match super::json::parse(raw) {
+                            Ok(v @ Value::Object(_)) => {
+                                em.call_arguments(&name, &compactor.feed(raw));
+                                em.call(None, name, v);
+                            }
+                            Ok(_) => {
+                                em.invalid(None, Some(name), raw, "arguments must be an object")
+                            }
+                            Err(e) => em.invalid(
+                                None,
+                                Some(name),
+                                raw,
+                                format!("arguments are not JSON: {e}"),
+                            ),
+                        }
+                        text.consume(ws + n);
+                        self.state = match self.version {
+                            Version::V31 => State::After,
+                            Version::V32 => State::Content,
+                        };
+                        true
+                    }
+                    Scan::More if !end => {
+                        let delta = compactor.feed(body);
+                        em.call_arguments(name, &delta);
+                        false
+                    }
+                    Scan::More => {
+                        em.invalid(
+                            None,
+                            Some(std::mem::take(name)),
+                            body,
+                            "the arguments were cut off",
+                        );
+                        text.consume(rest.len());
+                        self.state = State::Content;
+                        true
+                    }
+                    Scan::Broken(e) => {
+                        let n = ws + balance.scanned;
+                        em.invalid(None, Some(std::mem::take(name)), &rest[ws..n], e);
+                        text.consume(n);
+                        self.state = State::Content;
+                        true
+                    }
+                }
+            }
+            State::Junk { name, scanned } => {
+                // Unreadable arguments run to the next call or segment.
+                let stop = match find_any(rest, *scanned, markers(self.version)) {
+                    Find::At { at, .. } => at,
+                    Find::Partial { .. } if end => rest.len(),
+                    Find::Partial { safe } => {
+                        *scanned = safe;
+                        return false;
+                    }
+                };
+                let name = std::mem::take(name);
+                em.invalid(
+                    None,
+                    Some(name),
+                    &rest[..stop],
+                    "arguments must be a JSON object",
+                );
+                text.consume(stop);
+                self.state = State::Content;
+                true
+            }
+            State::Code { scanned } => {
+                // v3.1's code runs to the end of the output; v3.2's to the
+                // next segment.
+                let stop = match self.version {
+                    Version::V31 => None,
+                    Version::V32 => match find_any(rest, *scanned, &[RECIPIENT]) {
+                        Find::At { at, .. } => Some(at),
+                        Find::Partial { safe } => {
+                            *scanned = safe;
+                            None
+                        }
+                    },
+                };
+                let Some(n) = stop.or(end.then_some(rest.len())) else {
+                    return false;
+                };
+                let code = rest[..n].trim();
+                let args = match serde_json::from_str::<Value>(code) {
+                    Ok(v @ Value::Object(_)) => v,
+                    _ => json!({ "code": code }),
+                };
+                em.call(None, "python".to_owned(), args);
+                text.consume(n);
+                self.state = State::Content;
+                true
+            }
+            State::After => match optional_closer(rest, FUNCTION_END, end) {
+                Some(n) => {
+                    text.consume(n);
+                    self.state = State::Content;
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+}

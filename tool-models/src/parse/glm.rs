@@ -1,0 +1,285 @@
+//! GLM-4.5/4.6/4.7: `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value>…</tool_call>`,
+//! one block per call. GLM-4.5/4.6 put a newline after the name and after
+//! each tag, GLM-4.7 none; any whitespace between tags is accepted. Values
+//! are raw text typed by the tool's schema, streamed as each one closes.
+
+use super::partial_call::Pairs;
+use super::schema::Tools;
+use super::stream::{find_any, skip_ws, starts, valid_name, Emitter, Find, Machine, Text};
+use serde_json::{Map, Value};
+
+const CALL: &str = "<tool_call>";
+const CALL_END: &str = "</tool_call>";
+const KEY: &str = "<arg_key>";
+const KEY_END: &str = "</arg_key>";
+const VALUE: &str = "<arg_value>";
+const VALUE_END: &str = "</arg_value>";
+
+enum State {
+    Content,
+    /// After `<tool_call>`: the name runs to the first tag.
+    Name {
+        scanned: usize,
+    },
+    /// Between arguments.
+    Args,
+    Key {
+        scanned: usize,
+    },
+    /// After a key, before its `<arg_value>`.
+    BeforeValue {
+        key: String,
+    },
+    Value {
+        key: String,
+        scanned: usize,
+    },
+    /// An unreadable call, skipped to its end.
+    Skip {
+        raw: String,
+        scanned: usize,
+    },
+}
+
+struct Glm {
+    state: State,
+    tools: Tools,
+    name: String,
+    args: Map<String, Value>,
+    pairs: Pairs,
+}
+
+pub(crate) fn machine(tools: &Tools) -> Box<dyn Machine> {
+    Box::new(Glm {
+        state: State::Content,
+        tools: tools.clone(),
+        name: String::new(),
+        args: Map::new(),
+        pairs: Pairs::default(),
+    })
+}
+
+impl Glm {
+    fn finish_call(&mut self, em: &mut Emitter) {
+        let args = std::mem::take(&mut self.args);
+        em.call(None, std::mem::take(&mut self.name), Value::Object(args));
+        self.state = State::Content;
+    }
+
+    /// The output ended inside a call: it is reported, with the arguments
+    /// read so far, but not made.
+    fn cut_off(&mut self, em: &mut Emitter) {
+        let name = std::mem::take(&mut self.name);
+        let args = Value::Object(std::mem::take(&mut self.args));
+        em.invalid(
+            None,
+            Some(name),
+            &args.to_string(),
+            "the call was cut off before `</tool_call>`",
+        );
+    }
+
+    fn set(&mut self, em: &mut Emitter, key: String, raw: &str) {
+        let key = key.trim().to_owned();
+        if self.args.contains_key(&key) {
+            return;
+        }
+        let v = self.tools.typed(&self.name, &key, raw);
+        self.pairs.push(em, &self.name, &key, &v);
+        self.args.insert(key, v);
+    }
+
+    /// The call cannot be read: skip it, reporting `raw` and what follows.
+    fn skip(&mut self, raw: String) {
+        self.args.clear();
+        self.state = State::Skip { raw, scanned: 0 };
+    }
+}
+
+impl Machine for Glm {
+    fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
+        let rest = text.rest();
+        if rest.is_empty() {
+            if end {
+                match std::mem::replace(&mut self.state, State::Content) {
+                    State::Args | State::Key { .. } | State::BeforeValue { .. } => self.cut_off(em),
+                    State::Value { key, .. } => {
+                        self.set(em, key, "");
+                        self.cut_off(em);
+                    }
+                    State::Name { .. } => em.invalid(None, None, "", "the call has no name"),
+                    State::Skip { raw, .. } => {
+                        let name = std::mem::take(&mut self.name);
+                        em.invalid(
+                            None,
+                            Some(name).filter(|n| !n.is_empty()),
+                            &raw,
+                            "not a GLM tool call",
+                        )
+                    }
+                    State::Content => {}
+                }
+            }
+            return false;
+        }
+        match &mut self.state {
+            State::Content => match find_any(rest, 0, &[CALL]) {
+                Find::At { at, .. } => {
+                    em.content(&rest[..at]);
+                    text.consume(at + CALL.len());
+                    self.state = State::Name { scanned: 0 };
+                    true
+                }
+                Find::Partial { safe } => {
+                    let n = if end { rest.len() } else { safe };
+                    em.content(&rest[..n]);
+                    text.consume(n);
+                    false
+                }
+            },
+            State::Name { scanned } => {
+                let at = match find_any(rest, *scanned, &["<"]) {
+                    Find::At { at, .. } => at,
+                    Find::Partial { .. } if end => rest.len(),
+                    Find::Partial { safe } => {
+                        *scanned = safe;
+                        return false;
+                    }
+                };
+                let name = rest[..at].trim();
+                if !valid_name(name) {
+                    let raw = text.take(at);
+                    self.name.clear();
+                    self.skip(raw);
+                    return true;
+                }
+                self.name = name.to_owned();
+                self.args.clear();
+                self.pairs.start(em, name);
+                text.consume(at);
+                self.state = State::Args;
+                true
+            }
+            State::Args => {
+                let Some(ws) = skip_ws(rest) else {
+                    if end {
+                        text.consume(rest.len());
+                        return true;
+                    }
+                    return false;
+                };
+                let t = &rest[ws..];
+                for (tag, next) in [(KEY, 0), (CALL_END, 1)] {
+                    match starts(t, tag) {
+                        Some(true) => {
+                            text.consume(ws + tag.len());
+                            if next == 0 {
+                                self.state = State::Key { scanned: 0 };
+                            } else {
+                                self.finish_call(em);
+                            }
+                            return true;
+                        }
+                        None if !end => return false,
+                        _ => {}
+                    }
+                }
+                let raw = text.take(ws);
+                self.skip(raw);
+                true
+            }
+            State::Key { scanned } => match find_any(rest, *scanned, &[KEY_END]) {
+                Find::At { at, .. } => {
+                    let key = rest[..at].to_owned();
+                    text.consume(at + KEY_END.len());
+                    self.state = State::BeforeValue { key };
+                    true
+                }
+                Find::Partial { safe } => {
+                    *scanned = safe;
+                    if end {
+                        text.consume(rest.len());
+                        self.state = State::Args;
+                        return true;
+                    }
+                    false
+                }
+            },
+            State::BeforeValue { key } => {
+                let Some(ws) = skip_ws(rest) else {
+                    if end {
+                        text.consume(rest.len());
+                        return true;
+                    }
+                    return false;
+                };
+                match starts(&rest[ws..], VALUE) {
+                    Some(true) => {
+                        let key = std::mem::take(key);
+                        text.consume(ws + VALUE.len());
+                        self.state = State::Value { key, scanned: 0 };
+                        true
+                    }
+                    None if !end => false,
+                    _ => {
+                        let raw = format!("{KEY}{key}{KEY_END}");
+                        self.skip(raw);
+                        true
+                    }
+                }
+            }
+            State::Value { key, scanned } => match find_any(rest, *scanned, &[VALUE_END]) {
+                Find::At { at, .. } => {
+                    let key = std::mem::take(key);
+                    let raw = text.take(at);
+                    text.consume(VALUE_END.len());
+                    self.set(em, key, &raw);
+                    self.state = State::Args;
+                    true
+                }
+                Find::Partial { safe } => {
+                    if end {
+                        let key = std::mem::take(key);
+                        let raw = text.take_all();
+                        self.set(em, key, &raw);
+                        self.cut_off(em);
+                        self.state = State::Content;
+                        return true;
+                    }
+                    *scanned = safe;
+                    false
+                }
+            },
+            State::Skip { raw, scanned } => match find_any(rest, *scanned, &[CALL_END]) {
+                Find::At { at, .. } => {
+                    let mut raw = std::mem::take(raw);
+                    raw.push_str(&rest[..at]);
+                    text.consume(at + CALL_END.len());
+                    self.state = State::Content;
+                    let name = std::mem::take(&mut self.name);
+                    if name.is_empty() && raw.trim_start().starts_with('{') {
+                        // A JSON call object, as Hermes writes one.
+                        em.json_calls(raw.trim());
+                    } else {
+                        em.invalid(
+                            None,
+                            Some(name).filter(|n| !n.is_empty()),
+                            &raw,
+                            "not a GLM tool call (`name<arg_key>k</arg_key><arg_value>v</arg_value>`)",
+                        );
+                    }
+                    true
+                }
+                Find::Partial { safe } => {
+                    if end {
+                        raw.push_str(rest);
+                        text.consume(rest.len());
+                        return true;
+                    }
+                    *scanned = safe;
+                    false
+                }
+            },
+        }
+    }
+}

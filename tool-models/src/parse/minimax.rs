@@ -1,0 +1,317 @@
+//! MiniMax-M2: `<minimax:tool_call>` holding one `<invoke name="f">` per
+//! call, each with `<parameter name="k">v</parameter>` arguments. Values are
+//! raw text typed by the tool's schema, kept byte for byte (the template
+//! writes no newlines inside them) and streamed as each one closes. The
+//! name may be quoted with `"`, `'` or not at all, and a value left open
+//! ends at the next `<parameter name=`, as vLLM reads them.
+
+use super::partial_call::Pairs;
+use super::schema::Tools;
+use super::stream::{find_any, skip_ws, starts, valid_name, Emitter, Find, Machine, Text};
+use serde_json::{Map, Value};
+
+const BLOCK: &str = "<minimax:tool_call>";
+const BLOCK_END: &str = "</minimax:tool_call>";
+const INVOKE: &str = "<invoke";
+const INVOKE_END: &str = "</invoke>";
+const PARAM: &str = "<parameter";
+const PARAM_END: &str = "</parameter>";
+
+enum State {
+    Content,
+    /// Inside the block, between calls.
+    Block,
+    /// After `<invoke`: up to `>`.
+    Invoke {
+        scanned: usize,
+    },
+    /// Inside a call, between arguments.
+    Params,
+    /// After `<parameter`: up to `>`.
+    Param {
+        scanned: usize,
+    },
+    Value {
+        key: String,
+        scanned: usize,
+    },
+    /// Unreadable text, skipped to the end of the call (`</invoke>`) or of
+    /// the block.
+    Skip {
+        raw: String,
+        scanned: usize,
+    },
+}
+
+struct Minimax {
+    state: State,
+    tools: Tools,
+    name: String,
+    args: Map<String, Value>,
+    pairs: Pairs,
+}
+
+pub(crate) fn machine(tools: &Tools) -> Box<dyn Machine> {
+    Box::new(Minimax {
+        state: State::Content,
+        tools: tools.clone(),
+        name: String::new(),
+        args: Map::new(),
+        pairs: Pairs::default(),
+    })
+}
+
+/// The value of `name=` in a tag's attributes: `name="x"`, `name='x'` or
+/// `name=x`.
+fn name_attribute(attrs: &str) -> Option<&str> {
+    let v = attrs.trim().strip_prefix("name")?.trim_start();
+    let v = v.strip_prefix('=')?.trim();
+    let v = match v.as_bytes().first() {
+        Some(&q @ (b'"' | b'\'')) => v[1..].strip_suffix(q as char)?,
+        _ => v,
+    };
+    Some(v.trim())
+}
+
+impl Minimax {
+    fn finish_call(&mut self, em: &mut Emitter) {
+        let args = std::mem::take(&mut self.args);
+        em.call(None, std::mem::take(&mut self.name), Value::Object(args));
+        self.state = State::Block;
+    }
+
+    /// The output ended inside a call: it is reported, with the arguments
+    /// read so far, but not made.
+    fn cut_off(&mut self, em: &mut Emitter) {
+        let name = std::mem::take(&mut self.name);
+        let args = Value::Object(std::mem::take(&mut self.args));
+        em.invalid(
+            None,
+            Some(name),
+            &args.to_string(),
+            "the call was cut off before `</invoke>`",
+        );
+    }
+
+    fn set(&mut self, em: &mut Emitter, key: String, raw: &str) {
+        if self.args.contains_key(&key) {
+            return;
+        }
+        let v = self.tools.typed(&self.name, &key, raw);
+        self.pairs.push(em, &self.name, &key, &v);
+        self.args.insert(key, v);
+    }
+
+    fn skip(&mut self, raw: String) {
+        self.args.clear();
+        self.state = State::Skip { raw, scanned: 0 };
+    }
+
+    fn report_skipped(&mut self, raw: &str, em: &mut Emitter) {
+        let name = std::mem::take(&mut self.name);
+        em.invalid(
+            None,
+            Some(name).filter(|n| !n.is_empty()),
+            raw,
+            "not a MiniMax tool call (`<invoke name=\"f\"><parameter name=\"k\">v</parameter></invoke>`)",
+        );
+    }
+}
+
+impl Machine for Minimax {
+    fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
+        let rest = text.rest();
+        if rest.is_empty() {
+            if end {
+                match std::mem::replace(&mut self.state, State::Content) {
+                    State::Params | State::Param { .. } => self.cut_off(em),
+                    State::Value { key, .. } => {
+                        self.set(em, key, "");
+                        self.cut_off(em);
+                    }
+                    State::Skip { raw, .. } => self.report_skipped(&raw, em),
+                    _ => {}
+                }
+                self.state = State::Content;
+            }
+            return false;
+        }
+        match &mut self.state {
+            State::Content => match find_any(rest, 0, &[BLOCK]) {
+                Find::At { at, .. } => {
+                    em.content(&rest[..at]);
+                    text.consume(at + BLOCK.len());
+                    self.state = State::Block;
+                    true
+                }
+                Find::Partial { safe } => {
+                    let n = if end { rest.len() } else { safe };
+                    em.content(&rest[..n]);
+                    text.consume(n);
+                    false
+                }
+            },
+            State::Block => {
+                let Some(ws) = skip_ws(rest) else {
+                    if end {
+                        text.consume(rest.len());
+                        return true;
+                    }
+                    return false;
+                };
+                let t = &rest[ws..];
+                for (tag, invoke) in [(INVOKE, true), (BLOCK_END, false)] {
+                    match starts(t, tag) {
+                        Some(true) => {
+                            text.consume(ws + tag.len());
+                            self.state = if invoke {
+                                State::Invoke { scanned: 0 }
+                            } else {
+                                State::Content
+                            };
+                            return true;
+                        }
+                        None if !end => return false,
+                        _ => {}
+                    }
+                }
+                self.name.clear();
+                self.skip(text.take(ws));
+                true
+            }
+            State::Invoke { scanned } => match find_any(rest, *scanned, &[">"]) {
+                Find::At { at, .. } => {
+                    match name_attribute(&rest[..at]).filter(|n| valid_name(n)) {
+                        Some(name) => {
+                            self.name = name.to_owned();
+                            self.args.clear();
+                            self.pairs.start(em, name);
+                            text.consume(at + 1);
+                            self.state = State::Params;
+                            true
+                        }
+                        None => {
+                            self.name.clear();
+                            let raw = format!("{INVOKE}{}", text.take(at + 1));
+                            self.skip(raw);
+                            true
+                        }
+                    }
+                }
+                Find::Partial { safe } => {
+                    if end {
+                        self.name.clear();
+                        let raw = format!("{INVOKE}{}", text.take_all());
+                        self.skip(raw);
+                        return true;
+                    }
+                    *scanned = safe;
+                    false
+                }
+            },
+            State::Params => {
+                let Some(ws) = skip_ws(rest) else {
+                    if end {
+                        text.consume(rest.len());
+                        return true;
+                    }
+                    return false;
+                };
+                let t = &rest[ws..];
+                for (tag, param) in [(PARAM, true), (INVOKE_END, false), (BLOCK_END, false)] {
+                    match starts(t, tag) {
+                        Some(true) => {
+                            if param {
+                                text.consume(ws + tag.len());
+                                self.state = State::Param { scanned: 0 };
+                            } else {
+                                // `</minimax:tool_call>` closes an unclosed call too.
+                                let n = if tag == INVOKE_END { tag.len() } else { 0 };
+                                text.consume(ws + n);
+                                self.finish_call(em);
+                            }
+                            return true;
+                        }
+                        None if !end => return false,
+                        _ => {}
+                    }
+                }
+                let raw = text.take(ws);
+                self.skip(raw);
+                true
+            }
+            State::Param { scanned } => match find_any(rest, *scanned, &[">"]) {
+                Find::At { at, .. } => match name_attribute(&rest[..at]) {
+                    Some(key) if !key.is_empty() => {
+                        let key = key.to_owned();
+                        text.consume(at + 1);
+                        self.state = State::Value { key, scanned: 0 };
+                        true
+                    }
+                    _ => {
+                        let raw = format!("{PARAM}{}", text.take(at + 1));
+                        self.skip(raw);
+                        true
+                    }
+                },
+                Find::Partial { safe } => {
+                    if end {
+                        text.consume(rest.len());
+                        self.state = State::Params;
+                        return true;
+                    }
+                    *scanned = safe;
+                    false
+                }
+            },
+            State::Value { key, scanned } => {
+                match find_any(rest, *scanned, &[PARAM_END, "<parameter name="]) {
+                    Find::At { at, which } => {
+                        let key = std::mem::take(key);
+                        let raw = text.take(at);
+                        if which == 0 {
+                            text.consume(PARAM_END.len());
+                        }
+                        self.set(em, key, &raw);
+                        self.state = State::Params;
+                        true
+                    }
+                    Find::Partial { safe } => {
+                        if end {
+                            let key = std::mem::take(key);
+                            let raw = text.take_all();
+                            self.set(em, key, &raw);
+                            self.cut_off(em);
+                            self.state = State::Content;
+                            return true;
+                        }
+                        *scanned = safe;
+                        false
+                    }
+                }
+            }
+            State::Skip { raw, scanned } => {
+                match find_any(rest, *scanned, &[INVOKE_END, BLOCK_END]) {
+                    Find::At { at, which } => {
+                        let mut raw = std::mem::take(raw);
+                        raw.push_str(&rest[..at]);
+                        let n = if which == 0 { INVOKE_END.len() } else { 0 };
+                        text.consume(at + n);
+                        self.report_skipped(&raw, em);
+                        self.state = State::Block;
+                        true
+                    }
+                    Find::Partial { safe } => {
+                        if end {
+                            raw.push_str(rest);
+                            text.consume(rest.len());
+                            return true;
+                        }
+                        *scanned = safe;
+                        false
+                    }
+                }
+            }
+        }
+    }
+}
