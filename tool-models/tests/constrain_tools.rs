@@ -185,6 +185,81 @@ fn hermes_marker_spelled_in_byte_tokens() {
     );
 }
 
+/// The JSON families that share the Hermes/Mistral grammar shapes, with
+/// their markers as special tokens (Nemotron, Granite) or as text.
+#[test]
+fn json_families_hundred_of_hundred_valid() {
+    let (tok, env) = with_specials(&[
+        "<|endoftext|>",
+        "<|im_start|>",
+        "<|im_end|>",
+        "<TOOLCALL>",
+        "</TOOLCALL>",
+        "<|tool_call|>",
+    ]);
+    let tools = tools();
+    for (i, format) in [
+        Format::NemotronV2,
+        Format::Granite,
+        Format::Phi4Mini,
+        Format::Granite20bFc,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        assert!(ToolConstraint::supports(format));
+        let outs = run(
+            (&tok, &env),
+            format,
+            &tools,
+            &ToolChoice::Required,
+            &Bias::default(),
+            100,
+            20 + i as u64,
+        );
+        assert_eq!(with_calls(&outs), 100, "{format}");
+        for choice in [ToolChoice::Auto, ToolChoice::Named("now".into())] {
+            let outs = run(
+                (&tok, &env),
+                format,
+                &tools,
+                &choice,
+                &Bias::default(),
+                10,
+                40,
+            );
+            if let ToolChoice::Named(name) = &choice {
+                for (text, p) in &outs {
+                    assert!(
+                        p.tool_calls.len() == 1 && &p.tool_calls[0].name == name,
+                        "{format}: {text:?}"
+                    );
+                }
+            }
+        }
+        // `none` never opens a call, nor writes the marker as text.
+        let outs = run(
+            (&tok, &env),
+            format,
+            &tools,
+            &ToolChoice::None,
+            &Bias::default(),
+            10,
+            50,
+        );
+        assert_eq!(with_calls(&outs), 0, "{format}");
+        let special = match format {
+            Format::NemotronV2 => Some("<TOOLCALL>"),
+            Format::Granite => Some("<|tool_call|>"),
+            _ => None,
+        };
+        if let Some(open) = special.and_then(|m| tok.token_to_id(m)) {
+            let mut none = ToolConstraint::new(&env, format, &tools, &ToolChoice::None).unwrap();
+            assert!(!none.allowed().unwrap().unwrap().contains(open), "{format}");
+        }
+    }
+}
+
 #[test]
 fn required_always_calls_and_nothing_else() {
     let (tok, env) = small();

@@ -10,10 +10,10 @@
 //! keeps special tokens and the marker's spelling out of it (the parser would
 //! otherwise read text that spells `<tool_call>` as a call).
 //!
-//! Shapes (`OPEN`/`CLOSE` are the markers; `BODY` the JSON of one call, or for
-//! Mistral of a list of calls):
-//! - hermes: `TEXT (OPEN WS? BODY WS? CLOSE TEXT)*`;
-//! - mistral: `TEXT (OPEN WS? BODY TEXT)*`;
+//! Shapes (`OPEN`/`CLOSE` are the markers; `BODY` the JSON of one call, or of
+//! a list of calls):
+//! - hermes, nemotron_v2 (a list): `TEXT (OPEN WS? BODY WS? CLOSE TEXT)*`;
+//! - mistral, granite, phi4_mini (lists), granite_20b_fc: `TEXT (OPEN WS? BODY TEXT)*`;
 //! - llama3_json: `TEXT | PYTAG? BODY (";" WS? BODY)*`, where `TEXT` holds no
 //!   `{"` (the parser takes any `{"` as the start of a call).
 //!
@@ -70,6 +70,42 @@ pub(crate) fn shape(format: Format) -> Option<Shape> {
             close: None,
             args_key: "arguments",
             list: true,
+            separator: None,
+            forbidden: &[],
+        }),
+        Format::NemotronV2 => Some(Shape {
+            open: "<TOOLCALL>",
+            open_required: true,
+            close: Some("</TOOLCALL>"),
+            args_key: "arguments",
+            list: true,
+            separator: None,
+            forbidden: &[],
+        }),
+        Format::Granite => Some(Shape {
+            open: "<|tool_call|>",
+            open_required: true,
+            close: None,
+            args_key: "arguments",
+            list: true,
+            separator: None,
+            forbidden: &[],
+        }),
+        Format::Phi4Mini => Some(Shape {
+            open: "functools",
+            open_required: true,
+            close: None,
+            args_key: "arguments",
+            list: true,
+            separator: None,
+            forbidden: &[],
+        }),
+        Format::Granite20bFc => Some(Shape {
+            open: "<function_call>",
+            open_required: true,
+            close: None,
+            args_key: "arguments",
+            list: false,
             separator: None,
             forbidden: &[],
         }),
