@@ -65,6 +65,41 @@ pub enum ToolError {
     },
 }
 
+impl ToolError {
+    /// A call to `name`, which none of `available` is, with the closest of
+    /// them suggested when one is close (a typo, a different case).
+    pub fn unknown_tool<'a>(name: &str, available: impl IntoIterator<Item = &'a str>) -> ToolError {
+        let available: Vec<String> = available.into_iter().map(str::to_owned).collect();
+        let suggestion = available
+            .iter()
+            .map(|c| (distance(&name.to_lowercase(), &c.to_lowercase()), c))
+            .filter(|(d, c)| *d <= 2.max(c.chars().count() / 3))
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, c)| c.clone());
+        ToolError::UnknownTool {
+            name: name.to_owned(),
+            available,
+            suggestion,
+        }
+    }
+}
+
+/// Levenshtein distance, for "did you mean".
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
 fn did_you_mean(s: &Option<String>) -> String {
     s.as_ref()
         .map(|s| format!(" Did you mean `{s}`?"))

@@ -259,18 +259,7 @@ impl Toolbox {
     }
 
     fn unknown(&self, name: &str) -> ToolError {
-        let available: Vec<String> = self.names().map(str::to_owned).collect();
-        let suggestion = available
-            .iter()
-            .map(|c| (distance(&name.to_lowercase(), &c.to_lowercase()), c))
-            .filter(|(d, c)| *d <= 2.max(c.chars().count() / 3))
-            .min_by_key(|(d, _)| *d)
-            .map(|(_, c)| c.clone());
-        ToolError::UnknownTool {
-            name: name.to_owned(),
-            available,
-            suggestion,
-        }
+        ToolError::unknown_tool(name, self.names())
     }
 }
 
@@ -295,22 +284,6 @@ fn answer(call: &ToolCall, result: ToolResult) -> Message {
         Err(e) => format!("Error: {e}"),
     };
     Message::tool(call.id.clone(), call.name.clone(), content)
-}
-
-/// Levenshtein distance, for "did you mean".
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 /// Fails compilation when `toolbox![...]` lists two tools with one name.

@@ -3,10 +3,9 @@
 //! each tag, GLM-4.7 none; any whitespace between tags is accepted. Values
 //! are raw text typed by the tool's schema, streamed as each one closes.
 
-use super::partial_call::Pairs;
 use super::schema::Tools;
 use super::stream::{find_any, skip_ws, starts, valid_name, Emitter, Find, Machine, Text};
-use serde_json::{Map, Value};
+use super::xml_call::XmlCall;
 
 const CALL: &str = "<tool_call>";
 const CALL_END: &str = "</tool_call>";
@@ -43,55 +42,32 @@ enum State {
 
 struct Glm {
     state: State,
-    tools: Tools,
-    name: String,
-    args: Map<String, Value>,
-    pairs: Pairs,
+    call: XmlCall,
 }
 
 pub(crate) fn machine(tools: &Tools) -> Box<dyn Machine> {
     Box::new(Glm {
         state: State::Content,
-        tools: tools.clone(),
-        name: String::new(),
-        args: Map::new(),
-        pairs: Pairs::default(),
+        call: XmlCall::new(tools),
     })
 }
 
 impl Glm {
     fn finish_call(&mut self, em: &mut Emitter) {
-        let args = std::mem::take(&mut self.args);
-        em.call(None, std::mem::take(&mut self.name), Value::Object(args));
+        self.call.finish(em);
         self.state = State::Content;
     }
 
-    /// The output ended inside a call: it is reported, with the arguments
-    /// read so far, but not made.
     fn cut_off(&mut self, em: &mut Emitter) {
-        let name = std::mem::take(&mut self.name);
-        let args = Value::Object(std::mem::take(&mut self.args));
-        em.invalid(
-            None,
-            Some(name),
-            &args.to_string(),
-            "the call was cut off before `</tool_call>`",
-        );
+        self.call.cut_off(em, CALL_END);
     }
 
     fn set(&mut self, em: &mut Emitter, key: String, raw: &str) {
-        let key = key.trim().to_owned();
-        if self.args.contains_key(&key) {
-            return;
-        }
-        let v = self.tools.typed(&self.name, &key, raw);
-        self.pairs.push(em, &self.name, &key, &v);
-        self.args.insert(key, v);
+        self.call.set(em, key.trim(), raw);
     }
 
     /// The call cannot be read: skip it, reporting `raw` and what follows.
     fn skip(&mut self, raw: String) {
-        self.args.clear();
         self.state = State::Skip { raw, scanned: 0 };
     }
 }
@@ -109,13 +85,7 @@ impl Machine for Glm {
                     }
                     State::Name { .. } => em.invalid(None, None, "", "the call has no name"),
                     State::Skip { raw, .. } => {
-                        let name = std::mem::take(&mut self.name);
-                        em.invalid(
-                            None,
-                            Some(name).filter(|n| !n.is_empty()),
-                            &raw,
-                            "not a GLM tool call",
-                        )
+                        em.invalid(None, self.call.abandon(), &raw, "not a GLM tool call")
                     }
                     State::Content => {}
                 }
@@ -149,13 +119,11 @@ impl Machine for Glm {
                 let name = rest[..at].trim();
                 if !valid_name(name) {
                     let raw = text.take(at);
-                    self.name.clear();
+                    self.call.abandon();
                     self.skip(raw);
                     return true;
                 }
-                self.name = name.to_owned();
-                self.args.clear();
-                self.pairs.start(em, name);
+                self.call.start(em, name);
                 text.consume(at);
                 self.state = State::Args;
                 true
@@ -256,14 +224,14 @@ impl Machine for Glm {
                     raw.push_str(&rest[..at]);
                     text.consume(at + CALL_END.len());
                     self.state = State::Content;
-                    let name = std::mem::take(&mut self.name);
-                    if name.is_empty() && raw.trim_start().starts_with('{') {
+                    let name = self.call.abandon();
+                    if name.is_none() && raw.trim_start().starts_with('{') {
                         // A JSON call object, as Hermes writes one.
                         em.json_calls(raw.trim());
                     } else {
                         em.invalid(
                             None,
-                            Some(name).filter(|n| !n.is_empty()),
+                            name,
                             &raw,
                             "not a GLM tool call (`name<arg_key>k</arg_key><arg_value>v</arg_value>`)",
                         );

@@ -5,10 +5,9 @@
 //! name may be quoted with `"`, `'` or not at all, and a value left open
 //! ends at the next `<parameter name=`, as vLLM reads them.
 
-use super::partial_call::Pairs;
 use super::schema::Tools;
 use super::stream::{find_any, skip_ws, starts, valid_name, Emitter, Find, Machine, Text};
-use serde_json::{Map, Value};
+use super::xml_call::XmlCall;
 
 const BLOCK: &str = "<minimax:tool_call>";
 const BLOCK_END: &str = "</minimax:tool_call>";
@@ -45,19 +44,13 @@ enum State {
 
 struct Minimax {
     state: State,
-    tools: Tools,
-    name: String,
-    args: Map<String, Value>,
-    pairs: Pairs,
+    call: XmlCall,
 }
 
 pub(crate) fn machine(tools: &Tools) -> Box<dyn Machine> {
     Box::new(Minimax {
         state: State::Content,
-        tools: tools.clone(),
-        name: String::new(),
-        args: Map::new(),
-        pairs: Pairs::default(),
+        call: XmlCall::new(tools),
     })
 }
 
@@ -75,43 +68,26 @@ fn name_attribute(attrs: &str) -> Option<&str> {
 
 impl Minimax {
     fn finish_call(&mut self, em: &mut Emitter) {
-        let args = std::mem::take(&mut self.args);
-        em.call(None, std::mem::take(&mut self.name), Value::Object(args));
+        self.call.finish(em);
         self.state = State::Block;
     }
 
-    /// The output ended inside a call: it is reported, with the arguments
-    /// read so far, but not made.
     fn cut_off(&mut self, em: &mut Emitter) {
-        let name = std::mem::take(&mut self.name);
-        let args = Value::Object(std::mem::take(&mut self.args));
-        em.invalid(
-            None,
-            Some(name),
-            &args.to_string(),
-            "the call was cut off before `</invoke>`",
-        );
+        self.call.cut_off(em, INVOKE_END);
     }
 
     fn set(&mut self, em: &mut Emitter, key: String, raw: &str) {
-        if self.args.contains_key(&key) {
-            return;
-        }
-        let v = self.tools.typed(&self.name, &key, raw);
-        self.pairs.push(em, &self.name, &key, &v);
-        self.args.insert(key, v);
+        self.call.set(em, &key, raw);
     }
 
     fn skip(&mut self, raw: String) {
-        self.args.clear();
         self.state = State::Skip { raw, scanned: 0 };
     }
 
     fn report_skipped(&mut self, raw: &str, em: &mut Emitter) {
-        let name = std::mem::take(&mut self.name);
         em.invalid(
             None,
-            Some(name).filter(|n| !n.is_empty()),
+            self.call.abandon(),
             raw,
             "not a MiniMax tool call (`<invoke name=\"f\"><parameter name=\"k\">v</parameter></invoke>`)",
         );
@@ -175,7 +151,7 @@ impl Machine for Minimax {
                         _ => {}
                     }
                 }
-                self.name.clear();
+                self.call.abandon();
                 self.skip(text.take(ws));
                 true
             }
@@ -183,15 +159,13 @@ impl Machine for Minimax {
                 Find::At { at, .. } => {
                     match name_attribute(&rest[..at]).filter(|n| valid_name(n)) {
                         Some(name) => {
-                            self.name = name.to_owned();
-                            self.args.clear();
-                            self.pairs.start(em, name);
+                            self.call.start(em, name);
                             text.consume(at + 1);
                             self.state = State::Params;
                             true
                         }
                         None => {
-                            self.name.clear();
+                            self.call.abandon();
                             let raw = format!("{INVOKE}{}", text.take(at + 1));
                             self.skip(raw);
                             true
@@ -200,7 +174,7 @@ impl Machine for Minimax {
                 }
                 Find::Partial { safe } => {
                     if end {
-                        self.name.clear();
+                        self.call.abandon();
                         let raw = format!("{INVOKE}{}", text.take_all());
                         self.skip(raw);
                         return true;

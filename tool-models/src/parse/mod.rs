@@ -44,6 +44,7 @@ mod schema;
 mod stream;
 mod think;
 mod xlam;
+mod xml_call;
 
 pub use detect::{detect_format, detect_reasoning_start};
 pub use think::ReasoningStart;

@@ -9,12 +9,11 @@
 //! another parameter this call can still take, `</function>`, or the end; an
 //! unclosed value ends at `<parameter=k>` only for a schema key not yet seen.
 
-use super::partial_call::Pairs;
 use super::schema::Tools;
 use super::stream::{
     find_any, optional_closer, skip_ws, starts, valid_name, Emitter, Find, Machine, Text,
 };
-use serde_json::{Map, Value};
+use super::xml_call::XmlCall;
 
 const FUNCTION: &str = "<function=";
 const PARAM: &str = "<parameter=";
@@ -70,10 +69,7 @@ const SEED_OSS: Wrapper = Wrapper {
 struct Qwen3Xml {
     wrapper: Wrapper,
     state: State,
-    tools: Tools,
-    name: String,
-    args: Map<String, Value>,
-    pairs: Pairs,
+    call: XmlCall,
 }
 
 pub(crate) fn machine(tools: &Tools) -> Box<dyn Machine> {
@@ -107,19 +103,16 @@ impl Qwen3Xml {
         Qwen3Xml {
             wrapper,
             state: State::Content,
-            tools: tools.clone(),
-            name: String::new(),
-            args: Map::new(),
-            pairs: Pairs::default(),
+            call: XmlCall::new(tools),
         }
     }
 
     /// Can a parameter named `key` start now?
     fn can_take(&self, key: &str) -> bool {
-        if self.args.contains_key(key) {
+        if self.call.has(key) {
             return false;
         }
-        match self.tools.properties(&self.name) {
+        match self.call.tools.properties(&self.call.name) {
             Some(props) if !props.is_empty() => props.contains_key(key),
             _ => true,
         }
@@ -158,22 +151,11 @@ impl Qwen3Xml {
     }
 
     fn finish_call(&mut self, em: &mut Emitter) {
-        let name = std::mem::take(&mut self.name);
-        let args = std::mem::take(&mut self.args);
-        em.call(None, name, Value::Object(args));
+        self.call.finish(em);
     }
 
-    /// The output ended inside a call: it is reported, with the arguments
-    /// read so far, but not made.
     fn cut_off(&mut self, em: &mut Emitter) {
-        let name = std::mem::take(&mut self.name);
-        let args = Value::Object(std::mem::take(&mut self.args));
-        em.invalid(
-            None,
-            Some(name),
-            &args.to_string(),
-            "the call was cut off before `</function>`",
-        );
+        self.call.cut_off(em, FUNCTION_END);
     }
 
     fn set_value(&mut self, em: &mut Emitter, key: String, raw: &str) {
@@ -182,9 +164,7 @@ impl Qwen3Xml {
         } else {
             raw
         };
-        let v = self.tools.typed(&self.name, &key, raw);
-        self.pairs.push(em, &self.name, &key, &v);
-        self.args.insert(key, v);
+        self.call.set(em, &key, raw);
     }
 
     fn advance_value(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
@@ -329,9 +309,7 @@ impl Machine for Qwen3Xml {
                 let name = after[..p].trim().to_owned();
                 if after.as_bytes()[p] == b'>' && valid_name(&name) {
                     text.consume(FUNCTION.len() + p + 1);
-                    self.pairs.start(em, &name);
-                    self.name = name;
-                    self.args = Map::new();
+                    self.call.start(em, &name);
                     self.state = State::Params;
                 } else {
                     text.consume(FUNCTION.len() + p);

@@ -284,10 +284,9 @@ impl Emitter {
     pub(crate) fn call(&mut self, id: Option<String>, name: String, arguments: Value) {
         let full = arguments.to_string();
         if !self.tools.offers(&name) {
-            let error = format!(
-                "`{name}` is not one of the offered tools ({})",
-                self.tools.names().join(", ")
-            );
+            // Worded as the toolbox words it, with a suggestion.
+            let error =
+                tool_runtime::ToolError::unknown_tool(&name, self.tools.names()).to_string();
             self.invalid(id, Some(name), &full, error);
             return;
         }
@@ -459,22 +458,22 @@ mod tests {
     #[test]
     fn a_call_to_a_tool_not_offered_is_invalid_and_never_started() {
         let tools = Tools::new(&crate::parse::ParseOptions {
-            tools: vec![serde_json::json!({"type": "function", "function": {"name": "f"}})],
+            tools: vec![serde_json::json!({"type": "function", "function": {"name": "get_time"}})],
             ..Default::default()
         });
         let mut em = Emitter::new(tools);
-        em.call_arguments("g", "{\"a\":");
-        em.call(None, "g".into(), serde_json::json!({"a": 1}));
-        em.call(None, "f".into(), serde_json::json!({}));
+        em.call_arguments("book_table", "{\"a\":");
+        em.call(None, "book_table".into(), serde_json::json!({"a": 1}));
+        em.call(None, "get_time".into(), serde_json::json!({}));
         assert!(matches!(
             &em.events[0],
-            StreamEvent::InvalidToolCall(c) if c.name.as_deref() == Some("g")
+            StreamEvent::InvalidToolCall(c) if c.name.as_deref() == Some("book_table")
                 && c.raw_arguments.as_deref() == Some("{\"a\":1}")
-                && c.error.contains("not one of the offered tools (f)")
+                && c.error == "unknown tool `book_table`. Available tools: get_time"
         ));
         assert!(matches!(
             &em.events[1],
-            StreamEvent::ToolCallStart { index: 0, name, .. } if name == "f"
+            StreamEvent::ToolCallStart { index: 0, name, .. } if name == "get_time"
         ));
         assert_eq!(em.events.len(), 4);
     }
