@@ -235,10 +235,8 @@ impl Machine for Functionary {
                         let name = std::mem::take(name);
                         let raw = &body[..n];
                         match super::json::parse(raw) {
-                            Ok(v @ Value::Object(_)) => {
-                                em.call_arguments(&name, &compactor.feed(raw));
-                                em.call(None, name, v);
-                            }
+                            // The call completes what was streamed so far.
+                            Ok(v @ Value::Object(_)) => em.call(None, name, v),
                             Ok(_) => {
                                 em.invalid(None, Some(name), raw, "arguments must be an object")
                             }

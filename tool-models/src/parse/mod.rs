@@ -118,9 +118,9 @@ pub enum StreamEvent {
 #[derive(Debug, Clone, Default)]
 pub struct ParseOptions {
     /// The OpenAI-style tool list offered to the model (`[{"type":
-    /// "function", "function": {"name", "parameters"}}]`). Formats whose
-    /// values are typed by the schema (`qwen3_xml`) or that name calls by
-    /// their arguments (Kimi bare ids) need it.
+    /// "function", "function": {"name", "parameters"}}]`). When given, a
+    /// call to any other tool is invalid; the XML formats type their values
+    /// by its schemas, and Kimi names bare-id calls by their arguments.
     pub tools: Vec<Value>,
     /// Where the output starts relative to a reasoning block.
     pub reasoning: ReasoningStart,
