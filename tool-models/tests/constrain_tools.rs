@@ -3,80 +3,13 @@
 mod constrain_util;
 
 use constrain_util::{
-    small, tokenizer_with, tools, unsign_zeros, with_specials, Bias, RandomModel, SPECIALS,
+    run, small, tokenizer_with, tools, with_calls, with_specials, Bias, SPECIALS,
 };
-use serde_json::{json, Value};
-use tokenizers::Tokenizer;
+use serde_json::json;
 use tool_models::constrain::{ConstrainError, TokenEnv, ToolConstraint};
 use tool_models::generate::TokenConstraint;
-use tool_models::parse::{Format, ParseOptions, ParsedResponse};
-use tool_runtime::validate::validate_arguments;
-use tool_runtime::Policy;
+use tool_models::parse::Format;
 use tool_runtime::ToolChoice;
-
-const STRICT: Policy = Policy {
-    lenient: false,
-    allow_extra: false,
-};
-
-/// Generates `n` outputs, parses each with `format`'s parser, and checks
-/// that every call in them is valid (see [`assert_valid`]): the property
-/// every test here relies on, so no test can forget it.
-fn run(
-    (tok, env): (&Tokenizer, &TokenEnv),
-    format: Format,
-    tools: &[Value],
-    choice: &ToolChoice,
-    bias: &Bias,
-    n: usize,
-    seed: u64,
-) -> Vec<(String, ParsedResponse)> {
-    let fresh = ToolConstraint::new(env, format, tools, choice).unwrap();
-    let mut model = RandomModel::new(tok, env, bias, seed);
-    (0..n)
-        .map(|i| {
-            let mut c = fresh.clone();
-            let (ids, ended) = model.generate(&mut c, 2000);
-            let text = tok.decode(&ids, false).unwrap();
-            assert!(ended, "run {i} did not end: {text:?}");
-            let parsed = format.parse(&text, &ParseOptions::default());
-            assert_valid(tools, &text, &parsed);
-            (text, parsed)
-        })
-        .collect()
-}
-
-/// How many of `outs` have at least one call.
-fn with_calls(outs: &[(String, ParsedResponse)]) -> usize {
-    outs.iter()
-        .filter(|(_, p)| !p.tool_calls.is_empty())
-        .count()
-}
-
-/// Every call names an offered tool and its arguments validate strictly.
-fn assert_valid(tools: &[Value], text: &str, parsed: &ParsedResponse) {
-    assert!(
-        parsed.invalid_tool_calls.is_empty(),
-        "invalid calls in {text:?}: {:?}",
-        parsed.invalid_tool_calls
-    );
-    for call in &parsed.tool_calls {
-        let def = tools
-            .iter()
-            .find(|t| t["function"]["name"] == call.name.as_str())
-            .unwrap_or_else(|| panic!("unknown tool {} in {text:?}", call.name));
-        let mut args = call.arguments.clone();
-        // `-0` is a JSON integer, but serde_json reads it as the float -0.0,
-        // which the strict policy refuses (the default, lenient one repairs it).
-        unsign_zeros(&mut args);
-        let Value::Object(mut args) = args else {
-            panic!("arguments are not an object in {text:?}");
-        };
-        if let Err(issues) = validate_arguments(&def["function"]["parameters"], &mut args, STRICT) {
-            panic!("arguments of {text:?} do not validate: {issues:?}");
-        }
-    }
-}
 
 #[test]
 fn hermes_auto_hundred_of_hundred_valid() {
@@ -408,10 +341,11 @@ fn errors_are_clear() {
         e.to_string(),
         "tool_choice names `fly`, but the tools offered are: get_weather, add, search, now"
     );
-    let e = ToolConstraint::new(&env, Format::Pythonic, &tools, &ToolChoice::Auto).unwrap_err();
-    assert!(e.to_string().contains("`pythonic` is not supported"), "{e}");
-    assert!(!ToolConstraint::supports(Format::Pythonic));
-    assert!(ToolConstraint::supports(Format::Hermes));
+    // Every format the parsers read has a grammar.
+    for format in Format::all() {
+        assert!(ToolConstraint::supports(format), "{format}");
+    }
+    assert_eq!(tool_models::constrain::SUPPORTED, Format::ids().as_slice());
     let bad = vec![json!({"type": "function", "function": {"name": "f",
         "parameters": {"type": "object", "properties": {"x": {"type": "integer", "minimum": 5, "maximum": 1}}, "required": ["x"]}}})];
     let e = ToolConstraint::new(&env, Format::Hermes, &bad, &ToolChoice::Auto).unwrap_err();

@@ -1,7 +1,7 @@
 //! The Lark grammar of a whole tool-using output, per format and choice.
 //!
 //! One grammar covers the output from its first token to end of sequence —
-//! text, the call marker, the call's JSON, the closing marker, more text —
+//! text, the call marker, the calls, the closing marker, more text —
 //! rather than a free-text phase that hands over to a JSON matcher when the
 //! marker shows up. One matcher is simpler to get right: the marker may be one
 //! special token or several text tokens (then it is a lexeme the Earley
@@ -10,225 +10,295 @@
 //! keeps special tokens and the marker's spelling out of it (the parser would
 //! otherwise read text that spells `<tool_call>` as a call).
 //!
-//! Shapes (`OPEN`/`CLOSE` are the markers; `BODY` the JSON of one call, or of
-//! a list of calls):
-//! - hermes, nemotron_v2 (a list): `TEXT (OPEN WS? BODY WS? CLOSE TEXT)*`;
-//! - mistral, granite, phi4_mini (lists), granite_20b_fc: `TEXT (OPEN WS? BODY TEXT)*`;
-//! - llama3_json: `TEXT | PYTAG? BODY (";" WS? BODY)*`, where `TEXT` holds no
-//!   `{"` (the parser takes any `{"` as the start of a call).
+//! Layouts (`OPEN`/`CLOSE` are a block's markers, `CALLS` what
+//! [`syntax`](super::syntax) writes inside one):
+//! - `auto`: `TEXT (OPEN CALLS CLOSE TEXT)*`; a format that may write calls
+//!   without a marker (llama3 JSON, xLAM, Llama 3.2 pythonic) is either
+//!   text or calls, as its parser decides from the first characters;
+//! - `required`: one block holding the calls, or blocks one after another
+//!   where a block holds one call; `named`: one block with one call;
+//!   `none`: `TEXT`.
+//! - gpt-oss harmony and Functionary v3.2 write messages to recipients
+//!   rather than text with blocks in it, and have layouts of their own.
 //!
 //! A marker that is a plain string cannot follow a greedy `TEXT` lexeme (the
 //! lexer would not stop `TEXT` before it), so the text before a textual marker
 //! is one lazy lexeme ending with the marker, and the last text is a lexeme
 //! that cannot contain it.
 
-use super::narrow::bound_any_at_root;
-use super::schema::{layout, ToolDef};
-use super::TokenEnv;
+use super::lark::{json, lit, text_without, Lark, ANY};
+use super::narrow::forbid_in_strings;
+use super::schema::ToolDef;
+use super::syntax::{args_json, json_block, syntax, Calls, Syntax, WS};
+use super::{ConstrainError, TokenEnv};
 use crate::parse::Format;
-use serde_json::{json, Map, Value};
 use tool_runtime::ToolChoice;
-
-/// Whitespace allowed around a call's JSON and between calls.
-const WS: &str = r"/[ \t\r\n]{1,2}/";
-/// Any text (the lexer never matches special tokens with a regex).
-const ANY: &str = r"/(?s:.*)/";
-
-/// What a format writes around calls.
-pub(crate) struct Shape {
-    /// The call marker.
-    open: &'static str,
-    /// Whether the open marker is required before a call.
-    open_required: bool,
-    /// The end marker, if any.
-    pub(crate) close: Option<&'static str>,
-    /// The key holding the arguments.
-    pub(crate) args_key: &'static str,
-    /// Whether one marker opens a JSON list of calls.
-    list: bool,
-    /// Text between bare calls (llama3 `;`).
-    separator: Option<&'static str>,
-    /// Text that free text may not contain, besides the markers.
-    forbidden: &'static [&'static str],
-}
-
-/// The shape of `format`'s calls, if it has a grammar here.
-pub(crate) fn shape(format: Format) -> Option<Shape> {
-    match format {
-        Format::Hermes => Some(Shape {
-            open: "<tool_call>",
-            open_required: true,
-            close: Some("</tool_call>"),
-            args_key: "arguments",
-            list: false,
-            separator: None,
-            forbidden: &[],
-        }),
-        Format::Mistral => Some(Shape {
-            open: "[TOOL_CALLS]",
-            open_required: true,
-            close: None,
-            args_key: "arguments",
-            list: true,
-            separator: None,
-            forbidden: &[],
-        }),
-        Format::NemotronV2 => Some(Shape {
-            open: "<TOOLCALL>",
-            open_required: true,
-            close: Some("</TOOLCALL>"),
-            args_key: "arguments",
-            list: true,
-            separator: None,
-            forbidden: &[],
-        }),
-        Format::Granite => Some(Shape {
-            open: "<|tool_call|>",
-            open_required: true,
-            close: None,
-            args_key: "arguments",
-            list: true,
-            separator: None,
-            forbidden: &[],
-        }),
-        Format::Phi4Mini => Some(Shape {
-            open: "functools",
-            open_required: true,
-            close: None,
-            args_key: "arguments",
-            list: true,
-            separator: None,
-            forbidden: &[],
-        }),
-        Format::Granite20bFc => Some(Shape {
-            open: "<function_call>",
-            open_required: true,
-            close: None,
-            args_key: "arguments",
-            list: false,
-            separator: None,
-            forbidden: &[],
-        }),
-        Format::Llama3Json => Some(Shape {
-            open: "<|python_tag|>",
-            open_required: false,
-            close: None,
-            args_key: "parameters",
-            list: false,
-            separator: Some(";"),
-            forbidden: &["{\""],
-        }),
-        _ => None,
-    }
-}
-
-/// A marker in the grammar: one special token, or text.
-fn marker(env: &TokenEnv, text: &str) -> (String, bool) {
-    match env.special_token(text) {
-        Some(id) => (format!("<[{id}]>"), true),
-        None => (lark_string(text), false),
-    }
-}
-
-fn lark_string(s: &str) -> String {
-    // Lark strings use JSON's syntax.
-    Value::String(s.to_owned()).to_string()
-}
 
 /// The grammar for `tools` (already narrowed to the named tool for
 /// `Named`) under `choice`.
 pub(crate) fn lark(
     env: &TokenEnv,
-    shape: &Shape,
+    format: Format,
     tools: &[ToolDef],
     choice: &ToolChoice,
-) -> String {
-    let (open, open_special) = marker(env, shape.open);
-    let close = shape.close.map(|c| marker(env, c).0);
-    let mut forbidden: Vec<&str> = shape.forbidden.to_vec();
-    forbidden.push(shape.open);
-    let text = free_text(&forbidden);
-    let body = body(tools, shape, matches!(choice, ToolChoice::Named(_)));
-    // llama3's marker is optional: without a special token for it, calls
-    // are bare JSON.
-    let open = match (shape.open_required, open_special) {
-        (true, _) => open,
-        (false, true) => format!("{open}?"),
-        (false, false) => String::new(),
-    };
-    let call_tail = match &close {
-        Some(c) => format!("body WS? {c}"),
-        None => "body".to_owned(),
-    };
-    let calls = match shape.separator {
-        Some(sep) => format!("body ({} WS? body)*", lark_string(sep)),
-        None => call_tail.clone(),
-    };
-    let mut g = String::new();
-    match choice {
-        _ if tools.is_empty() => g.push_str("start: TEXT\n"),
-        ToolChoice::None => g.push_str("start: TEXT\n"),
-        ToolChoice::Auto if !shape.open_required => {
-            g.push_str(&format!("start: TEXT | {open} {calls}\n"));
+) -> Result<String, ConstrainError> {
+    let mut l = Lark::new(env);
+    let calls_allowed = !tools.is_empty() && !matches!(choice, ToolChoice::None);
+    match format {
+        Format::Harmony => harmony(&mut l, tools, choice, calls_allowed)?,
+        Format::FunctionaryV32 => functionary_v32(&mut l, tools, choice, calls_allowed)?,
+        _ => {
+            let syn = syntax(format, &l)
+                .ok_or_else(|| ConstrainError::UnsupportedFormat(format.id().into()))?;
+            blocks(&mut l, &syn, tools, choice, calls_allowed)?;
         }
-        ToolChoice::Auto if open_special => {
-            g.push_str(&format!(
-                "start: TEXT (call TEXT)*\ncall: {open} WS? {call_tail}\n"
-            ));
+    }
+    l.named("WS", WS);
+    l.named("LWS", r"/[ \t\r\n]{1,8}/");
+    Ok(l.finish())
+}
+
+/// The texts of `forbidden` that are text in this vocabulary: a special
+/// token never appears inside a string.
+fn textual<'a>(l: &Lark, forbidden: &[&'a str]) -> Vec<&'a str> {
+    forbidden
+        .iter()
+        .copied()
+        .filter(|f| !l.is_special(f))
+        .collect()
+}
+
+/// `start` for a format whose output is text with blocks of calls in it.
+fn blocks(
+    l: &mut Lark,
+    syn: &Syntax,
+    tools: &[ToolDef],
+    choice: &ToolChoice,
+    calls_allowed: bool,
+) -> Result<(), ConstrainError> {
+    let opening: String = syn.open.concat();
+    let mut forbidden = syn.text_forbidden.clone();
+    if !opening.is_empty() {
+        forbidden.push(lit(&opening));
+    }
+    l.named("TEXT", &text_without(&forbidden));
+    if !calls_allowed {
+        l.named("start", "TEXT");
+        return Ok(());
+    }
+    let single = matches!(choice, ToolChoice::Named(_));
+    let block = block(l, syn, tools, single)?;
+    let first_special = syn.open.first().is_some_and(|o| l.is_special(o));
+    let rest_of_open: Vec<String> = syn.open.iter().skip(1).map(|o| l.mark(o)).collect();
+    let open = std::iter::once(syn.open.first().map(|o| l.mark(o)).unwrap_or_default())
+        .chain(rest_of_open.iter().cloned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    // A bare format may still open with a special marker (llama3's
+    // `<|python_tag|>`); a textual one is left out there.
+    let bare_open = if first_special {
+        format!("{open}? ")
+    } else {
+        String::new()
+    };
+    let start = match choice {
+        ToolChoice::Auto if syn.bare => format!("TEXT | {bare_open}{block}"),
+        ToolChoice::Auto if first_special => {
+            l.named("call", &format!("{open} {block}"));
+            "TEXT (call TEXT)*".to_owned()
         }
         ToolChoice::Auto => {
             // The text before a textual marker ends at its first occurrence.
-            g.push_str(&format!(
-                "start: call* TEXT\ncall: head WS? {call_tail}\nhead[lazy]: HEAD\nHEAD: {ANY} {open}\n"
-            ));
+            l.named("call", &format!("head {} {block}", rest_of_open.join(" ")));
+            l.named("head[lazy]", "HEAD");
+            l.named("HEAD", &format!("{ANY} {}", lit(syn.open[0])));
+            "call* TEXT".to_owned()
         }
-        ToolChoice::Required if shape.list || !shape.open_required => {
-            g.push_str(&format!("start: {open} WS? {calls}\n"));
-        }
+        _ if syn.bare => format!("{bare_open}{block}"),
+        ToolChoice::Required if syn.one_block() => format!("WS? {open} {block}"),
         ToolChoice::Required => {
-            g.push_str(&format!(
-                "start: WS? call (WS? call)* WS?\ncall: {open} WS? {call_tail}\n"
-            ));
+            l.named("call", &format!("{open} {block}"));
+            "WS? call (WS? call)* WS?".to_owned()
         }
-        ToolChoice::Named(_) if !shape.open_required => {
-            g.push_str(&format!("start: {open} body\n"));
-        }
-        ToolChoice::Named(_) => g.push_str(&format!("start: WS? {open} WS? {call_tail} WS?\n")),
-    }
-    g.push_str(&format!("TEXT: {text}\nWS: {WS}\nbody: %json {body}\n"));
-    g
-}
-
-/// A terminal for text that contains none of `forbidden`.
-fn free_text(forbidden: &[&str]) -> String {
-    let mut t = ANY.to_owned();
-    for f in forbidden {
-        t.push_str(&format!(" & ~({ANY} {} {ANY})", lark_string(f)));
-    }
-    t
-}
-
-/// The JSON schema of one call (or of a list of calls).
-fn body(tools: &[ToolDef], shape: &Shape, single: bool) -> Value {
-    let mut defs = Map::new();
-    let call = super::schema::call_schema(tools, shape.args_key, &mut defs);
-    let mut schema = if shape.list {
-        let mut list = json!({"type": "array", "items": call, "minItems": 1});
-        if single {
-            list["maxItems"] = 1.into();
-        }
-        list
-    } else {
-        call
+        _ => format!("WS? {open} {block} WS?"),
     };
-    if let Some(obj) = schema.as_object_mut() {
-        if !defs.is_empty() {
-            obj.insert("$defs".into(), Value::Object(defs));
+    l.named("start", &start);
+    Ok(())
+}
+
+/// What follows a block's opening marker: its calls and closing marker.
+fn block(
+    l: &mut Lark,
+    syn: &Syntax,
+    tools: &[ToolDef],
+    single: bool,
+) -> Result<String, ConstrainError> {
+    let vf = textual(l, &syn.value_forbidden);
+    let calls = match &syn.calls {
+        Calls::Json {
+            keys,
+            list,
+            fence,
+            separator,
+        } => {
+            let mut tools = tools.to_vec();
+            for t in &mut tools {
+                for f in &vf {
+                    forbid_in_strings(&mut t.params, f);
+                }
+            }
+            let body = json(json_block(&tools, *keys), vf.first().copied());
+            let body = l.rule(false, &body);
+            let calls = match separator {
+                Some(sep) if !single => format!("{body} ({} WS? {body})*", lit(sep)),
+                _ => body,
+            };
+            // A list's brackets and commas are written here, so that it
+            // may be laid out over lines (Command R7B indents its list).
+            let calls = match list {
+                true if single => format!("\"[\" LWS? {calls} LWS? \"]\""),
+                true => format!("\"[\" LWS? {calls} (\",\" LWS? {calls})* LWS? \"]\""),
+                false => calls,
+            };
+            if *fence {
+                format!("\"```json\\n\" {calls} \"\\n```\"")
+            } else {
+                calls
+            }
         }
+        Calls::PerTool {
+            call,
+            several,
+            brackets,
+        } => {
+            let mut alts = Vec::with_capacity(tools.len());
+            for t in tools {
+                let body = call(l, t, &vf)?;
+                alts.push(l.rule(false, &body));
+            }
+            let one = l.rule(false, &alts.join(" | "));
+            match brackets {
+                Some((open, sep, close)) if *several && !single => {
+                    format!("{} {one} ({} {one})* {}", lit(open), lit(sep), lit(close))
+                }
+                Some((open, _, close)) => format!("{} {one} {}", lit(open), lit(close)),
+                None if *several && !single => format!("{one} (WS? {one})*"),
+                None => one,
+            }
+        }
+    };
+    let before = if syn.ws_after_open { "WS? " } else { "" };
+    Ok(match syn.close {
+        Some(c) => format!("{before}{calls} WS? {}", l.mark(c)),
+        None => format!("{before}{calls}"),
+    })
+}
+
+/// gpt-oss harmony: reasoning messages, then a final answer or a call.
+/// The prompt has opened the first message (`<|start|>assistant`).
+fn harmony(
+    l: &mut Lark,
+    tools: &[ToolDef],
+    choice: &ToolChoice,
+    calls_allowed: bool,
+) -> Result<(), ConstrainError> {
+    const MARKERS: &[&str] = &[
+        "<|channel|>",
+        "<|message|>",
+        "<|end|>",
+        "<|start|>",
+        "<|call|>",
+        "<|return|>",
+        "<|constrain|>",
+    ];
+    let forbidden: Vec<String> = MARKERS.iter().map(|m| lit(m)).collect();
+    l.named("TEXT", &text_without(&forbidden));
+    let (channel, message) = (l.mark("<|channel|>"), l.mark("<|message|>"));
+    l.named(
+        "analysis",
+        &format!(
+            "{channel} \"analysis\" {message} TEXT {} {} \"assistant\"",
+            l.mark("<|end|>"),
+            l.mark("<|start|>")
+        ),
+    );
+    l.named("final", &format!("{channel} \"final\" {message} TEXT"));
+    if !calls_allowed {
+        l.named("start", "analysis* final");
+        return Ok(());
     }
-    bound_any_at_root(&mut schema, shape.close);
-    if let Some(obj) = schema.as_object_mut() {
-        obj.insert("x-guidance".into(), layout());
+    let vf = textual(l, MARKERS);
+    let constrain = l.mark("<|constrain|>");
+    let mut alts = Vec::new();
+    // The recipient after the channel, as gpt-oss writes it, or in the
+    // role, as its chat template renders past calls.
+    // LLM-jp writes a space after each special token.
+    let content_type = format!("(\" \" {constrain}? \" \"? \"json\")?");
+    for t in tools {
+        let to = format!("to=functions.{}", t.name);
+        let body = format!(
+            "({channel} {} {content_type} | {} {channel} \"commentary\" {content_type}) {message} {}",
+            lit(&format!("commentary {to}")),
+            lit(&format!(" {to}")),
+            args_json(t, &vf)
+        );
+        alts.push(l.rule(false, &body));
     }
-    schema
+    l.named("call", &alts.join(" | "));
+    // A model stops at `<|call|>`; a template renders each call of a turn
+    // as a message of its own.
+    let calls = if matches!(choice, ToolChoice::Named(_)) {
+        "call".to_owned()
+    } else {
+        format!(
+            "call ({} {} \"assistant\" call)*",
+            l.mark("<|end|>"),
+            l.mark("<|start|>")
+        )
+    };
+    l.named("calls", &calls);
+    l.named(
+        "start",
+        match choice {
+            ToolChoice::Auto => "analysis* (final | calls)",
+            _ => "analysis* calls",
+        },
+    );
+    Ok(())
+}
+
+/// Functionary v3.2: `recipient\n…` segments separated by `>>>`; the
+/// prompt ends with `>>>`, so the output starts at a recipient. `all` is
+/// text for the user; any other recipient is a call.
+fn functionary_v32(
+    l: &mut Lark,
+    tools: &[ToolDef],
+    choice: &ToolChoice,
+    calls_allowed: bool,
+) -> Result<(), ConstrainError> {
+    l.named("TEXT", &text_without(&[lit(">>>")]));
+    if !calls_allowed {
+        l.named("start", "\"all\\n\" TEXT");
+        return Ok(());
+    }
+    let mut alts = Vec::new();
+    for t in tools {
+        let body = format!("{} {}", lit(&format!("{}\n", t.name)), args_json(t, &[]));
+        alts.push(l.rule(false, &body));
+    }
+    l.named("call", &alts.join(" | "));
+    let calls = if matches!(choice, ToolChoice::Named(_)) {
+        "call"
+    } else {
+        "call (\">>>\" call)*"
+    };
+    l.named("calls", calls);
+    if matches!(choice, ToolChoice::Auto) {
+        l.named("head[lazy]", "HEAD");
+        l.named("HEAD", &format!("{ANY} \">>>\""));
+        l.named("start", "\"all\\n\" TEXT | \"all\\n\" head calls | calls");
+    } else {
+        l.named("start", "calls");
+    }
+    Ok(())
 }

@@ -13,10 +13,13 @@
 mod error;
 mod grammar;
 mod json;
+mod lark;
 mod narrow;
 mod schema;
 mod session;
+mod syntax;
 mod tool;
+mod values;
 mod vocab;
 
 pub use error::ConstrainError;

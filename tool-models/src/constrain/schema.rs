@@ -73,10 +73,12 @@ pub(crate) fn read_tools(tools: &[Value]) -> Result<Vec<ToolDef>, ConstrainError
 }
 
 /// Options for llguidance's JSON compiler: the separators chat templates
-/// print (`json.dumps` style) and no other whitespace, so a weak model
+/// print, `json.dumps` style (`, ` and `: `) or compact (`,` and `:`, as
+/// templates that pass the arguments' text through write them; the
+/// separators are regexes), and no other whitespace, so a weak model
 /// cannot wander off into endless blank space inside a call.
 pub(crate) fn layout() -> Value {
-    json!({"whitespace_flexible": false, "item_separator": ", ", "key_separator": ": "})
+    json!({"whitespace_flexible": false, "item_separator": ", ?", "key_separator": ": ?"})
 }
 
 /// The schema of one call to any of `tools` (at least one); their

@@ -1,7 +1,6 @@
 //! Constrained tool calls: [`ToolConstraint`].
 
-use super::grammar::{lark, shape};
-use super::narrow::forbid_in_strings;
+use super::grammar::lark;
 use super::schema::{layout, read_tools, ToolDef};
 use super::session::{forward_constraint_to_session, Session};
 use super::{ConstrainError, TokenEnv};
@@ -10,8 +9,34 @@ use llguidance::api::TopLevelGrammar;
 use serde_json::Value;
 use tool_runtime::ToolChoice;
 
-/// The formats [`ToolConstraint`] has a grammar for.
-pub const SUPPORTED: &[&str] = &["hermes", "llama3_json", "mistral"];
+/// The formats [`ToolConstraint`] has a grammar for: every format the
+/// parsers read.
+pub const SUPPORTED: &[&str] = &[
+    "hermes",
+    "llama3_json",
+    "mistral",
+    "pythonic",
+    "cohere",
+    "phi4_mini",
+    "granite",
+    "granite_20b_fc",
+    "internlm2",
+    "xlam",
+    "qwen3_xml",
+    "deepseek_v3",
+    "deepseek_v31",
+    "kimi_k2",
+    "functiongemma",
+    "harmony",
+    "minimax_m2",
+    "nemotron_v2",
+    "functionary_v31",
+    "functionary_v32",
+    "glm45",
+    "seed_oss",
+    "apertus",
+    "lfm2",
+];
 
 /// Masks a tool-using output so that every call the format's parser reads
 /// names an offered tool and has arguments valid against its schema.
@@ -43,8 +68,9 @@ impl ToolConstraint {
         tools: &[Value],
         choice: &ToolChoice,
     ) -> Result<ToolConstraint, ConstrainError> {
-        let shape =
-            shape(format).ok_or_else(|| ConstrainError::UnsupportedFormat(format.id().into()))?;
+        if !Self::supports(format) {
+            return Err(ConstrainError::UnsupportedFormat(format.id().into()));
+        }
         let mut defs = read_tools(tools)?;
         match choice {
             ToolChoice::Required if defs.is_empty() => {
@@ -66,12 +92,7 @@ impl ToolConstraint {
             }
             _ => {}
         }
-        if let Some(close) = shape.close {
-            for t in &mut defs {
-                forbid_in_strings(&mut t.params, close);
-            }
-        }
-        let grammar = lark(env, &shape, &defs, choice);
+        let grammar = lark(env, format, &defs, choice)?;
         match Session::new(env, TopLevelGrammar::from_lark(grammar.clone())) {
             Ok(session) => Ok(ToolConstraint { session, grammar }),
             Err(e) => Err(blame(env, &defs).unwrap_or(ConstrainError::Grammar(e))),
@@ -80,7 +101,7 @@ impl ToolConstraint {
 
     /// Whether `format` has a grammar here.
     pub fn supports(format: Format) -> bool {
-        shape(format).is_some()
+        SUPPORTED.contains(&format.id())
     }
 
     /// The Lark grammar in force (for diagnostics).

@@ -1,8 +1,11 @@
 //! FunctionGemma: `<start_function_call>call:name{key:<escape>text<escape>,
-//! n:10}<end_function_call>`. Escaped values are strings unless they read as
-//! a JSON number or boolean; the comma between entries is optional.
+//! n:10}<end_function_call>`. Escaped values are typed by the tool's schema
+//! when the tools are known (as the XML families' are); otherwise they are
+//! strings unless they read as a JSON number or boolean. The comma between
+//! entries is optional.
 
 use super::jsonblock::{Block, End, Spec};
+use super::schema::{typed_value, Tools};
 use super::stream::{Emitter, Machine};
 use serde_json::{Map, Value};
 
@@ -15,7 +18,7 @@ fn scalar(raw: &str) -> Value {
     }
 }
 
-fn parse_args(body: &str) -> Result<Map<String, Value>, String> {
+fn parse_args(tools: &Tools, name: &str, body: &str) -> Result<Map<String, Value>, String> {
     let mut args = Map::new();
     let mut s = body.trim();
     while !s.is_empty() {
@@ -30,7 +33,12 @@ fn parse_args(body: &str) -> Result<Map<String, Value>, String> {
         s = &s[colon + 1..];
         if let Some(after) = s.strip_prefix(ESC) {
             let close = after.find(ESC).ok_or("unterminated <escape> value")?;
-            args.insert(key, scalar(&after[..close]));
+            let raw = &after[..close];
+            let v = match tools.property(name, &key) {
+                Some(schema) => typed_value(raw, Some(schema)),
+                None => scalar(raw),
+            };
+            args.insert(key, v);
             s = &after[close + ESC.len()..];
         } else {
             let e = s.find(',').unwrap_or(s.len());
@@ -56,7 +64,7 @@ fn handler(body: &str, _complete: bool, em: &mut Emitter) -> bool {
         em.invalid(None, Some(name), body, "the call was cut off");
         return true;
     };
-    match parse_args(inner) {
+    match parse_args(em.tools(), &name, inner) {
         Ok(args) if !name.is_empty() => em.call(None, name, Value::Object(args)),
         Ok(_) => em.invalid(None, None, body, "the call has no name"),
         Err(e) => em.invalid(None, Some(name), body, e),

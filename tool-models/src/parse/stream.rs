@@ -219,6 +219,11 @@ impl Emitter {
         }
     }
 
+    /// The offered tools.
+    pub(crate) fn tools(&self) -> &Tools {
+        &self.tools
+    }
+
     pub(crate) fn content(&mut self, s: &str) {
         if s.is_empty() {
             return;

@@ -9,7 +9,11 @@ use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashMap};
 use tokenizers::Tokenizer;
 use tool_models::constrain::TokenEnv;
+use tool_models::constrain::ToolConstraint;
 use tool_models::generate::TokenConstraint;
+use tool_models::parse::{Format, ParseOptions, ParsedResponse};
+use tool_runtime::validate::validate_arguments;
+use tool_runtime::{Policy, ToolChoice};
 
 /// GPT-2's byte → char table.
 pub fn byte_to_char() -> Vec<char> {
@@ -349,5 +353,75 @@ pub fn unsign_zeros(v: &mut Value) {
         Value::Array(a) => a.iter_mut().for_each(unsign_zeros),
         Value::Object(o) => o.values_mut().for_each(unsign_zeros),
         _ => {}
+    }
+}
+
+const STRICT: Policy = Policy {
+    lenient: false,
+    allow_extra: false,
+};
+
+/// Generates `n` outputs, parses each with `format`'s parser, and checks
+/// that every call in them is valid (see [`assert_valid`]): the property
+/// every test here relies on, so no test can forget it.
+pub fn run(
+    (tok, env): (&Tokenizer, &TokenEnv),
+    format: Format,
+    tools: &[Value],
+    choice: &ToolChoice,
+    bias: &Bias,
+    n: usize,
+    seed: u64,
+) -> Vec<(String, ParsedResponse)> {
+    let fresh = ToolConstraint::new(env, format, tools, choice).unwrap();
+    let mut model = RandomModel::new(tok, env, bias, seed);
+    (0..n)
+        .map(|i| {
+            let mut c = fresh.clone();
+            let (ids, ended) = model.generate(&mut c, 2000);
+            let text = tok.decode(&ids, false).unwrap();
+            assert!(ended, "run {i} did not end: {text:?}");
+            // The parser gets the tools, as the agent gives them: the XML
+            // families type their values by the schemas.
+            let options = ParseOptions {
+                tools: tools.to_vec(),
+                ..ParseOptions::default()
+            };
+            let parsed = format.parse(&text, &options);
+            assert_valid(tools, &text, &parsed);
+            (text, parsed)
+        })
+        .collect()
+}
+
+/// How many of `outs` have at least one call.
+pub fn with_calls(outs: &[(String, ParsedResponse)]) -> usize {
+    outs.iter()
+        .filter(|(_, p)| !p.tool_calls.is_empty())
+        .count()
+}
+
+/// Every call names an offered tool and its arguments validate strictly.
+pub fn assert_valid(tools: &[Value], text: &str, parsed: &ParsedResponse) {
+    assert!(
+        parsed.invalid_tool_calls.is_empty(),
+        "invalid calls in {text:?}: {:?}",
+        parsed.invalid_tool_calls
+    );
+    for call in &parsed.tool_calls {
+        let def = tools
+            .iter()
+            .find(|t| t["function"]["name"] == call.name.as_str())
+            .unwrap_or_else(|| panic!("unknown tool {} in {text:?}", call.name));
+        let mut args = call.arguments.clone();
+        // `-0` is a JSON integer, but serde_json reads it as the float -0.0,
+        // which the strict policy refuses (the default, lenient one repairs it).
+        unsign_zeros(&mut args);
+        let Value::Object(mut args) = args else {
+            panic!("arguments are not an object in {text:?}");
+        };
+        if let Err(issues) = validate_arguments(&def["function"]["parameters"], &mut args, STRICT) {
+            panic!("arguments of {text:?} do not validate: {issues:?}");
+        }
     }
 }
