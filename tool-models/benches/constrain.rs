@@ -3,6 +3,11 @@
 //! vocabulary, in `auto` mode inside a hermes call and in free text.
 //! Also prints one-off costs: building the token environment (once per
 //! model) and compiling a tool grammar (once per request).
+//!
+//! Then, for every format (each in a ~3k-token vocabulary with its
+//! markers, as the tests build them), the cost per token of a call a
+//! random model wrote under `required`, against a decode step of the
+//! bundled model measured in the same run.
 
 #[path = "../tests/constrain_util/mod.rs"]
 mod constrain_util;
@@ -11,7 +16,8 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use tool_models::constrain::{TokenEnv, ToolConstraint};
-use tool_models::generate::TokenConstraint;
+use tool_models::generate::{GenerateOptions, TokenConstraint};
+use tool_models::model::Model;
 use tool_models::parse::Format;
 use tool_runtime::ToolChoice;
 
@@ -92,5 +98,66 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// The bundled model's time per decoded token (greedy, 64 tokens after a
+/// short prompt that is already cached), the median of five runs.
+fn decode_step() -> Duration {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/tool-use-mini");
+    let mut model = Model::load(dir).expect("the bundled model loads");
+    let prompt = model
+        .tokenizer()
+        .encode(
+            "<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n<|im_start|>assistant\n",
+        )
+        .expect("encodes");
+    let options = GenerateOptions {
+        ignore_eos: true,
+        ..GenerateOptions::greedy(64)
+    };
+    let mut runs: Vec<Duration> = (0..6)
+        .map(|_| {
+            let t0 = Instant::now();
+            model
+                .generate(&prompt, &options, None, &mut |_| {})
+                .expect("generates");
+            t0.elapsed() / 64
+        })
+        .skip(1)
+        .collect();
+    runs.sort();
+    runs[runs.len() / 2]
+}
+
+/// Per format: mask and commit per token over one call, as a share of a
+/// decode step.
+fn families(_: &mut Criterion) {
+    use constrain_util::families::{vocab, CASES};
+    let step = decode_step();
+    eprintln!("bundled model: {step:.2?} per decoded token");
+    let tools = constrain_util::tools();
+    for (i, case) in CASES.iter().enumerate() {
+        let (tok, env, bias) = vocab(case);
+        let f = case.format;
+        let fresh = ToolConstraint::new(&env, f, &tools, &ToolChoice::Required).unwrap();
+        // A call with arguments: the longest of a few the random model writes.
+        let mut model = constrain_util::RandomModel::new(&tok, &env, &bias, 7 + i as u64);
+        let call = (0..8)
+            .map(|_| model.generate(&mut fresh.clone(), 400).0)
+            .max_by_key(Vec::len)
+            .unwrap_or_default();
+        let reps = 20;
+        let t0 = Instant::now();
+        for _ in 0..reps {
+            steps(&mut fresh.clone(), &call);
+        }
+        let per = t0.elapsed() / (reps * call.len().max(1) as u32);
+        eprintln!(
+            "{:<16} {:>4} tokens  {per:>9.2?} per token  {:.2}% of a decode step",
+            f.id(),
+            call.len(),
+            100.0 * per.as_secs_f64() / step.as_secs_f64()
+        );
+    }
+}
+
+criterion_group!(benches, bench, families);
 criterion_main!(benches);

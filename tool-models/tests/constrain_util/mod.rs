@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod families;
+
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
