@@ -2,17 +2,21 @@
 //! each call an object whose one key is the tool's name.
 
 use super::jsonblock::{Block, End, Spec};
+use super::partial_call::name_key_prefix;
 use super::stream::{Emitter, Machine};
 use serde_json::Value;
 
 pub(crate) fn machine() -> Box<dyn Machine> {
-    Block::boxed(Spec {
-        starts: &["<|tools_prefix|>"],
-        brackets: &[],
-        end: End::Marker("<|tools_suffix|>"),
-        after: &[],
-        handler: calls,
-    })
+    Block::boxed_with_prefix(
+        Spec {
+            starts: &["<|tools_prefix|>"],
+            brackets: &[],
+            end: End::Marker("<|tools_suffix|>"),
+            after: &[],
+            handler: calls,
+        },
+        name_key_prefix,
+    )
 }
 
 fn calls(body: &str, complete: bool, em: &mut Emitter) -> bool {
@@ -54,12 +58,7 @@ fn calls(body: &str, complete: bool, em: &mut Emitter) -> bool {
                     em.invalid(None, Some(name), &raw, "arguments must be an object");
                 }
             }
-            _ => em.invalid(
-                None,
-                None,
-                &raw,
-                "expected an object with one key, the tool's name",
-            ),
+            _ => em.invalid_item(&raw, "expected an object with one key, the tool's name"),
         }
     }
     true

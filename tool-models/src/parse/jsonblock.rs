@@ -3,7 +3,7 @@
 //! one call object or a list of them. Each family file only states its
 //! markers.
 
-use super::partial_call::{call_prefix, Compactor, Prefix};
+use super::partial_call::{call_prefix, leading_id, Compactor, ListCalls, Prefix};
 use super::stream::{find_any, skip_ws, starts, Balance, Emitter, Find, Machine, Scan, Text};
 
 /// How a block's body ends.
@@ -69,38 +69,62 @@ pub(crate) struct Block {
     state: State,
     markers: Vec<&'static str>,
     scanned: usize,
-    /// How far the body being read is known as a single call.
+    /// How far the body being read is known as calls.
     streaming: Streaming,
+    /// Reads the start of one call object.
+    prefix: fn(&str) -> Prefix,
 }
 
-/// The body's call, as far as its arguments can be streamed.
+/// The body's calls, as far as their arguments can be streamed.
 enum Streaming {
     /// Not known yet.
     Unknown,
-    /// Not a single call object with its name first: passed on whole.
+    /// Not a call object with its name first, nor a list of them: passed
+    /// on whole.
     Whole,
     /// The call's name, where its arguments start in the body, and their
     /// compacted text so far.
     Arguments(String, usize, Compactor),
+    /// A list of calls, each streamed as it is written.
+    List(ListCalls),
 }
 
-/// Passes on the arguments of a single-call body as they grow.
-fn progress(streaming: &mut Streaming, body: &str, em: &mut Emitter) {
+/// Passes on the arguments of a body's calls as they grow.
+fn progress(streaming: &mut Streaming, body: &str, prefix: fn(&str) -> Prefix, em: &mut Emitter) {
     if let Streaming::Unknown = streaming {
-        *streaming = match call_prefix(body) {
-            Prefix::Found(name, at) => Streaming::Arguments(name, at, Compactor::default()),
-            Prefix::More => return,
-            Prefix::Never => Streaming::Whole,
+        let Some(ws) = skip_ws(body) else {
+            return;
+        };
+        *streaming = if body.as_bytes()[ws] == b'[' {
+            Streaming::List(ListCalls::default())
+        } else {
+            match prefix(body) {
+                Prefix::Found(name, at) => {
+                    em.start_call(&name, leading_id(body));
+                    Streaming::Arguments(name, at, Compactor::default())
+                }
+                Prefix::More => return,
+                Prefix::Never => Streaming::Whole,
+            }
         };
     }
-    if let Streaming::Arguments(name, at, compactor) = streaming {
-        let delta = compactor.feed(&body[*at..]);
-        em.call_arguments(name, &delta);
+    match streaming {
+        Streaming::Arguments(name, at, compactor) => {
+            let delta = compactor.feed(&body[*at..]);
+            em.call_arguments(name, &delta);
+        }
+        Streaming::List(list) => list.feed(body, prefix, em),
+        Streaming::Unknown | Streaming::Whole => {}
     }
 }
 
 impl Block {
     pub(crate) fn boxed(spec: Spec) -> Box<dyn Machine> {
+        Self::boxed_with_prefix(spec, call_prefix)
+    }
+
+    /// A block whose call objects start as `prefix` reads them.
+    pub(crate) fn boxed_with_prefix(spec: Spec, prefix: fn(&str) -> Prefix) -> Box<dyn Machine> {
         let mut markers: Vec<&'static str> = spec.starts.to_vec();
         markers.extend(spec.brackets.iter().map(|b| b.0));
         Box::new(Block {
@@ -109,6 +133,7 @@ impl Block {
             markers,
             scanned: 0,
             streaming: Streaming::Unknown,
+            prefix,
         })
     }
 
@@ -165,6 +190,9 @@ impl Machine for Block {
                         match find_any(rest, from, &[close]) {
                             Find::At { at, .. } => {
                                 let body = rest[body_start..at].to_owned();
+                                // What was streamed ends in the model's own
+                                // spelling (`2e-3` stays `2e-3`).
+                                progress(&mut self.streaming, &body, self.prefix, em);
                                 let ok = (self.spec.handler)(&body, true, em);
                                 if !ok {
                                     self.reject(text, em, marker);
@@ -189,6 +217,7 @@ impl Machine for Block {
                                 progress(
                                     &mut self.streaming,
                                     &rest[body_start..safe.max(body_start)],
+                                    self.prefix,
                                     em,
                                 );
                                 false
@@ -258,6 +287,7 @@ impl Machine for Block {
                         match balance.scan(&rest[open..], b"\"") {
                             Scan::Done(n) => {
                                 let body = rest[open..open + n].to_owned();
+                                progress(&mut self.streaming, &body, self.prefix, em);
                                 if !(self.spec.handler)(&body, true, em) {
                                     em.content(&text.take(open + n));
                                     self.state = State::Content;
@@ -268,7 +298,7 @@ impl Machine for Block {
                                 true
                             }
                             Scan::More if !end => {
-                                progress(&mut self.streaming, &rest[open..], em);
+                                progress(&mut self.streaming, &rest[open..], self.prefix, em);
                                 false
                             }
                             Scan::More => {
@@ -326,6 +356,79 @@ impl Machine for Block {
         while self.advance(text, em, true) {}
         if !text.is_empty() {
             em.content(&text.take_all());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::{Format, ParseOptions, StreamEvent};
+
+    /// Each call of a list streams while it is written: its arguments are
+    /// whole before the next call starts, and every call ends when the
+    /// list is read.
+    #[test]
+    fn lists_stream_call_by_call() {
+        let list =
+            r#"[{"name": "a", "arguments": {"x": 1}}, {"name": "b", "arguments": {"y": "z"}}]"#;
+        let cases = [
+            (Format::Granite, format!("<|tool_call|>{list}")),
+            (Format::Phi4Mini, format!("functools{list}")),
+            (Format::NemotronV2, format!("<TOOLCALL>{list}</TOOLCALL>")),
+            (Format::Xlam, list.to_owned()),
+            (
+                Format::Cohere,
+                r#"<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "a", "parameters": {"x": 1}}, {"tool_call_id": "1", "tool_name": "b", "parameters": {"y": "z"}}]<|END_ACTION|>"#.to_owned(),
+            ),
+            (
+                Format::Apertus,
+                r#"<|tools_prefix|>[{"a": {"x": 1}}, {"b": {"y": "z"}}]<|tools_suffix|>"#
+                    .to_owned(),
+            ),
+        ];
+        for (format, text) in cases {
+            let mut p = format.stream(&ParseOptions::default());
+            // (event, bytes fed when it came)
+            let mut events = Vec::new();
+            for (i, c) in text.char_indices() {
+                for e in p.feed(&c.to_string()) {
+                    events.push((e, i + 1));
+                }
+            }
+            for e in p.finish() {
+                events.push((e, text.len()));
+            }
+            let second_start = events
+                .iter()
+                .find(|(e, _)| matches!(e, StreamEvent::ToolCallStart { index: 1, .. }))
+                .map(|(_, at)| *at)
+                .unwrap_or_else(|| panic!("{format}: no second call in {events:?}"));
+            let first_args: String = events
+                .iter()
+                .filter(|(_, at)| *at <= second_start)
+                .filter_map(|(e, _)| match e {
+                    StreamEvent::ToolCallArguments { index: 0, delta } => Some(delta.as_str()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(first_args, r#"{"x":1}"#, "{format}");
+            assert!(second_start < text.len() - 10, "{format}: streamed late");
+            let ends: Vec<String> = events
+                .iter()
+                .filter_map(|(e, _)| match e {
+                    StreamEvent::ToolCallEnd { call, .. } => Some(call.id.clone()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(ends.len(), 2, "{format}: {events:?}");
+            if format == Format::Cohere {
+                // Announced with the model's own ids.
+                assert_eq!(ends, ["0", "1"]);
+                assert!(events.iter().any(|(e, _)| matches!(
+                    e,
+                    StreamEvent::ToolCallStart { index: 0, id, .. } if id == "0"
+                )));
+            }
         }
     }
 }

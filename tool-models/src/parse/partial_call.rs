@@ -34,7 +34,19 @@ fn read_prefix(body: &str) -> Result<Prefix, Prefix> {
     r.ws();
     r.byte(b'{')?;
     r.ws();
-    if r.string()? != "name" {
+    let mut key = r.string()?;
+    // Command R7B numbers its calls first.
+    if matches!(key.as_str(), "id" | "tool_call_id") {
+        r.ws();
+        r.byte(b':')?;
+        r.ws();
+        r.scalar()?;
+        r.ws();
+        r.byte(b',')?;
+        r.ws();
+        key = r.string()?;
+    }
+    if !matches!(key.as_str(), "name" | "tool_name") {
         return Err(Prefix::Never);
     }
     r.ws();
@@ -52,6 +64,141 @@ fn read_prefix(body: &str) -> Result<Prefix, Prefix> {
     r.ws();
     r.byte(b'{')?;
     Ok(Prefix::Found(name, r.i - 1))
+}
+
+/// The id written before the name (`{"tool_call_id": "0", "tool_name": …`),
+/// so that a streamed call is announced with it.
+pub(crate) fn leading_id(body: &str) -> Option<String> {
+    let mut r = Reader { s: body, i: 0 };
+    r.ws();
+    r.byte(b'{').ok()?;
+    r.ws();
+    if !matches!(r.string().ok()?.as_str(), "id" | "tool_call_id") {
+        return None;
+    }
+    r.ws();
+    r.byte(b':').ok()?;
+    r.ws();
+    let start = r.i;
+    r.scalar().ok()?;
+    match serde_json::from_str::<serde_json::Value>(&body[start..r.i]).ok()? {
+        serde_json::Value::String(s) => Some(s),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// Reads `{"name": {` at the start of a body, the tool's name as the key
+/// (Apertus).
+pub(crate) fn name_key_prefix(body: &str) -> Prefix {
+    let mut r = Reader { s: body, i: 0 };
+    let found = (|| {
+        r.ws();
+        r.byte(b'{')?;
+        r.ws();
+        let name = r.string()?;
+        r.ws();
+        r.byte(b':')?;
+        r.ws();
+        r.byte(b'{')?;
+        Ok(Prefix::Found(name, r.i - 1))
+    })();
+    match found {
+        Ok(p) | Err(p) => p,
+    }
+}
+
+/// The calls of a JSON list, streamed one after another as they are
+/// written: each item's arguments as they grow (its start read by a
+/// prefix reader such as [`call_prefix`]), the item marked complete when
+/// its object closes. The calls end when the whole list is read.
+#[derive(Debug, Default)]
+pub(crate) struct ListCalls {
+    read: usize,
+    depth: usize,
+    in_string: bool,
+    escape: bool,
+    /// The item being written: where its object starts, and how far its
+    /// call is known.
+    item: Option<(usize, Item)>,
+}
+
+#[derive(Debug)]
+enum Item {
+    Unknown,
+    Never,
+    /// The name, where its arguments start in the body, their text so far.
+    Arguments(String, usize, Compactor),
+}
+
+impl ListCalls {
+    /// `body` (the list from its `[`, extending what the last call saw).
+    pub(crate) fn feed(&mut self, body: &str, prefix: fn(&str) -> Prefix, em: &mut Emitter) {
+        let b = body.as_bytes();
+        let mut i = self.read;
+        while i < b.len() {
+            let c = b[i];
+            i += 1;
+            if self.in_string {
+                if self.escape {
+                    self.escape = false;
+                } else if c == b'\\' {
+                    self.escape = true;
+                } else if c == b'"' {
+                    self.in_string = false;
+                }
+                continue;
+            }
+            match c {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => {
+                    self.depth += 1;
+                    if self.depth == 2 && c == b'{' {
+                        self.item = Some((i - 1, Item::Unknown));
+                    }
+                }
+                b'}' | b']' => {
+                    if self.depth == 2 && c == b'}' {
+                        if let Some((start, mut item)) = self.item.take() {
+                            Self::stream(&body[..i], start, &mut item, prefix, em);
+                            if matches!(item, Item::Arguments(..)) {
+                                em.arguments_complete();
+                            }
+                        }
+                    }
+                    self.depth = self.depth.saturating_sub(1);
+                }
+                _ => {}
+            }
+        }
+        self.read = i;
+        if let Some((start, item)) = &mut self.item {
+            Self::stream(body, *start, item, prefix, em);
+        }
+    }
+
+    fn stream(
+        body: &str,
+        start: usize,
+        item: &mut Item,
+        prefix: fn(&str) -> Prefix,
+        em: &mut Emitter,
+    ) {
+        if let Item::Unknown = item {
+            *item = match prefix(&body[start..]) {
+                Prefix::Found(name, at) => {
+                    em.start_call(&name, leading_id(&body[start..]));
+                    Item::Arguments(name, start + at, Compactor::default())
+                }
+                Prefix::More => return,
+                Prefix::Never => Item::Never,
+            };
+        }
+        if let Item::Arguments(name, at, compactor) = item {
+            let delta = compactor.feed(&body[*at..]);
+            em.call_arguments(name, &delta);
+        }
+    }
 }
 
 struct Reader<'a> {
@@ -79,6 +226,23 @@ impl Reader<'_> {
                 Ok(())
             }
             Some(_) => Err(Prefix::Never),
+        }
+    }
+
+    /// A complete JSON string or number (an id).
+    fn scalar(&mut self) -> Result<(), Prefix> {
+        if self.s.as_bytes().get(self.i) == Some(&b'"') {
+            return self.string().map(|_| ());
+        }
+        let b = self.s.as_bytes();
+        let start = self.i;
+        while b.get(self.i).is_some_and(|c| c.is_ascii_digit()) {
+            self.i += 1;
+        }
+        match b.get(self.i) {
+            None => Err(Prefix::More),
+            Some(_) if self.i == start => Err(Prefix::Never),
+            Some(_) => Ok(()),
         }
     }
 

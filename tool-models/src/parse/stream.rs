@@ -197,8 +197,10 @@ impl Balance {
 pub(crate) struct Emitter {
     pub(crate) events: Vec<StreamEvent>,
     next_index: usize,
-    /// A call whose arguments are being streamed: started, not ended.
-    open: Option<OpenCall>,
+    /// Calls whose arguments were streamed, started and not yet ended, in
+    /// order: a list of calls streams each one as it is written and ends
+    /// them all when the list is read. Only the last may still grow.
+    open: Vec<OpenCall>,
     /// The offered tools: a call to any other is invalid.
     tools: Tools,
 }
@@ -209,6 +211,8 @@ struct OpenCall {
     id: String,
     name: String,
     sent: String,
+    /// Its arguments are complete: the next streamed piece is a new call's.
+    complete: bool,
 }
 
 impl Emitter {
@@ -253,24 +257,9 @@ impl Emitter {
             // Reported whole, as invalid, when the call ends.
             return;
         }
-        let open = match &mut self.open {
-            Some(open) => open,
-            None => {
-                let index = self.next_index;
-                self.next_index += 1;
-                let id = format!("call_{index}");
-                self.events.push(StreamEvent::ToolCallStart {
-                    index,
-                    id: id.clone(),
-                    name: name.to_owned(),
-                });
-                self.open.insert(OpenCall {
-                    index,
-                    id,
-                    name: name.to_owned(),
-                    sent: String::new(),
-                })
-            }
+        self.start_call(name, None);
+        let Some(open) = self.open.last_mut() else {
+            return;
         };
         if delta.is_empty() {
             return;
@@ -280,6 +269,39 @@ impl Emitter {
             index: open.index,
             delta: delta.to_owned(),
         });
+    }
+
+    /// Starts a streamed call unless one is still growing; `id` is the
+    /// model's own when it wrote one before the arguments.
+    pub(crate) fn start_call(&mut self, name: &str, id: Option<String>) {
+        if !self.tools.offers(name) {
+            return;
+        }
+        if self.open.last().is_none_or(|o| o.complete) {
+            let index = self.next_index;
+            self.next_index += 1;
+            let id = id.unwrap_or_else(|| format!("call_{index}"));
+            self.events.push(StreamEvent::ToolCallStart {
+                index,
+                id: id.clone(),
+                name: name.to_owned(),
+            });
+            self.open.push(OpenCall {
+                index,
+                id,
+                name: name.to_owned(),
+                sent: String::new(),
+                complete: false,
+            });
+        }
+    }
+
+    /// The call being streamed has all its arguments; it ends when its
+    /// block is read, and the next streamed piece starts another call.
+    pub(crate) fn arguments_complete(&mut self) {
+        if let Some(open) = self.open.last_mut() {
+            open.complete = true;
+        }
     }
 
     /// A complete call. Without a native id it gets `call_<index>`. When
@@ -295,7 +317,8 @@ impl Emitter {
             self.invalid(id, Some(name), &full, error);
             return;
         }
-        let (index, id) = match self.open.take() {
+        let first = (!self.open.is_empty()).then(|| self.open.remove(0));
+        let (index, id) = match first {
             Some(open) if open.name == name => {
                 if let Some(rest) = full.strip_prefix(open.sent.as_str()) {
                     if !rest.is_empty() {
@@ -305,7 +328,8 @@ impl Emitter {
                         });
                     }
                 }
-                (open.index, open.id)
+                // An id written after the arguments is known only now.
+                (open.index, id.unwrap_or(open.id))
             }
             _ => {
                 let index = self.next_index;
@@ -339,8 +363,33 @@ impl Emitter {
         error: impl Into<String>,
     ) {
         // A call whose arguments were streamed and that turned out
-        // unreadable ends here; its events say so by having no end.
-        self.open = None;
+        // unreadable ends here; its events say so by having no end. That is
+        // the first one waiting if it has this name; without a name, the
+        // whole block could not be read, and none of its calls ends.
+        match &name {
+            Some(n) => {
+                if self.open.first().is_some_and(|o| &o.name == n) {
+                    self.open.remove(0);
+                }
+            }
+            None => self.open.clear(),
+        }
+        self.push_invalid(id, name, raw, error);
+    }
+
+    /// An unreadable item of a list of calls: it was never streamed, so
+    /// the calls streamed around it still end.
+    pub(crate) fn invalid_item(&mut self, raw: &str, error: impl Into<String>) {
+        self.push_invalid(None, None, raw, error);
+    }
+
+    fn push_invalid(
+        &mut self,
+        id: Option<String>,
+        name: Option<String>,
+        raw: &str,
+        error: impl Into<String>,
+    ) {
         self.events
             .push(StreamEvent::InvalidToolCall(InvalidToolCall {
                 id,
@@ -367,7 +416,13 @@ impl Emitter {
                 }
                 for item in items {
                     let raw = item.to_string();
-                    self.json_call(item, &raw);
+                    match super::json::call_from_value(item) {
+                        Ok((id, name, args)) => self.call(id, name, args),
+                        // A nameless item was never streamed: the calls
+                        // streamed around it still end.
+                        Err((None, e)) => self.invalid_item(&raw, e),
+                        Err((name, e)) => self.invalid(None, name, &raw, e),
+                    }
                 }
             }
             Ok(v) => self.json_call(v, text),
