@@ -4,6 +4,7 @@
 //! named from the offered tools when that is unambiguous. Text between the
 //! section markers outside calls, and after the section, is not content.
 
+use super::partial_call::Compactor;
 use super::stream::{find_any, Emitter, Find, Machine, Text};
 use super::ParseOptions;
 use serde_json::Value;
@@ -20,6 +21,8 @@ enum State {
     Id,
     Args {
         id: String,
+        /// The arguments streamed so far, when the id names the tool.
+        streamed: Option<(String, Compactor)>,
     },
     /// After the section: dropped, as Kimi's own server does.
     Done,
@@ -54,6 +57,14 @@ pub(crate) fn machine(options: &ParseOptions) -> Box<dyn Machine> {
         scanned: 0,
         tools,
     })
+}
+
+/// The tool a `functions.name:0` id names.
+fn named(id: &str) -> Option<String> {
+    let (head, n) = id.rsplit_once(':')?;
+    let name = head.strip_prefix("functions.")?;
+    (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !name.is_empty())
+        .then(|| name.to_owned())
 }
 
 impl Kimi {
@@ -134,7 +145,7 @@ impl Machine for Kimi {
         let rest = text.rest();
         if rest.is_empty() {
             if end {
-                if let State::Args { id } = &mut self.state {
+                if let State::Args { id, .. } = &mut self.state {
                     let id = std::mem::take(id);
                     self.emit(id, "", em);
                     self.state = State::Content;
@@ -178,7 +189,15 @@ impl Machine for Kimi {
                 let id = rest[..at].trim().to_owned();
                 text.consume(at + markers[which].len());
                 match which {
-                    0 => self.state = State::Args { id },
+                    0 => {
+                        // `functions.name:0` names the tool: its arguments
+                        // stream as written.
+                        let streamed = named(&id).map(|name| {
+                            em.start_call(&name, Some(id.clone()));
+                            (name, Compactor::default())
+                        });
+                        self.state = State::Args { id, streamed };
+                    }
                     _ => {
                         em.invalid(Some(id), None, "", "the call has no arguments");
                         self.state = if which == 2 {
@@ -189,9 +208,14 @@ impl Machine for Kimi {
                     }
                 }
             }
-            (State::Args { id }, Find::At { at, which }) => {
+            (State::Args { id, streamed }, Find::At { at, which }) => {
                 let id = std::mem::take(id);
                 let raw = rest[..at].to_owned();
+                if let Some((name, c)) = streamed {
+                    // Ends in the model's own spelling.
+                    let delta = c.feed(raw.trim_start());
+                    em.call_arguments(name, &delta);
+                }
                 // A following call's marker stays for the next state.
                 let skip = if which == 1 { 0 } else { markers[which].len() };
                 text.consume(at + skip);
@@ -202,7 +226,7 @@ impl Machine for Kimi {
                     _ => self.after_call(),
                 };
             }
-            (State::Args { id }, Find::Partial { .. }) if end => {
+            (State::Args { id, .. }, Find::Partial { .. }) if end => {
                 let id = std::mem::take(id);
                 let raw = rest.to_owned();
                 text.consume(rest.len());
@@ -221,6 +245,14 @@ impl Machine for Kimi {
                 text.consume(rest.len());
                 self.state = State::Content;
             }
+            (State::Args { streamed, .. }, Find::Partial { safe }) => {
+                if let Some((name, c)) = streamed {
+                    let delta = c.feed(rest[..safe].trim_start());
+                    em.call_arguments(name, &delta);
+                }
+                self.scanned = safe;
+                return false;
+            }
             (_, Find::Partial { safe }) => {
                 self.scanned = safe;
                 return false;
@@ -229,5 +261,37 @@ impl Machine for Kimi {
         }
         self.scanned = 0;
         true
+    }
+}
+
+#[cfg(test)]
+mod streaming {
+    use crate::parse::{Format, ParseOptions, StreamEvent};
+
+    #[test]
+    fn arguments_stream_when_the_id_names_the_tool() {
+        let text = "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Paris\", \"days\": 2e0}<|tool_call_end|><|tool_calls_section_end|>";
+        let mut p = Format::KimiK2.stream(&ParseOptions::default());
+        let mut before_end = String::new();
+        let mut start_id = None;
+        let end_at = text.find("<|tool_call_end|>").unwrap();
+        for (i, c) in text.char_indices() {
+            for e in p.feed(&c.to_string()) {
+                match e {
+                    StreamEvent::ToolCallStart { id, .. } => start_id = Some(id),
+                    StreamEvent::ToolCallArguments { delta, .. } if i < end_at => {
+                        before_end.push_str(&delta)
+                    }
+                    _ => {}
+                }
+            }
+        }
+        p.finish();
+        assert_eq!(start_id.as_deref(), Some("functions.get_weather:0"));
+        // The model's spelling, up to what was held back at the cut.
+        assert!(
+            before_end.starts_with("{\"city\":\"Paris\",\"days\":2"),
+            "{before_end}"
+        );
     }
 }
