@@ -4,9 +4,11 @@
 //! the template source, and get the same calls back; offered other tools,
 //! the parser reports the same calls as invalid.
 
+#[path = "../tool-models/tests/common/turns.rs"]
+mod turns;
+
 use serde_json::{json, Value};
-use tool_use::models::parse::{detect_format, Format, ParseOptions, ReasoningStart};
-use tool_use::models::template::ChatTemplate;
+use tool_use::models::parse::{Format, ParseOptions, ReasoningStart};
 
 const DIRS: &[&str] = &[
     concat!(
@@ -19,102 +21,22 @@ const DIRS: &[&str] = &[
     ),
 ];
 
-fn kwargs(messages: Value, generation: bool) -> Value {
-    json!({
-        "messages": messages,
-        "tools": [{"type": "function", "function": {"name": "get_weather",
-            "description": "Get the weather.",
-            "parameters": {"type": "object", "properties": {
-                "city": {"type": "string"}, "days": {"type": "integer"}},
-                "required": ["city"]}}}],
-        "add_generation_prompt": generation,
-        "bos_token": "<s>",
-        "eos_token": "</s>",
-    })
-}
-
 #[test]
 fn calls_rendered_by_each_template_parse_back() {
-    let user = json!({"role": "user", "content": "Weather in Paris?"});
-    let calls = json!([
-        {"id": "abc123def", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}},
-        {"id": "xyz789uvw", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Lyon", "days": 1}}},
-    ]);
-    let assistant = json!({"role": "assistant", "content": "", "tool_calls": calls});
-    // Templates that take one call per turn refuse two.
-    let single = json!({"role": "assistant", "content": "", "tool_calls": [calls[0]]});
     let mut checked = Vec::new();
-    let mut failures = Vec::new();
-    let mut entries: Vec<_> = DIRS
-        .iter()
-        .flat_map(|d| std::fs::read_dir(d).expect("templates").flatten())
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".jinja"))
-        .collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let source = std::fs::read_to_string(entry.path()).expect("template");
-        let Ok(format) = detect_format(&source) else {
-            continue;
-        };
-        let t = match ChatTemplate::new(&source) {
-            Ok(t) => t,
-            Err(e) => {
-                failures.push(format!("{name}: does not compile: {e}"));
-                continue;
-            }
-        };
-        let prefix = t.render_json(&kwargs(json!([user]), true));
-        // Templates that concatenate the arguments want them as JSON text,
-        // as OpenAI's API sends them.
-        let mut as_text = assistant.clone();
-        for c in as_text["tool_calls"].as_array_mut().into_iter().flatten() {
-            let args = c["function"]["arguments"].to_string();
-            c["function"]["arguments"] = Value::String(args);
-        }
-        let full = t
-            .render_json(&kwargs(json!([user, assistant]), false))
-            .or_else(|_| t.render_json(&kwargs(json!([user, single]), false)))
-            .or_else(|_| t.render_json(&kwargs(json!([user, as_text]), false)));
-        let (Ok(prefix), Ok(full)) = (prefix, full) else {
-            // These refuse this conversation in transformers too: Command R+
-            // and Kimi K2 (`list.append` in a sandbox that forbids it),
-            // FireFunction v2 (wants a `functions` variable).
-            let refused = [
-                "CohereForAI-c4ai-command-r-plus-tool_use.jinja",
-                "Kimi-K2-Instruct.jinja",
-                "Kimi-K2-Thinking.jinja",
-                "fireworks-ai-llama-3-firefunction-v2.jinja",
-            ];
-            if !refused.contains(&name.as_str()) {
-                failures.push(format!("{name}: does not render"));
-            }
-            continue;
-        };
-        // Templates that rewrite history (dropping reasoning) do not extend
-        // the prompt; cut at the longest common prefix instead, and not
-        // inside a tag (`<|assistant|><think>` against `<|assistant|></think>`).
-        let mut common = prefix
-            .char_indices()
-            .zip(full.chars())
-            .find(|((_, a), b)| a != b)
-            .map_or(prefix.len(), |((i, _), _)| i);
-        let extends = common == prefix.len();
-        if let Some(open) = full[..common].rfind(['<', '[']) {
-            if !full[open..common].contains(['>', ']']) {
-                common = open;
-            }
-        }
-        let part = &full[common..];
-        if !part.contains("Paris") {
-            // The template does not write an assistant's calls at all.
-            continue;
-        }
+    let (turns, mut failures) = turns::turns(DIRS);
+    for turns::Turn {
+        name,
+        format,
+        prefix,
+        part,
+        extends,
+        ..
+    } in turns
+    {
+        let part = part.as_str();
         let options = ParseOptions {
-            tools: kwargs(json!([]), false)["tools"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default(),
+            tools: turns::tools().as_array().cloned().unwrap_or_default(),
             // Only where the rendered turn keeps the block the prompt opened.
             reasoning: if extends && prefix.trim_end().ends_with("<think>") {
                 ReasoningStart::Open
@@ -128,13 +50,7 @@ fn calls_rendered_by_each_template_parse_back() {
             .iter()
             .map(|c| (c.name.clone(), c.arguments.clone()))
             .collect();
-        let want = vec![
-            (
-                "get_weather".to_owned(),
-                json!({"city": "Paris", "days": 3}),
-            ),
-            ("get_weather".to_owned(), json!({"city": "Lyon", "days": 1})),
-        ];
+        let want = turns::calls();
         // Some templates render only the first call (one call per turn).
         if got != want && got != want[..1] {
             failures.push(format!("{name} ({format}): got {got:?} from {part:?}"));

@@ -4,14 +4,14 @@
 //! its calls, so a model trained on its template is never pushed off it.
 
 mod constrain_util;
+#[path = "common/turns.rs"]
+mod turns;
 
 use constrain_util::{byte_to_char, tokenizer_with};
-use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use tool_models::constrain::{TokenEnv, ToolConstraint};
 use tool_models::generate::TokenConstraint;
-use tool_models::parse::{detect_format, ParseOptions};
-use tool_models::template::ChatTemplate;
+use tool_models::parse::ParseOptions;
 use tool_runtime::ToolChoice;
 
 const DIRS: &[&str] = &[
@@ -24,24 +24,6 @@ const DIRS: &[&str] = &[
         "/tests/data/llama-cpp-templates"
     ),
 ];
-
-fn tools() -> Value {
-    json!([{"type": "function", "function": {"name": "get_weather",
-        "description": "Get the weather.",
-        "parameters": {"type": "object", "properties": {
-            "city": {"type": "string"}, "days": {"type": "integer"}},
-            "required": ["city"]}}}])
-}
-
-fn kwargs(messages: Value, generation: bool) -> Value {
-    json!({
-        "messages": messages,
-        "tools": tools(),
-        "add_generation_prompt": generation,
-        "bos_token": "<s>",
-        "eos_token": "</s>",
-    })
-}
 
 /// Marker-like words of a template (`<|…|>`, `[UPPER]`, DeepSeek's
 /// `<｜…｜>`): the special tokens its model's vocabulary would have. XML
@@ -94,60 +76,24 @@ fn tokens(text: &str, specials: &[String], tok: &tokenizers::Tokenizer) -> Vec<(
 
 #[test]
 fn template_calls_are_accepted() {
-    let user = json!({"role": "user", "content": "Weather in Paris?"});
-    let calls = json!([
-        {"id": "abc123def", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}},
-        {"id": "xyz789uvw", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Lyon", "days": 1}}},
-    ]);
-    let assistant = json!({"role": "assistant", "content": "", "tool_calls": calls});
-    let single = json!({"role": "assistant", "content": "", "tool_calls": [calls[0]]});
-    let mut as_text = assistant.clone();
-    for c in as_text["tool_calls"].as_array_mut().into_iter().flatten() {
-        let args = c["function"]["arguments"].to_string();
-        c["function"]["arguments"] = Value::String(args);
-    }
+    let tools = turns::tools();
     let options = ParseOptions {
-        tools: tools().as_array().cloned().unwrap_or_default(),
+        tools: tools.as_array().cloned().unwrap_or_default(),
         ..ParseOptions::default()
     };
     let mut checked = BTreeSet::new();
     let mut failures = Vec::new();
-    let mut entries: Vec<_> = DIRS
-        .iter()
-        .flat_map(|d| std::fs::read_dir(d).expect("templates").flatten())
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".jinja"))
-        .collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let source = std::fs::read_to_string(entry.path()).expect("template");
-        let Ok(format) = detect_format(&source) else {
-            continue;
-        };
-        let Ok(t) = ChatTemplate::new(&source) else {
-            continue;
-        };
-        let prefix = t.render_json(&kwargs(json!([user]), true));
-        let full = t
-            .render_json(&kwargs(json!([user, assistant]), false))
-            .or_else(|_| t.render_json(&kwargs(json!([user, single]), false)))
-            .or_else(|_| t.render_json(&kwargs(json!([user, as_text]), false)));
-        let (Ok(prefix), Ok(full)) = (prefix, full) else {
-            continue;
-        };
-        // Templates that rewrite history (dropping reasoning) do not extend
-        // the prompt; cut at the longest common prefix, not inside a tag.
-        let mut common = prefix
-            .char_indices()
-            .zip(full.chars())
-            .find(|((_, a), b)| a != b)
-            .map_or(prefix.len(), |((i, _), _)| i);
-        if let Some(open) = full[..common].rfind(['<', '[']) {
-            if !full[open..common].contains(['>', ']']) {
-                common = open;
-            }
-        }
-        let part = &full[common..];
+    // Templates that do not compile or render are the round trip's to report.
+    let (turns, _) = turns::turns(DIRS);
+    for turns::Turn {
+        name,
+        format,
+        source,
+        part,
+        ..
+    } in turns
+    {
+        let part = part.as_str();
         let want = format.parse(part, &options).tool_calls;
         if want.is_empty() {
             continue;
@@ -163,8 +109,7 @@ fn template_calls_are_accepted() {
         let tok = tokenizer_with(600, &added, 3);
         let env = TokenEnv::new(&tok, &[tok.token_to_id("<|im_end|>").unwrap()]).unwrap();
         let mut c =
-            match ToolConstraint::new(&env, format, tools().as_array().unwrap(), &ToolChoice::Auto)
-            {
+            match ToolConstraint::new(&env, format, tools.as_array().unwrap(), &ToolChoice::Auto) {
                 Ok(c) => c,
                 Err(e) => {
                     failures.push(format!("{name} ({format}): {e}"));

@@ -89,11 +89,9 @@ fn blocks(
     let single = matches!(choice, ToolChoice::Named(_));
     let block = block(l, syn, tools, single)?;
     let first_special = syn.open.first().is_some_and(|o| l.is_special(o));
-    let rest_of_open: Vec<String> = syn.open.iter().skip(1).map(|o| l.mark(o)).collect();
-    let open = std::iter::once(syn.open.first().map(|o| l.mark(o)).unwrap_or_default())
-        .chain(rest_of_open.iter().cloned())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let marks: Vec<String> = syn.open.iter().map(|o| l.mark(o)).collect();
+    let open = marks.join(" ");
+    let rest_of_open = marks.get(1..).unwrap_or_default().join(" ");
     // A bare format may still open with a special marker (llama3's
     // `<|python_tag|>`); a textual one is left out there.
     let bare_open = if first_special {
@@ -109,7 +107,7 @@ fn blocks(
         }
         ToolChoice::Auto => {
             // The text before a textual marker ends at its first occurrence.
-            l.named("call", &format!("head {} {block}", rest_of_open.join(" ")));
+            l.named("call", &format!("head {rest_of_open} {block}"));
             l.named("head[lazy]", "HEAD");
             l.named("HEAD", &format!("{ANY} {}", lit(syn.open[0])));
             "call* TEXT".to_owned()

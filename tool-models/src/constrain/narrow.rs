@@ -100,6 +100,15 @@ pub(crate) fn bound_numbers(schema: &mut Value) {
     each_subschema(schema, false, &mut bound_numbers);
 }
 
+/// Whether `schema` admits any value (`true`, or annotations only).
+pub(crate) fn admits_any(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(b) => *b,
+        Value::Object(o) => o.keys().all(|k| ANNOTATIONS.contains(&k.as_str())),
+        _ => false,
+    }
+}
+
 /// Points every schema that admits any value at `#/$defs/`[`ANY_VALUE`];
 /// true if one did (the caller then adds [`any_value`] to the root's `$defs`).
 pub(crate) fn bound_any(schema: &mut Value) -> bool {
@@ -110,12 +119,7 @@ pub(crate) fn bound_any(schema: &mut Value) -> bool {
 
 fn bound_any_in(schema: &mut Value, used: &mut bool) {
     let reference = || json!({"$ref": format!("#/$defs/{ANY_VALUE}")});
-    let is_any = match schema {
-        Value::Bool(b) => *b,
-        Value::Object(o) => o.keys().all(|k| ANNOTATIONS.contains(&k.as_str())),
-        _ => false,
-    };
-    if is_any {
+    if admits_any(schema) {
         *schema = reference();
         *used = true;
         return;

@@ -123,11 +123,7 @@ impl Syntax {
             bare: false,
             ws_after_open: true,
             close,
-            calls: Calls::PerTool {
-                call,
-                several,
-                brackets: None,
-            },
+            calls: per_tool_calls(call, several, None),
             text_forbidden: Vec::new(),
             value_forbidden: close.into_iter().collect(),
         }
@@ -323,11 +319,8 @@ pub(crate) fn syntax(format: Format, lark: &Lark) -> Option<Syntax> {
                 minimax,
                 &["</parameter>", "<parameter name="],
             );
-            s.calls = Calls::PerTool {
-                call: minimax,
-                several: true,
-                brackets: None,
-            };
+            // Several `<invoke>`s to a block.
+            s.calls = per_tool_calls(minimax, true, None);
             s
         }
         Format::Glm45 => {
@@ -355,6 +348,18 @@ pub(crate) fn syntax(format: Format, lark: &Lark) -> Option<Syntax> {
     })
 }
 
+fn per_tool_calls(
+    call: CallFn,
+    several: bool,
+    brackets: Option<(&'static str, &'static str, &'static str)>,
+) -> Calls {
+    Calls::PerTool {
+        call,
+        several,
+        brackets,
+    }
+}
+
 fn xml(
     open: &'static [&'static str],
     close: &'static str,
@@ -373,11 +378,7 @@ fn pythonic(
     bare_lists: bool,
 ) -> Syntax {
     let mut s = Syntax::per_tool(open, close, pythonic_call, true);
-    s.calls = Calls::PerTool {
-        call: pythonic_call,
-        several: true,
-        brackets: Some(("[", ", ", "]")),
-    };
+    s.calls = per_tool_calls(pythonic_call, true, Some(("[", ", ", "]")));
     s.value_forbidden.clear();
     if bare_lists {
         // The parser reads `[name(` as the start of a list of calls.
@@ -656,26 +657,35 @@ fn raw_end<'a>(l: &Lark, close: &'a str, forbidden: &'a [&'a str]) -> RawEnd<'a>
 }
 
 fn qwen3_xml(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
-    let end = raw_end(l, "\n</parameter>", vf);
-    let args = each_param(l, t, "qwen3_xml", xml_key_ok, "", |l, k, s, d| {
-        format!(
-            "{} {} \"\\n\"",
-            lit(&format!("<parameter={k}>\n")),
-            raw_value(l, s, d, &end)
-        )
-    })?;
-    Ok(format!(
-        "{}{args} \"</function>\"",
-        lit(&format!("<function={}>\n", t.name))
-    ))
+    function_xml(l, t, vf, "qwen3_xml", "\n")
 }
 
 fn seed_oss(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
-    let end = raw_end(l, "</parameter>", vf);
-    let args = each_param(l, t, "seed_oss", xml_key_ok, "", |l, k, s, d| {
+    function_xml(l, t, vf, "seed_oss", "")
+}
+
+/// `<function=name>` with `<parameter=k>` values, each wrapped in `nl`
+/// (Qwen3-Coder writes newlines around a value, Seed-OSS none).
+fn function_xml(
+    l: &mut Lark,
+    t: &ToolDef,
+    vf: &[&'static str],
+    format: &str,
+    nl: &str,
+) -> Result<String, ConstrainError> {
+    let end = raw_end(
+        l,
+        if nl.is_empty() {
+            "</parameter>"
+        } else {
+            "\n</parameter>"
+        },
+        vf,
+    );
+    let args = each_param(l, t, format, xml_key_ok, "", |l, k, s, d| {
         format!(
             "{} {} \"\\n\"",
-            lit(&format!("<parameter={k}>")),
+            lit(&format!("<parameter={k}>{nl}")),
             raw_value(l, s, d, &end)
         )
     })?;

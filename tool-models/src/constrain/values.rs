@@ -10,6 +10,7 @@
 //! they are inline JSON schemas; strings and enums are text.
 
 use super::lark::{json, lit, regex, Lark, ANY};
+use super::narrow::admits_any;
 use serde_json::{Map, Value};
 
 /// Where a raw value ends, and what it may not contain.
@@ -24,21 +25,11 @@ pub(crate) struct RawEnd<'a> {
     pub(crate) forbidden: &'a [&'a str],
 }
 
-/// The types a schema names (`type`, `nullable`), in its order; empty
-/// when it names none.
+/// The types a schema names, as the parser reads them (lower case,
+/// `nullable` as `null`); empty when it names none.
 fn types(schema: &Value) -> Vec<String> {
-    let mut out: Vec<String> = match schema.get("type") {
-        Some(Value::String(t)) => vec![t.clone()],
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect(),
-        _ => Vec::new(),
-    };
-    if schema.get("nullable").and_then(Value::as_bool) == Some(true) {
-        out.push("null".into());
-    }
+    let mut out = Vec::new();
+    crate::parse::schema::types(schema, &mut out);
     out
 }
 
@@ -64,20 +55,6 @@ fn with_defs(schema: &Value, defs: Option<&Value>) -> Value {
     s
 }
 
-/// Whether a schema admits any value.
-fn is_any(schema: &Value) -> bool {
-    match schema {
-        Value::Bool(b) => *b,
-        Value::Object(o) => o.keys().all(|k| {
-            matches!(
-                k.as_str(),
-                "description" | "title" | "default" | "examples" | "$comment" | "deprecated"
-            )
-        }),
-        _ => false,
-    }
-}
-
 /// The choices a schema offers at its top: its own, or its `anyOf`/`oneOf`
 /// branches (each merged with the keywords beside them).
 fn branches(schema: &Value) -> Vec<Value> {
@@ -99,6 +76,15 @@ fn branches(schema: &Value) -> Vec<Value> {
         }
     }
     vec![schema.clone()]
+}
+
+/// The values an `enum` or `const` allows.
+fn fixed_values(schema: &Value) -> Option<Vec<Value>> {
+    schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .cloned()
+        .or_else(|| schema.get("const").map(|c| vec![c.clone()]))
 }
 
 /// A raw-text value of `schema` and its closer.
@@ -128,16 +114,11 @@ fn raw_branch(
     alts: &mut Vec<String>,
 ) {
     let close = &end.close;
-    if is_any(schema) {
+    if admits_any(schema) {
         alts.push(raw_string(l, &Value::Null, end));
         return;
     }
-    let fixed = schema
-        .get("enum")
-        .and_then(Value::as_array)
-        .cloned()
-        .or_else(|| schema.get("const").map(|c| vec![c.clone()]));
-    if let Some(values) = fixed {
+    if let Some(values) = fixed_values(schema) {
         for v in values {
             let spelled = match &v {
                 Value::String(s) => s.clone(),
@@ -226,16 +207,11 @@ fn pattern(p: &str) -> String {
 pub(crate) fn python_value(schema: &Value, defs: Option<&Value>) -> String {
     let mut alts = Vec::new();
     for b in branches(schema) {
-        if is_any(&b) {
+        if admits_any(&b) {
             alts.push(json(with_defs(&b, defs), None));
             continue;
         }
-        let fixed = b
-            .get("enum")
-            .and_then(Value::as_array)
-            .cloned()
-            .or_else(|| b.get("const").map(|c| vec![c.clone()]));
-        if let Some(values) = fixed {
+        if let Some(values) = fixed_values(&b) {
             for v in &values {
                 alts.push(lit(&python_literal(v)));
                 // Python's own quotes, as templates print a string.

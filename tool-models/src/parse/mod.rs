@@ -40,7 +40,7 @@ mod partial_call;
 mod phi4_mini;
 mod pythonic;
 mod qwen3_xml;
-mod schema;
+pub(crate) mod schema;
 mod stream;
 mod think;
 mod xlam;

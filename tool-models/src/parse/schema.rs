@@ -77,8 +77,9 @@ impl Tools {
 }
 
 /// The types a schema allows, in its own order, `null` included; empty
-/// when it names none.
-fn types(schema: &Value, out: &mut Vec<String>) {
+/// when it names none. The constraint grammars write values by the same
+/// reading.
+pub(crate) fn types(schema: &Value, out: &mut Vec<String>) {
     match schema.get("type") {
         Some(Value::String(t)) => out.push(t.to_ascii_lowercase()),
         Some(Value::Array(ts)) => out.extend(

@@ -278,14 +278,7 @@ impl Emitter {
             return;
         }
         if self.open.last().is_none_or(|o| o.complete) {
-            let index = self.next_index;
-            self.next_index += 1;
-            let id = id.unwrap_or_else(|| format!("call_{index}"));
-            self.events.push(StreamEvent::ToolCallStart {
-                index,
-                id: id.clone(),
-                name: name.to_owned(),
-            });
+            let (index, id) = self.announce(name, id);
             self.open.push(OpenCall {
                 index,
                 id,
@@ -294,6 +287,20 @@ impl Emitter {
                 complete: false,
             });
         }
+    }
+
+    /// Numbers a new call and sends its start; without the model's own id
+    /// it gets `call_<index>`.
+    fn announce(&mut self, name: &str, id: Option<String>) -> (usize, String) {
+        let index = self.next_index;
+        self.next_index += 1;
+        let id = id.unwrap_or_else(|| format!("call_{index}"));
+        self.events.push(StreamEvent::ToolCallStart {
+            index,
+            id: id.clone(),
+            name: name.to_owned(),
+        });
+        (index, id)
     }
 
     /// The call being streamed has all its arguments; it ends when its
@@ -332,14 +339,7 @@ impl Emitter {
                 (open.index, id.unwrap_or(open.id))
             }
             _ => {
-                let index = self.next_index;
-                self.next_index += 1;
-                let id = id.unwrap_or_else(|| format!("call_{index}"));
-                self.events.push(StreamEvent::ToolCallStart {
-                    index,
-                    id: id.clone(),
-                    name: name.clone(),
-                });
+                let (index, id) = self.announce(&name, id);
                 self.events
                     .push(StreamEvent::ToolCallArguments { index, delta: full });
                 (index, id)
