@@ -525,6 +525,8 @@ fn events<'a>(v: &Vector, chunks: impl IntoIterator<Item = &'a str>) -> Vec<Stre
 #[test]
 fn streamed_arguments_add_up_to_the_final_ones_at_every_cut() {
     let mut streamed_calls = 0;
+    // Per format: calls ended, and those that arrived in several pieces.
+    let mut by_format: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
     for v in vectors() {
         let out = output(v);
         for (i, _) in out.char_indices().skip(1) {
@@ -551,8 +553,18 @@ fn streamed_arguments_add_up_to_the_final_ones_at_every_cut() {
         };
         let pieces = check_call_events(&events(&known, chars.iter().map(String::as_str)))
             .unwrap_or_else(|e| panic!("line {} char by char: {e}", v.line));
-        streamed_calls += pieces.iter().filter(|&&n| n > 1).count();
+        let streamed = pieces.iter().filter(|&&n| n > 1).count();
+        streamed_calls += streamed;
+        let entry = by_format.entry(format!("{:?}", v.format)).or_default();
+        entry.0 += pieces.len();
+        entry.1 += streamed;
     }
+    // Every family streams its arguments while the call is written.
+    let whole: Vec<_> = by_format
+        .iter()
+        .filter(|(_, &(ended, streamed))| ended > 0 && streamed == 0)
+        .collect();
+    assert!(whole.is_empty(), "calls arrive whole in {whole:?}");
     // Fed a character at a time, calls in JSON formats arrive piece by piece.
     assert!(streamed_calls >= 40, "{streamed_calls} calls streamed");
 }

@@ -2,12 +2,12 @@
 //! each call an object whose one key is the tool's name.
 
 use super::jsonblock::{Block, End, Spec};
-use super::partial_call::name_key_prefix;
+use super::partial_call::{name_key_prefix, BodyCalls};
 use super::stream::{Emitter, Machine};
 use serde_json::Value;
 
 pub(crate) fn machine() -> Box<dyn Machine> {
-    Block::boxed_with_prefix(
+    Block::boxed_streaming(
         Spec {
             starts: &["<|tools_prefix|>"],
             brackets: &[],
@@ -15,7 +15,7 @@ pub(crate) fn machine() -> Box<dyn Machine> {
             after: &[],
             handler: calls,
         },
-        name_key_prefix,
+        BodyCalls::new(name_key_prefix),
     )
 }
 

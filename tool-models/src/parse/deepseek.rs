@@ -4,6 +4,7 @@
 //! Text after the section is dropped, as DeepSeek's servers do; a section that
 //! never holds a call is given back as content.
 
+use super::partial_call::NamedArguments;
 use super::stream::{find_any, Emitter, Find, Machine, Text};
 use serde_json::Value;
 
@@ -25,6 +26,8 @@ struct Deepseek {
     scanned: usize,
     /// The section's text while it has no call yet.
     pending: Option<String>,
+    /// The arguments of the call being read, once its name is known.
+    streamed: Option<NamedArguments>,
 }
 
 pub(crate) fn machine() -> Box<dyn Machine> {
@@ -32,6 +35,7 @@ pub(crate) fn machine() -> Box<dyn Machine> {
         state: State::Content,
         scanned: 0,
         pending: None,
+        streamed: None,
     })
 }
 
@@ -44,20 +48,37 @@ fn strip_fence(s: &str) -> &str {
     s.strip_suffix("```").unwrap_or(s).trim()
 }
 
+/// The name and the text from where the arguments start: V3.1 writes
+/// `name<sep>{…}`, V3 `function<sep>name` then a fenced block on the next
+/// line. `None` while the name may still grow.
+fn head(body: &str) -> Option<(&str, &str)> {
+    let (head, tail) = body.split_once(SEP)?;
+    if head.trim() == "function" {
+        let p = tail.find(['\n', '`'])?;
+        Some((tail[..p].trim(), &tail[p..]))
+    } else {
+        Some((head.trim(), tail))
+    }
+}
+
+/// The arguments' object within `args` (after a ```` ```json ```` fence),
+/// as far as it is written.
+fn unfenced(args: &str) -> Option<&str> {
+    let open = args.find('{')?;
+    matches!(args[..open].trim(), "" | "```" | "```json").then(|| &args[open..])
+}
+
 fn emit_call(body: &str, em: &mut Emitter) {
-    let Some((head, tail)) = body.split_once(SEP) else {
+    if !body.contains(SEP) {
         em.invalid(None, None, body, "no `<｜tool▁sep｜>` in the call");
         return;
-    };
-    let (name, args) = if head.trim() == "function" {
-        // V3: the name runs to the end of the line, then the fenced JSON.
-        match tail.find(['\n', '`']) {
-            Some(p) => (tail[..p].trim(), strip_fence(&tail[p..])),
-            None => (tail.trim(), ""),
-        }
-    } else {
-        (head.trim(), strip_fence(tail))
-    };
+    }
+    // V3's name line may run to the end of the call.
+    let (name, args) = head(body).unwrap_or_else(|| {
+        let (_, tail) = body.split_once(SEP).unwrap_or_default();
+        (tail.trim(), "")
+    });
+    let args = strip_fence(args);
     if name.is_empty() {
         em.invalid(None, None, args, "the call has no name");
         return;
@@ -84,6 +105,23 @@ fn emit_call(body: &str, em: &mut Emitter) {
 }
 
 impl Deepseek {
+    /// Streams the arguments of the call whose `body` is written so far.
+    fn progress(&mut self, body: &str, em: &mut Emitter) {
+        if self.streamed.is_none() {
+            match head(body) {
+                Some((name, _)) if !name.is_empty() => {
+                    self.streamed = Some(NamedArguments::new(name, None))
+                }
+                _ => return,
+            }
+        }
+        if let (Some(streamed), Some((_, args))) = (&mut self.streamed, head(body)) {
+            if let Some(object) = unfenced(args) {
+                streamed.feed(object, em);
+            }
+        }
+    }
+
     fn hold(&mut self, s: &str) {
         if let Some(p) = &mut self.pending {
             p.push_str(s);
@@ -138,6 +176,9 @@ impl Machine for Deepseek {
             (State::Call, Find::At { at, which }) => {
                 let body = rest[..at].to_owned();
                 text.consume(at + markers[which].len());
+                // Ends in the model's own spelling.
+                self.progress(&body, em);
+                self.streamed = None;
                 emit_call(&body, em);
                 self.state = if which == 0 {
                     State::Section
@@ -149,8 +190,10 @@ impl Machine for Deepseek {
                 let body = rest.to_owned();
                 text.consume(body.len());
                 if !body.trim().is_empty() {
+                    self.progress(&body, em);
                     emit_call(&body, em);
                 }
+                self.streamed = None;
                 self.state = State::Done;
             }
             (State::Section, Find::Partial { .. }) if end => {
@@ -161,6 +204,11 @@ impl Machine for Deepseek {
                     em.content(&p);
                 }
                 self.state = State::Done;
+            }
+            (State::Call, Find::Partial { safe }) => {
+                self.progress(&rest[..safe], em);
+                self.scanned = safe;
+                return false;
             }
             (_, Find::Partial { safe }) => {
                 self.scanned = safe;

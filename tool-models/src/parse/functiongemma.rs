@@ -2,9 +2,10 @@
 //! n:10}<end_function_call>`. Escaped values are typed by the tool's schema
 //! when the tools are known (as the XML families' are); otherwise they are
 //! strings unless they read as a JSON number or boolean. The comma between
-//! entries is optional.
+//! entries is optional. Arguments stream value by value.
 
-use super::jsonblock::{Block, End, Spec};
+use super::jsonblock::{Block, BodyStream, End, Spec};
+use super::partial_call::Pairs;
 use super::schema::{typed_value, Tools};
 use super::stream::{Emitter, Machine};
 use serde_json::{Map, Value};
@@ -18,49 +19,88 @@ fn scalar(raw: &str) -> Value {
     }
 }
 
+/// One `key:value` entry at the start of `s` (after separators): the key,
+/// the value, and the bytes of `s` it takes. An unescaped value runs to the
+/// next comma, or to the end of `s` when it is `whole`; `Ok(None)` when
+/// the entry is not complete yet.
+fn entry(
+    tools: &Tools,
+    name: &str,
+    s: &str,
+    whole: bool,
+) -> Result<Option<(String, Value, usize)>, String> {
+    let skip = s.len()
+        - s.trim_start_matches(|c: char| c == ',' || c.is_whitespace())
+            .len();
+    let t = &s[skip..];
+    let Some(colon) = t.find(':') else {
+        return match whole && !t.is_empty() {
+            true => Err(format!("expected `key:` in `{t}`")),
+            false => Ok(None),
+        };
+    };
+    let key = t[..colon].trim().to_owned();
+    let after = &t[colon + 1..];
+    let at = skip + colon + 1;
+    if let Some(inner) = after.strip_prefix(ESC) {
+        let Some(close) = inner.find(ESC) else {
+            return match whole {
+                true => Err("unterminated <escape> value".to_owned()),
+                false => Ok(None),
+            };
+        };
+        let raw = &inner[..close];
+        let v = match tools.property(name, &key) {
+            Some(schema) => typed_value(raw, Some(schema)),
+            None => scalar(raw),
+        };
+        return Ok(Some((key, v, at + ESC.len() + close + ESC.len())));
+    }
+    if !whole && ESC.starts_with(after) {
+        return Ok(None);
+    }
+    let e = match (after.find(','), whole) {
+        (Some(e), _) => e,
+        (None, true) => after.len(),
+        (None, false) => return Ok(None),
+    };
+    let raw = after[..e].trim();
+    let v = serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned()));
+    Ok(Some((key, v, at + e)))
+}
+
+/// The arguments inside the braces; the first of a key written twice is
+/// kept, as streaming sent it.
 fn parse_args(tools: &Tools, name: &str, body: &str) -> Result<Map<String, Value>, String> {
     let mut args = Map::new();
     let mut s = body.trim();
-    while !s.is_empty() {
-        s = s.trim_start_matches(|c: char| c == ',' || c.is_whitespace());
-        if s.is_empty() {
+    while let Some((key, v, n)) = entry(tools, name, s, true)? {
+        args.entry(key).or_insert(v);
+        s = &s[n..];
+        if s.trim_start_matches(|c: char| c == ',' || c.is_whitespace())
+            .is_empty()
+        {
             break;
-        }
-        let colon = s
-            .find(':')
-            .ok_or_else(|| format!("expected `key:` in `{s}`"))?;
-        let key = s[..colon].trim().to_owned();
-        s = &s[colon + 1..];
-        if let Some(after) = s.strip_prefix(ESC) {
-            let close = after.find(ESC).ok_or("unterminated <escape> value")?;
-            let raw = &after[..close];
-            let v = match tools.property(name, &key) {
-                Some(schema) => typed_value(raw, Some(schema)),
-                None => scalar(raw),
-            };
-            args.insert(key, v);
-            s = &after[close + ESC.len()..];
-        } else {
-            let e = s.find(',').unwrap_or(s.len());
-            let raw = s[..e].trim();
-            let v = serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned()));
-            args.insert(key, v);
-            s = &s[e..];
         }
     }
     Ok(args)
 }
 
-fn handler(body: &str, _complete: bool, em: &mut Emitter) -> bool {
-    let b = body.trim();
+/// `call:name{`: the name and where the arguments start.
+fn head(body: &str) -> Option<(&str, usize)> {
+    let b = body.trim_start();
     let b = b.strip_prefix("call:").unwrap_or(b);
-    let Some(open) = b.find('{') else {
+    let open = b.find('{')?;
+    Some((b[..open].trim(), body.len() - b.len() + open + 1))
+}
+
+fn handler(body: &str, _complete: bool, em: &mut Emitter) -> bool {
+    let Some((name, at)) = head(body) else {
         em.invalid(None, None, body, "expected `name{…}`");
         return true;
     };
-    let name = b[..open].trim().to_owned();
-    let inner = b[open + 1..].trim_end();
-    let Some(inner) = inner.strip_suffix('}') else {
+    let name = name.to_owned();
+    let Some(inner) = body[at..].trim_end().strip_suffix('}') else {
         em.invalid(None, Some(name), body, "the call was cut off");
         return true;
     };
@@ -72,12 +112,54 @@ fn handler(body: &str, _complete: bool, em: &mut Emitter) -> bool {
     true
 }
 
+/// The call's arguments, each sent once it is complete: an escaped value
+/// at its closing `<escape>`, another at the comma after it (the last one
+/// comes with the call).
+#[derive(Default)]
+struct Entries {
+    /// The call's name and how far its arguments are read.
+    call: Option<(String, usize)>,
+    keys: Vec<String>,
+    pairs: Pairs,
+}
+
+impl BodyStream for Entries {
+    fn feed(&mut self, body: &str, em: &mut Emitter) {
+        if self.call.is_none() {
+            match head(body) {
+                Some((name, at)) if !name.is_empty() => {
+                    self.pairs.start(em, name);
+                    self.call = Some((name.to_owned(), at));
+                }
+                _ => return,
+            }
+        }
+        let Some((name, at)) = &mut self.call else {
+            return;
+        };
+        while let Ok(Some((key, v, n))) = entry(em.tools(), name, &body[*at..], false) {
+            *at += n;
+            if !self.keys.contains(&key) {
+                self.pairs.push(em, name, &key, &v);
+                self.keys.push(key);
+            }
+        }
+    }
+
+    fn reset(&mut self) {
+        *self = Entries::default();
+    }
+}
+
 pub(crate) fn machine() -> Box<dyn Machine> {
-    Block::boxed(Spec {
-        starts: &["<start_function_call>"],
-        brackets: &[],
-        end: End::Marker("<end_function_call>"),
-        after: &[],
-        handler,
-    })
+    Block::boxed_streaming(
+        Spec {
+            starts: &["<start_function_call>"],
+            brackets: &[],
+            end: End::Marker("<end_function_call>"),
+            after: &[],
+            handler,
+        },
+        Entries::default(),
+    )
 }

@@ -6,6 +6,7 @@
 //! the caller did not offer) are dropped. Also reads LLM-jp's dialect with a
 //! space after each special token.
 
+use super::partial_call::NamedArguments;
 use super::stream::{find_any, Emitter, Find, Machine, Text};
 use serde_json::Value;
 
@@ -16,7 +17,8 @@ const ENDS: &[&str] = &["<|end|>", "<|call|>", "<|return|>", "<|start|>"];
 enum Kind {
     Reasoning,
     Content,
-    Call(String),
+    /// A call to this tool, its arguments streamed as they grow.
+    Call(String, NamedArguments),
     Drop,
 }
 
@@ -65,7 +67,9 @@ fn classify(header: &str) -> Kind {
         .unwrap_or("");
     match recipient {
         Some(r) => match r.strip_prefix("functions.") {
-            Some(name) if !name.is_empty() => Kind::Call(name.to_owned()),
+            Some(name) if !name.is_empty() => {
+                Kind::Call(name.to_owned(), NamedArguments::new(name, None))
+            }
             _ => Kind::Drop,
         },
         None if channel == "analysis" => Kind::Reasoning,
@@ -76,7 +80,7 @@ fn classify(header: &str) -> Kind {
 impl Harmony {
     fn close(&mut self, em: &mut Emitter) {
         if let State::Body {
-            kind: Kind::Call(name),
+            kind: Kind::Call(name, _),
             args,
             ..
         } = &mut self.state
@@ -145,7 +149,10 @@ impl Machine for Harmony {
                 match kind {
                     Kind::Reasoning => em.reasoning(piece),
                     Kind::Content => em.content(piece),
-                    Kind::Call(_) => args.push_str(piece),
+                    Kind::Call(_, streamed) => {
+                        args.push_str(piece);
+                        streamed.feed(args, em);
+                    }
                     Kind::Drop => {}
                 }
                 text.consume(n);

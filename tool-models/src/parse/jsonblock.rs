@@ -3,7 +3,7 @@
 //! one call object or a list of them. Each family file only states its
 //! markers.
 
-use super::partial_call::{call_prefix, leading_id, Compactor, ListCalls, Prefix};
+use super::partial_call::{call_prefix, BodyCalls};
 use super::stream::{find_any, skip_ws, starts, Balance, Emitter, Find, Machine, Scan, Text};
 
 /// How a block's body ends.
@@ -69,62 +69,40 @@ pub(crate) struct Block {
     state: State,
     markers: Vec<&'static str>,
     scanned: usize,
-    /// How far the body being read is known as calls.
-    streaming: Streaming,
-    /// Reads the start of one call object.
-    prefix: fn(&str) -> Prefix,
+    /// The body's calls, streamed as they are written.
+    streaming: Box<dyn BodyStream>,
 }
 
-/// The body's calls, as far as their arguments can be streamed.
-enum Streaming {
-    /// Not known yet.
-    Unknown,
-    /// Not a call object with its name first, nor a list of them: passed
-    /// on whole.
-    Whole,
-    /// The call's name, where its arguments start in the body, and their
-    /// compacted text so far.
-    Arguments(String, usize, Compactor),
-    /// A list of calls, each streamed as it is written.
-    List(ListCalls),
+/// Streams a block's calls while its body grows; the handler then ends
+/// them.
+pub(crate) trait BodyStream: Send {
+    /// The body so far, extending what the last call saw.
+    fn feed(&mut self, body: &str, em: &mut Emitter);
+    /// A new body begins.
+    fn reset(&mut self);
 }
 
-/// Passes on the arguments of a body's calls as they grow.
-fn progress(streaming: &mut Streaming, body: &str, prefix: fn(&str) -> Prefix, em: &mut Emitter) {
-    if let Streaming::Unknown = streaming {
-        let Some(ws) = skip_ws(body) else {
-            return;
-        };
-        *streaming = if body.as_bytes()[ws] == b'[' {
-            Streaming::List(ListCalls::default())
-        } else {
-            match prefix(body) {
-                Prefix::Found(name, at) => {
-                    em.start_call(&name, leading_id(body));
-                    Streaming::Arguments(name, at, Compactor::default())
-                }
-                Prefix::More => return,
-                Prefix::Never => Streaming::Whole,
-            }
-        };
+impl BodyStream for BodyCalls {
+    fn feed(&mut self, body: &str, em: &mut Emitter) {
+        BodyCalls::feed(self, body, em);
     }
-    match streaming {
-        Streaming::Arguments(name, at, compactor) => {
-            let delta = compactor.feed(&body[*at..]);
-            em.call_arguments(name, &delta);
-        }
-        Streaming::List(list) => list.feed(body, prefix, em),
-        Streaming::Unknown | Streaming::Whole => {}
+
+    fn reset(&mut self) {
+        BodyCalls::reset(self);
     }
 }
 
 impl Block {
+    /// A block of JSON call objects, name first.
     pub(crate) fn boxed(spec: Spec) -> Box<dyn Machine> {
-        Self::boxed_with_prefix(spec, call_prefix)
+        Self::boxed_streaming(spec, BodyCalls::new(call_prefix))
     }
 
-    /// A block whose call objects start as `prefix` reads them.
-    pub(crate) fn boxed_with_prefix(spec: Spec, prefix: fn(&str) -> Prefix) -> Box<dyn Machine> {
+    /// A block whose calls stream as `streaming` reads them.
+    pub(crate) fn boxed_streaming(
+        spec: Spec,
+        streaming: impl BodyStream + 'static,
+    ) -> Box<dyn Machine> {
         let mut markers: Vec<&'static str> = spec.starts.to_vec();
         markers.extend(spec.brackets.iter().map(|b| b.0));
         Box::new(Block {
@@ -132,8 +110,7 @@ impl Block {
             state: State::Content,
             markers,
             scanned: 0,
-            streaming: Streaming::Unknown,
-            prefix,
+            streaming: Box::new(streaming),
         })
     }
 
@@ -163,7 +140,7 @@ impl Machine for Block {
                             opened: None,
                         };
                         self.scanned = 0;
-                        self.streaming = Streaming::Unknown;
+                        self.streaming.reset();
                         true
                     }
                     Find::Partial { safe } => {
@@ -192,7 +169,7 @@ impl Machine for Block {
                                 let body = rest[body_start..at].to_owned();
                                 // What was streamed ends in the model's own
                                 // spelling (`2e-3` stays `2e-3`).
-                                progress(&mut self.streaming, &body, self.prefix, em);
+                                self.streaming.feed(&body, em);
                                 let ok = (self.spec.handler)(&body, true, em);
                                 if !ok {
                                     self.reject(text, em, marker);
@@ -214,12 +191,8 @@ impl Machine for Block {
                                     return true;
                                 }
                                 self.scanned = safe;
-                                progress(
-                                    &mut self.streaming,
-                                    &rest[body_start..safe.max(body_start)],
-                                    self.prefix,
-                                    em,
-                                );
+                                self.streaming
+                                    .feed(&rest[body_start..safe.max(body_start)], em);
                                 false
                             }
                         }
@@ -287,7 +260,7 @@ impl Machine for Block {
                         match balance.scan(&rest[open..], b"\"") {
                             Scan::Done(n) => {
                                 let body = rest[open..open + n].to_owned();
-                                progress(&mut self.streaming, &body, self.prefix, em);
+                                self.streaming.feed(&body, em);
                                 if !(self.spec.handler)(&body, true, em) {
                                     em.content(&text.take(open + n));
                                     self.state = State::Content;
@@ -298,7 +271,7 @@ impl Machine for Block {
                                 true
                             }
                             Scan::More if !end => {
-                                progress(&mut self.streaming, &rest[open..], self.prefix, em);
+                                self.streaming.feed(&rest[open..], em);
                                 false
                             }
                             Scan::More => {
@@ -376,6 +349,7 @@ mod tests {
             (Format::Phi4Mini, format!("functools{list}")),
             (Format::NemotronV2, format!("<TOOLCALL>{list}</TOOLCALL>")),
             (Format::Xlam, list.to_owned()),
+            (Format::Mistral, format!("[TOOL_CALLS]{list}")),
             (
                 Format::Cohere,
                 r#"<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "a", "parameters": {"x": 1}}, {"tool_call_id": "1", "tool_name": "b", "parameters": {"y": "z"}}]<|END_ACTION|>"#.to_owned(),

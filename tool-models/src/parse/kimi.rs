@@ -4,9 +4,9 @@
 //! named from the offered tools when that is unambiguous. Text between the
 //! section markers outside calls, and after the section, is not content.
 
-use super::partial_call::Compactor;
+use super::partial_call::NamedArguments;
+use super::schema::Tools;
 use super::stream::{find_any, Emitter, Find, Machine, Text};
-use super::ParseOptions;
 use serde_json::Value;
 
 const SEC_BEGIN: &str = "<|tool_calls_section_begin|>";
@@ -22,7 +22,7 @@ enum State {
     Args {
         id: String,
         /// The arguments streamed so far, when the id names the tool.
-        streamed: Option<(String, Compactor)>,
+        streamed: Option<NamedArguments>,
     },
     /// After the section: dropped, as Kimi's own server does.
     Done,
@@ -32,57 +32,42 @@ struct Kimi {
     state: State,
     in_section: bool,
     scanned: usize,
-    /// Offered tools: name and property names.
-    tools: Vec<(String, Vec<String>)>,
 }
 
-pub(crate) fn machine(options: &ParseOptions) -> Box<dyn Machine> {
-    let tools = options
-        .tools
-        .iter()
-        .filter_map(|t| {
-            let f = t.get("function").unwrap_or(t);
-            let name = f.get("name")?.as_str()?.to_owned();
-            let props = f
-                .pointer("/parameters/properties")
-                .and_then(Value::as_object)
-                .map(|p| p.keys().cloned().collect())
-                .unwrap_or_default();
-            Some((name, props))
-        })
-        .collect();
+pub(crate) fn machine() -> Box<dyn Machine> {
     Box::new(Kimi {
         state: State::Content,
         in_section: false,
         scanned: 0,
-        tools,
     })
 }
 
-/// The tool a `functions.name:0` id names.
+/// The tool a `functions.name:0` id names (`name:0` too).
 fn named(id: &str) -> Option<String> {
     let (head, n) = id.rsplit_once(':')?;
-    let name = head.strip_prefix("functions.")?;
+    let name = head.strip_prefix("functions.").unwrap_or(head);
     (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !name.is_empty())
         .then(|| name.to_owned())
 }
 
-impl Kimi {
-    /// The tool a bare counter id means: the only tool, or the only one
-    /// whose parameters cover the arguments' keys.
-    fn infer(&self, args: Option<&Value>) -> Option<String> {
-        if self.tools.len() == 1 {
-            return Some(self.tools[0].0.clone());
-        }
-        let keys: Vec<&String> = args?.as_object()?.keys().collect();
-        let mut fits = self
-            .tools
-            .iter()
-            .filter(|(_, props)| keys.iter().all(|k| props.contains(k)));
-        let first = fits.next()?;
-        fits.next().is_none().then(|| first.0.clone())
+/// The tool a bare counter id means: the only tool, or the only one whose
+/// parameters cover the arguments' keys.
+fn infer(tools: &Tools, args: Option<&Value>) -> Option<String> {
+    let names = tools.names();
+    if let [only] = names[..] {
+        return Some(only.to_owned());
     }
+    let args = args?.as_object()?;
+    let mut fits = names.into_iter().filter(|name| {
+        tools
+            .properties(name)
+            .is_some_and(|props| args.keys().all(|k| props.contains_key(k)))
+    });
+    let first = fits.next()?;
+    fits.next().is_none().then(|| first.to_owned())
+}
 
+impl Kimi {
     fn emit(&self, id: String, raw: &str, em: &mut Emitter) {
         let raw_t = raw.trim();
         let parsed = if raw_t.is_empty() {
@@ -90,12 +75,10 @@ impl Kimi {
         } else {
             super::json::parse(raw_t)
         };
-        let name = match id.rsplit_once(':') {
-            Some((head, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
-                Some(head.strip_prefix("functions.").unwrap_or(head).to_owned())
-            }
-            _ if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) => {
-                match self.infer(parsed.as_ref().ok()) {
+        let name = match named(&id) {
+            Some(name) => Some(name),
+            None if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) => {
+                match infer(em.tools(), parsed.as_ref().ok()) {
                     Some(n) => Some(n),
                     None => {
                         em.invalid(
@@ -108,9 +91,9 @@ impl Kimi {
                     }
                 }
             }
-            _ => None,
+            None => None,
         };
-        let Some(name) = name.filter(|n| !n.is_empty()) else {
+        let Some(name) = name else {
             em.invalid(
                 Some(id.clone()),
                 None,
@@ -192,10 +175,8 @@ impl Machine for Kimi {
                     0 => {
                         // `functions.name:0` names the tool: its arguments
                         // stream as written.
-                        let streamed = named(&id).map(|name| {
-                            em.start_call(&name, Some(id.clone()));
-                            (name, Compactor::default())
-                        });
+                        let streamed =
+                            named(&id).map(|name| NamedArguments::new(&name, Some(id.clone())));
                         self.state = State::Args { id, streamed };
                     }
                     _ => {
@@ -211,10 +192,9 @@ impl Machine for Kimi {
             (State::Args { id, streamed }, Find::At { at, which }) => {
                 let id = std::mem::take(id);
                 let raw = rest[..at].to_owned();
-                if let Some((name, c)) = streamed {
+                if let Some(streamed) = streamed {
                     // Ends in the model's own spelling.
-                    let delta = c.feed(raw.trim_start());
-                    em.call_arguments(name, &delta);
+                    streamed.feed(&raw, em);
                 }
                 // A following call's marker stays for the next state.
                 let skip = if which == 1 { 0 } else { markers[which].len() };
@@ -246,9 +226,8 @@ impl Machine for Kimi {
                 self.state = State::Content;
             }
             (State::Args { streamed, .. }, Find::Partial { safe }) => {
-                if let Some((name, c)) = streamed {
-                    let delta = c.feed(rest[..safe].trim_start());
-                    em.call_arguments(name, &delta);
+                if let Some(streamed) = streamed {
+                    streamed.feed(&rest[..safe], em);
                 }
                 self.scanned = safe;
                 return false;

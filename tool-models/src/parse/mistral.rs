@@ -3,6 +3,7 @@
 //! marker per call; a name with nothing after it is a call without
 //! arguments. Text after a call is content.
 
+use super::partial_call::{call_prefix, BodyCalls, NamedArguments};
 use super::stream::{
     find_any, skip_ws, starts, valid_name, Balance, Emitter, Find, Machine, Scan, Text,
 };
@@ -16,15 +17,17 @@ enum State {
     Head {
         scanned: usize,
     },
-    /// A JSON list of calls.
+    /// A JSON list of calls, streamed call by call.
     List {
         balance: Balance,
+        calls: BodyCalls,
     },
-    /// A named call's arguments object.
+    /// A named call's arguments object, streamed as it grows.
     Args {
         name: String,
         id: Option<String>,
         balance: Balance,
+        streamed: NamedArguments,
     },
     /// Unreadable text up to the next marker.
     Junk {
@@ -50,6 +53,22 @@ fn no_arguments(em: &mut Emitter, name: &str) {
         em.call(None, name.to_owned(), Value::Object(Map::new()));
     } else {
         em.invalid(None, Some(name.to_owned()), "", "the call has no arguments");
+    }
+}
+
+fn list() -> State {
+    State::List {
+        balance: Balance::default(),
+        calls: BodyCalls::new(call_prefix),
+    }
+}
+
+fn args(name: String, id: Option<String>) -> State {
+    State::Args {
+        streamed: NamedArguments::new(&name, id.clone()),
+        name,
+        id,
+        balance: Balance::default(),
     }
 }
 
@@ -101,9 +120,7 @@ impl Machine for Mistral {
                 let body = &rest[ws..];
                 if body.starts_with('[') {
                     text.consume(ws);
-                    self.state = State::List {
-                        balance: Balance::default(),
-                    };
+                    self.state = list();
                     return true;
                 }
                 let from = *scanned;
@@ -141,11 +158,7 @@ impl Machine for Mistral {
                 }
                 if after.starts_with('{') {
                     text.consume(ws + name_end);
-                    self.state = State::Args {
-                        name,
-                        id: None,
-                        balance: Balance::default(),
-                    };
+                    self.state = args(name, None);
                     return true;
                 }
                 if after.starts_with('[') {
@@ -153,11 +166,7 @@ impl Machine for Mistral {
                         match starts(after, tag) {
                             Some(true) if tag == "[ARGS]" => {
                                 text.consume(ws + name_end + tag.len());
-                                self.state = State::Args {
-                                    name,
-                                    id: None,
-                                    balance: Balance::default(),
-                                };
+                                self.state = args(name, None);
                                 return true;
                             }
                             Some(true) => {
@@ -166,11 +175,7 @@ impl Machine for Mistral {
                                     Some(p) => {
                                         let id = id_part[..p].trim().to_owned();
                                         text.consume(ws + name_end + tag.len() + p + 6);
-                                        self.state = State::Args {
-                                            name,
-                                            id: Some(id),
-                                            balance: Balance::default(),
-                                        };
+                                        self.state = args(name, Some(id));
                                         return true;
                                     }
                                     None if end => {
@@ -196,9 +201,7 @@ impl Machine for Mistral {
                 if let Some(ws2) = skip_ws(after) {
                     if after[ws2..].starts_with('[') && !after[ws2..].starts_with("[ARGS]") {
                         text.consume(ws + name_end + ws2);
-                        self.state = State::List {
-                            balance: Balance::default(),
-                        };
+                        self.state = list();
                         return true;
                     }
                 } else if !end {
@@ -225,14 +228,18 @@ impl Machine for Mistral {
                     false
                 }
             },
-            State::List { balance } => match balance.scan(rest, b"\"") {
+            State::List { balance, calls } => match balance.scan(rest, b"\"") {
                 Scan::Done(n) => {
+                    calls.feed(&rest[..n], em);
                     em.json_calls(&rest[..n]);
                     text.consume(n);
                     self.state = State::Content;
                     true
                 }
-                Scan::More if !end => false,
+                Scan::More if !end => {
+                    calls.feed(rest, em);
+                    false
+                }
                 Scan::More => {
                     em.invalid(None, None, rest, "the tool call list was cut off");
                     text.consume(rest.len());
@@ -254,9 +261,16 @@ impl Machine for Mistral {
                 self.state = State::Content;
                 true
             }
-            State::Args { name, id, balance } => match balance.scan(rest, b"\"") {
+            State::Args {
+                name,
+                id,
+                balance,
+                streamed,
+            } => match balance.scan(rest, b"\"") {
                 Scan::Done(n) => {
                     let raw = &rest[..n];
+                    // Ends in the model's own spelling.
+                    streamed.feed(raw, em);
                     match super::json::parse(raw) {
                         Ok(v @ Value::Object(_)) => em.call(id.take(), std::mem::take(name), v),
                         Ok(_) => em.invalid(
@@ -276,7 +290,10 @@ impl Machine for Mistral {
                     self.state = State::Content;
                     true
                 }
-                Scan::More if !end => false,
+                Scan::More if !end => {
+                    streamed.feed(rest, em);
+                    false
+                }
                 Scan::More if rest.trim().is_empty() => {
                     em.call(id.take(), std::mem::take(name), Value::Object(Map::new()));
                     text.consume(rest.len());

@@ -296,7 +296,7 @@ impl Format {
                 }),
             ),
             Format::KimiK2 => (
-                kimi::machine(options),
+                kimi::machine(),
                 Some(ThinkMarkers {
                     exits: &["<|tool_calls_section_begin|>", "<|tool_call_begin|>"],
                     ..think::THINK

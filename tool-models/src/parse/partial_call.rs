@@ -5,7 +5,7 @@
 //! JSON of each value as it completes. Either way the pieces concatenate
 //! to the compact JSON of the final arguments.
 
-use super::stream::Emitter;
+use super::stream::{skip_ws, Emitter};
 use serde_json::Value;
 
 /// What the start of a body says about its call.
@@ -201,6 +201,118 @@ impl ListCalls {
     }
 }
 
+/// The calls of a body that holds one call object or a list of them,
+/// streamed as they are written.
+#[derive(Debug)]
+pub(crate) struct BodyCalls {
+    state: Body,
+    /// Reads the start of one call object.
+    prefix: fn(&str) -> Prefix,
+}
+
+#[derive(Debug)]
+enum Body {
+    /// Not known yet.
+    Unknown,
+    /// Not a call object with its name first, nor a list of them: passed
+    /// on whole.
+    Whole,
+    /// One call object: its name, where its arguments start in the body,
+    /// and their compacted text so far.
+    Arguments(String, usize, Compactor),
+    /// A list of calls, each streamed as it is written.
+    List(ListCalls),
+}
+
+impl BodyCalls {
+    /// Call objects start as `prefix` reads them.
+    pub(crate) fn new(prefix: fn(&str) -> Prefix) -> BodyCalls {
+        BodyCalls {
+            state: Body::Unknown,
+            prefix,
+        }
+    }
+
+    /// Ready for a new body.
+    pub(crate) fn reset(&mut self) {
+        self.state = Body::Unknown;
+    }
+
+    /// `body` (extending what the last call saw): passes on the arguments
+    /// of its calls as they grow.
+    pub(crate) fn feed(&mut self, body: &str, em: &mut Emitter) {
+        if let Body::Unknown = self.state {
+            let Some(ws) = skip_ws(body) else {
+                return;
+            };
+            self.state = if body.as_bytes()[ws] == b'[' {
+                Body::List(ListCalls::default())
+            } else {
+                match (self.prefix)(body) {
+                    Prefix::Found(name, at) => {
+                        em.start_call(&name, leading_id(body));
+                        Body::Arguments(name, at, Compactor::default())
+                    }
+                    Prefix::More => return,
+                    Prefix::Never => Body::Whole,
+                }
+            };
+        }
+        match &mut self.state {
+            Body::Arguments(name, at, compactor) => {
+                let delta = compactor.feed(&body[*at..]);
+                em.call_arguments(name, &delta);
+            }
+            Body::List(list) => list.feed(body, self.prefix, em),
+            Body::Unknown | Body::Whole => {}
+        }
+    }
+}
+
+/// The arguments object of a call named before it, outside the JSON
+/// (Mistral v11 `name[ARGS]{…}`, DeepSeek, Kimi, harmony), streamed as it
+/// grows. The call is announced when its object opens; arguments that are
+/// not an object are left to the parser's whole reading.
+#[derive(Debug)]
+pub(crate) struct NamedArguments {
+    name: String,
+    id: Option<String>,
+    compactor: Compactor,
+    never: bool,
+}
+
+impl NamedArguments {
+    /// A call to `name`, with the model's own `id` if it wrote one first.
+    pub(crate) fn new(name: &str, id: Option<String>) -> NamedArguments {
+        NamedArguments {
+            name: name.to_owned(),
+            id,
+            compactor: Compactor::default(),
+            never: false,
+        }
+    }
+
+    /// The arguments' text from where they may start (whitespace first is
+    /// skipped), extending what the last call saw.
+    pub(crate) fn feed(&mut self, text: &str, em: &mut Emitter) {
+        if self.never {
+            return;
+        }
+        let Some(ws) = skip_ws(text) else {
+            return;
+        };
+        if text.as_bytes()[ws] != b'{' {
+            self.never = true;
+            return;
+        }
+        if let Some(id) = self.id.take() {
+            em.start_call(&self.name, Some(id));
+        }
+        let delta = self.compactor.feed(&text[ws..]);
+        em.call_arguments(&self.name, &delta);
+    }
+}
+
 struct Reader<'a> {
     s: &'a str,
     i: usize,
@@ -352,6 +464,107 @@ impl Pairs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parse::{Format, ParseOptions, StreamEvent};
+
+    /// Calls named outside their JSON stream it as written; formats that
+    /// write values apart send each as soon as it is complete.
+    #[test]
+    fn arguments_go_out_before_the_call_ends() {
+        let json = "{\"city\": \"Paris\", \"days\": 2}";
+        let cases = [
+            (
+                Format::Mistral,
+                format!("[TOOL_CALLS]get_weather[ARGS]{json}"),
+                "2}",
+                "{\"city\":\"Paris\",\"days\":",
+            ),
+            (
+                Format::Mistral,
+                format!("[TOOL_CALLS]get_weather[CALL_ID]a1b2c3d4e[ARGS]{json}"),
+                "2}",
+                "{\"city\":\"Paris\",\"days\":",
+            ),
+            (
+                Format::DeepseekV31,
+                format!("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{json}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+                "2}",
+                "{\"city\":\"Paris\",\"days\":",
+            ),
+            (
+                Format::DeepseekV3,
+                format!("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{json}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+                "2}",
+                "{\"city\":\"Paris\",\"days\":",
+            ),
+            (
+                Format::Harmony,
+                format!("<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{json}<|call|>"),
+                "2}",
+                "{\"city\":\"Paris\",\"days\":",
+            ),
+            (
+                Format::Pythonic,
+                "[get_weather(city='Paris', days=2)]".to_owned(),
+                "2)",
+                "{\"city\":\"Paris\"",
+            ),
+            (
+                Format::Lfm2,
+                "<|tool_call_start|>[get_weather(city=\"Paris\", days=2)]<|tool_call_end|>"
+                    .to_owned(),
+                "2)",
+                "{\"city\":\"Paris\"",
+            ),
+            (
+                Format::FunctionGemma,
+                "<start_function_call>call:get_weather{city:<escape>Paris<escape>,days:2}<end_function_call>"
+                    .to_owned(),
+                "2}",
+                "{\"city\":\"Paris\"",
+            ),
+        ];
+        for (format, text, cut, early) in cases {
+            let cut = text.find(cut).unwrap();
+            let mut p = format.stream(&ParseOptions::default());
+            let mut before = String::new();
+            let mut all = String::new();
+            let mut ended = Vec::new();
+            let mut starts = Vec::new();
+            for (i, c) in text.char_indices() {
+                for e in p.feed(&c.to_string()) {
+                    match e {
+                        StreamEvent::ToolCallStart { id, name, .. } => starts.push((id, name)),
+                        StreamEvent::ToolCallArguments { delta, .. } => {
+                            if i < cut {
+                                before.push_str(&delta);
+                            }
+                            all.push_str(&delta);
+                        }
+                        StreamEvent::ToolCallEnd { call, .. } => ended.push(call),
+                        _ => {}
+                    }
+                }
+            }
+            for e in p.finish() {
+                match e {
+                    StreamEvent::ToolCallArguments { delta, .. } => all.push_str(&delta),
+                    StreamEvent::ToolCallEnd { call, .. } => ended.push(call),
+                    _ => {}
+                }
+            }
+            assert_eq!(before, early, "{format}: sent before the last value");
+            assert_eq!(ended.len(), 1, "{format}");
+            assert_eq!(starts.len(), 1, "{format}");
+            assert_eq!(starts[0].1, "get_weather", "{format}");
+            assert_eq!(starts[0].0, ended[0].id, "{format}: announced with its id");
+            if text.contains("[CALL_ID]") {
+                assert_eq!(ended[0].id, "a1b2c3d4e");
+            }
+            let streamed: Value = serde_json::from_str(&all).unwrap();
+            assert_eq!(streamed, ended[0].arguments, "{format}");
+            assert_eq!(streamed, serde_json::json!({"city": "Paris", "days": 2}));
+        }
+    }
 
     #[test]
     fn finds_the_arguments_once_the_name_is_complete() {

@@ -2,9 +2,10 @@
 //! them bare or between `<|python_start|>` and `<|python_end|>`; LFM2 only
 //! between `<|tool_call_start|>` and `<|tool_call_end|>`, so a bare list
 //! there is text. A call that cannot be read does not drop its readable
-//! siblings.
+//! siblings. Arguments stream value by value.
 
 use super::json::Py;
+use super::partial_call::Pairs;
 use super::stream::{
     find_any, optional_closer, skip_ws, Balance, Emitter, Find, Machine, Scan, Text,
 };
@@ -37,6 +38,7 @@ enum State {
     Body {
         balance: Balance,
         broken: Option<String>,
+        streamed: Streamed,
     },
     After,
 }
@@ -59,6 +61,143 @@ pub(crate) fn machine_lfm2() -> Box<dyn Machine> {
         state: State::Content,
         markers: LFM2,
     })
+}
+
+fn body() -> State {
+    State::Body {
+        balance: Balance::default(),
+        broken: None,
+        streamed: Streamed::default(),
+    }
+}
+
+/// The calls of a list being written, streamed value by value: a call
+/// starts at its `(`, each argument goes out once a `,` or `)` follows it,
+/// and the call's arguments are complete at its `)`. The calls end when
+/// the list is read; streaming stops at anything it cannot read, which
+/// the whole reading then reports.
+#[derive(Default)]
+struct Streamed {
+    /// Bytes of the body read.
+    at: usize,
+    /// Bytes of the body seen when it last waited for more.
+    seen: usize,
+    opened: bool,
+    stopped: bool,
+    /// A call was read: the next one follows a comma.
+    any_call: bool,
+    /// The call being written and the keys it has sent.
+    call: Option<(String, Vec<String>)>,
+    pairs: Pairs,
+}
+
+/// What the step at the reading position found.
+enum Step {
+    /// It was read up to this byte.
+    Read(usize),
+    /// More text is needed.
+    Wait,
+    /// It cannot be read as calls.
+    Stop,
+}
+
+impl Streamed {
+    fn feed(&mut self, body: &str, em: &mut Emitter) {
+        // Nothing completes without one of these bytes.
+        let new = &body.as_bytes()[self.seen.min(body.len())..];
+        if !new.iter().any(|b| b",()=[]".contains(b)) {
+            self.seen = body.len();
+            return;
+        }
+        while !self.stopped {
+            match self.step(body, em) {
+                Step::Read(at) => self.at = at,
+                Step::Wait => break,
+                Step::Stop => self.stopped = true,
+            }
+        }
+        self.seen = body.len();
+    }
+
+    fn step(&mut self, body: &str, em: &mut Emitter) -> Step {
+        let mut p = Py {
+            s: body.as_bytes(),
+            text: body,
+            i: self.at,
+        };
+        p.ws();
+        if p.peek().is_none() {
+            return Step::Wait;
+        }
+        if !self.opened {
+            self.opened = true;
+            return if p.eat(b'[') {
+                Step::Read(p.i)
+            } else {
+                Step::Stop
+            };
+        }
+        let Some((name, keys)) = &mut self.call else {
+            // A call's name and `(`, after the `,` that ends the last one.
+            if self.any_call {
+                if !p.eat(b',') {
+                    return Step::Stop;
+                }
+                p.ws();
+            }
+            let Some(name) = p.ident().map(str::to_owned) else {
+                return if p.peek().is_none() {
+                    Step::Wait
+                } else {
+                    Step::Stop
+                };
+            };
+            p.ws();
+            return match p.peek() {
+                None => Step::Wait,
+                Some(b'(') => {
+                    self.pairs.start(em, &name);
+                    self.any_call = true;
+                    self.call = Some((name, Vec::new()));
+                    Step::Read(p.i + 1)
+                }
+                Some(_) => Step::Stop,
+            };
+        };
+        if p.eat(b')') {
+            em.arguments_complete();
+            self.call = None;
+            return Step::Read(p.i);
+        }
+        let Some(key) = p.ident().map(str::to_owned) else {
+            return if p.peek().is_none() {
+                Step::Wait
+            } else {
+                Step::Stop
+            };
+        };
+        p.ws();
+        match p.peek() {
+            None => return Step::Wait,
+            Some(b'=') => p.i += 1,
+            Some(_) => return Step::Stop,
+        }
+        let Ok(value) = p.value(1) else {
+            return Step::Wait;
+        };
+        p.ws();
+        match p.peek() {
+            None => return Step::Wait,
+            Some(b',') => p.i += 1,
+            Some(b')') => {}
+            Some(_) => return Step::Stop,
+        }
+        if !keys.contains(&key) {
+            self.pairs.push(em, name, &key, &value);
+            keys.push(key);
+        }
+        Step::Read(p.i)
+    }
 }
 
 /// `[` ws* ident ws* `(`: `Some(true)`; cannot be: `Some(false)`; undecided: `None`.
@@ -163,7 +302,8 @@ fn read_call(p: &mut Py<'_>) -> Result<(String, Value), CallErr> {
             return Err(err(format!("expected `=` after `{key}`")));
         }
         let v = p.value(1).map_err(err)?;
-        args.insert(key, v);
+        // The first of a key written twice, as streaming sent it.
+        args.entry(key).or_insert(v);
         if p.eat(b',') {
             continue;
         }
@@ -195,10 +335,7 @@ impl Machine for Pythonic {
                             Some(ws) => text.consume(ws),
                             None => text.consume(r.len()),
                         }
-                        self.state = State::Body {
-                            balance: Balance::default(),
-                            broken: None,
-                        };
+                        self.state = body();
                     } else {
                         text.consume(at);
                         self.state = State::Open;
@@ -214,10 +351,7 @@ impl Machine for Pythonic {
             },
             State::Open => match opens_calls(rest) {
                 Some(true) => {
-                    self.state = State::Body {
-                        balance: Balance::default(),
-                        broken: None,
-                    };
+                    self.state = body();
                     true
                 }
                 None if !end => false,
@@ -228,19 +362,28 @@ impl Machine for Pythonic {
                     true
                 }
             },
-            State::Body { balance, broken } => match broken
+            State::Body {
+                balance,
+                broken,
+                streamed,
+            } => match broken
                 .clone()
                 .map(Scan::Broken)
                 .unwrap_or_else(|| balance.scan(rest, b"\"'"))
             {
                 Scan::Done(n) => {
+                    streamed.feed(&rest[..n], em);
                     read_calls(&rest[..n], em);
                     text.consume(n);
                     self.state = State::After;
                     true
                 }
-                Scan::More if !end => false,
+                Scan::More if !end => {
+                    streamed.feed(rest, em);
+                    false
+                }
                 Scan::More => {
+                    streamed.feed(rest, em);
                     read_calls(rest, em);
                     text.consume(rest.len());
                     self.state = State::Content;
