@@ -1,9 +1,10 @@
 //! Arguments streamed while a call is still being written. In JSON call
-//! objects, once `{"name": "…", "arguments": {` has arrived, the arguments'
-//! text is passed on as it grows, without the whitespace between tokens;
-//! formats that write each argument apart (the XML families) pass on the
-//! JSON of each value as it completes. Either way the pieces concatenate
-//! to the compact JSON of the final arguments.
+//! objects, once `{"name": "…", "arguments": {` has arrived (or the name
+//! written outside the JSON, as Mistral v11, DeepSeek, Kimi and harmony
+//! do), the arguments' text is passed on as it grows, without the
+//! whitespace between tokens; formats that write each argument apart (the
+//! XML families, pythonic, FunctionGemma) pass on the JSON of each value as
+//! it completes. Either way the pieces concatenate to the final arguments.
 
 use super::stream::{skip_ws, Emitter};
 use serde_json::Value;
