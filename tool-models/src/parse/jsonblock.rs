@@ -71,6 +71,9 @@ pub(crate) struct Block {
     scanned: usize,
     /// The body's calls, streamed as they are written.
     streaming: Box<dyn BodyStream>,
+    /// The body being read was streamed in part; its end then completes
+    /// what was sent (a body read in one piece goes to the handler alone).
+    streamed: bool,
 }
 
 /// Streams a block's calls while its body grows; the handler then ends
@@ -111,7 +114,16 @@ impl Block {
             markers,
             scanned: 0,
             streaming: Box::new(streaming),
+            streamed: false,
         })
+    }
+
+    /// What was streamed of a complete body ends in the model's own
+    /// spelling (`2e-3` stays `2e-3`).
+    fn finish_stream(&mut self, body: &str, em: &mut Emitter) {
+        if self.streamed {
+            self.streaming.feed(body, em);
+        }
     }
 
     fn reject(&mut self, text: &mut Text, em: &mut Emitter, marker_len: usize) {
@@ -141,6 +153,7 @@ impl Machine for Block {
                         };
                         self.scanned = 0;
                         self.streaming.reset();
+                        self.streamed = false;
                         true
                     }
                     Find::Partial { safe } => {
@@ -167,9 +180,7 @@ impl Machine for Block {
                         match find_any(rest, from, &[close]) {
                             Find::At { at, .. } => {
                                 let body = rest[body_start..at].to_owned();
-                                // What was streamed ends in the model's own
-                                // spelling (`2e-3` stays `2e-3`).
-                                self.streaming.feed(&body, em);
+                                self.finish_stream(&body, em);
                                 let ok = (self.spec.handler)(&body, true, em);
                                 if !ok {
                                     self.reject(text, em, marker);
@@ -193,12 +204,12 @@ impl Machine for Block {
                                 self.scanned = safe;
                                 self.streaming
                                     .feed(&rest[body_start..safe.max(body_start)], em);
+                                self.streamed = true;
                                 false
                             }
                         }
                     }
                     End::Json => {
-                        let body_start = if bracket { 0 } else { marker };
                         let open = match opened {
                             Some(o) => *o,
                             None => {
@@ -256,11 +267,10 @@ impl Machine for Block {
                                 p
                             }
                         };
-                        let _ = body_start;
                         match balance.scan(&rest[open..], b"\"") {
                             Scan::Done(n) => {
                                 let body = rest[open..open + n].to_owned();
-                                self.streaming.feed(&body, em);
+                                self.finish_stream(&body, em);
                                 if !(self.spec.handler)(&body, true, em) {
                                     em.content(&text.take(open + n));
                                     self.state = State::Content;
@@ -272,6 +282,7 @@ impl Machine for Block {
                             }
                             Scan::More if !end => {
                                 self.streaming.feed(&rest[open..], em);
+                                self.streamed = true;
                                 false
                             }
                             Scan::More => {

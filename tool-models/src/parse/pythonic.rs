@@ -119,6 +119,14 @@ impl Streamed {
         self.seen = body.len();
     }
 
+    /// The whole list: what was streamed is completed; a list read in one
+    /// piece is left whole to the reader.
+    fn finish(&mut self, body: &str, em: &mut Emitter) {
+        if self.opened {
+            self.feed(body, em);
+        }
+    }
+
     fn step(&mut self, body: &str, em: &mut Emitter) -> Step {
         let mut p = Py {
             s: body.as_bytes(),
@@ -372,7 +380,7 @@ impl Machine for Pythonic {
                 .unwrap_or_else(|| balance.scan(rest, b"\"'"))
             {
                 Scan::Done(n) => {
-                    streamed.feed(&rest[..n], em);
+                    streamed.finish(&rest[..n], em);
                     read_calls(&rest[..n], em);
                     text.consume(n);
                     self.state = State::After;
@@ -383,7 +391,7 @@ impl Machine for Pythonic {
                     false
                 }
                 Scan::More => {
-                    streamed.feed(rest, em);
+                    streamed.finish(rest, em);
                     read_calls(rest, em);
                     text.consume(rest.len());
                     self.state = State::Content;
