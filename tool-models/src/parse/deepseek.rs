@@ -105,20 +105,19 @@ fn emit_call(body: &str, em: &mut Emitter) {
 }
 
 impl Deepseek {
-    /// Streams the arguments of the call whose `body` is written so far.
-    fn progress(&mut self, body: &str, em: &mut Emitter) {
-        if self.streamed.is_none() {
-            match head(body) {
-                Some((name, _)) if !name.is_empty() => {
-                    self.streamed = Some(NamedArguments::new(name, None))
-                }
-                _ => return,
-            }
-        }
-        if let (Some(streamed), Some((_, args))) = (&mut self.streamed, head(body)) {
-            if let Some(object) = unfenced(args) {
-                streamed.feed(object, em);
-            }
+    /// Streams the arguments of the call whose `body` is written so far;
+    /// `whole` when it is complete.
+    fn progress(&mut self, body: &str, whole: bool, em: &mut Emitter) {
+        let Some((name, args)) = head(body).filter(|(name, _)| !name.is_empty()) else {
+            return;
+        };
+        let streamed = self
+            .streamed
+            .get_or_insert_with(|| NamedArguments::new(name, None));
+        match unfenced(args) {
+            Some(object) if whole => streamed.finish(object, em),
+            Some(object) => streamed.feed(object, em),
+            None => {}
         }
     }
 
@@ -176,8 +175,7 @@ impl Machine for Deepseek {
             (State::Call, Find::At { at, which }) => {
                 let body = rest[..at].to_owned();
                 text.consume(at + markers[which].len());
-                // Ends in the model's own spelling.
-                self.progress(&body, em);
+                self.progress(&body, true, em);
                 self.streamed = None;
                 emit_call(&body, em);
                 self.state = if which == 0 {
@@ -190,7 +188,7 @@ impl Machine for Deepseek {
                 let body = rest.to_owned();
                 text.consume(body.len());
                 if !body.trim().is_empty() {
-                    self.progress(&body, em);
+                    self.progress(&body, true, em);
                     emit_call(&body, em);
                 }
                 self.streamed = None;
@@ -206,7 +204,7 @@ impl Machine for Deepseek {
                 self.state = State::Done;
             }
             (State::Call, Find::Partial { safe }) => {
-                self.progress(&rest[..safe], em);
+                self.progress(&rest[..safe], false, em);
                 self.scanned = safe;
                 return false;
             }

@@ -256,7 +256,7 @@ impl Machine for Functionary {
                     }
                     Scan::More if !end => {
                         let delta = compactor.feed(body);
-                        em.call_arguments(name, &delta);
+                        em.call_arguments(name, delta);
                         false
                     }
                     Scan::More => {

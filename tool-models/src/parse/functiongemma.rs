@@ -146,6 +146,12 @@ impl BodyStream for Entries {
         }
     }
 
+    fn finish(&mut self, body: &str, em: &mut Emitter) {
+        if self.call.is_some() {
+            self.feed(body, em);
+        }
+    }
+
     fn reset(&mut self) {
         *self = Entries::default();
     }

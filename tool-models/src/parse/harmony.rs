@@ -151,7 +151,11 @@ impl Machine for Harmony {
                     Kind::Content => em.content(piece),
                     Kind::Call(_, streamed) => {
                         args.push_str(piece);
-                        streamed.feed(args, em);
+                        if stop {
+                            streamed.finish(args, em);
+                        } else {
+                            streamed.feed(args, em);
+                        }
                     }
                     Kind::Drop => {}
                 }

@@ -71,9 +71,6 @@ pub(crate) struct Block {
     scanned: usize,
     /// The body's calls, streamed as they are written.
     streaming: Box<dyn BodyStream>,
-    /// The body being read was streamed in part; its end then completes
-    /// what was sent (a body read in one piece goes to the handler alone).
-    streamed: bool,
 }
 
 /// Streams a block's calls while its body grows; the handler then ends
@@ -81,6 +78,10 @@ pub(crate) struct Block {
 pub(crate) trait BodyStream: Send {
     /// The body so far, extending what the last call saw.
     fn feed(&mut self, body: &str, em: &mut Emitter);
+    /// The whole body: what was streamed ends in the model's own spelling
+    /// (`2e-3` stays `2e-3`); a body read in one piece is left to the
+    /// handler.
+    fn finish(&mut self, body: &str, em: &mut Emitter);
     /// A new body begins.
     fn reset(&mut self);
 }
@@ -88,6 +89,10 @@ pub(crate) trait BodyStream: Send {
 impl BodyStream for BodyCalls {
     fn feed(&mut self, body: &str, em: &mut Emitter) {
         BodyCalls::feed(self, body, em);
+    }
+
+    fn finish(&mut self, body: &str, em: &mut Emitter) {
+        BodyCalls::finish(self, body, em);
     }
 
     fn reset(&mut self) {
@@ -114,16 +119,7 @@ impl Block {
             markers,
             scanned: 0,
             streaming: Box::new(streaming),
-            streamed: false,
         })
-    }
-
-    /// What was streamed of a complete body ends in the model's own
-    /// spelling (`2e-3` stays `2e-3`).
-    fn finish_stream(&mut self, body: &str, em: &mut Emitter) {
-        if self.streamed {
-            self.streaming.feed(body, em);
-        }
     }
 
     fn reject(&mut self, text: &mut Text, em: &mut Emitter, marker_len: usize) {
@@ -153,7 +149,6 @@ impl Machine for Block {
                         };
                         self.scanned = 0;
                         self.streaming.reset();
-                        self.streamed = false;
                         true
                     }
                     Find::Partial { safe } => {
@@ -180,7 +175,7 @@ impl Machine for Block {
                         match find_any(rest, from, &[close]) {
                             Find::At { at, .. } => {
                                 let body = rest[body_start..at].to_owned();
-                                self.finish_stream(&body, em);
+                                self.streaming.finish(&body, em);
                                 let ok = (self.spec.handler)(&body, true, em);
                                 if !ok {
                                     self.reject(text, em, marker);
@@ -204,7 +199,6 @@ impl Machine for Block {
                                 self.scanned = safe;
                                 self.streaming
                                     .feed(&rest[body_start..safe.max(body_start)], em);
-                                self.streamed = true;
                                 false
                             }
                         }
@@ -270,7 +264,7 @@ impl Machine for Block {
                         match balance.scan(&rest[open..], b"\"") {
                             Scan::Done(n) => {
                                 let body = rest[open..open + n].to_owned();
-                                self.finish_stream(&body, em);
+                                self.streaming.finish(&body, em);
                                 if !(self.spec.handler)(&body, true, em) {
                                     em.content(&text.take(open + n));
                                     self.state = State::Content;
@@ -282,7 +276,6 @@ impl Machine for Block {
                             }
                             Scan::More if !end => {
                                 self.streaming.feed(&rest[open..], em);
-                                self.streamed = true;
                                 false
                             }
                             Scan::More => {

@@ -193,8 +193,7 @@ impl Machine for Kimi {
                 let id = std::mem::take(id);
                 let raw = rest[..at].to_owned();
                 if let Some(streamed) = streamed {
-                    // Ends in the model's own spelling.
-                    streamed.feed(&raw, em);
+                    streamed.finish(&raw, em);
                 }
                 // A following call's marker stays for the next state.
                 let skip = if which == 1 { 0 } else { markers[which].len() };

@@ -230,7 +230,7 @@ impl Machine for Mistral {
             },
             State::List { balance, calls } => match balance.scan(rest, b"\"") {
                 Scan::Done(n) => {
-                    calls.feed(&rest[..n], em);
+                    calls.finish(&rest[..n], em);
                     em.json_calls(&rest[..n]);
                     text.consume(n);
                     self.state = State::Content;
@@ -269,8 +269,7 @@ impl Machine for Mistral {
             } => match balance.scan(rest, b"\"") {
                 Scan::Done(n) => {
                     let raw = &rest[..n];
-                    // Ends in the model's own spelling.
-                    streamed.feed(raw, em);
+                    streamed.finish(raw, em);
                     match super::json::parse(raw) {
                         Ok(v @ Value::Object(_)) => em.call(id.take(), std::mem::take(name), v),
                         Ok(_) => em.invalid(

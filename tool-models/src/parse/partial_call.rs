@@ -197,7 +197,7 @@ impl ListCalls {
         }
         if let Item::Arguments(name, at, compactor) = item {
             let delta = compactor.feed(&body[*at..]);
-            em.call_arguments(name, &delta);
+            em.call_arguments(name, delta);
         }
     }
 }
@@ -239,6 +239,15 @@ impl BodyCalls {
         self.state = Body::Unknown;
     }
 
+    /// The whole body: what was streamed ends in the model's own spelling
+    /// (`2e-3` stays `2e-3`); a body read in one piece is left to the
+    /// handler.
+    pub(crate) fn finish(&mut self, body: &str, em: &mut Emitter) {
+        if matches!(self.state, Body::Arguments(..) | Body::List(_)) {
+            self.feed(body, em);
+        }
+    }
+
     /// `body` (extending what the last call saw): passes on the arguments
     /// of its calls as they grow.
     pub(crate) fn feed(&mut self, body: &str, em: &mut Emitter) {
@@ -262,7 +271,7 @@ impl BodyCalls {
         match &mut self.state {
             Body::Arguments(name, at, compactor) => {
                 let delta = compactor.feed(&body[*at..]);
-                em.call_arguments(name, &delta);
+                em.call_arguments(name, delta);
             }
             Body::List(list) => list.feed(body, self.prefix, em),
             Body::Unknown | Body::Whole => {}
@@ -280,6 +289,8 @@ pub(crate) struct NamedArguments {
     id: Option<String>,
     compactor: Compactor,
     never: bool,
+    /// The arguments' object has opened: the call is being streamed.
+    started: bool,
 }
 
 impl NamedArguments {
@@ -290,6 +301,7 @@ impl NamedArguments {
             id,
             compactor: Compactor::default(),
             never: false,
+            started: false,
         }
     }
 
@@ -309,8 +321,18 @@ impl NamedArguments {
         if let Some(id) = self.id.take() {
             em.start_call(&self.name, Some(id));
         }
+        self.started = true;
         let delta = self.compactor.feed(&text[ws..]);
-        em.call_arguments(&self.name, &delta);
+        em.call_arguments(&self.name, delta);
+    }
+
+    /// The whole arguments: what was streamed ends in the model's own
+    /// spelling (`2e-3` stays `2e-3`); arguments read in one piece are left
+    /// to the call.
+    pub(crate) fn finish(&mut self, text: &str, em: &mut Emitter) {
+        if self.started {
+            self.feed(text, em);
+        }
     }
 }
 
@@ -448,7 +470,7 @@ impl Pairs {
     /// Announces the call (its start event) before any argument.
     pub(crate) fn start(&mut self, em: &mut Emitter, name: &str) {
         *self = Pairs::default();
-        em.call_arguments(name, "");
+        em.call_arguments(name, String::new());
     }
 
     /// Streams a completed argument.
@@ -458,7 +480,7 @@ impl Pairs {
         delta.push_str(&Value::from(key).to_string());
         delta.push(':');
         delta.push_str(&value.to_string());
-        em.call_arguments(name, &delta);
+        em.call_arguments(name, delta);
     }
 }
 

@@ -122,7 +122,7 @@ impl Streamed {
     /// The whole list: what was streamed is completed; a list read in one
     /// piece is left whole to the reader.
     fn finish(&mut self, body: &str, em: &mut Emitter) {
-        if self.opened {
+        if self.any_call {
             self.feed(body, em);
         }
     }

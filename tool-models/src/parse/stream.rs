@@ -252,7 +252,7 @@ impl Emitter {
 
     /// More of the arguments of a call still being written (compact JSON
     /// text); the first piece starts the call.
-    pub(crate) fn call_arguments(&mut self, name: &str, delta: &str) {
+    pub(crate) fn call_arguments(&mut self, name: &str, delta: String) {
         if !self.tools.offers(name) {
             // Reported whole, as invalid, when the call ends.
             return;
@@ -264,10 +264,10 @@ impl Emitter {
         if delta.is_empty() {
             return;
         }
-        open.sent.push_str(delta);
+        open.sent.push_str(&delta);
         self.events.push(StreamEvent::ToolCallArguments {
             index: open.index,
-            delta: delta.to_owned(),
+            delta,
         });
     }
 
@@ -495,7 +495,7 @@ mod tests {
     #[test]
     fn a_streamed_call_ends_completed_to_its_final_arguments() {
         let mut em = Emitter::default();
-        em.call_arguments("f", "{\"a\":");
+        em.call_arguments("f", "{\"a\":".into());
         em.call(None, "f".into(), serde_json::json!({"a": 1, "b": "x"}));
         let mut sent = String::new();
         for e in &em.events {
@@ -522,7 +522,7 @@ mod tests {
             ..Default::default()
         });
         let mut em = Emitter::new(tools);
-        em.call_arguments("book_table", "{\"a\":");
+        em.call_arguments("book_table", "{\"a\":".into());
         em.call(None, "book_table".into(), serde_json::json!({"a": 1}));
         em.call(None, "get_time".into(), serde_json::json!({}));
         assert!(matches!(
