@@ -55,6 +55,11 @@ impl PyDict {
         })
     }
 
+    /// The entries, in order.
+    pub(crate) fn entries(&self) -> &[(Arc<str>, Value)] {
+        &self.entries
+    }
+
     fn lookup(&self, key: &str) -> Option<&Value> {
         match &self.index {
             Some(index) => index.get(key).map(|&i| &self.entries[i].1),

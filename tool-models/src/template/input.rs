@@ -4,6 +4,7 @@
 use super::dict::PyDict;
 use super::error::TemplateError;
 use super::python::py_none;
+use minijinja::value::ValueKind;
 use minijinja::Value;
 use serde_json::{Map, Value as Json};
 use std::sync::{Arc, Mutex};
@@ -72,7 +73,7 @@ pub(crate) fn context(
 /// with a growing conversation turn after turn; kept, they are converted
 /// once and their `tojson` text made once (input dicts remember it).
 #[derive(Debug, Default)]
-pub(crate) struct ToolsCache(Mutex<Option<(Json, Value)>>);
+pub(crate) struct ToolsCache(Mutex<Option<Value>>);
 
 impl ToolsCache {
     /// The template value of `tools`, converted or kept from last time.
@@ -80,31 +81,49 @@ impl ToolsCache {
         let Ok(mut slot) = self.0.lock() else {
             return convert(tools, false);
         };
-        if let Some((json, value)) = &*slot {
-            if same_json(json, tools) {
+        if let Some(value) = &*slot {
+            if converts_to(tools, value) {
                 return value.clone();
             }
         }
         let value = convert(tools, true);
-        *slot = Some((tools.clone(), value.clone()));
+        *slot = Some(value.clone());
         value
     }
 }
 
-/// Equal JSON with keys in the same order (the order is printed, so a
-/// reordered object is not the same input).
-fn same_json(a: &Json, b: &Json) -> bool {
-    match (a, b) {
-        (Json::Object(a), Json::Object(b)) => {
-            a.len() == b.len()
-                && a.iter()
-                    .zip(b)
-                    .all(|((ka, va), (kb, vb))| ka == kb && same_json(va, vb))
+/// Whether `json` converts to `value`: the same values, numbers of the same
+/// kind (`1` is not `1.0`: they print differently), keys in the same order
+/// (the order is printed too). Compared without converting or cloning.
+fn converts_to(json: &Json, value: &Value) -> bool {
+    match json {
+        Json::Null => value.is_none(),
+        Json::Bool(b) => value.kind() == ValueKind::Bool && value.is_true() == *b,
+        Json::Number(n) => {
+            if value.kind() != ValueKind::Number {
+                return false;
+            }
+            if let Some(i) = n.as_i64() {
+                value.is_integer() && i64::try_from(value.clone()).ok() == Some(i)
+            } else if let Some(u) = n.as_u64() {
+                value.is_integer() && u64::try_from(value.clone()).ok() == Some(u)
+            } else {
+                !value.is_integer()
+                    && f64::try_from(value.clone()).ok().map(f64::to_bits)
+                        == n.as_f64().map(f64::to_bits)
+            }
         }
-        (Json::Array(a), Json::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_json(x, y))
-        }
-        _ => a == b,
+        Json::String(s) => value.kind() == ValueKind::String && value.as_str() == Some(s),
+        Json::Array(items) => value.downcast_object_ref::<Vec<Value>>().is_some_and(|vs| {
+            vs.len() == items.len() && items.iter().zip(vs).all(|(j, v)| converts_to(j, v))
+        }),
+        Json::Object(map) => value.downcast_object_ref::<PyDict>().is_some_and(|d| {
+            d.entries().len() == map.len()
+                && map
+                    .iter()
+                    .zip(d.entries())
+                    .all(|((jk, jv), (k, v))| jk.as_str() == &**k && converts_to(jv, v))
+        }),
     }
 }
 
@@ -153,15 +172,15 @@ fn messages(
                 continue;
             }
             if let (Some(r), "reasoning_content") = (&reasoning, key.as_str()) {
-                pairs.push((Arc::from(key.as_str()), r.clone()));
+                pairs.push((shared_key(key), r.clone()));
                 continue;
             }
             if is_final && key == "content" {
                 let (tagged, text) = tag_final_content(value)?;
                 final_text = Some(text);
-                pairs.push((Arc::from(key.as_str()), json_to_value(&tagged)));
+                pairs.push((shared_key(key), json_to_value(&tagged)));
             } else {
-                pairs.push((Arc::from(key.as_str()), json_to_value(value)));
+                pairs.push((shared_key(key), json_to_value(value)));
             }
         }
         if let Some(r) = reasoning {
@@ -243,6 +262,34 @@ fn short(value: &Json) -> String {
     format!("{kind} ({cut}{ellipsis})")
 }
 
+/// The keys every tool and message has, allocated once.
+const COMMON_KEYS: [&str; 14] = [
+    "type",
+    "function",
+    "name",
+    "description",
+    "parameters",
+    "properties",
+    "required",
+    "items",
+    "enum",
+    "role",
+    "content",
+    "tool_calls",
+    "arguments",
+    "id",
+];
+
+/// A dict key: shared when it is a common one.
+fn shared_key(k: &str) -> Arc<str> {
+    static SHARED: std::sync::LazyLock<Vec<Arc<str>>> =
+        std::sync::LazyLock::new(|| COMMON_KEYS.iter().map(|&k| Arc::from(k)).collect());
+    match COMMON_KEYS.iter().position(|&c| c == k) {
+        Some(i) => Arc::clone(&SHARED[i]),
+        None => Arc::from(k),
+    }
+}
+
 /// Converts JSON into a template value, keeping key order.
 pub(crate) fn json_to_value(json: &Json) -> Value {
     convert(json, false)
@@ -269,9 +316,80 @@ fn convert(json: &Json, kept: bool) -> Value {
         }
         Json::Object(map) => PyDict::from_entries(
             map.iter()
-                .map(|(k, v)| (Arc::from(k.as_str()), convert(v, kept)))
+                .map(|(k, v)| (shared_key(k), convert(v, kept)))
                 .collect(),
             kept,
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn json() -> impl Strategy<Value = Json> {
+        let leaf = prop_oneof![
+            Just(Json::Null),
+            any::<bool>().prop_map(Json::from),
+            any::<i64>().prop_map(Json::from),
+            any::<u64>().prop_map(Json::from),
+            (-1e6f64..1e6).prop_map(Json::from),
+            (0i64..3).prop_map(|i| Json::from(i as f64)),
+            "[a-c]{0,3}".prop_map(Json::from),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Json::Array),
+                prop::collection::vec(("[a-c]{1,2}", inner), 0..4)
+                    .prop_map(|kv| Json::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// Equal, with keys in the same order and numbers of the same kind.
+    fn same(a: &Json, b: &Json) -> bool {
+        match (a, b) {
+            (Json::Object(a), Json::Object(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b)
+                        .all(|((ka, va), (kb, vb))| ka == kb && same(va, vb))
+            }
+            (Json::Array(a), Json::Array(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
+            }
+            _ => a == b,
+        }
+    }
+
+    #[test]
+    fn what_prints_differently_is_not_the_same_input() {
+        let kept = convert(&serde_json::json!({"a": 1, "b": [1.0, null]}), true);
+        assert!(converts_to(
+            &serde_json::json!({"a": 1, "b": [1.0, null]}),
+            &kept
+        ));
+        for other in [
+            serde_json::json!({"a": 1.0, "b": [1.0, null]}),
+            serde_json::json!({"b": [1.0, null], "a": 1}),
+            serde_json::json!({"a": 1, "b": [1, null]}),
+            serde_json::json!({"a": 1, "b": [1.0, false]}),
+            serde_json::json!({"a": "1", "b": [1.0, null]}),
+            serde_json::json!({"a": 1, "b": [1.0]}),
+        ] {
+            assert!(!converts_to(&other, &kept), "{other}");
+        }
+    }
+
+    proptest! {
+        /// The cache keeps a conversion exactly when the new input is the
+        /// same as the one converted.
+        #[test]
+        fn kept_tools_are_reused_only_for_the_same_input(a in json(), b in json()) {
+            let kept = convert(&a, true);
+            prop_assert!(converts_to(&a, &kept));
+            prop_assert_eq!(converts_to(&b, &kept), same(&a, &b));
+        }
     }
 }

@@ -9,6 +9,7 @@ use super::python::{float_repr, is_none};
 use minijinja::value::{Kwargs, ValueKind};
 use minijinja::{Error, ErrorKind, Value};
 use std::fmt::Write;
+use std::sync::Arc;
 
 /// How to lay out JSON, as `json.dumps`'s keyword arguments.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -152,12 +153,37 @@ fn write_value(
             write_string(out, value.as_str().unwrap_or_default(), style.ensure_ascii)
         }
         ValueKind::Seq | ValueKind::Iterable => {
+            if let Some(items) = value.downcast_object_ref::<Vec<Value>>() {
+                return write_container(out, style, depth, '[', ']', items.iter(), |out, item| {
+                    write_value(out, item, style, depth + 1)
+                });
+            }
             let items = value.try_iter()?;
             write_container(out, style, depth, '[', ']', items, |out, item| {
                 write_value(out, &item, style, depth + 1)
             })?;
         }
         ValueKind::Map => {
+            // Input dicts (the tools) are written from their entries, without
+            // an enumerator or a clone per item.
+            if let Some(dict) = value.downcast_object_ref::<PyDict>() {
+                if !style.sort_keys {
+                    let write_entry = |out: &mut String, (key, item): &(Arc<str>, Value)| {
+                        write_string(out, key, style.ensure_ascii);
+                        out.push_str(&style.separators.1);
+                        write_value(out, item, style, depth + 1)
+                    };
+                    return write_container(
+                        out,
+                        style,
+                        depth,
+                        '{',
+                        '}',
+                        dict.entries().iter(),
+                        write_entry,
+                    );
+                }
+            }
             let pairs = match value.as_object().and_then(|o| o.try_iter_pairs()) {
                 Some(pairs) => pairs,
                 None => Box::new(std::iter::empty()),
