@@ -101,6 +101,19 @@ enum Step {
     Stop,
 }
 
+/// A name at the reading position; without one, whether more text may
+/// still bring it.
+fn identifier(p: &mut Py<'_>) -> Result<String, Step> {
+    if let Some(name) = p.ident().map(str::to_owned) {
+        return Ok(name);
+    }
+    Err(if p.peek().is_none() {
+        Step::Wait
+    } else {
+        Step::Stop
+    })
+}
+
 impl Streamed {
     fn feed(&mut self, body: &str, em: &mut Emitter) {
         // Nothing completes without one of these bytes.
@@ -153,12 +166,9 @@ impl Streamed {
                 }
                 p.ws();
             }
-            let Some(name) = p.ident().map(str::to_owned) else {
-                return if p.peek().is_none() {
-                    Step::Wait
-                } else {
-                    Step::Stop
-                };
+            let name = match identifier(&mut p) {
+                Ok(name) => name,
+                Err(step) => return step,
             };
             p.ws();
             return match p.peek() {
@@ -177,12 +187,9 @@ impl Streamed {
             self.call = None;
             return Step::Read(p.i);
         }
-        let Some(key) = p.ident().map(str::to_owned) else {
-            return if p.peek().is_none() {
-                Step::Wait
-            } else {
-                Step::Stop
-            };
+        let key = match identifier(&mut p) {
+            Ok(key) => key,
+            Err(step) => return step,
         };
         p.ws();
         match p.peek() {
