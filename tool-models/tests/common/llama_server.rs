@@ -45,7 +45,14 @@ fn locate() -> Option<PathBuf> {
 
 /// A tiny random Qwen2 written as GGUF and served, or `None` (after
 /// [`find`] said why) when there is no llama-server.
+#[allow(dead_code)]
 pub fn serve_tiny() -> Option<Served> {
+    serve_tiny_with(&[])
+}
+
+/// [`serve_tiny`] with more server arguments (`--chat-template-file`…).
+#[allow(dead_code)]
+pub fn serve_tiny_with(args: &[&str]) -> Option<Served> {
     let binary = find()?;
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("tiny.gguf");
@@ -55,7 +62,7 @@ pub fn serve_tiny() -> Option<Served> {
         ..TinySpec::qwen2(7)
     };
     write_tiny_gguf(&model, &spec).unwrap();
-    let mut served = serve(&binary, &model, &dir.path().join("llama-server.log"));
+    let mut served = serve(&binary, &model, &dir.path().join("llama-server.log"), args);
     served.dir = Some(dir);
     Some(served)
 }
@@ -77,8 +84,9 @@ impl Drop for Served {
     }
 }
 
-/// Starts the server on a free port; its log goes to `log`.
-pub fn serve(binary: &Path, model: &Path, log: &Path) -> Served {
+/// Starts the server on a free port, with `extra` arguments; its log goes
+/// to `log`.
+pub fn serve(binary: &Path, model: &Path, log: &Path, extra: &[&str]) -> Served {
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -89,6 +97,7 @@ pub fn serve(binary: &Path, model: &Path, log: &Path) -> Served {
         .arg(model)
         .args(["--host", "127.0.0.1", "--port", &port.to_string()])
         .args(["-c", "4096", "-np", "1", "--jinja", "-t", "2"])
+        .args(extra)
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(log).unwrap())
         .spawn()
