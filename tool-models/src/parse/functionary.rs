@@ -102,8 +102,9 @@ impl Functionary {
         };
         let line = &rest[skip..];
         let Some(nl) = line.find('\n') else {
-            // A recipient line is short; a long one is text.
-            if !end && line.len() < 128 && !line.contains(char::is_whitespace) {
+            // A recipient line is short; a long one is text, and so is one
+            // with a space inside (spaces around the name are allowed).
+            if !end && line.len() < 128 && !line.trim().contains(char::is_whitespace) {
                 return None;
             }
             em.content(&rest[..skip.min(rest.len())]);
