@@ -38,31 +38,21 @@ fn read_prefix(body: &str) -> Result<Prefix, Prefix> {
     let mut key = r.string()?;
     // Command R7B numbers its calls first.
     if matches!(key.as_str(), "id" | "tool_call_id") {
-        r.ws();
-        r.byte(b':')?;
-        r.ws();
+        r.punct(b':')?;
         r.scalar()?;
-        r.ws();
-        r.byte(b',')?;
-        r.ws();
+        r.punct(b',')?;
         key = r.string()?;
     }
     if !matches!(key.as_str(), "name" | "tool_name") {
         return Err(Prefix::Never);
     }
-    r.ws();
-    r.byte(b':')?;
-    r.ws();
+    r.punct(b':')?;
     let name = r.string()?;
-    r.ws();
-    r.byte(b',')?;
-    r.ws();
+    r.punct(b',')?;
     if !matches!(r.string()?.as_str(), "arguments" | "parameters") {
         return Err(Prefix::Never);
     }
-    r.ws();
-    r.byte(b':')?;
-    r.ws();
+    r.punct(b':')?;
     r.byte(b'{')?;
     Ok(Prefix::Found(name, r.i - 1))
 }
@@ -77,9 +67,7 @@ pub(crate) fn leading_id(body: &str) -> Option<String> {
     if !matches!(r.string().ok()?.as_str(), "id" | "tool_call_id") {
         return None;
     }
-    r.ws();
-    r.byte(b':').ok()?;
-    r.ws();
+    r.punct(b':').ok()?;
     let start = r.i;
     r.scalar().ok()?;
     match serde_json::from_str::<serde_json::Value>(&body[start..r.i]).ok()? {
@@ -98,9 +86,7 @@ pub(crate) fn name_key_prefix(body: &str) -> Prefix {
         r.byte(b'{')?;
         r.ws();
         let name = r.string()?;
-        r.ws();
-        r.byte(b':')?;
-        r.ws();
+        r.punct(b':')?;
         r.byte(b'{')?;
         Ok(Prefix::Found(name, r.i - 1))
     })();
@@ -351,6 +337,14 @@ impl Reader<'_> {
         {
             self.i += 1;
         }
+    }
+
+    /// `b` with whitespace around it.
+    fn punct(&mut self, b: u8) -> Result<(), Prefix> {
+        self.ws();
+        self.byte(b)?;
+        self.ws();
+        Ok(())
     }
 
     fn byte(&mut self, b: u8) -> Result<(), Prefix> {
