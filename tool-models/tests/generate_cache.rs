@@ -194,3 +194,50 @@ fn the_same_prompt_twice_reuses_everything_and_repeats_the_output() {
     assert_eq!(b.reused_tokens, p.len());
     assert_eq!(a.tokens, b.tokens);
 }
+
+#[test]
+fn a_prompt_diverging_inside_the_cache_keeps_the_shared_prefix() {
+    for spec in specs() {
+        let (_tmp, mut model, mut reference) = load(&spec);
+        let first = prompt(&model);
+        model
+            .generate(&first, &GenerateOptions::greedy(8), None, &mut |_| {})
+            .unwrap();
+        // The same conversation with the question edited near its end:
+        // everything before the edit comes from the cache.
+        let edited = model
+            .tokenizer()
+            .encode(
+                "<|im_start|>user\nWhat is the weather in Oslo?<|im_end|>\n<|im_start|>assistant\n",
+            )
+            .unwrap();
+        let shared = first
+            .iter()
+            .zip(&edited)
+            .take_while(|(a, b)| a == b)
+            .count();
+        assert!(
+            shared > 5 && shared < first.len(),
+            "the test needs a late edit"
+        );
+        let out = model
+            .generate(&edited, &GenerateOptions::greedy(8), None, &mut |_| {})
+            .unwrap();
+        assert_eq!(out.reused_tokens, shared, "{:?}", spec.arch);
+        assert_eq!(model.cached_tokens()[..edited.len()], edited[..]);
+        let expected = reference
+            .generate(&edited, &GenerateOptions::greedy(8), None, &mut |_| {})
+            .unwrap();
+        assert_eq!(out.tokens, expected.tokens, "{:?}", spec.arch);
+
+        // A prompt that is a prefix of what the cache holds runs only its
+        // last token again, for the logits after it.
+        let prefix = &edited[..edited.len() - 2];
+        let d = max_diff(
+            &model.logits(prefix).unwrap(),
+            &fresh(&mut reference, prefix),
+        );
+        assert!(d < TOLERANCE, "{:?}: logits differ by {d}", spec.arch);
+        assert_eq!(model.cached_tokens(), prefix);
+    }
+}

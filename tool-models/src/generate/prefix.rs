@@ -1,12 +1,14 @@
 //! The KV cache across calls: which tokens it holds, and prefix reuse.
 //!
 //! The model remembers the tokens its cache holds. A new prompt that
-//! extends them runs only its new tokens. candle-transformers' caches
-//! cannot be truncated, so right after each prefill the whole model state
-//! is cloned (its tensors are shared, so this is cheap): a later prompt
-//! that extends that prompt but not the tokens generated after it (an
-//! agent that re-renders the assistant turn differently, say) restarts from
-//! the snapshot. Anything else clears the cache and recomputes.
+//! extends them runs only its new tokens. Where the cache can be cut back
+//! (the Llama-family decoder), a prompt that leaves it anywhere (an agent
+//! that re-renders the assistant turn differently, say) keeps the longest
+//! shared prefix and runs the rest. candle-transformers' caches cannot be
+//! cut, so for those models the whole state is cloned right after each
+//! prefill (its tensors are shared, so this is cheap): a later prompt that
+//! extends that prompt but not the tokens generated after it restarts from
+//! the snapshot, and anything else clears the cache and recomputes.
 
 use super::GenerateError;
 use crate::model::{candle_message, Backend, Model};
@@ -27,7 +29,8 @@ pub(crate) struct KvState {
 }
 
 struct Snapshot {
-    backend: Backend,
+    /// `None` where the cache can be cut back instead.
+    backend: Option<Backend>,
     tokens: Vec<u32>,
     logits: Vec<f32>,
 }
@@ -57,21 +60,9 @@ impl Model {
     pub(crate) fn prefill(&mut self, prompt: &[u32]) -> Result<(Vec<f32>, usize), GenerateError> {
         self.check_prompt(prompt)?;
         let extends = |held: &[u32]| !held.is_empty() && prompt.starts_with(held);
-        if !extends(&self.kv.tokens) || self.kv.logits.is_none() {
-            match self.kv.snapshot.take() {
-                Some(snap) if extends(&snap.tokens) => {
-                    self.backend = snap.backend.snapshot().ok_or_else(|| {
-                        GenerateError::Forward("snapshot cannot be copied (internal error)".into())
-                    })?;
-                    self.kv.tokens = snap.tokens.clone();
-                    self.kv.logits = Some(snap.logits.clone());
-                    self.kv.snapshot = Some(snap);
-                }
-                _ => {
-                    self.backend.clear();
-                    self.kv = KvState::default();
-                }
-            }
+        let held = extends(&self.kv.tokens) && self.kv.logits.is_some();
+        if !held && !self.cut_to_shared_prefix(prompt) {
+            self.restore_snapshot(prompt)?;
         }
         let reused = self.kv.tokens.len();
         for chunk in prompt[reused..].chunks(PREFILL_CHUNK) {
@@ -81,13 +72,71 @@ impl Model {
             GenerateError::Forward("no logits after the prompt (internal error)".into())
         })?;
         if reused < prompt.len() {
-            self.kv.snapshot = self.backend.snapshot().map(|backend| Snapshot {
+            let backend = self.backend.snapshot();
+            self.kv.snapshot = (backend.is_some() || self.backend.cuts_back()).then(|| Snapshot {
                 backend,
                 tokens: prompt.to_vec(),
                 logits: logits.clone(),
             });
         }
         Ok((logits, reused))
+    }
+
+    /// Cuts the cache back to what it shares with `prompt`, where the cache
+    /// allows it; returns whether it did. The prompt's last token is run
+    /// again for its logits unless the snapshot has them.
+    fn cut_to_shared_prefix(&mut self, prompt: &[u32]) -> bool {
+        let shared = self
+            .kv
+            .tokens
+            .iter()
+            .zip(prompt)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let snapshot_logits = self
+            .kv
+            .snapshot
+            .as_ref()
+            .filter(|snap| {
+                snap.backend.is_none() && snap.tokens == prompt && shared == prompt.len()
+            })
+            .map(|snap| snap.logits.clone());
+        let keep = if snapshot_logits.is_some() {
+            shared
+        } else {
+            shared.min(prompt.len() - 1)
+        };
+        if !self.backend.truncate(keep) {
+            return false;
+        }
+        self.kv.tokens.truncate(keep);
+        self.kv.logits = snapshot_logits;
+        if self.kv.tokens.is_empty() {
+            self.kv.logits = None;
+        }
+        true
+    }
+
+    /// Restarts from the snapshot when `prompt` extends it, else from an
+    /// empty cache.
+    fn restore_snapshot(&mut self, prompt: &[u32]) -> Result<(), GenerateError> {
+        let extends = |held: &[u32]| !held.is_empty() && prompt.starts_with(held);
+        match self.kv.snapshot.take() {
+            Some(snap) if extends(&snap.tokens) => {
+                let copy = snap.backend.as_ref().and_then(Backend::snapshot);
+                self.backend = copy.ok_or_else(|| {
+                    GenerateError::Forward("snapshot cannot be copied (internal error)".into())
+                })?;
+                self.kv.tokens = snap.tokens.clone();
+                self.kv.logits = Some(snap.logits.clone());
+                self.kv.snapshot = Some(snap);
+            }
+            _ => {
+                self.backend.clear();
+                self.kv = KvState::default();
+            }
+        }
+        Ok(())
     }
 
     /// Runs one more token after what the cache holds; returns the logits after it.

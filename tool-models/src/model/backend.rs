@@ -1,24 +1,25 @@
-//! The runnable network: one of candle-transformers' models with its KV cache.
+//! The runnable network: our own decoder for the Llama family, or one of
+//! candle-transformers' models, with its KV cache.
 
 use super::config::{ArchConfig, HfConfig};
+use super::dense::{Dense, KvCache, Scratch};
 use super::error::candle_message;
 use super::weights::Weights;
 use super::ModelError;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::{
-    gemma2, gemma3, llama, mistral, phi3, quantized_llama, quantized_qwen2, quantized_qwen3, qwen2,
-    qwen3,
+    gemma2, gemma3, mistral, phi3, quantized_llama, quantized_qwen2, quantized_qwen3, qwen2, qwen3,
 };
 use std::sync::Arc;
 
 /// A model and its KV cache.
 pub(crate) enum Backend {
-    Llama {
-        model: Arc<llama::Llama>,
-        cache: llama::Cache,
-        /// An empty cache with the rotary tables computed, to reset to.
-        empty: llama::Cache,
+    /// Llama and Qwen 2 (see [`Dense`]): a cache that can be cut back.
+    Dense {
+        model: Arc<Dense>,
+        cache: KvCache,
+        scratch: Scratch,
     },
     Qwen2(qwen2::ModelForCausalLM),
     Qwen3(qwen3::ModelForCausalLM),
@@ -44,8 +45,12 @@ impl Backend {
                 "missing tensor lm_head.weight, and config.json does not set \"tie_word_embeddings\": true",
             ));
         }
-        if let ArchConfig::Llama(cfg) = &config.arch {
-            check_llama_tensors(cfg, weights)?;
+        if let Some(model) = Dense::from_hf(config, weights)? {
+            return Ok(Backend::Dense {
+                cache: model.new_cache(),
+                model: Arc::new(model),
+                scratch: Scratch::default(),
+            });
         }
         let path = weights.path.clone();
         let vb = VarBuilder::from_tensors(weights.tensors.clone(), DType::F32, &Device::Cpu);
@@ -56,15 +61,11 @@ impl Backend {
             )
         };
         Ok(match &config.arch {
-            ArchConfig::Llama(cfg) => {
-                let model = llama::Llama::load(vb, cfg).map_err(weights_error)?;
-                let empty = llama::Cache::new(true, DType::F32, cfg, &Device::Cpu)
-                    .map_err(weights_error)?;
-                Backend::Llama {
-                    model: Arc::new(model),
-                    cache: empty.clone(),
-                    empty,
-                }
+            ArchConfig::Llama(_) => {
+                return Err(ModelError::invalid(
+                    &path,
+                    "a Llama model has no candle fallback (internal error)",
+                ))
             }
             ArchConfig::Qwen2(cfg) => {
                 Backend::Qwen2(qwen2::ModelForCausalLM::new(cfg, vb).map_err(weights_error)?)
@@ -96,7 +97,21 @@ impl Backend {
     ) -> candle_core::Result<Vec<f32>> {
         let input = Tensor::new(tokens, &Device::Cpu)?.unsqueeze(0)?;
         let logits = match self {
-            Backend::Llama { model, cache, .. } => model.forward(&input, offset, cache)?,
+            Backend::Dense {
+                model,
+                cache,
+                scratch,
+            } => {
+                if cache.len() != offset {
+                    return Err(candle_core::Error::Msg(format!(
+                        "the cache holds {} positions, not {offset} (internal error)",
+                        cache.len()
+                    )));
+                }
+                return model
+                    .forward(tokens, cache, scratch)
+                    .map_err(candle_core::Error::Msg);
+            }
             Backend::Qwen2(m) => m.forward(&input, offset)?,
             Backend::Qwen3(m) => m.forward(&input, offset)?,
             Backend::Mistral(m) => m.forward(&input, offset)?,
@@ -125,7 +140,7 @@ impl Backend {
     /// Empties the KV cache.
     pub(crate) fn clear(&mut self) {
         match self {
-            Backend::Llama { cache, empty, .. } => *cache = empty.clone(),
+            Backend::Dense { cache, .. } => cache.truncate(0),
             Backend::Qwen2(m) => m.clear_kv_cache(),
             Backend::Qwen3(m) => m.clear_kv_cache(),
             Backend::Mistral(m) => m.clear_kv_cache(),
@@ -138,61 +153,41 @@ impl Backend {
         }
     }
 
+    /// Whether the KV cache can be cut back to a prefix.
+    pub(crate) fn cuts_back(&self) -> bool {
+        matches!(self, Backend::Dense { .. })
+    }
+
+    /// Cuts the KV cache back to its first `len` positions, where the
+    /// cache allows it; returns whether it did.
+    pub(crate) fn truncate(&mut self, len: usize) -> bool {
+        match self {
+            Backend::Dense { cache, .. } => {
+                cache.truncate(len);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// A copy of the model and its cache that later calls do not disturb,
-    /// when one is cheap: weights are shared, and caches built by
-    /// concatenation share nothing mutable. Gemma 3's rotating cache
-    /// overwrites its buffer in place, quantized Qwen 3's CPU cache is a
-    /// large `Vec` that a clone copies, and quantized Qwen 2 is not `Clone`.
+    /// when one is cheap and needed: weights are shared, and caches built by
+    /// concatenation share nothing mutable. A cache that can be cut back
+    /// needs none; Gemma 3's rotating cache overwrites its buffer in place,
+    /// quantized Qwen 3's CPU cache is a large `Vec` that a clone copies,
+    /// and quantized Qwen 2 is not `Clone`.
     pub(crate) fn snapshot(&self) -> Option<Backend> {
         Some(match self {
-            Backend::Llama {
-                model,
-                cache,
-                empty,
-            } => Backend::Llama {
-                model: Arc::clone(model),
-                cache: cache.clone(),
-                empty: empty.clone(),
-            },
             Backend::Qwen2(m) => Backend::Qwen2(m.clone()),
             Backend::Qwen3(m) => Backend::Qwen3(m.clone()),
             Backend::Mistral(m) => Backend::Mistral(m.clone()),
             Backend::Phi3(m) => Backend::Phi3(m.clone()),
             Backend::Gemma2(m) => Backend::Gemma2(m.clone()),
             Backend::QuantizedLlama(m) => Backend::QuantizedLlama(m.clone()),
-            Backend::Gemma3(_) | Backend::QuantizedQwen2(_) | Backend::QuantizedQwen3(_) => {
-                return None
-            }
+            Backend::Dense { .. }
+            | Backend::Gemma3(_)
+            | Backend::QuantizedQwen2(_)
+            | Backend::QuantizedQwen3(_) => return None,
         })
     }
-}
-
-/// candle's `Llama::load` unwraps each layer's result, so every tensor it
-/// reads is checked here first.
-fn check_llama_tensors(cfg: &llama::Config, weights: &Weights) -> Result<(), ModelError> {
-    let h = cfg.hidden_size;
-    let head_dim = h / cfg.num_attention_heads;
-    let q = head_dim * cfg.num_attention_heads;
-    let kv = head_dim * cfg.num_key_value_heads;
-    let i = cfg.intermediate_size;
-    weights.require("model.embed_tokens.weight", &[cfg.vocab_size, h])?;
-    weights.require("model.norm.weight", &[h])?;
-    weights.require("lm_head.weight", &[cfg.vocab_size, h])?;
-    for layer in 0..cfg.num_hidden_layers {
-        let p = format!("model.layers.{layer}");
-        for (name, shape) in [
-            ("self_attn.q_proj.weight", [q, h]),
-            ("self_attn.k_proj.weight", [kv, h]),
-            ("self_attn.v_proj.weight", [kv, h]),
-            ("self_attn.o_proj.weight", [h, q]),
-            ("mlp.gate_proj.weight", [i, h]),
-            ("mlp.up_proj.weight", [i, h]),
-            ("mlp.down_proj.weight", [h, i]),
-        ] {
-            weights.require(&format!("{p}.{name}"), &shape)?;
-        }
-        weights.require(&format!("{p}.input_layernorm.weight"), &[h])?;
-        weights.require(&format!("{p}.post_attention_layernorm.weight"), &[h])?;
-    }
-    Ok(())
 }

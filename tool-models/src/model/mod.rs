@@ -18,6 +18,7 @@
 
 mod backend;
 mod config;
+mod dense;
 mod detokenize;
 mod error;
 mod files;

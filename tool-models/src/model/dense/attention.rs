@@ -1,0 +1,175 @@
+//! Rotary position embeddings and causal attention over the KV cache.
+
+use super::kernels::{attend_row, gemm_strided, softmax};
+use rayon::prelude::*;
+use std::cell::RefCell;
+
+/// Up to this many query rows, attention goes row by row (a decode step);
+/// above it, by matrix products.
+const DIRECT_ROWS: usize = 4;
+
+/// Query rows per attention task: each task is one head over one block of
+/// rows, so a prompt's attention spreads over every thread, and a block's
+/// scores only reach as far as its last row can see.
+const ROW_BLOCK: usize = 32;
+
+/// The shape of attention: query heads, key/value heads, head width.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Heads {
+    pub query: usize,
+    pub kv: usize,
+    pub dim: usize,
+}
+
+impl Heads {
+    pub(crate) fn query_width(&self) -> usize {
+        self.query * self.dim
+    }
+
+    pub(crate) fn kv_width(&self) -> usize {
+        self.kv * self.dim
+    }
+}
+
+/// Rotates each head of each row of `x` (rows of `heads × dim`, row `i` at
+/// position `start + i`) by transformers' "rotate half" convention: value
+/// `j` pairs with value `j + dim/2`.
+pub(crate) fn rope(x: &mut [f32], heads: usize, dim: usize, start: usize, inv_freq: &[f32]) {
+    let half = dim / 2;
+    let mut cos = vec![0f32; half];
+    let mut sin = vec![0f32; half];
+    for (i, row) in x.chunks_exact_mut(heads * dim).enumerate() {
+        let position = (start + i) as f32;
+        for j in 0..half {
+            // As transformers: the angle in f32, then its cosine and sine.
+            let angle = position * inv_freq[j];
+            cos[j] = angle.cos();
+            sin[j] = angle.sin();
+        }
+        for head in row.chunks_exact_mut(dim) {
+            let (a, b) = head.split_at_mut(half);
+            for j in 0..half {
+                let (x1, x2) = (a[j], b[j]);
+                a[j] = x1 * cos[j] - x2 * sin[j];
+                b[j] = x2 * cos[j] + x1 * sin[j];
+            }
+        }
+    }
+}
+
+thread_local! {
+    /// Each thread's attention scores, kept between calls.
+    static SCORES: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Causal attention of `n` query rows (`q`, rows of `heads.query_width()`,
+/// at positions `start..start + n`) over the cached `keys` and `values`
+/// (rows of `heads.kv_width()`, positions `0..start + n`). The result goes
+/// to `out` head by head: `heads.query` blocks of `n` rows of `heads.dim`.
+pub(crate) fn attend(
+    q: &[f32],
+    keys: &[f32],
+    values: &[f32],
+    start: usize,
+    n: usize,
+    heads: Heads,
+    out: &mut [f32],
+) {
+    let (qw, kw, dim) = (heads.query_width(), heads.kv_width(), heads.dim);
+    assert!(q.len() >= n * qw && out.len() >= n * qw);
+    assert!(keys.len() >= (start + n) * kw && values.len() >= (start + n) * kw);
+    let group = heads.query / heads.kv;
+    let scale = 1.0 / (dim as f32).sqrt();
+    out[..n * qw]
+        .par_chunks_mut(n * dim)
+        .enumerate()
+        .for_each(|(h, head_out)| {
+            let g = h / group;
+            head_out
+                .par_chunks_mut(ROW_BLOCK * dim)
+                .enumerate()
+                .for_each(|(b, rows_out)| {
+                    let first = b * ROW_BLOCK;
+                    let rows = rows_out.len() / dim;
+                    // The last row of the block sees this many positions.
+                    let seen = start + first + rows;
+                    SCORES.with_borrow_mut(|scores| {
+                        scores.clear();
+                        scores.resize(rows * seen, 0.0);
+                        if rows <= DIRECT_ROWS {
+                            for (i, row_out) in rows_out.chunks_exact_mut(dim).enumerate() {
+                                let at = (first + i) * qw + h * dim;
+                                attend_row(
+                                    &q[at..at + dim],
+                                    keys,
+                                    values,
+                                    kw,
+                                    g * dim,
+                                    start + first + i + 1,
+                                    scale,
+                                    scores,
+                                    row_out,
+                                );
+                            }
+                            return;
+                        }
+                        // SAFETY: query reads are q[(first+i)*qw + h*dim + d]
+                        // < n*qw for i < rows, d < dim; key and value reads
+                        // are [j*kw + g*dim + d] < (start+n)*kw for j < seen;
+                        // scores are rows×seen and rows_out is rows×dim.
+                        unsafe {
+                            gemm_strided(
+                                rows,
+                                seen,
+                                dim,
+                                scores,
+                                (seen, 1),
+                                &q[first * qw + h * dim..],
+                                (qw, 1),
+                                &keys[g * dim..],
+                                (1, kw),
+                            );
+                        }
+                        for (i, row) in scores.chunks_exact_mut(seen).enumerate() {
+                            let visible = start + first + i + 1;
+                            let (now, future) = row.split_at_mut(visible);
+                            for s in now.iter_mut() {
+                                *s *= scale;
+                            }
+                            softmax(now);
+                            future.fill(0.0);
+                        }
+                        // SAFETY: as above.
+                        unsafe {
+                            gemm_strided(
+                                rows,
+                                dim,
+                                seen,
+                                rows_out,
+                                (dim, 1),
+                                scores,
+                                (seen, 1),
+                                &values[g * dim..],
+                                (kw, 1),
+                            );
+                        }
+                    });
+                });
+        });
+}
+
+/// Rows of `heads` blocks of `n × dim` (what [`attend`] writes) laid out
+/// as `n` rows of `heads × dim`.
+pub(crate) fn interleave_heads(
+    by_head: &[f32],
+    n: usize,
+    heads: usize,
+    dim: usize,
+    out: &mut [f32],
+) {
+    for (h, block) in by_head.chunks_exact(n * dim).enumerate().take(heads) {
+        for (i, row) in block.chunks_exact(dim).enumerate() {
+            out[i * heads * dim + h * dim..][..dim].copy_from_slice(row);
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! The KV cache of one sequence: keys and values of every position, written
+//! in place and cut back to any prefix.
+
+/// Keys and values by layer, each a row of `width` values per position
+/// (all key/value heads side by side). Rows are appended, never copied
+/// (a `Vec` grows by doubling), and truncation keeps a prefix.
+#[derive(Clone, Debug)]
+pub(crate) struct KvCache {
+    keys: Vec<Vec<f32>>,
+    values: Vec<Vec<f32>>,
+    width: usize,
+    len: usize,
+}
+
+impl KvCache {
+    pub(crate) fn new(layers: usize, width: usize) -> KvCache {
+        KvCache {
+            keys: vec![Vec::new(); layers],
+            values: vec![Vec::new(); layers],
+            width,
+            len: 0,
+        }
+    }
+
+    /// Positions held.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Keeps the first `len` positions.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.truncate_rows(len.min(self.len));
+    }
+
+    /// Appends the rows of new positions to `layer`; [`commit`](Self::commit)
+    /// makes them count once every layer has them.
+    pub(crate) fn append(&mut self, layer: usize, keys: &[f32], values: &[f32]) {
+        self.keys[layer].extend_from_slice(keys);
+        self.values[layer].extend_from_slice(values);
+    }
+
+    /// The keys and values of `layer`, appended rows included.
+    pub(crate) fn layer(&self, layer: usize) -> (&[f32], &[f32]) {
+        (&self.keys[layer], &self.values[layer])
+    }
+
+    /// Counts `n` appended positions as held.
+    pub(crate) fn commit(&mut self, n: usize) {
+        self.len += n;
+    }
+
+    /// Drops rows appended since the last commit (a forward pass that failed).
+    pub(crate) fn rollback(&mut self) {
+        self.truncate_rows(self.len);
+    }
+
+    fn truncate_rows(&mut self, len: usize) {
+        for rows in self.keys.iter_mut().chain(&mut self.values) {
+            rows.truncate(len * self.width);
+        }
+        self.len = len;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_keeps_a_prefix_and_rollback_drops_uncommitted_rows() {
+        let mut cache = KvCache::new(2, 3);
+        for layer in 0..2 {
+            cache.append(layer, &[1.0; 6], &[2.0; 6]);
+        }
+        cache.commit(2);
+        cache.append(0, &[3.0; 3], &[4.0; 3]);
+        cache.rollback();
+        assert_eq!(cache.len(), 2);
+        assert_eq!(cache.layer(0).0.len(), 6);
+        cache.truncate(1);
+        assert_eq!(cache.len(), 1);
+        assert_eq!(cache.layer(1).1, &[2.0; 3]);
+        cache.truncate(5);
+        assert_eq!(cache.len(), 1);
+    }
+}

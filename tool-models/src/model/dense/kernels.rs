@@ -1,0 +1,462 @@
+//! The arithmetic of a forward pass: dot products and matrix-vector products
+//! compiled for the widest SIMD the CPU has (chosen at run time, so a
+//! default build is fast everywhere), matrix products through `gemm`, and
+//! the small element-wise steps.
+
+use rayon::prelude::*;
+use std::sync::OnceLock;
+
+/// Below this many multiply-adds a matrix-vector product stays on one thread:
+/// handing work to another costs a few microseconds.
+const PARALLEL_MIN_WORK: usize = 1 << 15;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Isa {
+    #[cfg(target_arch = "x86_64")]
+    Avx2Fma,
+    Portable,
+}
+
+fn isa() -> Isa {
+    static ISA: OnceLock<Isa> = OnceLock::new();
+    *ISA.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            return Isa::Avx2Fma;
+        }
+        Isa::Portable
+    })
+}
+
+/// Lanes per accumulator: two AVX2 registers, which LLVM keeps in registers.
+const LANES: usize = 16;
+
+/// `a · b` over the shorter length. With `FMA` the products are fused
+/// (`mul_add`), which only pays where the CPU has the instruction.
+#[inline(always)]
+fn dot_body<const FMA: bool>(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc0 = [0f32; LANES];
+    let mut acc1 = [0f32; LANES];
+    let mut ac = a.chunks_exact(2 * LANES);
+    let mut bc = b.chunks_exact(2 * LANES);
+    for (x, y) in (&mut ac).zip(&mut bc) {
+        for j in 0..LANES {
+            acc0[j] = madd::<FMA>(x[j], y[j], acc0[j]);
+            acc1[j] = madd::<FMA>(x[LANES + j], y[LANES + j], acc1[j]);
+        }
+    }
+    let mut tail = 0f32;
+    for (x, y) in ac.remainder().iter().zip(bc.remainder()) {
+        tail = madd::<FMA>(*x, *y, tail);
+    }
+    for j in 0..LANES {
+        acc0[j] += acc1[j];
+    }
+    let mut sum = 0f32;
+    for v in acc0 {
+        sum += v;
+    }
+    sum + tail
+}
+
+#[inline(always)]
+fn madd<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
+    if FMA {
+        a.mul_add(b, c)
+    } else {
+        a * b + c
+    }
+}
+
+#[inline(always)]
+fn matvec_body<const FMA: bool>(w: &[f32], cols: usize, x: &[f32], out: &mut [f32]) {
+    for (o, row) in out.iter_mut().zip(w.chunks_exact(cols)) {
+        *o = dot_body::<FMA>(row, x);
+    }
+}
+
+/// `e^x` by a degree-6 polynomial on `x - k·ln 2` times `2^k`: branch-free,
+/// so loops over it vectorise (relative error under 2e-7).
+#[inline(always)]
+fn exp_approx(x: f32) -> f32 {
+    const LOG2E: f32 = std::f32::consts::LOG2_E;
+    const LN2_HI: f32 = 0.693_145_75;
+    const LN2_LO: f32 = 1.428_606_8e-6;
+    // Rounds to the nearest integer by the float adder itself.
+    const ROUND: f32 = 12_582_912.0;
+    let x = x.clamp(-87.3, 88.3);
+    let k = (x * LOG2E + ROUND) - ROUND;
+    let r = (x - k * LN2_HI) - k * LN2_LO;
+    let p = 1.0
+        + r * (1.0
+            + r * (0.5
+                + r * (0.166_666_67 + r * (0.041_666_5 + r * (0.008_333_6 + r * 0.001_394_9)))));
+    p * f32::from_bits(((k as i32 + 127) << 23) as u32)
+}
+
+/// `x[i] = e^(x[i] - max)`; returns their sum.
+#[inline(always)]
+fn exp_shifted_body(x: &mut [f32], max: f32) -> f32 {
+    let mut lanes = [0f32; LANES];
+    let mut chunks = x.chunks_exact_mut(LANES);
+    for chunk in &mut chunks {
+        for j in 0..LANES {
+            chunk[j] = exp_approx(chunk[j] - max);
+            lanes[j] += chunk[j];
+        }
+    }
+    let mut sum = 0.0;
+    for v in chunks.into_remainder() {
+        *v = exp_approx(*v - max);
+        sum += *v;
+    }
+    sum + lanes.iter().sum::<f32>()
+}
+
+#[inline(always)]
+fn silu_mul_body(gate: &[f32], up: &[f32], out: &mut [f32]) {
+    for ((o, g), u) in out.iter_mut().zip(gate).zip(up) {
+        *o = g / (1.0 + exp_approx(-g)) * u;
+    }
+}
+
+/// One query row's attention over `seen` cached positions: `keys` and
+/// `values` hold rows of `stride` values, of which this head reads `dim`
+/// from `offset`. `scores` is scratch of at least `seen`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn attend_row_body<const FMA: bool>(
+    q: &[f32],
+    keys: &[f32],
+    values: &[f32],
+    stride: usize,
+    offset: usize,
+    seen: usize,
+    scale: f32,
+    scores: &mut [f32],
+    out: &mut [f32],
+) {
+    let dim = q.len();
+    let scores = &mut scores[..seen];
+    for (j, s) in scores.iter_mut().enumerate() {
+        let k = &keys[j * stride + offset..][..dim];
+        *s = dot_body::<FMA>(q, k) * scale;
+    }
+    let max = scores.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let inv = 1.0 / exp_shifted_body(scores, max);
+    out.fill(0.0);
+    for (j, p) in scores.iter().enumerate() {
+        let v = &values[j * stride + offset..][..dim];
+        let p = p * inv;
+        for (o, v) in out.iter_mut().zip(v) {
+            *o = madd::<FMA>(p, *v, *o);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn matvec(w: &[f32], cols: usize, x: &[f32], out: &mut [f32]) {
+        super::matvec_body::<true>(w, cols, x, out)
+    }
+
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn exp_shifted(x: &mut [f32], max: f32) -> f32 {
+        super::exp_shifted_body(x, max)
+    }
+
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn attend_row(
+        q: &[f32],
+        keys: &[f32],
+        values: &[f32],
+        stride: usize,
+        offset: usize,
+        seen: usize,
+        scale: f32,
+        scores: &mut [f32],
+        out: &mut [f32],
+    ) {
+        super::attend_row_body::<true>(q, keys, values, stride, offset, seen, scale, scores, out)
+    }
+
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn silu_mul(gate: &[f32], up: &[f32], out: &mut [f32]) {
+        super::silu_mul_body(gate, up, out)
+    }
+}
+
+fn matvec_serial(w: &[f32], cols: usize, x: &[f32], out: &mut [f32]) {
+    match isa() {
+        // SAFETY: `isa` saw AVX2 and FMA on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2Fma => unsafe { x86::matvec(w, cols, x, out) },
+        Isa::Portable => matvec_body::<false>(w, cols, x, out),
+    }
+}
+
+/// One query row's attention (scaled dot products, softmax, weighted sum of
+/// values) over the first `seen` rows of `keys` and `values`; each row has
+/// `stride` values, the head's `q.len()` of them from `offset`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn attend_row(
+    q: &[f32],
+    keys: &[f32],
+    values: &[f32],
+    stride: usize,
+    offset: usize,
+    seen: usize,
+    scale: f32,
+    scores: &mut [f32],
+    out: &mut [f32],
+) {
+    match isa() {
+        // SAFETY: `isa` saw AVX2 and FMA on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2Fma => unsafe {
+            x86::attend_row(q, keys, values, stride, offset, seen, scale, scores, out)
+        },
+        Isa::Portable => {
+            attend_row_body::<false>(q, keys, values, stride, offset, seen, scale, scores, out)
+        }
+    }
+}
+
+/// `out = W x` for a row-major `W` of `out.len()` rows and `cols` columns,
+/// split across threads when it is large enough to gain from it.
+pub(crate) fn matvec(w: &[f32], cols: usize, x: &[f32], out: &mut [f32]) {
+    let rows = out.len();
+    debug_assert_eq!(w.len(), rows * cols);
+    if cols == 0 {
+        return out.fill(0.0);
+    }
+    let threads = rayon::current_num_threads();
+    if threads <= 1 || rows * cols < PARALLEL_MIN_WORK {
+        return matvec_serial(w, cols, x, out);
+    }
+    // A few blocks per thread, so one slow thread does not hold up the rest.
+    let block = rows.div_ceil(threads * 4).max(8);
+    out.par_chunks_mut(block)
+        .zip(w.par_chunks(block * cols))
+        .for_each(|(o, w)| matvec_serial(w, cols, x, o));
+}
+
+/// `out = X Wᵀ`: `X` is `n` rows of `k`, `W` is `rows` rows of `k` (a
+/// linear layer's weight as stored), `out` is `n` rows of `rows`.
+pub(crate) fn matmul_t(x: &[f32], n: usize, k: usize, w: &[f32], out: &mut [f32]) {
+    let rows = w.len() / k.max(1);
+    debug_assert_eq!(x.len(), n * k);
+    debug_assert_eq!(out.len(), n * rows);
+    if n == 1 {
+        return matvec(w, k, x, out);
+    }
+    // SAFETY: the strides describe `x` (n×k, row-major), `Wᵀ` (k×rows: W
+    // read by columns) and `out` (n×rows, row-major), all within their
+    // slices as the assertions above check.
+    unsafe {
+        gemm::gemm(
+            n,
+            rows,
+            k,
+            out.as_mut_ptr(),
+            1,
+            rows as isize,
+            false,
+            x.as_ptr(),
+            1,
+            k as isize,
+            w.as_ptr(),
+            k as isize,
+            1,
+            0.0,
+            1.0,
+            false,
+            false,
+            false,
+            parallelism(n * rows * k),
+        )
+    }
+}
+
+/// `out (m×n) = A (m×k) · B (k×n)` over strided operands: `(row stride,
+/// column stride)` for each, in elements, on the calling thread.
+///
+/// # Safety
+/// Every element the strides reach must lie within its slice.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn gemm_strided(
+    m: usize,
+    n: usize,
+    k: usize,
+    out: &mut [f32],
+    out_strides: (usize, usize),
+    a: &[f32],
+    a_strides: (usize, usize),
+    b: &[f32],
+    b_strides: (usize, usize),
+) {
+    gemm::gemm(
+        m,
+        n,
+        k,
+        out.as_mut_ptr(),
+        out_strides.1 as isize,
+        out_strides.0 as isize,
+        false,
+        a.as_ptr(),
+        a_strides.1 as isize,
+        a_strides.0 as isize,
+        b.as_ptr(),
+        b_strides.1 as isize,
+        b_strides.0 as isize,
+        0.0,
+        1.0,
+        false,
+        false,
+        false,
+        gemm::Parallelism::None,
+    )
+}
+
+fn parallelism(work: usize) -> gemm::Parallelism {
+    let threads = rayon::current_num_threads();
+    if threads <= 1 || work < PARALLEL_MIN_WORK {
+        gemm::Parallelism::None
+    } else {
+        gemm::Parallelism::Rayon(threads)
+    }
+}
+
+/// Root-mean-square normalisation of each `weight.len()`-wide row of `x`
+/// into `out`, scaled by `weight` (transformers' `LlamaRMSNorm`, in f32).
+pub(crate) fn rms_norm(x: &[f32], weight: &[f32], eps: f32, out: &mut [f32]) {
+    let width = weight.len();
+    for (row, out) in x.chunks_exact(width).zip(out.chunks_exact_mut(width)) {
+        let mean_square = row.iter().map(|v| v * v).sum::<f32>() / width as f32;
+        let scale = 1.0 / (mean_square + eps).sqrt();
+        for ((o, v), w) in out.iter_mut().zip(row).zip(weight) {
+            *o = w * (v * scale);
+        }
+    }
+}
+
+/// Softmax of `x` in place.
+pub(crate) fn softmax(x: &mut [f32]) {
+    let max = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let sum = match isa() {
+        // SAFETY: `isa` saw AVX2 and FMA on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2Fma => unsafe { x86::exp_shifted(x, max) },
+        Isa::Portable => exp_shifted_body(x, max),
+    };
+    let inv = 1.0 / sum;
+    for v in x.iter_mut() {
+        *v *= inv;
+    }
+}
+
+/// `SiLU(gate) * up` for each row of `gate_up` (the gate's `width` values,
+/// then the up projection's), into `out`.
+pub(crate) fn silu_mul(gate_up: &[f32], width: usize, out: &mut [f32]) {
+    for (row, out) in gate_up
+        .chunks_exact(2 * width)
+        .zip(out.chunks_exact_mut(width))
+    {
+        let (gate, up) = row.split_at(width);
+        match isa() {
+            // SAFETY: `isa` saw AVX2 and FMA on this CPU.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2Fma => unsafe { x86::silu_mul(gate, up, out) },
+            Isa::Portable => silu_mul_body(gate, up, out),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn naive_dot(a: &[f32], b: &[f32]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| *x as f64 * *y as f64).sum()
+    }
+
+    proptest! {
+        #[test]
+        fn dot_matches_a_plain_sum(v in proptest::collection::vec((-4f32..4.0, -4f32..4.0), 1..300)) {
+            let (a, b): (Vec<f32>, Vec<f32>) = v.into_iter().unzip();
+            let expected = naive_dot(&a, &b);
+            let mut out = [0.0];
+            matvec_serial(&a, a.len(), &b, &mut out);
+            prop_assert!((out[0] as f64 - expected).abs() < 1e-3, "{} vs {expected}", out[0]);
+            prop_assert!((dot_body::<false>(&a, &b) as f64 - expected).abs() < 1e-3);
+        }
+
+        #[test]
+        fn matmul_matches_rows_of_dots(n in 1usize..6, k in 1usize..70, rows in 1usize..90, seed in 0u32..1000) {
+            let value = |i: usize| (((i as u32).wrapping_mul(2654435761).wrapping_add(seed) >> 16) % 200) as f32 / 100.0 - 1.0;
+            let x: Vec<f32> = (0..n * k).map(value).collect();
+            let w: Vec<f32> = (0..rows * k).map(|i| value(i + 7919)).collect();
+            let mut out = vec![0.0; n * rows];
+            matmul_t(&x, n, k, &w, &mut out);
+            for i in 0..n {
+                for r in 0..rows {
+                    let expected = naive_dot(&x[i * k..(i + 1) * k], &w[r * k..(r + 1) * k]);
+                    prop_assert!((out[i * rows + r] as f64 - expected).abs() < 1e-3);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_exp_is_within_a_few_ulps() {
+        let mut worst = 0f32;
+        for i in -8730..=8830 {
+            let x = i as f32 / 100.0;
+            let rel = (exp_approx(x) - x.exp()).abs() / x.exp();
+            worst = worst.max(rel);
+        }
+        assert!(worst < 5e-7, "relative error {worst}");
+        assert!(exp_approx(-1000.0) < 1e-37);
+        assert!(exp_approx(f32::NEG_INFINITY) < 1e-37);
+    }
+
+    #[test]
+    fn a_large_matvec_splits_across_threads_with_the_same_result() {
+        let (rows, cols) = (1000, 96);
+        let w: Vec<f32> = (0..rows * cols)
+            .map(|i| ((i % 17) as f32 - 8.0) / 8.0)
+            .collect();
+        let x: Vec<f32> = (0..cols).map(|i| (i % 5) as f32 - 2.0).collect();
+        let mut parallel = vec![0.0; rows];
+        matvec(&w, cols, &x, &mut parallel);
+        let mut serial = vec![0.0; rows];
+        matvec_serial(&w, cols, &x, &mut serial);
+        assert_eq!(parallel, serial);
+    }
+
+    #[test]
+    fn softmax_and_silu_match_their_definitions() {
+        let mut x = vec![1.0, 2.0, 3.0];
+        softmax(&mut x);
+        let z: f32 = [1f32, 2.0, 3.0].iter().map(|v| v.exp()).sum();
+        assert!((x[2] - 3f32.exp() / z).abs() < 1e-6);
+        let mut out = [0.0; 2];
+        silu_mul(&[1.0, -2.0, 3.0, 0.5], 2, &mut out);
+        assert!((out[0] - 3.0 / (1.0 + (-1f32).exp())).abs() < 1e-6);
+        assert!((out[1] - (-2.0 / (1.0 + 2f32.exp())) * 0.5).abs() < 1e-6);
+    }
+}

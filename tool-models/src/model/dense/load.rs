@@ -1,0 +1,180 @@
+//! Building a [`Dense`] model from a Hugging Face model's weights.
+
+use super::attention::Heads;
+use super::{Dense, DenseConfig, Layer};
+use crate::model::config::{ArchConfig, HfConfig};
+use crate::model::error::candle_message;
+use crate::model::weights::Weights;
+use crate::model::ModelError;
+use candle_core::DType;
+use candle_nn::Activation;
+use candle_transformers::models::llama::{Llama3RopeConfig, Llama3RopeType};
+use std::f32::consts::PI;
+
+impl Dense {
+    /// The model, when its architecture and settings are ones this decoder
+    /// runs (Llama; Qwen 2 without a sliding window); `Ok(None)` otherwise.
+    pub(crate) fn from_hf(
+        config: &HfConfig,
+        weights: &Weights,
+    ) -> Result<Option<Dense>, ModelError> {
+        let (cfg, qkv_bias) = match &config.arch {
+            ArchConfig::Llama(c) => {
+                let heads = Heads {
+                    query: c.num_attention_heads,
+                    kv: c.num_key_value_heads,
+                    dim: c.hidden_size / c.num_attention_heads,
+                };
+                let inv_freq = llama3_scaling(
+                    default_inv_freq(c.rope_theta, heads.dim),
+                    c.rope_scaling.as_ref(),
+                );
+                let cfg = DenseConfig {
+                    hidden: c.hidden_size,
+                    intermediate: c.intermediate_size,
+                    heads,
+                    vocab: config.vocab_size,
+                    eps: c.rms_norm_eps as f32,
+                    inv_freq,
+                    context: config.context_length,
+                };
+                (cfg, false)
+            }
+            ArchConfig::Qwen2(c) => {
+                // candle's model applies `sliding_window` to every layer
+                // (see config.rs); a window shorter than the context is left
+                // to it, as is any activation other than SiLU.
+                let silu = matches!(c.hidden_act, Activation::Silu);
+                if c.use_sliding_window || !silu {
+                    return Ok(None);
+                }
+                let heads = Heads {
+                    query: c.num_attention_heads,
+                    kv: c.num_key_value_heads,
+                    dim: c.hidden_size / c.num_attention_heads,
+                };
+                let cfg = DenseConfig {
+                    hidden: c.hidden_size,
+                    intermediate: c.intermediate_size,
+                    heads,
+                    vocab: config.vocab_size,
+                    eps: c.rms_norm_eps as f32,
+                    inv_freq: default_inv_freq(c.rope_theta as f32, heads.dim),
+                    context: config.context_length,
+                };
+                (cfg, true)
+            }
+            _ => return Ok(None),
+        };
+        let heads = cfg.heads;
+        let (h, i) = (cfg.hidden, cfg.intermediate);
+        let (qw, kw) = (heads.query_width(), heads.kv_width());
+        if heads.query == 0 || heads.kv == 0 || heads.query % heads.kv != 0 || heads.dim % 2 != 0 {
+            return Err(ModelError::invalid(
+                &weights.path,
+                format!(
+                    "expected key/value heads to divide {} attention heads into even head sizes, found {} key/value heads of {} values",
+                    heads.query, heads.kv, heads.dim
+                ),
+            ));
+        }
+        let read = |name: &str, shape: &[usize]| read(weights, name, shape);
+        let mut layers = Vec::new();
+        for layer in 0..config_layers(config) {
+            let p = format!("model.layers.{layer}");
+            let mut qkv = read(&format!("{p}.self_attn.q_proj.weight"), &[qw, h])?;
+            qkv.extend(read(&format!("{p}.self_attn.k_proj.weight"), &[kw, h])?);
+            qkv.extend(read(&format!("{p}.self_attn.v_proj.weight"), &[kw, h])?);
+            let qkv_bias = if qkv_bias {
+                let mut b = read(&format!("{p}.self_attn.q_proj.bias"), &[qw])?;
+                b.extend(read(&format!("{p}.self_attn.k_proj.bias"), &[kw])?);
+                b.extend(read(&format!("{p}.self_attn.v_proj.bias"), &[kw])?);
+                Some(b)
+            } else {
+                None
+            };
+            let mut gate_up = read(&format!("{p}.mlp.gate_proj.weight"), &[i, h])?;
+            gate_up.extend(read(&format!("{p}.mlp.up_proj.weight"), &[i, h])?);
+            layers.push(Layer {
+                attn_norm: read(&format!("{p}.input_layernorm.weight"), &[h])?,
+                qkv,
+                qkv_bias,
+                o: read(&format!("{p}.self_attn.o_proj.weight"), &[h, qw])?,
+                mlp_norm: read(&format!("{p}.post_attention_layernorm.weight"), &[h])?,
+                gate_up,
+                down: read(&format!("{p}.mlp.down_proj.weight"), &[h, i])?,
+            });
+        }
+        let embed = read("model.embed_tokens.weight", &[cfg.vocab, h])?;
+        // A tied head is the embedding tensor itself (see `tie_lm_head`).
+        let lm_head = if config.tie_word_embeddings {
+            None
+        } else {
+            Some(read("lm_head.weight", &[cfg.vocab, h])?)
+        };
+        Ok(Some(Dense {
+            norm: read("model.norm.weight", &[h])?,
+            cfg,
+            embed,
+            layers,
+            lm_head,
+        }))
+    }
+}
+
+fn config_layers(config: &HfConfig) -> usize {
+    match &config.arch {
+        ArchConfig::Llama(c) => c.num_hidden_layers,
+        ArchConfig::Qwen2(c) => c.num_hidden_layers,
+        _ => 0,
+    }
+}
+
+/// A tensor's values in f32, after checking its shape.
+fn read(weights: &Weights, name: &str, shape: &[usize]) -> Result<Vec<f32>, ModelError> {
+    weights.require(name, shape)?;
+    let tensor = &weights.tensors[name];
+    tensor
+        .to_dtype(DType::F32)
+        .and_then(|t| t.flatten_all())
+        .and_then(|t| t.to_vec1::<f32>())
+        .map_err(|e| {
+            ModelError::invalid(
+                &weights.path,
+                format!("cannot read tensor {name}: {}", candle_message(&e)),
+            )
+        })
+}
+
+/// transformers' default rotary frequencies: `1 / θ^(2j/dim)`, in f32.
+fn default_inv_freq(theta: f32, dim: usize) -> Vec<f32> {
+    (0..dim)
+        .step_by(2)
+        .map(|j| 1.0 / theta.powf(j as f32 / dim as f32))
+        .collect()
+}
+
+/// Llama 3's frequency scaling for long contexts, as transformers applies it.
+fn llama3_scaling(inv_freq: Vec<f32>, scaling: Option<&Llama3RopeConfig>) -> Vec<f32> {
+    let Some(s) = scaling.filter(|s| matches!(s.rope_type, Llama3RopeType::Llama3)) else {
+        return inv_freq;
+    };
+    let original = s.original_max_position_embeddings as f32;
+    let low_freq_wavelen = original / s.low_freq_factor;
+    let high_freq_wavelen = original / s.high_freq_factor;
+    inv_freq
+        .into_iter()
+        .map(|freq| {
+            let wavelen = 2.0 * PI / freq;
+            if wavelen < high_freq_wavelen {
+                freq
+            } else if wavelen > low_freq_wavelen {
+                freq / s.factor
+            } else {
+                let smooth = (original / wavelen - s.low_freq_factor)
+                    / (s.high_freq_factor - s.low_freq_factor);
+                (1.0 - smooth) * freq / s.factor + smooth * freq
+            }
+        })
+        .collect()
+}

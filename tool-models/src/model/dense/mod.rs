@@ -1,0 +1,197 @@
+//! A decoder for the Llama family (Llama, Qwen 2) written for the CPU.
+//!
+//! candle-transformers' models spend a small model's time in per-operation
+//! overhead and rebuild their KV cache by concatenation at every step. This
+//! one runs the same weights as a few large operations per layer: the q, k
+//! and v projections fused into one matrix, the gate and up projections
+//! into another, matrix-vector products compiled for the CPU's SIMD at run
+//! time and split across threads, `gemm` for prompts, and a KV cache
+//! written in place that can be cut back to any prefix.
+
+mod attention;
+mod cache;
+mod kernels;
+mod load;
+
+pub(crate) use cache::KvCache;
+
+use attention::{attend, interleave_heads, rope, Heads};
+use kernels::{matmul_t, matvec, rms_norm, silu_mul};
+
+/// The hyperparameters a forward pass needs.
+#[derive(Clone, Debug)]
+pub(crate) struct DenseConfig {
+    hidden: usize,
+    intermediate: usize,
+    heads: Heads,
+    vocab: usize,
+    eps: f32,
+    /// The rotary frequencies of each pair of a head's values.
+    inv_freq: Vec<f32>,
+    /// The most positions the model attends to.
+    context: usize,
+}
+
+/// One decoder layer's weights, each matrix row-major as stored.
+#[derive(Debug)]
+struct Layer {
+    attn_norm: Vec<f32>,
+    /// q, k and v projections stacked: rows `q + 2·kv`, columns `hidden`.
+    qkv: Vec<f32>,
+    qkv_bias: Option<Vec<f32>>,
+    o: Vec<f32>,
+    mlp_norm: Vec<f32>,
+    /// gate and up projections stacked: rows `2·intermediate`.
+    gate_up: Vec<f32>,
+    down: Vec<f32>,
+}
+
+/// The weights of a model.
+#[derive(Debug)]
+pub(crate) struct Dense {
+    cfg: DenseConfig,
+    embed: Vec<f32>,
+    layers: Vec<Layer>,
+    norm: Vec<f32>,
+    /// `None` when the output projection is the embedding.
+    lm_head: Option<Vec<f32>>,
+}
+
+/// Buffers a forward pass reuses from one call to the next.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Scratch {
+    x: Vec<f32>,
+    normed: Vec<f32>,
+    qkv: Vec<f32>,
+    q: Vec<f32>,
+    k: Vec<f32>,
+    v: Vec<f32>,
+    attn: Vec<f32>,
+    by_head: Vec<f32>,
+    proj: Vec<f32>,
+    gate_up: Vec<f32>,
+    act: Vec<f32>,
+}
+
+impl Dense {
+    /// An empty cache for this model.
+    pub(crate) fn new_cache(&self) -> KvCache {
+        KvCache::new(self.layers.len(), self.cfg.heads.kv_width())
+    }
+
+    /// Runs `tokens` after the positions `cache` holds, appends them to it,
+    /// and returns the logits after the last one.
+    pub(crate) fn forward(
+        &self,
+        tokens: &[u32],
+        cache: &mut KvCache,
+        s: &mut Scratch,
+    ) -> Result<Vec<f32>, String> {
+        // On a pool thread, the many parallel steps of a pass hand work to
+        // the other threads directly, instead of each waking them from outside.
+        let result = rayon::scope(|_| self.run(tokens, cache, s));
+        match &result {
+            Ok(_) => cache.commit(tokens.len()),
+            Err(_) => cache.rollback(),
+        }
+        result
+    }
+
+    fn run(
+        &self,
+        tokens: &[u32],
+        cache: &mut KvCache,
+        s: &mut Scratch,
+    ) -> Result<Vec<f32>, String> {
+        let cfg = &self.cfg;
+        let (n, h, start) = (tokens.len(), cfg.hidden, cache.len());
+        if n == 0 {
+            return Err("no tokens to run".into());
+        }
+        if start + n > cfg.context {
+            return Err(format!(
+                "{} positions exceed the model's context of {}",
+                start + n,
+                cfg.context
+            ));
+        }
+        let (qw, kw) = (cfg.heads.query_width(), cfg.heads.kv_width());
+        resize(&mut s.x, n * h);
+        for (row, &token) in s.x.chunks_exact_mut(h).zip(tokens) {
+            let t = token as usize;
+            if t >= cfg.vocab {
+                return Err(format!(
+                    "token {token} is outside the vocabulary of {}",
+                    cfg.vocab
+                ));
+            }
+            row.copy_from_slice(&self.embed[t * h..(t + 1) * h]);
+        }
+        resize(&mut s.normed, n * h);
+        resize(&mut s.qkv, n * (qw + 2 * kw));
+        resize(&mut s.attn, n * qw);
+        resize(&mut s.by_head, n * qw);
+        resize(&mut s.proj, n * h);
+        resize(&mut s.gate_up, n * 2 * cfg.intermediate);
+        resize(&mut s.act, n * cfg.intermediate);
+        for (index, layer) in self.layers.iter().enumerate() {
+            rms_norm(&s.x, &layer.attn_norm, cfg.eps, &mut s.normed);
+            matmul_t(&s.normed, n, h, &layer.qkv, &mut s.qkv);
+            s.q.clear();
+            s.k.clear();
+            s.v.clear();
+            for row in s.qkv.chunks_exact_mut(qw + 2 * kw) {
+                if let Some(bias) = &layer.qkv_bias {
+                    for (v, b) in row.iter_mut().zip(bias) {
+                        *v += b;
+                    }
+                }
+                let (q, kv) = row.split_at(qw);
+                let (k, v) = kv.split_at(kw);
+                s.q.extend_from_slice(q);
+                s.k.extend_from_slice(k);
+                s.v.extend_from_slice(v);
+            }
+            let heads = cfg.heads;
+            rope(&mut s.q, heads.query, heads.dim, start, &cfg.inv_freq);
+            rope(&mut s.k, heads.kv, heads.dim, start, &cfg.inv_freq);
+            cache.append(index, &s.k, &s.v);
+            let (keys, values) = cache.layer(index);
+            attend(&s.q, keys, values, start, n, heads, &mut s.by_head);
+            interleave_heads(&s.by_head, n, heads.query, heads.dim, &mut s.attn);
+            matmul_t(&s.attn, n, qw, &layer.o, &mut s.proj);
+            add(&mut s.x, &s.proj);
+            rms_norm(&s.x, &layer.mlp_norm, cfg.eps, &mut s.normed);
+            matmul_t(&s.normed, n, h, &layer.gate_up, &mut s.gate_up);
+            silu_mul(&s.gate_up, cfg.intermediate, &mut s.act);
+            matmul_t(&s.act, n, cfg.intermediate, &layer.down, &mut s.proj);
+            add(&mut s.x, &s.proj);
+        }
+        // Only the last position's logits are wanted.
+        let last = &s.x[(n - 1) * h..];
+        let mut normed = vec![0f32; h];
+        rms_norm(last, &self.norm, cfg.eps, &mut normed);
+        let mut logits = vec![0f32; cfg.vocab];
+        matvec(
+            self.lm_head.as_deref().unwrap_or(&self.embed),
+            h,
+            &normed,
+            &mut logits,
+        );
+        Ok(logits)
+    }
+}
+
+fn resize(v: &mut Vec<f32>, len: usize) {
+    v.clear();
+    v.resize(len, 0.0);
+}
+
+fn add(x: &mut [f32], y: &[f32]) {
+    for (x, y) in x.iter_mut().zip(y) {
+        *x += y;
+    }
+}
+
+#[cfg(test)]
+mod tests;
