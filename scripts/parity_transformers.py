@@ -54,7 +54,7 @@ def main():
     for prompt in PROMPTS:
         out = subprocess.run(
             [args.bin, "generate", "--chat", "--json", "--model", args.model,
-             "--max-tokens", str(args.max_tokens), prompt],
+             "--max-tokens", str(args.max_tokens), "--repeat", "3", prompt],
             check=True, capture_output=True, text=True,
         )
         ours = json.loads(out.stdout)
@@ -68,8 +68,8 @@ def main():
 
         input_ids = torch.tensor([ours["prompt_ids"]])
         with torch.no_grad():
-            # Prefill alone (best of 3), then the whole generation: the
-            # difference is transformers' decode time.
+            # Prefill alone (best of 3, as ours), then the whole generation:
+            # the difference is transformers' decode time.
             prefill = min(timed(lambda: model(input_ids, use_cache=True)) for _ in range(3))
             start = time.perf_counter()
             generated = model.generate(

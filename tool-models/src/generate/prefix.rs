@@ -13,10 +13,6 @@
 use super::GenerateError;
 use crate::model::{candle_message, Backend, Model};
 
-/// Prompts are run in chunks of this many tokens, bounding the size of the
-/// attention matrices.
-const PREFILL_CHUNK: usize = 512;
-
 /// What the KV cache holds.
 #[derive(Default)]
 pub(crate) struct KvState {
@@ -65,7 +61,7 @@ impl Model {
             self.restore_snapshot(prompt)?;
         }
         let reused = self.kv.tokens.len();
-        for chunk in prompt[reused..].chunks(PREFILL_CHUNK) {
+        for chunk in prompt[reused..].chunks(self.backend.prefill_chunk()) {
             self.run(chunk)?;
         }
         let logits = self.kv.logits.clone().ok_or_else(|| {

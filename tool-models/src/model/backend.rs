@@ -153,6 +153,16 @@ impl Backend {
         }
     }
 
+    /// Prompts are run in chunks of at most this many tokens, bounding the
+    /// memory a pass takes: candle's models build whole attention matrices;
+    /// ours attends by blocks of rows, so only its activations grow.
+    pub(crate) fn prefill_chunk(&self) -> usize {
+        match self {
+            Backend::Dense { .. } => 2048,
+            _ => 512,
+        }
+    }
+
     /// Whether the KV cache can be cut back to a prefix.
     pub(crate) fn cuts_back(&self) -> bool {
         matches!(self, Backend::Dense { .. })

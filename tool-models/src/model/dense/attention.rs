@@ -11,7 +11,7 @@ const DIRECT_ROWS: usize = 4;
 /// Query rows per attention task: each task is one head over one block of
 /// rows, so a prompt's attention spreads over every thread, and a block's
 /// scores only reach as far as its last row can see.
-const ROW_BLOCK: usize = 32;
+const ROW_BLOCK: usize = 64;
 
 /// The shape of attention: query heads, key/value heads, head width.
 #[derive(Clone, Copy, Debug)]
@@ -31,28 +31,26 @@ impl Heads {
     }
 }
 
-/// Rotates each head of each row of `x` (rows of `heads × dim`, row `i` at
-/// position `start + i`) by transformers' "rotate half" convention: value
-/// `j` pairs with value `j + dim/2`.
-pub(crate) fn rope(x: &mut [f32], heads: usize, dim: usize, start: usize, inv_freq: &[f32]) {
+/// The rotary angles' cosines and sines at `position`, into `cos` and `sin`
+/// (as transformers: the angle in f32, then its cosine and sine).
+pub(crate) fn rotary_angles(position: usize, inv_freq: &[f32], cos: &mut [f32], sin: &mut [f32]) {
+    for ((f, c), s) in inv_freq.iter().zip(cos.iter_mut()).zip(sin.iter_mut()) {
+        let angle = position as f32 * f;
+        *c = angle.cos();
+        *s = angle.sin();
+    }
+}
+
+/// Rotates each `dim`-wide head of `row` by transformers' "rotate half"
+/// convention: value `j` pairs with value `j + dim/2`.
+pub(crate) fn rope(row: &mut [f32], dim: usize, cos: &[f32], sin: &[f32]) {
     let half = dim / 2;
-    let mut cos = vec![0f32; half];
-    let mut sin = vec![0f32; half];
-    for (i, row) in x.chunks_exact_mut(heads * dim).enumerate() {
-        let position = (start + i) as f32;
+    for head in row.chunks_exact_mut(dim) {
+        let (a, b) = head.split_at_mut(half);
         for j in 0..half {
-            // As transformers: the angle in f32, then its cosine and sine.
-            let angle = position * inv_freq[j];
-            cos[j] = angle.cos();
-            sin[j] = angle.sin();
-        }
-        for head in row.chunks_exact_mut(dim) {
-            let (a, b) = head.split_at_mut(half);
-            for j in 0..half {
-                let (x1, x2) = (a[j], b[j]);
-                a[j] = x1 * cos[j] - x2 * sin[j];
-                b[j] = x2 * cos[j] + x1 * sin[j];
-            }
+            let (x1, x2) = (a[j], b[j]);
+            a[j] = x1 * cos[j] - x2 * sin[j];
+            b[j] = x2 * cos[j] + x1 * sin[j];
         }
     }
 }
@@ -128,14 +126,12 @@ pub(crate) fn attend(
                                 (qw, 1),
                                 &keys[g * dim..],
                                 (1, kw),
+                                scale,
                             );
                         }
                         for (i, row) in scores.chunks_exact_mut(seen).enumerate() {
                             let visible = start + first + i + 1;
                             let (now, future) = row.split_at_mut(visible);
-                            for s in now.iter_mut() {
-                                *s *= scale;
-                            }
                             softmax(now);
                             future.fill(0.0);
                         }
@@ -151,6 +147,7 @@ pub(crate) fn attend(
                                 (seen, 1),
                                 &values[g * dim..],
                                 (kw, 1),
+                                1.0,
                             );
                         }
                     });

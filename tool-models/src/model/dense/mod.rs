@@ -15,8 +15,12 @@ mod load;
 
 pub(crate) use cache::KvCache;
 
-use attention::{attend, interleave_heads, rope, Heads};
-use kernels::{matmul_t, matvec, rms_norm, silu_mul};
+use attention::{attend, interleave_heads, rope, rotary_angles, Heads};
+use kernels::{matmul_t, matvec, rms_norm, silu_mul, ROWS_PER_TASK};
+use rayon::prelude::*;
+
+/// The widest head this decoder runs (rotary tables live on the stack).
+const MAX_HALF_HEAD: usize = 256;
 
 /// The hyperparameters a forward pass needs.
 #[derive(Clone, Debug)]
@@ -128,6 +132,9 @@ impl Dense {
             row.copy_from_slice(&self.embed[t * h..(t + 1) * h]);
         }
         resize(&mut s.normed, n * h);
+        resize(&mut s.q, n * qw);
+        resize(&mut s.k, n * kw);
+        resize(&mut s.v, n * kw);
         resize(&mut s.qkv, n * (qw + 2 * kw));
         resize(&mut s.attn, n * qw);
         resize(&mut s.by_head, n * qw);
@@ -137,24 +144,30 @@ impl Dense {
         for (index, layer) in self.layers.iter().enumerate() {
             rms_norm(&s.x, &layer.attn_norm, cfg.eps, &mut s.normed);
             matmul_t(&s.normed, n, h, &layer.qkv, &mut s.qkv);
-            s.q.clear();
-            s.k.clear();
-            s.v.clear();
-            for row in s.qkv.chunks_exact_mut(qw + 2 * kw) {
-                if let Some(bias) = &layer.qkv_bias {
-                    for (v, b) in row.iter_mut().zip(bias) {
-                        *v += b;
-                    }
-                }
-                let (q, kv) = row.split_at(qw);
-                let (k, v) = kv.split_at(kw);
-                s.q.extend_from_slice(q);
-                s.k.extend_from_slice(k);
-                s.v.extend_from_slice(v);
-            }
             let heads = cfg.heads;
-            rope(&mut s.q, heads.query, heads.dim, start, &cfg.inv_freq);
-            rope(&mut s.k, heads.kv, heads.dim, start, &cfg.inv_freq);
+            let bias = layer.qkv_bias.as_deref();
+            let half = heads.dim / 2;
+            s.qkv
+                .par_chunks_mut(qw + 2 * kw)
+                .zip(s.q.par_chunks_mut(qw))
+                .zip(s.k.par_chunks_mut(kw))
+                .zip(s.v.par_chunks_mut(kw))
+                .enumerate()
+                .with_min_len(ROWS_PER_TASK)
+                .for_each(|(i, (((row, q), k), v))| {
+                    if let Some(bias) = bias {
+                        add(row, bias);
+                    }
+                    q.copy_from_slice(&row[..qw]);
+                    k.copy_from_slice(&row[qw..qw + kw]);
+                    v.copy_from_slice(&row[qw + kw..]);
+                    let mut angles = [0f32; 2 * MAX_HALF_HEAD];
+                    let (cos, sin) = angles.split_at_mut(MAX_HALF_HEAD);
+                    let (cos, sin) = (&mut cos[..half], &mut sin[..half]);
+                    rotary_angles(start + i, &cfg.inv_freq, cos, sin);
+                    rope(q, heads.dim, cos, sin);
+                    rope(k, heads.dim, cos, sin);
+                });
             cache.append(index, &s.k, &s.v);
             let (keys, values) = cache.layer(index);
             attend(&s.q, keys, values, start, n, heads, &mut s.by_head);
