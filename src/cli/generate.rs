@@ -27,6 +27,10 @@ pub struct GenerateArgs {
     /// as JSON.
     #[arg(long)]
     json: bool,
+    /// Keep generating past end-of-sequence tokens, to `--max-tokens` (for
+    /// timing models with random weights).
+    #[arg(long)]
+    ignore_eos: bool,
     /// Generate this many times, each from an empty cache, and report the
     /// fastest prefill and decode (for timing; the output is the same).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
@@ -63,12 +67,16 @@ pub fn run(args: GenerateArgs) -> Result<(), String> {
         .tokenizer()
         .encode(&prompt)
         .map_err(|e| e.to_string())?;
+    let options = GenerateOptions {
+        ignore_eos: args.ignore_eos,
+        ..GenerateOptions::greedy(args.max_tokens)
+    };
     let mut streamed = String::new();
     let json_out = args.json;
     let generation = model
         .generate(
             &ids,
-            &GenerateOptions::greedy(args.max_tokens),
+            &options,
             None,
             &mut |delta| {
                 if !json_out {
@@ -85,12 +93,7 @@ pub fn run(args: GenerateArgs) -> Result<(), String> {
     for _ in 1..args.repeat {
         model.reset_cache();
         let again = model
-            .generate(
-                &ids,
-                &GenerateOptions::greedy(args.max_tokens),
-                None,
-                &mut |_| {},
-            )
+            .generate(&ids, &options, None, &mut |_| {})
             .map_err(|e| e.to_string())?;
         prefill = prefill.max(again.prefill_tokens_per_second());
         decode = decode.max(again.decode_tokens_per_second());

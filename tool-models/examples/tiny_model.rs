@@ -1,22 +1,46 @@
-//! Writes a seeded tiny Qwen2 (random weights, a real tool-capable
-//! template) as a Hugging Face directory and as `tiny.gguf` in it, for
+//! Writes a seeded random-weight Qwen2 (a real tool-capable template) as a
+//! Hugging Face directory and as `tiny.gguf` in it: tiny by default, for
 //! side-by-side runs of `tool-use serve` and llama.cpp's `llama-server` on
-//! the same file (`scripts/bench_serve.py`).
+//! the same file (`scripts/bench_serve.py`), or with `--shape
+//! qwen2.5-0.5b` a model of Qwen2.5-0.5B's size for speed comparisons
+//! (`scripts/bench_generate.py`; the directory only, 2 GB in f32).
 //!
-//! `cargo run --release -p tool-models --example tiny_model -- DIR [CONTEXT]`
+//! `cargo run --release -p tool-models --example tiny_model -- DIR [CONTEXT] [--shape qwen2.5-0.5b]`
 
 use tool_models::model::tiny::{write_tiny_gguf, write_tiny_model, TinySpec};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let dir = std::path::PathBuf::from(args.next().ok_or("usage: tiny_model DIR [CONTEXT]")?);
-    let context = args.next().map(|c| c.parse()).transpose()?.unwrap_or(4096);
-    let spec = TinySpec {
-        max_position_embeddings: context,
-        ..TinySpec::qwen2(7)
+    let usage = "usage: tiny_model DIR [CONTEXT] [--shape tiny|qwen2.5-0.5b]";
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let shape = match args.iter().position(|a| a == "--shape") {
+        Some(i) if i + 1 < args.len() => {
+            let shape = args.remove(i + 1);
+            args.remove(i);
+            shape
+        }
+        Some(_) => return Err(usage.into()),
+        None => "tiny".to_owned(),
+    };
+    let mut args = args.into_iter();
+    let dir = std::path::PathBuf::from(args.next().ok_or(usage)?);
+    let context = args.next().map(|c| c.parse()).transpose()?;
+    let spec = match shape.as_str() {
+        "tiny" => TinySpec {
+            max_position_embeddings: context.unwrap_or(4096),
+            ..TinySpec::qwen2(7)
+        },
+        "qwen2.5-0.5b" => TinySpec {
+            max_position_embeddings: context.unwrap_or(32768),
+            ..TinySpec::qwen2_5_0_5b(7)
+        },
+        other => return Err(format!("unknown shape {other:?}; {usage}").into()),
     };
     write_tiny_model(&dir, &spec)?;
-    write_tiny_gguf(&dir.join("tiny.gguf"), &spec)?;
-    println!("{}", dir.join("tiny.gguf").display());
+    if shape == "tiny" {
+        write_tiny_gguf(&dir.join("tiny.gguf"), &spec)?;
+        println!("{}", dir.join("tiny.gguf").display());
+    } else {
+        println!("{}", dir.display());
+    }
     Ok(())
 }

@@ -25,14 +25,19 @@ pub fn write_tiny_gguf(path: &Path, spec: &TinySpec) -> Result<(), ModelError> {
     };
     let head_dim = spec.hidden_size / spec.num_heads;
     let u32v = |n: usize| Value::U32(n as u32);
-    let tokens = vocab::tokens();
+    // llama.cpp wants a token per embedding row: rows past the tokenizer's
+    // are unused tokens (type 5) that no text encodes to.
+    let mut tokens = vocab::tokens();
+    let real = tokens.len();
+    tokens.extend((real..spec.vocab_size).map(|id| format!("<|unused_{id}|>")));
     let token_types: Vec<Value> = (0..tokens.len())
         .map(|id| {
             let added = id.checked_sub(vocab::FIRST_ADDED as usize);
-            Value::I32(match added.map(|i| vocab::ADDED[i].1) {
+            Value::I32(match added.map(|i| vocab::ADDED.get(i).map(|a| a.1)) {
                 None => 1,
-                Some(true) => 3,
-                Some(false) => 4,
+                Some(Some(true)) => 3,
+                Some(Some(false)) => 4,
+                Some(None) => 5,
             })
         })
         .collect();
@@ -92,7 +97,7 @@ pub fn write_tiny_gguf(path: &Path, spec: &TinySpec) -> Result<(), ModelError> {
         ),
     ];
 
-    let hf = weights::tensors(spec, vocab::VOCAB_SIZE).map_err(fail)?;
+    let hf = weights::tensors(spec, spec.vocab_size).map_err(fail)?;
     let mut tensors: Vec<(String, QTensor)> = Vec::new();
     for (name, tensor) in &hf {
         let Some(gguf_name) = gguf_name(name) else {

@@ -60,6 +60,9 @@ pub struct TinySpec {
     pub max_position_embeddings: usize,
     /// Whether the output projection is the embedding matrix.
     pub tie_word_embeddings: bool,
+    /// Rows of the embedding: at least [`TINY_VOCAB_SIZE`]; the rows past
+    /// the tokenizer's tokens give a model of a real vocabulary's size.
+    pub vocab_size: usize,
     /// Seed of the weights.
     pub seed: u64,
 }
@@ -76,6 +79,7 @@ impl TinySpec {
             num_kv_heads: 2,
             max_position_embeddings: 1024,
             tie_word_embeddings: true,
+            vocab_size: TINY_VOCAB_SIZE,
             seed,
         }
     }
@@ -89,6 +93,25 @@ impl TinySpec {
         }
     }
 
+    /// Qwen2.5-0.5B's shape (494M parameters: hidden 896, 24 layers, 14
+    /// heads and 2 key/value heads, MLP 4864, a vocabulary of 151,936 rows,
+    /// tied embeddings) with random weights: for measuring speed on a
+    /// model of real size without downloading one.
+    pub fn qwen2_5_0_5b(seed: u64) -> TinySpec {
+        TinySpec {
+            arch: TinyArch::Qwen2,
+            hidden_size: 896,
+            intermediate_size: 4864,
+            num_layers: 24,
+            num_heads: 14,
+            num_kv_heads: 2,
+            max_position_embeddings: 32768,
+            tie_word_embeddings: true,
+            vocab_size: 151_936,
+            seed,
+        }
+    }
+
     fn check(&self) -> Result<(), String> {
         let ok = self.hidden_size > 0
             && self.num_heads > 0
@@ -98,11 +121,12 @@ impl TinySpec {
             && self.max_position_embeddings > 0
             && self.hidden_size.is_multiple_of(self.num_heads)
             && (self.hidden_size / self.num_heads).is_multiple_of(2)
-            && self.num_heads.is_multiple_of(self.num_kv_heads);
+            && self.num_heads.is_multiple_of(self.num_kv_heads)
+            && self.vocab_size >= TINY_VOCAB_SIZE;
         if ok {
             Ok(())
         } else {
-            Err(format!("invalid tiny model spec {self:?}: sizes must be positive, heads must divide hidden_size into an even head size, and kv heads must divide heads"))
+            Err(format!("invalid tiny model spec {self:?}: sizes must be positive, heads must divide hidden_size into an even head size, kv heads must divide heads, and vocab_size must be at least {TINY_VOCAB_SIZE}"))
         }
     }
 }
@@ -140,7 +164,7 @@ pub fn write_tiny_model(dir: &Path, spec: &TinySpec) -> Result<(), ModelError> {
         }),
     )?;
     let path = dir.join("model.safetensors");
-    let tensors = weights::tensors(spec, vocab::VOCAB_SIZE).map_err(|e| {
+    let tensors = weights::tensors(spec, spec.vocab_size).map_err(|e| {
         ModelError::invalid(
             &path,
             format!("cannot make the weights: {}", candle_message(&e)),
@@ -163,7 +187,7 @@ fn config_json(spec: &TinySpec) -> Value {
         "num_attention_heads": spec.num_heads,
         "num_key_value_heads": spec.num_kv_heads,
         "max_position_embeddings": spec.max_position_embeddings,
-        "vocab_size": vocab::VOCAB_SIZE,
+        "vocab_size": spec.vocab_size,
         "tie_word_embeddings": spec.tie_word_embeddings,
         "bos_token_id": vocab::added_id("<|endoftext|>"),
         "eos_token_id": vocab::added_id("<|im_end|>"),
