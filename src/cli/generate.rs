@@ -74,17 +74,12 @@ pub fn run(args: GenerateArgs) -> Result<(), String> {
     let mut streamed = String::new();
     let json_out = args.json;
     let generation = model
-        .generate(
-            &ids,
-            &options,
-            None,
-            &mut |delta| {
-                if !json_out {
-                    print!("{delta}");
-                }
-                streamed.push_str(delta);
-            },
-        )
+        .generate(&ids, &options, None, &mut |delta| {
+            if !json_out {
+                print!("{delta}");
+            }
+            streamed.push_str(delta);
+        })
         .map_err(|e| e.to_string())?;
     let (mut prefill, mut decode) = (
         generation.prefill_tokens_per_second(),

@@ -1,5 +1,6 @@
 //! Safetensors weights: one `model.safetensors`, or shards listed by
-//! `model.safetensors.index.json`, read into f32 tensors on the CPU.
+//! `model.safetensors.index.json`, read into tensors on the CPU (f32, or f16
+//! and bf16 as stored).
 
 use super::error::candle_message;
 use super::files::ModelFiles;
@@ -88,7 +89,9 @@ impl Weights {
     }
 }
 
-/// Reads one safetensors file, converting floating-point tensors to f32.
+/// Reads one safetensors file, converting f64 tensors to f32. Half-precision
+/// tensors stay as they are: the Llama-family decoder computes from them
+/// directly, and candle's `VarBuilder` widens them for the other models.
 fn load_file(files: &ModelFiles<'_>, name: &str) -> Result<HashMap<String, Tensor>, ModelError> {
     let path = &files.path(name);
     let bytes = files.bytes(name, "a safetensors file")?;
@@ -106,7 +109,7 @@ fn load_file(files: &ModelFiles<'_>, name: &str) -> Result<HashMap<String, Tenso
     raw.into_iter()
         .map(|(name, t)| {
             let t = match t.dtype() {
-                DType::F16 | DType::BF16 | DType::F64 => t.to_dtype(DType::F32).map_err(|e| {
+                DType::F64 => t.to_dtype(DType::F32).map_err(|e| {
                     ModelError::invalid(
                         path,
                         format!(

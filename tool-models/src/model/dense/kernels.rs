@@ -13,6 +13,7 @@ const PARALLEL_MIN_WORK: usize = 1 << 15;
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Isa {
     #[cfg(target_arch = "x86_64")]
+    /// AVX2 with FMA and F16C (every CPU with AVX2 since 2013).
     Avx2Fma,
     Portable,
 }
@@ -21,7 +22,9 @@ fn isa() -> Isa {
     static ISA: OnceLock<Isa> = OnceLock::new();
     *ISA.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma")
+            && std::arch::is_x86_feature_detected!("f16c")
         {
             return Isa::Avx2Fma;
         }
@@ -188,6 +191,32 @@ mod x86 {
     /// # Safety
     /// The CPU must have AVX2 and FMA.
     #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn dot(a: &[f32], b: &[f32]) -> f32 {
+        super::dot_body::<true>(a, b)
+    }
+
+    /// # Safety
+    /// The CPU must have AVX and F16C.
+    #[target_feature(enable = "avx,f16c")]
+    pub(super) unsafe fn widen_f16(bits: &[u16], out: &mut [f32]) {
+        use std::arch::x86_64::{__m128i, _mm256_cvtph_ps, _mm256_storeu_ps, _mm_loadu_si128};
+        let mut b = bits.chunks_exact(8);
+        let mut o = out.chunks_exact_mut(8);
+        for (b, o) in (&mut b).zip(&mut o) {
+            // SAFETY: both chunks hold exactly 8 values; unaligned loads and stores.
+            unsafe {
+                let half = _mm_loadu_si128(b.as_ptr().cast::<__m128i>());
+                _mm256_storeu_ps(o.as_mut_ptr(), _mm256_cvtph_ps(half));
+            }
+        }
+        for (b, o) in b.remainder().iter().zip(o.into_remainder()) {
+            *o = half::f16::from_bits(*b).to_f32();
+        }
+    }
+
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn exp_shifted(x: &mut [f32], max: f32) -> f32 {
         super::exp_shifted_body(x, max)
     }
@@ -227,6 +256,37 @@ fn matvec_serial(w: &[f32], cols: usize, x: &[f32], out: &mut [f32]) {
     }
 }
 
+/// `a · b` over the shorter of the two.
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
+    match isa() {
+        // SAFETY: `isa` saw AVX2 and FMA on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2Fma => unsafe { x86::dot(a, b) },
+        Isa::Portable => dot_body::<false>(a, b),
+    }
+}
+
+/// IEEE half-precision bits widened to f32 (`out` as long as `bits`).
+pub(crate) fn widen_f16(bits: &[u16], out: &mut [f32]) {
+    match isa() {
+        // SAFETY: `isa` saw F16C on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2Fma => unsafe { x86::widen_f16(bits, out) },
+        Isa::Portable => {
+            for (b, o) in bits.iter().zip(out) {
+                *o = half::f16::from_bits(*b).to_f32();
+            }
+        }
+    }
+}
+
+/// bfloat16 bits widened to f32: the top half of an f32.
+pub(crate) fn widen_bf16(bits: &[u16], out: &mut [f32]) {
+    for (b, o) in bits.iter().zip(out) {
+        *o = f32::from_bits((*b as u32) << 16);
+    }
+}
+
 /// One query row's attention (scaled dot products, softmax, weighted sum of
 /// values) over the first `seen` rows of `keys` and `values`; each row has
 /// `stride` values, the head's `q.len()` of them from `offset`.
@@ -262,15 +322,24 @@ pub(crate) fn matvec(w: &[f32], cols: usize, x: &[f32], out: &mut [f32]) {
     if cols == 0 {
         return out.fill(0.0);
     }
-    let threads = rayon::current_num_threads();
-    if threads <= 1 || rows * cols < PARALLEL_MIN_WORK {
+    if !worth_splitting(rows * cols) {
         return matvec_serial(w, cols, x, out);
     }
-    // A few blocks per thread, so one slow thread does not hold up the rest.
-    let block = rows.div_ceil(threads * 4).max(8);
+    let block = row_block(rows);
     out.par_chunks_mut(block)
         .zip(w.par_chunks(block * cols))
         .for_each(|(o, w)| matvec_serial(w, cols, x, o));
+}
+
+/// Whether `work` multiply-adds gain from more than one thread.
+pub(crate) fn worth_splitting(work: usize) -> bool {
+    rayon::current_num_threads() > 1 && work >= PARALLEL_MIN_WORK
+}
+
+/// Rows per task of a matrix-vector product over `rows` rows: a few
+/// blocks per thread, so one slow thread does not hold up the rest.
+pub(crate) fn row_block(rows: usize) -> usize {
+    rows.div_ceil(rayon::current_num_threads() * 4).max(8)
 }
 
 /// `out = X Wᵀ`: `X` is `n` rows of `k`, `W` is `rows` rows of `k` (a
@@ -352,11 +421,10 @@ pub(crate) unsafe fn gemm_strided(
 }
 
 fn parallelism(work: usize) -> gemm::Parallelism {
-    let threads = rayon::current_num_threads();
-    if threads <= 1 || work < PARALLEL_MIN_WORK {
-        gemm::Parallelism::None
+    if worth_splitting(work) {
+        gemm::Parallelism::Rayon(rayon::current_num_threads())
     } else {
-        gemm::Parallelism::Rayon(threads)
+        gemm::Parallelism::None
     }
 }
 
@@ -462,6 +530,24 @@ mod tests {
         assert!(worst < 5e-7, "relative error {worst}");
         assert!(exp_approx(-1000.0) < 1e-37);
         assert!(exp_approx(f32::NEG_INFINITY) < 1e-37);
+    }
+
+    #[test]
+    fn half_precision_widens_exactly() {
+        let values: Vec<f32> = (0..37).map(|i| (i as f32 - 18.0) * 0.375).collect();
+        let f16: Vec<u16> = values
+            .iter()
+            .map(|v| half::f16::from_f32(*v).to_bits())
+            .collect();
+        let bf16: Vec<u16> = values
+            .iter()
+            .map(|v| half::bf16::from_f32(*v).to_bits())
+            .collect();
+        let mut out = vec![0.0; values.len()];
+        widen_f16(&f16, &mut out);
+        assert_eq!(out, values);
+        widen_bf16(&bf16, &mut out);
+        assert_eq!(out, values);
     }
 
     #[test]

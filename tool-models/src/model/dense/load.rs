@@ -1,6 +1,7 @@
 //! Building a [`Dense`] model from a Hugging Face model's weights.
 
 use super::attention::Heads;
+use super::matrix::Matrix;
 use super::{Dense, DenseConfig, Layer};
 use crate::model::config::{ArchConfig, HfConfig};
 use crate::model::error::candle_message;
@@ -17,6 +18,17 @@ impl Dense {
     pub(crate) fn from_hf(
         config: &HfConfig,
         weights: &Weights,
+    ) -> Result<Option<Dense>, ModelError> {
+        let keep_half = weights.parameter_count(false) * 4 > KEEP_HALF_ABOVE;
+        Dense::from_hf_with(config, weights, keep_half)
+    }
+
+    /// [`from_hf`](Self::from_hf), keeping f16 and bf16 matrices as stored
+    /// or not.
+    pub(crate) fn from_hf_with(
+        config: &HfConfig,
+        weights: &Weights,
+        keep_half: bool,
     ) -> Result<Option<Dense>, ModelError> {
         let (cfg, qkv_bias) = match &config.arch {
             ArchConfig::Llama(c) => {
@@ -79,12 +91,15 @@ impl Dense {
             ));
         }
         let read = |name: &str, shape: &[usize]| read(weights, name, shape);
+        let matrix = |name: &str, shape: &[usize]| read_matrix(weights, name, shape, keep_half);
         let mut layers = Vec::new();
         for layer in 0..config_layers(config) {
             let p = format!("model.layers.{layer}");
-            let mut qkv = read(&format!("{p}.self_attn.q_proj.weight"), &[qw, h])?;
-            qkv.extend(read(&format!("{p}.self_attn.k_proj.weight"), &[kw, h])?);
-            qkv.extend(read(&format!("{p}.self_attn.v_proj.weight"), &[kw, h])?);
+            let qkv = Matrix::stack(vec![
+                matrix(&format!("{p}.self_attn.q_proj.weight"), &[qw, h])?,
+                matrix(&format!("{p}.self_attn.k_proj.weight"), &[kw, h])?,
+                matrix(&format!("{p}.self_attn.v_proj.weight"), &[kw, h])?,
+            ]);
             let qkv_bias = if qkv_bias {
                 let mut b = read(&format!("{p}.self_attn.q_proj.bias"), &[qw])?;
                 b.extend(read(&format!("{p}.self_attn.k_proj.bias"), &[kw])?);
@@ -93,24 +108,26 @@ impl Dense {
             } else {
                 None
             };
-            let mut gate_up = read(&format!("{p}.mlp.gate_proj.weight"), &[i, h])?;
-            gate_up.extend(read(&format!("{p}.mlp.up_proj.weight"), &[i, h])?);
+            let gate_up = Matrix::stack(vec![
+                matrix(&format!("{p}.mlp.gate_proj.weight"), &[i, h])?,
+                matrix(&format!("{p}.mlp.up_proj.weight"), &[i, h])?,
+            ]);
             layers.push(Layer {
                 attn_norm: read(&format!("{p}.input_layernorm.weight"), &[h])?,
                 qkv,
                 qkv_bias,
-                o: read(&format!("{p}.self_attn.o_proj.weight"), &[h, qw])?,
+                o: matrix(&format!("{p}.self_attn.o_proj.weight"), &[h, qw])?,
                 mlp_norm: read(&format!("{p}.post_attention_layernorm.weight"), &[h])?,
                 gate_up,
-                down: read(&format!("{p}.mlp.down_proj.weight"), &[h, i])?,
+                down: matrix(&format!("{p}.mlp.down_proj.weight"), &[h, i])?,
             });
         }
-        let embed = read("model.embed_tokens.weight", &[cfg.vocab, h])?;
+        let embed = matrix("model.embed_tokens.weight", &[cfg.vocab, h])?;
         // A tied head is the embedding tensor itself (see `tie_lm_head`).
         let lm_head = if config.tie_word_embeddings {
             None
         } else {
-            Some(read("lm_head.weight", &[cfg.vocab, h])?)
+            Some(matrix("lm_head.weight", &[cfg.vocab, h])?)
         };
         Ok(Some(Dense {
             norm: read("model.norm.weight", &[h])?,
@@ -144,6 +161,44 @@ fn read(weights: &Weights, name: &str, shape: &[usize]) -> Result<Vec<f32>, Mode
                 format!("cannot read tensor {name}: {}", candle_message(&e)),
             )
         })
+}
+
+/// Past this many bytes of f32 weights, f16 and bf16 matrices stay as
+/// stored: a decode step streams the weights from memory, and half as many
+/// bytes take half the time. Smaller models sit in the CPU's caches, where
+/// f32 is read faster than halves are widened.
+const KEEP_HALF_ABOVE: u64 = 256 << 20;
+
+/// A weight matrix, after checking its shape: f16 and bf16 as stored when
+/// `keep_half`, anything else widened to f32.
+fn read_matrix(
+    weights: &Weights,
+    name: &str,
+    shape: &[usize],
+    keep_half: bool,
+) -> Result<Matrix, ModelError> {
+    weights.require(name, shape)?;
+    let tensor = &weights.tensors[name];
+    let cols = shape.get(1).copied().unwrap_or(1);
+    let fail = |e: candle_core::Error| {
+        ModelError::invalid(
+            &weights.path,
+            format!("cannot read tensor {name}: {}", candle_message(&e)),
+        )
+    };
+    let flat = tensor.flatten_all().map_err(fail)?;
+    Ok(match tensor.dtype() {
+        _ if !keep_half => Matrix::f32(read(weights, name, shape)?, cols),
+        DType::F16 => {
+            let values = flat.to_vec1::<half::f16>().map_err(fail)?;
+            Matrix::f16(values.into_iter().map(half::f16::to_bits).collect(), cols)
+        }
+        DType::BF16 => {
+            let values = flat.to_vec1::<half::bf16>().map_err(fail)?;
+            Matrix::bf16(values.into_iter().map(half::bf16::to_bits).collect(), cols)
+        }
+        _ => Matrix::f32(read(weights, name, shape)?, cols),
+    })
 }
 
 /// transformers' default rotary frequencies: `1 / θ^(2j/dim)`, in f32.

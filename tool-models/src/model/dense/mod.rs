@@ -12,11 +12,13 @@ mod attention;
 mod cache;
 mod kernels;
 mod load;
+mod matrix;
 
 pub(crate) use cache::KvCache;
 
 use attention::{attend, interleave_heads, rope, rotary_angles, Heads};
-use kernels::{matmul_t, matvec, rms_norm, silu_mul, ROWS_PER_TASK};
+use kernels::{rms_norm, silu_mul, ROWS_PER_TASK};
+use matrix::Matrix;
 use rayon::prelude::*;
 
 /// The widest head this decoder runs (rotary tables live on the stack).
@@ -41,24 +43,24 @@ pub(crate) struct DenseConfig {
 struct Layer {
     attn_norm: Vec<f32>,
     /// q, k and v projections stacked: rows `q + 2·kv`, columns `hidden`.
-    qkv: Vec<f32>,
+    qkv: Matrix,
     qkv_bias: Option<Vec<f32>>,
-    o: Vec<f32>,
+    o: Matrix,
     mlp_norm: Vec<f32>,
     /// gate and up projections stacked: rows `2·intermediate`.
-    gate_up: Vec<f32>,
-    down: Vec<f32>,
+    gate_up: Matrix,
+    down: Matrix,
 }
 
 /// The weights of a model.
 #[derive(Debug)]
 pub(crate) struct Dense {
     cfg: DenseConfig,
-    embed: Vec<f32>,
+    embed: Matrix,
     layers: Vec<Layer>,
     norm: Vec<f32>,
     /// `None` when the output projection is the embedding.
-    lm_head: Option<Vec<f32>>,
+    lm_head: Option<Matrix>,
 }
 
 /// Buffers a forward pass reuses from one call to the next.
@@ -129,7 +131,7 @@ impl Dense {
                     cfg.vocab
                 ));
             }
-            row.copy_from_slice(&self.embed[t * h..(t + 1) * h]);
+            self.embed.widen_rows(t, row);
         }
         resize(&mut s.normed, n * h);
         resize(&mut s.q, n * qw);
@@ -143,7 +145,7 @@ impl Dense {
         resize(&mut s.act, n * cfg.intermediate);
         for (index, layer) in self.layers.iter().enumerate() {
             rms_norm(&s.x, &layer.attn_norm, cfg.eps, &mut s.normed);
-            matmul_t(&s.normed, n, h, &layer.qkv, &mut s.qkv);
+            layer.qkv.matmul_t(&s.normed, n, &mut s.qkv);
             let heads = cfg.heads;
             let bias = layer.qkv_bias.as_deref();
             let half = heads.dim / 2;
@@ -172,12 +174,12 @@ impl Dense {
             let (keys, values) = cache.layer(index);
             attend(&s.q, keys, values, start, n, heads, &mut s.by_head);
             interleave_heads(&s.by_head, n, heads.query, heads.dim, &mut s.attn);
-            matmul_t(&s.attn, n, qw, &layer.o, &mut s.proj);
+            layer.o.matmul_t(&s.attn, n, &mut s.proj);
             add(&mut s.x, &s.proj);
             rms_norm(&s.x, &layer.mlp_norm, cfg.eps, &mut s.normed);
-            matmul_t(&s.normed, n, h, &layer.gate_up, &mut s.gate_up);
+            layer.gate_up.matmul_t(&s.normed, n, &mut s.gate_up);
             silu_mul(&s.gate_up, cfg.intermediate, &mut s.act);
-            matmul_t(&s.act, n, cfg.intermediate, &layer.down, &mut s.proj);
+            layer.down.matmul_t(&s.act, n, &mut s.proj);
             add(&mut s.x, &s.proj);
         }
         // Only the last position's logits are wanted.
@@ -185,12 +187,10 @@ impl Dense {
         let mut normed = vec![0f32; h];
         rms_norm(last, &self.norm, cfg.eps, &mut normed);
         let mut logits = vec![0f32; cfg.vocab];
-        matvec(
-            self.lm_head.as_deref().unwrap_or(&self.embed),
-            h,
-            &normed,
-            &mut logits,
-        );
+        self.lm_head
+            .as_ref()
+            .unwrap_or(&self.embed)
+            .matvec(&normed, &mut logits);
         Ok(logits)
     }
 }

@@ -64,15 +64,36 @@ fn max_diff(a: &[f32], b: &[f32]) -> f32 {
         .fold(0.0, f32::max)
 }
 
+/// The same weights stored in `dtype` (as a half-precision file holds them).
+fn stored_as(weights: &Weights, dtype: DType) -> Weights {
+    Weights {
+        tensors: weights
+            .tensors
+            .iter()
+            .map(|(name, t)| (name.clone(), t.to_dtype(dtype).unwrap()))
+            .collect(),
+        path: weights.path.clone(),
+    }
+}
+
 #[test]
 fn logits_match_candle_at_every_step_in_chunks_and_after_truncation() {
     let tokens: Vec<u32> = (0..40).map(|i| (i * 37 + 11) % 250).collect();
-    for spec in [TinySpec::llama(3), TinySpec::qwen2(4)] {
+    let cases = [
+        (TinySpec::llama(3), DType::F32),
+        (TinySpec::qwen2(4), DType::F32),
+        (TinySpec::llama(5), DType::F16),
+        (TinySpec::qwen2(6), DType::BF16),
+    ];
+    for (spec, dtype) in cases {
         let tmp = tempfile::tempdir().unwrap();
         write_tiny_model(tmp.path(), &spec).unwrap();
         let (config, weights) = load(tmp.path());
+        let weights = stored_as(&weights, dtype);
         let expected = candle_logits(&config, &weights, &tokens);
-        let dense = Dense::from_hf(&config, &weights).unwrap().unwrap();
+        let dense = Dense::from_hf_with(&config, &weights, true)
+            .unwrap()
+            .unwrap();
         let mut scratch = Scratch::default();
 
         // One token at a time.
@@ -80,7 +101,7 @@ fn logits_match_candle_at_every_step_in_chunks_and_after_truncation() {
         for (i, &t) in tokens.iter().enumerate() {
             let logits = dense.forward(&[t], &mut cache, &mut scratch).unwrap();
             let d = max_diff(&logits, &expected[i]);
-            assert!(d < 1e-4, "{:?} step {i}: {d}", spec.arch);
+            assert!(d < 1e-4, "{:?} {dtype:?} step {i}: {d}", spec.arch);
         }
         // A prompt in uneven chunks, then cut back and continued differently.
         let mut cache = dense.new_cache();
