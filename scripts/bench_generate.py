@@ -16,6 +16,7 @@ beyond that prefill is the decode.
 
 import argparse
 import json
+import os
 import subprocess
 import time
 
@@ -24,13 +25,30 @@ PROMPT = ("The quick brown fox jumps over the lazy dog while the weather in "
           "Paris stays mild and the markets in Tokyo open early. ") * 4
 
 
+def bf16_copy(model_dir):
+    import shutil
+    import torch
+    from transformers import AutoModelForCausalLM
+    out = model_dir.rstrip("/") + "-bf16"
+    if not os.path.exists(os.path.join(out, "model.safetensors")):
+        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
+        model.to(torch.bfloat16).save_pretrained(out)
+        for name in ["tokenizer.json", "tokenizer_config.json", "generation_config.json"]:
+            shutil.copy(os.path.join(model_dir, name), out)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True)
     ap.add_argument("--bin", default="target/release/tool-use")
     ap.add_argument("--new-tokens", type=int, default=32)
     ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--bf16", action="store_true",
+                    help="run a bf16 copy of the model (written beside it once), as real checkpoints ship")
     args = ap.parse_args()
+    if args.bf16:
+        args.model = bf16_copy(args.model)
 
     out = subprocess.run(
         [args.bin, "generate", "--json", "--model", args.model, "--ignore-eos",

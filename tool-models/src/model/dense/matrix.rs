@@ -6,9 +6,6 @@ use super::kernels::{self, matmul_t};
 use rayon::prelude::*;
 use std::cell::RefCell;
 
-/// Values per block a half-precision row is widened in, on the stack.
-const BLOCK: usize = 256;
-
 /// A row-major matrix of `cols` columns.
 #[derive(Debug)]
 pub(crate) struct Matrix {
@@ -104,8 +101,12 @@ impl Matrix {
         let cols = self.cols;
         match &self.data {
             Data::F32(w) => kernels::matvec(w, cols, x, out),
-            Data::F16(w) => split_rows(w, cols, out, |w, o| half_rows(w, cols, x, o, true)),
-            Data::Bf16(w) => split_rows(w, cols, out, |w, o| half_rows(w, cols, x, o, false)),
+            Data::F16(w) => split_rows(w, cols, out, |w, o| {
+                kernels::matvec_f16_serial(w, cols, x, o)
+            }),
+            Data::Bf16(w) => split_rows(w, cols, out, |w, o| {
+                kernels::matvec_bf16_serial(w, cols, x, o)
+            }),
         }
     }
 
@@ -145,22 +146,4 @@ where
     out.par_chunks_mut(block)
         .zip(w.par_chunks(block * cols))
         .for_each(|(o, w)| f(w, o));
-}
-
-/// Each row of `w` widened block by block on the stack and dotted with `x`.
-fn half_rows(w: &[u16], cols: usize, x: &[f32], out: &mut [f32], f16: bool) {
-    let mut wide = [0f32; BLOCK];
-    for (o, row) in out.iter_mut().zip(w.chunks_exact(cols)) {
-        let mut sum = 0.0;
-        for (bits, x) in row.chunks(BLOCK).zip(x.chunks(BLOCK)) {
-            let wide = &mut wide[..bits.len()];
-            if f16 {
-                kernels::widen_f16(bits, wide);
-            } else {
-                kernels::widen_bf16(bits, wide);
-            }
-            sum += kernels::dot(wide, x);
-        }
-        *o = sum;
-    }
 }
