@@ -55,8 +55,7 @@ impl Model {
     /// it and how many of its tokens were reused.
     pub(crate) fn prefill(&mut self, prompt: &[u32]) -> Result<(Vec<f32>, usize), GenerateError> {
         self.check_prompt(prompt)?;
-        let extends = |held: &[u32]| !held.is_empty() && prompt.starts_with(held);
-        let held = extends(&self.kv.tokens) && self.kv.logits.is_some();
+        let held = extends(prompt, &self.kv.tokens) && self.kv.logits.is_some();
         if !held && !self.cut_to_shared_prefix(prompt) {
             self.restore_snapshot(prompt)?;
         }
@@ -107,18 +106,14 @@ impl Model {
         }
         self.kv.tokens.truncate(keep);
         self.kv.logits = snapshot_logits;
-        if self.kv.tokens.is_empty() {
-            self.kv.logits = None;
-        }
         true
     }
 
     /// Restarts from the snapshot when `prompt` extends it, else from an
     /// empty cache.
     fn restore_snapshot(&mut self, prompt: &[u32]) -> Result<(), GenerateError> {
-        let extends = |held: &[u32]| !held.is_empty() && prompt.starts_with(held);
         match self.kv.snapshot.take() {
-            Some(snap) if extends(&snap.tokens) => {
+            Some(snap) if extends(prompt, &snap.tokens) => {
                 let copy = snap.backend.as_ref().and_then(Backend::snapshot);
                 self.backend = copy.ok_or_else(|| {
                     GenerateError::Forward("snapshot cannot be copied (internal error)".into())
@@ -185,4 +180,9 @@ impl Model {
         }
         Ok(())
     }
+}
+
+/// Whether `prompt` starts with the non-empty `held`.
+fn extends(prompt: &[u32], held: &[u32]) -> bool {
+    !held.is_empty() && prompt.starts_with(held)
 }

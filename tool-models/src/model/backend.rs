@@ -95,7 +95,7 @@ impl Backend {
         tokens: &[u32],
         offset: usize,
     ) -> candle_core::Result<Vec<f32>> {
-        let input = Tensor::new(tokens, &Device::Cpu)?.unsqueeze(0)?;
+        let input = || Tensor::new(tokens, &Device::Cpu)?.unsqueeze(0);
         let logits = match self {
             Backend::Dense {
                 model,
@@ -112,11 +112,11 @@ impl Backend {
                     .forward(tokens, cache, scratch)
                     .map_err(candle_core::Error::Msg);
             }
-            Backend::Qwen2(m) => m.forward(&input, offset)?,
-            Backend::Qwen3(m) => m.forward(&input, offset)?,
-            Backend::Mistral(m) => m.forward(&input, offset)?,
-            Backend::Phi3(m) => m.forward(&input, offset)?,
-            Backend::Gemma2(m) => m.forward(&input, offset)?,
+            Backend::Qwen2(m) => m.forward(&input()?, offset)?,
+            Backend::Qwen3(m) => m.forward(&input()?, offset)?,
+            Backend::Mistral(m) => m.forward(&input()?, offset)?,
+            Backend::Phi3(m) => m.forward(&input()?, offset)?,
+            Backend::Gemma2(m) => m.forward(&input()?, offset)?,
             Backend::Gemma3(m) => {
                 // candle 0.11's Gemma 3 appends a non-contiguous value tensor
                 // to the full-attention layers' cache, which fails for more
@@ -128,9 +128,9 @@ impl Backend {
                 }
                 last.ok_or_else(|| candle_core::Error::Msg("no tokens to run".into()))?
             }
-            Backend::QuantizedLlama(m) => m.forward(&input, offset)?,
-            Backend::QuantizedQwen2(m) => m.forward(&input, offset)?,
-            Backend::QuantizedQwen3(m) => m.forward(&input, offset)?,
+            Backend::QuantizedLlama(m) => m.forward(&input()?, offset)?,
+            Backend::QuantizedQwen2(m) => m.forward(&input()?, offset)?,
+            Backend::QuantizedQwen3(m) => m.forward(&input()?, offset)?,
         };
         // Shapes differ by model ((1, vocab) or (1, 1, vocab)): all are the
         // last position's logits.

@@ -513,6 +513,9 @@ pub(crate) const ROWS_PER_TASK: usize = 16;
 /// into `out`, scaled by `weight` (transformers' `LlamaRMSNorm`, in f32).
 pub(crate) fn rms_norm(x: &[f32], weight: &[f32], eps: f32, out: &mut [f32]) {
     let width = weight.len();
+    if out.len() <= width * ROWS_PER_TASK {
+        return rms_norm_rows(x, weight, eps, out);
+    }
     out.par_chunks_mut(width * ROWS_PER_TASK)
         .zip(x.par_chunks(width * ROWS_PER_TASK))
         .for_each(|(out, x)| rms_norm_rows(x, weight, eps, out));

@@ -2,7 +2,7 @@
 
 use super::attention::Heads;
 use super::matrix::Matrix;
-use super::{Dense, DenseConfig, Layer};
+use super::{Dense, DenseConfig, Layer, MAX_HALF_HEAD};
 use crate::model::config::{ArchConfig, HfConfig};
 use crate::model::error::candle_message;
 use crate::model::weights::Weights;
@@ -30,28 +30,18 @@ impl Dense {
         weights: &Weights,
         keep_half: bool,
     ) -> Result<Option<Dense>, ModelError> {
-        let (cfg, qkv_bias) = match &config.arch {
-            ArchConfig::Llama(c) => {
-                let heads = Heads {
-                    query: c.num_attention_heads,
-                    kv: c.num_key_value_heads,
-                    dim: c.hidden_size / c.num_attention_heads,
-                };
-                let inv_freq = llama3_scaling(
-                    default_inv_freq(c.rope_theta, heads.dim),
-                    c.rope_scaling.as_ref(),
-                );
-                let cfg = DenseConfig {
-                    hidden: c.hidden_size,
-                    intermediate: c.intermediate_size,
-                    heads,
-                    vocab: config.vocab_size,
-                    eps: c.rms_norm_eps as f32,
-                    inv_freq,
-                    context: config.context_length,
-                };
-                (cfg, false)
-            }
+        let shape = match &config.arch {
+            ArchConfig::Llama(c) => Shape {
+                hidden: c.hidden_size,
+                intermediate: c.intermediate_size,
+                heads: c.num_attention_heads,
+                kv_heads: c.num_key_value_heads,
+                layers: c.num_hidden_layers,
+                eps: c.rms_norm_eps,
+                rope_theta: c.rope_theta,
+                rope_scaling: c.rope_scaling.as_ref(),
+                qkv_bias: false,
+            },
             ArchConfig::Qwen2(c) => {
                 // candle's model applies `sliding_window` to every layer
                 // (see config.rs); a window shorter than the context is left
@@ -60,28 +50,32 @@ impl Dense {
                 if c.use_sliding_window || !silu {
                     return Ok(None);
                 }
-                let heads = Heads {
-                    query: c.num_attention_heads,
-                    kv: c.num_key_value_heads,
-                    dim: c.hidden_size / c.num_attention_heads,
-                };
-                let cfg = DenseConfig {
+                Shape {
                     hidden: c.hidden_size,
                     intermediate: c.intermediate_size,
-                    heads,
-                    vocab: config.vocab_size,
-                    eps: c.rms_norm_eps as f32,
-                    inv_freq: default_inv_freq(c.rope_theta as f32, heads.dim),
-                    context: config.context_length,
-                };
-                (cfg, true)
+                    heads: c.num_attention_heads,
+                    kv_heads: c.num_key_value_heads,
+                    layers: c.num_hidden_layers,
+                    eps: c.rms_norm_eps,
+                    rope_theta: c.rope_theta as f32,
+                    rope_scaling: None,
+                    qkv_bias: true,
+                }
             }
             _ => return Ok(None),
         };
-        let heads = cfg.heads;
-        let (h, i) = (cfg.hidden, cfg.intermediate);
+        let heads = Heads {
+            query: shape.heads,
+            kv: shape.kv_heads,
+            dim: shape.hidden / shape.heads.max(1),
+        };
+        let (h, i) = (shape.hidden, shape.intermediate);
         let (qw, kw) = (heads.query_width(), heads.kv_width());
-        if heads.query == 0 || heads.kv == 0 || heads.query % heads.kv != 0 || heads.dim % 2 != 0 {
+        if heads.query == 0
+            || heads.kv == 0
+            || !heads.query.is_multiple_of(heads.kv)
+            || !heads.dim.is_multiple_of(2)
+        {
             return Err(ModelError::invalid(
                 &weights.path,
                 format!(
@@ -90,17 +84,39 @@ impl Dense {
                 ),
             ));
         }
+        if heads.dim > 2 * MAX_HALF_HEAD {
+            return Err(ModelError::invalid(
+                &weights.path,
+                format!(
+                    "expected heads of at most {} values, found {}",
+                    2 * MAX_HALF_HEAD,
+                    heads.dim
+                ),
+            ));
+        }
+        let cfg = DenseConfig {
+            hidden: h,
+            intermediate: i,
+            heads,
+            vocab: config.vocab_size,
+            eps: shape.eps as f32,
+            inv_freq: llama3_scaling(
+                default_inv_freq(shape.rope_theta, heads.dim),
+                shape.rope_scaling,
+            ),
+            context: config.context_length,
+        };
         let read = |name: &str, shape: &[usize]| read(weights, name, shape);
         let matrix = |name: &str, shape: &[usize]| read_matrix(weights, name, shape, keep_half);
         let mut layers = Vec::new();
-        for layer in 0..config_layers(config) {
+        for layer in 0..shape.layers {
             let p = format!("model.layers.{layer}");
             let qkv = Matrix::stack(vec![
                 matrix(&format!("{p}.self_attn.q_proj.weight"), &[qw, h])?,
                 matrix(&format!("{p}.self_attn.k_proj.weight"), &[kw, h])?,
                 matrix(&format!("{p}.self_attn.v_proj.weight"), &[kw, h])?,
             ]);
-            let qkv_bias = if qkv_bias {
+            let qkv_bias = if shape.qkv_bias {
                 let mut b = read(&format!("{p}.self_attn.q_proj.bias"), &[qw])?;
                 b.extend(read(&format!("{p}.self_attn.k_proj.bias"), &[kw])?);
                 b.extend(read(&format!("{p}.self_attn.v_proj.bias"), &[kw])?);
@@ -139,12 +155,18 @@ impl Dense {
     }
 }
 
-fn config_layers(config: &HfConfig) -> usize {
-    match &config.arch {
-        ArchConfig::Llama(c) => c.num_hidden_layers,
-        ArchConfig::Qwen2(c) => c.num_hidden_layers,
-        _ => 0,
-    }
+/// What differs between the architectures this decoder runs.
+struct Shape<'a> {
+    hidden: usize,
+    intermediate: usize,
+    heads: usize,
+    kv_heads: usize,
+    layers: usize,
+    eps: f64,
+    rope_theta: f32,
+    rope_scaling: Option<&'a Llama3RopeConfig>,
+    /// Qwen 2 adds biases to the q, k and v projections.
+    qkv_bias: bool,
 }
 
 /// A tensor's values in f32, after checking its shape.
