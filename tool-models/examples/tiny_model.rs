@@ -4,23 +4,32 @@
 //! the same file (`scripts/bench_serve.py`), or with `--shape
 //! qwen2.5-0.5b` a model of Qwen2.5-0.5B's size for speed comparisons
 //! (`scripts/bench_generate.py`; the directory only, 2 GB in f32).
+//! `--gguf q8_0,q4_k,f32` also writes `model-<format>.gguf` in the
+//! directory for each format named (`scripts/bench_llama_cpp.py`).
 //!
-//! `cargo run --release -p tool-models --example tiny_model -- DIR [CONTEXT] [--shape qwen2.5-0.5b]`
+//! `cargo run --release -p tool-models --example tiny_model -- DIR [CONTEXT] [--shape qwen2.5-0.5b] [--gguf FORMATS]`
 
-use tool_models::model::tiny::{write_tiny_gguf, write_tiny_model, TinySpec};
+use tool_models::model::tiny::{
+    write_tiny_gguf, write_tiny_gguf_as, write_tiny_model, GgufWeights, TinySpec,
+};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let usage = "usage: tiny_model DIR [CONTEXT] [--shape tiny|qwen2.5-0.5b]";
+    let usage =
+        "usage: tiny_model DIR [CONTEXT] [--shape tiny|qwen2.5-0.5b] [--gguf f32,q8_0,q4_k]";
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let shape = match args.iter().position(|a| a == "--shape") {
-        Some(i) if i + 1 < args.len() => {
-            let shape = args.remove(i + 1);
-            args.remove(i);
-            shape
+    let mut option = |name: &str| -> Result<Option<String>, String> {
+        match args.iter().position(|a| a == name) {
+            Some(i) if i + 1 < args.len() => {
+                let value = args.remove(i + 1);
+                args.remove(i);
+                Ok(Some(value))
+            }
+            Some(_) => Err(usage.to_owned()),
+            None => Ok(None),
         }
-        Some(_) => return Err(usage.into()),
-        None => "tiny".to_owned(),
     };
+    let shape = option("--shape")?.unwrap_or_else(|| "tiny".to_owned());
+    let formats = option("--gguf")?;
     let mut args = args.into_iter();
     let dir = std::path::PathBuf::from(args.next().ok_or(usage)?);
     let context = args.next().map(|c| c.parse()).transpose()?;
@@ -41,6 +50,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{}", dir.join("tiny.gguf").display());
     } else {
         println!("{}", dir.display());
+    }
+    for format in formats.iter().flat_map(|f| f.split(',')) {
+        let payload = match format {
+            "f32" => GgufWeights::F32,
+            "q8_0" => GgufWeights::Q8_0,
+            "q4_k" => GgufWeights::Q4K,
+            other => return Err(format!("unknown GGUF format {other:?}; {usage}").into()),
+        };
+        let path = dir.join(format!("model-{format}.gguf"));
+        write_tiny_gguf_as(&path, &spec, payload)?;
+        println!("{}", path.display());
     }
     Ok(())
 }

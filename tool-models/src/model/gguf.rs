@@ -2,6 +2,7 @@
 //! all come from the one file.
 
 use super::backend::Backend;
+use super::dense::{Dense, Scratch};
 use super::error::candle_message;
 use super::gguf_tokenizer::{as_u64, tokenizer_from_gguf};
 use super::{Model, ModelError, Tokenizer};
@@ -11,6 +12,7 @@ use candle_core::Device;
 use candle_transformers::models::{quantized_llama, quantized_qwen2, quantized_qwen3};
 use std::fs::File;
 use std::path::Path;
+use std::sync::Arc;
 
 /// `general.architecture` values this loader runs.
 pub const SUPPORTED_GGUF_ARCHITECTURES: &[&str] = &["llama", "qwen2", "qwen3"];
@@ -54,12 +56,6 @@ pub(crate) fn load_gguf(path: &Path) -> Result<Model, ModelError> {
         .ok_or_else(|| {
             ModelError::invalid(path, format!("missing metadata {arch}.context_length"))
         })? as usize;
-    // candle's quantized Llama computes its rotary tables for a fixed length.
-    let context_length = if arch == "llama" {
-        declared_context.min(quantized_llama::MAX_SEQ_LEN)
-    } else {
-        declared_context
-    };
     let Some(embedding) = content.tensor_infos.get("token_embd.weight") else {
         return Err(ModelError::invalid(
             path,
@@ -111,6 +107,30 @@ pub(crate) fn load_gguf(path: &Path) -> Result<Model, ModelError> {
         Err(e) => return Err(e.into()),
     };
 
+    if let Some(model) = Dense::from_gguf(&content, &mut file, path, &arch, declared_context)? {
+        return Model::assemble(super::Parts {
+            path: path.to_owned(),
+            architecture: format!("gguf:{arch}"),
+            tokenizer,
+            templates,
+            eos_ids,
+            bos_id,
+            context_length: declared_context,
+            vocab_size,
+            parameter_count: Some(parameter_count),
+            backend: Backend::Dense {
+                cache: model.new_cache(),
+                model: Arc::new(model),
+                scratch: Scratch::default(),
+            },
+        });
+    }
+    // candle's quantized Llama computes its rotary tables for a fixed length.
+    let context_length = if arch == "llama" {
+        declared_context.min(quantized_llama::MAX_SEQ_LEN)
+    } else {
+        declared_context
+    };
     let device = Device::Cpu;
     let build_error = |e: candle_core::Error| {
         ModelError::invalid(

@@ -11,14 +11,14 @@ use std::sync::OnceLock;
 const PARALLEL_MIN_WORK: usize = 1 << 15;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Isa {
+pub(super) enum Isa {
     #[cfg(target_arch = "x86_64")]
     /// AVX2 with FMA and F16C (every CPU with AVX2 since 2013).
     Avx2Fma,
     Portable,
 }
 
-fn isa() -> Isa {
+pub(super) fn isa() -> Isa {
     static ISA: OnceLock<Isa> = OnceLock::new();
     *ISA.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]

@@ -11,6 +11,7 @@ use candle_core::DType;
 use candle_nn::Activation;
 use candle_transformers::models::llama::{Llama3RopeConfig, Llama3RopeType};
 use std::f32::consts::PI;
+use std::path::Path;
 
 impl Dense {
     /// The model, when its architecture and settings are ones this decoder
@@ -64,36 +65,9 @@ impl Dense {
             }
             _ => return Ok(None),
         };
-        let heads = Heads {
-            query: shape.heads,
-            kv: shape.kv_heads,
-            dim: shape.hidden / shape.heads.max(1),
-        };
+        let heads = shape.heads(&weights.path)?;
         let (h, i) = (shape.hidden, shape.intermediate);
         let (qw, kw) = (heads.query_width(), heads.kv_width());
-        if heads.query == 0
-            || heads.kv == 0
-            || !heads.query.is_multiple_of(heads.kv)
-            || !heads.dim.is_multiple_of(2)
-        {
-            return Err(ModelError::invalid(
-                &weights.path,
-                format!(
-                    "expected key/value heads to divide {} attention heads into even head sizes, found {} key/value heads of {} values",
-                    heads.query, heads.kv, heads.dim
-                ),
-            ));
-        }
-        if heads.dim > 2 * MAX_HALF_HEAD {
-            return Err(ModelError::invalid(
-                &weights.path,
-                format!(
-                    "expected heads of at most {} values, found {}",
-                    2 * MAX_HALF_HEAD,
-                    heads.dim
-                ),
-            ));
-        }
         let cfg = DenseConfig {
             hidden: h,
             intermediate: i,
@@ -156,17 +130,52 @@ impl Dense {
 }
 
 /// What differs between the architectures this decoder runs.
-struct Shape<'a> {
-    hidden: usize,
-    intermediate: usize,
-    heads: usize,
-    kv_heads: usize,
-    layers: usize,
-    eps: f64,
-    rope_theta: f32,
-    rope_scaling: Option<&'a Llama3RopeConfig>,
+pub(super) struct Shape<'a> {
+    pub(super) hidden: usize,
+    pub(super) intermediate: usize,
+    pub(super) heads: usize,
+    pub(super) kv_heads: usize,
+    pub(super) layers: usize,
+    pub(super) eps: f64,
+    pub(super) rope_theta: f32,
+    pub(super) rope_scaling: Option<&'a Llama3RopeConfig>,
     /// Qwen 2 adds biases to the q, k and v projections.
-    qkv_bias: bool,
+    pub(super) qkv_bias: bool,
+}
+
+impl Shape<'_> {
+    /// The attention heads, after checking they are ones the decoder runs.
+    pub(super) fn heads(&self, path: &Path) -> Result<Heads, ModelError> {
+        let heads = Heads {
+            query: self.heads,
+            kv: self.kv_heads,
+            dim: self.hidden / self.heads.max(1),
+        };
+        if heads.query == 0
+            || heads.kv == 0
+            || !heads.query.is_multiple_of(heads.kv)
+            || !heads.dim.is_multiple_of(2)
+        {
+            return Err(ModelError::invalid(
+                path,
+                format!(
+                    "expected key/value heads to divide {} attention heads into even head sizes, found {} key/value heads of {} values",
+                    heads.query, heads.kv, heads.dim
+                ),
+            ));
+        }
+        if heads.dim > 2 * MAX_HALF_HEAD {
+            return Err(ModelError::invalid(
+                path,
+                format!(
+                    "expected heads of at most {} values, found {}",
+                    2 * MAX_HALF_HEAD,
+                    heads.dim
+                ),
+            ));
+        }
+        Ok(heads)
+    }
 }
 
 /// A tensor's values in f32, after checking its shape.
@@ -189,7 +198,7 @@ fn read(weights: &Weights, name: &str, shape: &[usize]) -> Result<Vec<f32>, Mode
 /// stored: a decode step streams the weights from memory, and half as many
 /// bytes take half the time. Smaller models sit in the CPU's caches, where
 /// f32 is read faster than halves are widened.
-const KEEP_HALF_ABOVE: u64 = 256 << 20;
+pub(super) const KEEP_HALF_ABOVE: u64 = 256 << 20;
 
 /// A weight matrix, after checking its shape: f16 and bf16 as stored when
 /// `keep_half`, anything else widened to f32.
@@ -224,7 +233,7 @@ fn read_matrix(
 }
 
 /// transformers' default rotary frequencies: `1 / θ^(2j/dim)`, in f32.
-fn default_inv_freq(theta: f32, dim: usize) -> Vec<f32> {
+pub(super) fn default_inv_freq(theta: f32, dim: usize) -> Vec<f32> {
     (0..dim)
         .step_by(2)
         .map(|j| 1.0 / theta.powf(j as f32 / dim as f32))

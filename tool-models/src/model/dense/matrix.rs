@@ -1,8 +1,10 @@
-//! A weight matrix in the precision its file stores: f32, or f16 and bf16
+//! A weight matrix in the precision its file stores: f32; f16 and bf16
 //! kept as they are and widened as they are read, which halves the memory a
-//! decode step streams and gives the same numbers as widening at load.
+//! decode step streams and gives the same numbers as widening at load; or
+//! one of GGUF's block quantizations (see `quant.rs`).
 
 use super::kernels::{self, matmul_t};
+use super::quant::{self, Q8Vector, Quant};
 use rayon::prelude::*;
 use std::cell::RefCell;
 
@@ -20,11 +22,22 @@ enum Data {
     F16(Vec<u16>),
     /// bfloat16, as bits.
     Bf16(Vec<u16>),
+    /// Whole blocks of a GGUF quantization, row after row.
+    Quant(Quant, Vec<u8>),
+    /// Matrices of one width but different formats, stacked row-wise.
+    Stack(Vec<Matrix>),
 }
 
+// Buffers are taken out of these while in use rather than borrowed: a
+// thread waiting on parallel work may run another pass's step meanwhile,
+// which then finds an empty buffer instead of a borrowed one.
 thread_local! {
     /// A whole matrix widened to f32, for matrix products over many rows.
     static WIDE: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+    /// Rows rounded for a quantized matrix's product.
+    static ROUNDED: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+    /// The vector of a quantized matrix-vector product.
+    static QUANTIZED: RefCell<Q8Vector> = RefCell::new(Q8Vector::default());
 }
 
 impl Matrix {
@@ -49,10 +62,48 @@ impl Matrix {
         }
     }
 
-    /// Stacks matrices of the same width row-wise (fused projections); the
-    /// result is f32 unless all share one half precision.
+    /// `bytes` in the block quantization `quant`, whole rows of `cols`
+    /// values (a multiple of the format's block).
+    pub(crate) fn quantized(quant: Quant, bytes: Vec<u8>, cols: usize) -> Matrix {
+        debug_assert!(cols.is_multiple_of(quant.block_values()));
+        debug_assert!(bytes.len().is_multiple_of(quant.row_bytes(cols).max(1)));
+        Matrix {
+            cols,
+            data: Data::Quant(quant, bytes),
+        }
+    }
+
+    /// Stacks matrices of the same width row-wise (fused projections): one
+    /// matrix where all share a half precision or a quantization, f32
+    /// where all are f32 or half, and a stack of parts otherwise (a GGUF
+    /// file may quantize q, k and v differently).
     pub(crate) fn stack(parts: Vec<Matrix>) -> Matrix {
         let cols = parts.first().map_or(0, |m| m.cols);
+        let quants: Vec<Option<Quant>> = parts
+            .iter()
+            .map(|m| match m.data {
+                Data::Quant(q, _) => Some(q),
+                _ => None,
+            })
+            .collect();
+        if let Some(Some(first)) = quants.first() {
+            if quants.iter().all(|q| *q == Some(*first)) {
+                let bytes = parts
+                    .into_iter()
+                    .flat_map(|m| match m.data {
+                        Data::Quant(_, b) => b,
+                        _ => Vec::new(),
+                    })
+                    .collect();
+                return Matrix::quantized(*first, bytes, cols);
+            }
+        }
+        if quants.iter().any(Option::is_some) {
+            return Matrix {
+                cols,
+                data: Data::Stack(parts),
+            };
+        }
         let all = |f: fn(&Data) -> bool| parts.iter().all(|m| f(&m.data));
         if all(|d| matches!(d, Data::F16(_))) || all(|d| matches!(d, Data::Bf16(_))) {
             let f16 = matches!(parts[0].data, Data::F16(_));
@@ -60,7 +111,7 @@ impl Matrix {
                 .into_iter()
                 .flat_map(|m| match m.data {
                     Data::F16(b) | Data::Bf16(b) => b,
-                    Data::F32(_) => Vec::new(),
+                    _ => Vec::new(),
                 })
                 .collect();
             return if f16 {
@@ -78,10 +129,18 @@ impl Matrix {
         Matrix::f32(values, cols)
     }
 
+    /// The number of values.
     fn len(&self) -> usize {
+        self.rows() * self.cols
+    }
+
+    /// The number of rows.
+    pub(crate) fn rows(&self) -> usize {
         match &self.data {
-            Data::F32(v) => v.len(),
-            Data::F16(v) | Data::Bf16(v) => v.len(),
+            Data::F32(v) => v.len() / self.cols.max(1),
+            Data::F16(v) | Data::Bf16(v) => v.len() / self.cols.max(1),
+            Data::Quant(q, b) => b.len() / q.row_bytes(self.cols).max(1),
+            Data::Stack(parts) => parts.iter().map(Matrix::rows).sum(),
         }
     }
 
@@ -93,6 +152,28 @@ impl Matrix {
             Data::F32(v) => out.copy_from_slice(&v[start..end]),
             Data::F16(v) => kernels::widen_f16(&v[start..end], out),
             Data::Bf16(v) => kernels::widen_bf16(&v[start..end], out),
+            Data::Quant(q, b) => {
+                let row_bytes = q.row_bytes(self.cols);
+                let rows = out.len() / self.cols.max(1);
+                quant::dequantize(*q, &b[first * row_bytes..][..rows * row_bytes], out);
+            }
+            Data::Stack(parts) => {
+                let (mut first, mut out) = (first, out);
+                for part in parts {
+                    let rows = part.rows();
+                    if first >= rows {
+                        first -= rows;
+                        continue;
+                    }
+                    let take = (rows - first).min(out.len() / self.cols.max(1));
+                    let (now, rest) = out.split_at_mut(take * self.cols);
+                    part.widen_rows(first, now);
+                    (first, out) = (0, rest);
+                    if out.is_empty() {
+                        break;
+                    }
+                }
+            }
         }
     }
 
@@ -101,12 +182,28 @@ impl Matrix {
         let cols = self.cols;
         match &self.data {
             Data::F32(w) => kernels::matvec(w, cols, x, out),
-            Data::F16(w) => split_rows(w, cols, out, |w, o| {
+            Data::F16(w) => split_rows(w, cols, cols, out, |w, o| {
                 kernels::matvec_f16_serial(w, cols, x, o)
             }),
-            Data::Bf16(w) => split_rows(w, cols, out, |w, o| {
+            Data::Bf16(w) => split_rows(w, cols, cols, out, |w, o| {
                 kernels::matvec_bf16_serial(w, cols, x, o)
             }),
+            Data::Quant(q, w) => {
+                let mut qx = QUANTIZED.take();
+                qx.quantize(x);
+                split_rows(w, q.row_bytes(cols), cols, out, |w, o| {
+                    quant::dot_rows(*q, w, &qx, o)
+                });
+                QUANTIZED.set(qx);
+            }
+            Data::Stack(parts) => {
+                let mut out = out;
+                for part in parts {
+                    let (now, rest) = out.split_at_mut(part.rows());
+                    part.matvec(x, now);
+                    out = rest;
+                }
+            }
         }
     }
 
@@ -117,23 +214,65 @@ impl Matrix {
         }
         match &self.data {
             Data::F32(w) => matmul_t(x, n, self.cols, w, out),
+            Data::Stack(parts) => {
+                let rows = self.rows();
+                let mut first = 0;
+                let mut part_out = Vec::new();
+                for part in parts {
+                    let part_rows = part.rows();
+                    part_out.clear();
+                    part_out.resize(n * part_rows, 0.0);
+                    part.matmul_t(x, n, &mut part_out);
+                    for (o, p) in out
+                        .chunks_exact_mut(rows)
+                        .zip(part_out.chunks_exact(part_rows))
+                    {
+                        o[first..first + part_rows].copy_from_slice(p);
+                    }
+                    first += part_rows;
+                }
+            }
             // Widening once costs one pass over the matrix, against the n
             // multiply-adds each of its values takes part in.
-            _ => WIDE.with_borrow_mut(|wide| {
+            Data::F16(_) | Data::Bf16(_) | Data::Quant(..) => {
+                let mut wide = WIDE.take();
                 wide.clear();
                 wide.resize(self.len(), 0.0);
-                self.widen_rows(0, wide);
-                matmul_t(x, n, self.cols, wide, out);
-            }),
+                self.widen_all(&mut wide);
+                if matches!(self.data, Data::Quant(..)) {
+                    let mut rounded = ROUNDED.take();
+                    rounded.clear();
+                    rounded.resize(x.len(), 0.0);
+                    quant::round_as_q8(x, &mut rounded);
+                    matmul_t(&rounded, n, self.cols, &wide, out);
+                    ROUNDED.set(rounded);
+                } else {
+                    matmul_t(x, n, self.cols, &wide, out);
+                }
+                WIDE.set(wide);
+            }
         }
+    }
+
+    /// Every row widened into `out`, across threads for large matrices.
+    fn widen_all(&self, out: &mut [f32]) {
+        let (rows, cols) = (self.rows(), self.cols);
+        if cols == 0 || !kernels::worth_splitting(rows * cols) {
+            return self.widen_rows(0, out);
+        }
+        let block = kernels::row_block(rows);
+        out.par_chunks_mut(block * cols)
+            .enumerate()
+            .for_each(|(i, out)| self.widen_rows(i * block, out));
     }
 }
 
-/// Runs `f` over blocks of rows of `w` and `out`, across threads when the
-/// matrix is large.
-fn split_rows<F>(w: &[u16], cols: usize, out: &mut [f32], f: F)
+/// Runs `f` over blocks of rows of `w` (`stride` elements each) and `out`,
+/// across threads when the matrix of `cols` columns is large.
+fn split_rows<T, F>(w: &[T], stride: usize, cols: usize, out: &mut [f32], f: F)
 where
-    F: Fn(&[u16], &mut [f32]) + Sync,
+    T: Sync,
+    F: Fn(&[T], &mut [f32]) + Sync,
 {
     let rows = out.len();
     if cols == 0 {
@@ -144,6 +283,6 @@ where
     }
     let block = kernels::row_block(rows);
     out.par_chunks_mut(block)
-        .zip(w.par_chunks(block * cols))
+        .zip(w.par_chunks(block * stride))
         .for_each(|(o, w)| f(w, o));
 }

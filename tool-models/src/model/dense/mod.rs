@@ -12,7 +12,9 @@ mod attention;
 mod cache;
 mod kernels;
 mod load;
+mod load_gguf;
 mod matrix;
+mod quant;
 
 pub(crate) use cache::KvCache;
 
@@ -208,3 +210,6 @@ fn add(x: &mut [f32], y: &[f32]) {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod gguf_tests;

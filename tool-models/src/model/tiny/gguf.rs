@@ -1,7 +1,7 @@
 //! The tiny models as GGUF files, converted as llama.cpp's
 //! `convert_hf_to_gguf.py` converts: GGUF tensor names, Llama's q/k rows
-//! permuted for its interleaved rotary embedding, f32 tensors, and the
-//! tokenizer and chat template in the metadata.
+//! permuted for its interleaved rotary embedding, f32 tensors or quantized
+//! matrices, and the tokenizer and chat template in the metadata.
 
 use super::{vocab, weights, TinyArch, TinySpec};
 use crate::model::error::candle_message;
@@ -11,9 +11,64 @@ use candle_core::quantized::{GgmlDType, QTensor};
 use candle_core::Tensor;
 use std::path::Path;
 
+/// How a GGUF file of a tiny model stores its matrices (norms and biases
+/// stay f32, as llama.cpp keeps them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GgufWeights {
+    /// f32: the Hugging Face model's exact values.
+    F32,
+    /// Q8_0 (8 bits per value and a scale per 32).
+    Q8_0,
+    /// llama.cpp's `Q4_K_M` mix: Q4_K, with the value projection and the
+    /// MLP's down projection of every other layer in Q6_K, and the
+    /// embedding and output matrix in Q6_K; where a row is not a multiple
+    /// of 256 values, Q5_0 for Q4_K and Q8_0 for Q6_K, as llama.cpp falls
+    /// back.
+    Q4K,
+}
+
+impl GgufWeights {
+    /// The format of tensor `name` with rows of `cols` values.
+    fn format(self, name: &str, cols: usize) -> GgmlDType {
+        let fits = |t: GgmlDType| cols.is_multiple_of(t.block_size());
+        let more_bits = name == "token_embd.weight"
+            || name == "output.weight"
+            || ((name.ends_with("attn_v.weight") || name.ends_with("ffn_down.weight"))
+                && layer_of(name).is_some_and(|l| l % 2 == 0));
+        let wanted = match self {
+            GgufWeights::F32 => GgmlDType::F32,
+            GgufWeights::Q8_0 => GgmlDType::Q8_0,
+            GgufWeights::Q4K if more_bits && fits(GgmlDType::Q6K) => GgmlDType::Q6K,
+            GgufWeights::Q4K if more_bits => GgmlDType::Q8_0,
+            GgufWeights::Q4K if fits(GgmlDType::Q4K) => GgmlDType::Q4K,
+            GgufWeights::Q4K => GgmlDType::Q5_0,
+        };
+        if name.ends_with(".weight") && !name.contains("norm") && fits(wanted) {
+            wanted
+        } else {
+            GgmlDType::F32
+        }
+    }
+}
+
+/// The layer of a GGUF tensor name (`blk.N.…`).
+fn layer_of(name: &str) -> Option<usize> {
+    name.strip_prefix("blk.")?.split('.').next()?.parse().ok()
+}
+
 /// Writes the model of `spec` (same weights as [`write_tiny_model`](super::write_tiny_model))
 /// as a GGUF file with an f32 payload.
 pub fn write_tiny_gguf(path: &Path, spec: &TinySpec) -> Result<(), ModelError> {
+    write_tiny_gguf_as(path, spec, GgufWeights::F32)
+}
+
+/// Writes the model of `spec` as a GGUF file with its matrices stored as
+/// `weights` says.
+pub fn write_tiny_gguf_as(
+    path: &Path,
+    spec: &TinySpec,
+    payload: GgufWeights,
+) -> Result<(), ModelError> {
     spec.check()
         .map_err(|reason| ModelError::invalid(path, reason))?;
     let fail = |e: candle_core::Error| {
@@ -112,9 +167,11 @@ pub fn write_tiny_gguf(path: &Path, spec: &TinySpec) -> Result<(), ModelError> {
             }
             _ => tensor.clone(),
         };
+        let cols = tensor.dims().last().copied().unwrap_or(0);
+        let format = payload.format(&gguf_name, cols);
         tensors.push((
             gguf_name,
-            QTensor::quantize(&tensor, GgmlDType::F32).map_err(fail)?,
+            QTensor::quantize(&tensor, format).map_err(fail)?,
         ));
     }
 

@@ -24,7 +24,7 @@ mod gguf;
 mod vocab;
 mod weights;
 
-pub use gguf::write_tiny_gguf;
+pub use gguf::{write_tiny_gguf, write_tiny_gguf_as, GgufWeights};
 pub use vocab::TINY_CHAT_TEMPLATE;
 
 use super::error::candle_message;

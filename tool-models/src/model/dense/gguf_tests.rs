@@ -1,0 +1,184 @@
+//! The decoder on quantized GGUF files against candle's quantized models
+//! reading the same files, and a prompt against the same tokens one by one.
+
+use super::{Dense, Scratch};
+use crate::model::tiny::{write_tiny_gguf_as, GgufWeights, TinyArch, TinySpec};
+use candle_core::quantized::gguf_file::{self, Content, Value};
+use candle_core::quantized::{GgmlDType, QTensor};
+use candle_core::{Device, Tensor};
+use candle_transformers::models::{quantized_llama, quantized_qwen2};
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::path::Path;
+
+/// Rows of 256 values, so Q4_K and Q6_K fit; an MLP width of 576 values,
+/// so the down projection falls back to Q5_0 and Q8_0.
+fn spec(arch: TinyArch) -> TinySpec {
+    TinySpec {
+        arch,
+        hidden_size: 256,
+        intermediate_size: 576,
+        tie_word_embeddings: arch == TinyArch::Llama,
+        ..TinySpec::llama(11)
+    }
+}
+
+fn arch_name(arch: TinyArch) -> &'static str {
+    match arch {
+        TinyArch::Llama => "llama",
+        TinyArch::Qwen2 => "qwen2",
+    }
+}
+
+fn dense(path: &Path, arch: TinyArch) -> Dense {
+    let mut file = File::open(path).unwrap();
+    let content = Content::read(&mut file).unwrap();
+    Dense::from_gguf(&content, &mut file, path, arch_name(arch), 1024)
+        .unwrap()
+        .expect("the decoder runs this file")
+}
+
+/// candle's logits after each token of `tokens`, run one at a time.
+fn candle_steps(path: &Path, arch: TinyArch, tokens: &[u32]) -> Vec<Vec<f32>> {
+    let mut file = File::open(path).unwrap();
+    let content = Content::read(&mut file).unwrap();
+    let mut step: Box<dyn FnMut(&Tensor, usize) -> Tensor> = match arch {
+        TinyArch::Llama => {
+            let mut m = quantized_llama::ModelWeights::from_gguf(content, &mut file, &Device::Cpu)
+                .unwrap();
+            Box::new(move |x, pos| m.forward(x, pos).unwrap())
+        }
+        TinyArch::Qwen2 => {
+            let mut m = quantized_qwen2::ModelWeights::from_gguf(content, &mut file, &Device::Cpu)
+                .unwrap();
+            Box::new(move |x, pos| m.forward(x, pos).unwrap())
+        }
+    };
+    tokens
+        .iter()
+        .enumerate()
+        .map(|(pos, &t)| {
+            let x = Tensor::new(&[t], &Device::Cpu).unwrap().unsqueeze(0).unwrap();
+            step(&x, pos).flatten_all().unwrap().to_vec1().unwrap()
+        })
+        .collect()
+}
+
+fn dense_steps(model: &Dense, tokens: &[u32]) -> Vec<Vec<f32>> {
+    let mut cache = model.new_cache();
+    let mut scratch = Scratch::default();
+    tokens
+        .iter()
+        .map(|t| model.forward(&[*t], &mut cache, &mut scratch).unwrap())
+        .collect()
+}
+
+/// The largest difference, relative to the largest logit.
+fn relative_diff(a: &[f32], b: &[f32]) -> f32 {
+    let scale = b.iter().fold(0f32, |m, v| m.max(v.abs())).max(1e-6);
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+        / scale
+}
+
+const TOKENS: [u32; 12] = [1, 50, 60, 70, 80, 90, 100, 33, 7, 250, 120, 3];
+
+/// The file at `path` with every tensor widened to f32: the same weights
+/// without the quantization of the activations.
+fn widened(path: &Path, to: &Path) {
+    let mut file = File::open(path).unwrap();
+    let content = Content::read(&mut file).unwrap();
+    let tensors: Vec<(String, QTensor)> = content
+        .tensor_infos
+        .keys()
+        .map(|name| {
+            let t = content.tensor(&mut file, name, &Device::Cpu).unwrap();
+            let wide = t.dequantize(&Device::Cpu).unwrap();
+            (name.clone(), QTensor::quantize(&wide, GgmlDType::F32).unwrap())
+        })
+        .collect();
+    let meta: Vec<(&str, &Value)> = content
+        .metadata
+        .iter()
+        .map(|(k, v)| (k.as_str(), v))
+        .collect();
+    let refs: Vec<(&str, &QTensor)> = tensors.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    gguf_file::write(&mut File::create(to).unwrap(), &meta, &refs).unwrap();
+}
+
+/// Each quantized file, run by the decoder and by candle, against the
+/// same weights widened to f32: both carry the rounding of the activations
+/// to 8 bits (1–2% of the largest logit on these random weights), ours no
+/// more than candle's (whose blocks keep an f16 scale, ours an f32 one).
+#[test]
+fn quantized_files_agree_with_their_widened_weights_as_closely_as_candle() {
+    let tmp = tempfile::tempdir().unwrap();
+    for arch in [TinyArch::Llama, TinyArch::Qwen2] {
+        for (payload, formats) in [
+            (GgufWeights::Q8_0, vec![GgmlDType::F32, GgmlDType::Q8_0]),
+            (
+                GgufWeights::Q4K,
+                vec![
+                    GgmlDType::F32,
+                    GgmlDType::Q8_0,
+                    GgmlDType::Q5_0,
+                    GgmlDType::Q4K,
+                    GgmlDType::Q6K,
+                ],
+            ),
+        ] {
+            let path = tmp.path().join(format!("{arch:?}-{payload:?}.gguf"));
+            write_tiny_gguf_as(&path, &spec(arch), payload).unwrap();
+            let content = Content::read(&mut File::open(&path).unwrap()).unwrap();
+            let stored: BTreeSet<String> = content
+                .tensor_infos
+                .values()
+                .map(|t| format!("{:?}", t.ggml_dtype))
+                .collect();
+            let wanted: BTreeSet<String> = formats.iter().map(|f| format!("{f:?}")).collect();
+            assert_eq!(stored, wanted, "{arch:?} {payload:?}");
+            let exact_path = tmp.path().join("widened.gguf");
+            widened(&path, &exact_path);
+
+            let ours = dense_steps(&dense(&path, arch), &TOKENS);
+            let theirs = candle_steps(&path, arch, &TOKENS);
+            let exact = dense_steps(&dense(&exact_path, arch), &TOKENS);
+            let (mut worst_ours, mut worst_theirs) = (0f32, 0f32);
+            for (step, exact) in exact.iter().enumerate() {
+                worst_ours = worst_ours.max(relative_diff(&ours[step], exact));
+                worst_theirs = worst_theirs.max(relative_diff(&theirs[step], exact));
+            }
+            assert!(
+                worst_ours < 0.03 && worst_ours <= 1.5 * worst_theirs,
+                "{arch:?} {payload:?}: ours differs by {worst_ours}, candle by {worst_theirs}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_quantized_prompt_gives_the_logits_of_its_tokens_one_by_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    for arch in [TinyArch::Llama, TinyArch::Qwen2] {
+        let path = tmp.path().join("model.gguf");
+        write_tiny_gguf_as(&path, &spec(arch), GgufWeights::Q4K).unwrap();
+        let model = dense(&path, arch);
+        let steps = dense_steps(&model, &TOKENS);
+        let mut cache = model.new_cache();
+        let mut scratch = Scratch::default();
+        let (head, tail) = TOKENS.split_at(7);
+        let first = model.forward(head, &mut cache, &mut scratch).unwrap();
+        let last = model.forward(tail, &mut cache, &mut scratch).unwrap();
+        for (got, expected) in [(&first, &steps[6]), (&last, &steps[11])] {
+            let d = relative_diff(got, expected);
+            // A prompt's products use the widened weights and the decode
+            // step's the integer kernels, on activations rounded alike; an
+            // activation that float noise puts across a rounding step moves a
+            // logit by about 1e-3, a wrong weight by far more.
+            assert!(d < 5e-3, "{arch:?}: a prompt differs by {d}");
+        }
+    }
+}
+

@@ -1,0 +1,290 @@
+//! Building a [`Dense`] model from a GGUF file: Q8_0, Q5_0, Q4_K and Q6_K
+//! matrices kept as stored, other formats widened to f32, and Llama's q/k
+//! rows put back in Hugging Face's order (llama.cpp's converter interleaves
+//! the two rotary halves of each head; this decoder rotates halves).
+
+use super::load::{default_inv_freq, Shape, KEEP_HALF_ABOVE};
+use super::matrix::Matrix;
+use super::quant::Quant;
+use super::{Dense, DenseConfig, Layer};
+use crate::model::error::candle_message;
+use crate::model::gguf_tokenizer::as_u64;
+use crate::model::ModelError;
+use candle_core::quantized::gguf_file::{Content, Value};
+use candle_core::quantized::{GgmlDType, QStorage, QTensor};
+use candle_core::Device;
+use std::borrow::Cow;
+use std::fs::File;
+use std::path::Path;
+
+impl Dense {
+    /// The model of a GGUF file whose `general.architecture` is `arch`, when
+    /// it is one this decoder runs (`llama` and `qwen2` without experts or
+    /// rotary scaling other than Llama 3's frequency factors); `Ok(None)`
+    /// otherwise.
+    pub(crate) fn from_gguf(
+        content: &Content,
+        file: &mut File,
+        path: &Path,
+        arch: &str,
+        context: usize,
+    ) -> Result<Option<Dense>, ModelError> {
+        if arch != "llama" && arch != "qwen2" {
+            return Ok(None);
+        }
+        let meta = &content.metadata;
+        let number = |key: &str| meta.get(&format!("{arch}.{key}")).and_then(as_u64);
+        let float = |key: &str| match meta.get(&format!("{arch}.{key}")) {
+            Some(Value::F32(v)) => Some(*v as f64),
+            Some(Value::F64(v)) => Some(*v),
+            _ => None,
+        };
+        let required = |key: &str| {
+            number(key).map(|n| n as usize).ok_or_else(|| {
+                ModelError::invalid(path, format!("missing metadata {arch}.{key}"))
+            })
+        };
+        let scaled = matches!(
+            meta.get(&format!("{arch}.rope.scaling.type")),
+            Some(Value::String(s)) if s != "none"
+        );
+        if number("expert_count").unwrap_or(0) > 0 || scaled {
+            return Ok(None);
+        }
+        let heads = required("attention.head_count")?;
+        let shape = Shape {
+            hidden: required("embedding_length")?,
+            intermediate: required("feed_forward_length")?,
+            heads,
+            kv_heads: number("attention.head_count_kv").map_or(heads, |n| n as usize),
+            layers: required("block_count")?,
+            eps: float("attention.layer_norm_rms_epsilon").unwrap_or(1e-5),
+            rope_theta: float("rope.freq_base").unwrap_or(10_000.0) as f32,
+            rope_scaling: None,
+            qkv_bias: content.tensor_infos.contains_key("blk.0.attn_q.bias"),
+        };
+        let head_dim = shape.hidden / shape.heads.max(1);
+        // Heads of another width than hidden / heads, or partial rotation,
+        // are left to candle.
+        for key in ["attention.key_length", "rope.dimension_count"] {
+            if number(key).is_some_and(|n| n as usize != head_dim) {
+                return Ok(None);
+            }
+        }
+        let heads = shape.heads(path)?;
+        let vocab = content
+            .tensor_infos
+            .get("token_embd.weight")
+            .and_then(|t| t.shape.dims().first().copied())
+            .unwrap_or(0);
+        let parameters: usize = content
+            .tensor_infos
+            .values()
+            .map(|t| t.shape.elem_count())
+            .sum();
+        let mut reader = Reader {
+            content,
+            file,
+            path,
+            keep_half: parameters as u64 * 4 > KEEP_HALF_ABOVE,
+        };
+        let mut inv_freq = default_inv_freq(shape.rope_theta, heads.dim);
+        if content.tensor_infos.contains_key("rope_freqs.weight") {
+            // Llama 3's long-context scaling, stored as a divisor per frequency.
+            let factors = reader.vector("rope_freqs.weight", inv_freq.len())?;
+            for (f, factor) in inv_freq.iter_mut().zip(factors) {
+                *f /= factor;
+            }
+        }
+        let (h, i) = (shape.hidden, shape.intermediate);
+        let (qw, kw) = (heads.query_width(), heads.kv_width());
+        // llama.cpp's converter reorders Llama's q/k rows, not Qwen 2's.
+        let interleaved = arch == "llama";
+        let mut layers = Vec::new();
+        for layer in 0..shape.layers {
+            let name = |part: &str| format!("blk.{layer}.{part}");
+            let q = reader.matrix(&name("attn_q.weight"), qw, h, interleaved.then_some(heads.query))?;
+            let k = reader.matrix(&name("attn_k.weight"), kw, h, interleaved.then_some(heads.kv))?;
+            let v = reader.matrix(&name("attn_v.weight"), kw, h, None)?;
+            let qkv_bias = if shape.qkv_bias {
+                let mut b = reader.vector(&name("attn_q.bias"), qw)?;
+                b.extend(reader.vector(&name("attn_k.bias"), kw)?);
+                b.extend(reader.vector(&name("attn_v.bias"), kw)?);
+                Some(b)
+            } else {
+                None
+            };
+            layers.push(Layer {
+                attn_norm: reader.vector(&name("attn_norm.weight"), h)?,
+                qkv: Matrix::stack(vec![q, k, v]),
+                qkv_bias,
+                o: reader.matrix(&name("attn_output.weight"), h, qw, None)?,
+                mlp_norm: reader.vector(&name("ffn_norm.weight"), h)?,
+                gate_up: Matrix::stack(vec![
+                    reader.matrix(&name("ffn_gate.weight"), i, h, None)?,
+                    reader.matrix(&name("ffn_up.weight"), i, h, None)?,
+                ]),
+                down: reader.matrix(&name("ffn_down.weight"), h, i, None)?,
+            });
+        }
+        let embed = reader.matrix("token_embd.weight", vocab, h, None)?;
+        // Without its own output matrix the head is the embedding.
+        let lm_head = if content.tensor_infos.contains_key("output.weight") {
+            Some(reader.matrix("output.weight", vocab, h, None)?)
+        } else {
+            None
+        };
+        Ok(Some(Dense {
+            cfg: DenseConfig {
+                hidden: h,
+                intermediate: i,
+                heads,
+                vocab,
+                eps: shape.eps as f32,
+                inv_freq,
+                context,
+            },
+            norm: reader.vector("output_norm.weight", h)?,
+            embed,
+            layers,
+            lm_head,
+        }))
+    }
+}
+
+/// Reads tensors of one GGUF file.
+struct Reader<'a> {
+    content: &'a Content,
+    file: &'a mut File,
+    path: &'a Path,
+    keep_half: bool,
+}
+
+impl Reader<'_> {
+    /// A tensor, after checking its shape (`[rows, cols]` as Hugging Face
+    /// writes it; GGUF stores the dimensions the other way round).
+    fn tensor(&mut self, name: &str, shape: &[usize]) -> Result<QTensor, ModelError> {
+        let Some(info) = self.content.tensor_infos.get(name) else {
+            return Err(ModelError::invalid(
+                self.path,
+                format!("missing tensor {name}"),
+            ));
+        };
+        if info.shape.dims() != shape {
+            return Err(ModelError::inconsistent(
+                self.path,
+                format!(
+                    "tensor {name} has shape {:?}, expected {shape:?} from the metadata",
+                    info.shape.dims()
+                ),
+            ));
+        }
+        self.content
+            .tensor(self.file, name, &Device::Cpu)
+            .map_err(|e| self.fail(name, e))
+    }
+
+    fn fail(&self, name: &str, e: candle_core::Error) -> ModelError {
+        ModelError::invalid(
+            self.path,
+            format!("cannot read tensor {name}: {}", candle_message(&e)),
+        )
+    }
+
+    /// A one-dimensional tensor's values.
+    fn vector(&mut self, name: &str, len: usize) -> Result<Vec<f32>, ModelError> {
+        let t = self.tensor(name, &[len])?;
+        t.dequantize(&Device::Cpu)
+            .and_then(|t| t.to_vec1::<f32>())
+            .map_err(|e| self.fail(name, e))
+    }
+
+    /// A weight matrix, its rows first put back in Hugging Face's order
+    /// when `interleaved_heads` says how many heads they hold.
+    fn matrix(
+        &mut self,
+        name: &str,
+        rows: usize,
+        cols: usize,
+        interleaved_heads: Option<usize>,
+    ) -> Result<Matrix, ModelError> {
+        let t = self.tensor(name, &[rows, cols])?;
+        let dtype = t.dtype();
+        let mut bytes = t.data().map_err(|e| self.fail(name, e))?.into_owned();
+        if let Some(heads) = interleaved_heads {
+            bytes = deinterleave_heads(&bytes, rows, heads);
+        }
+        let quant = match dtype {
+            GgmlDType::Q8_0 => Some(Quant::Q8_0),
+            GgmlDType::Q5_0 => Some(Quant::Q5_0),
+            GgmlDType::Q4K => Some(Quant::Q4K),
+            GgmlDType::Q6K => Some(Quant::Q6K),
+            _ => None,
+        };
+        let halves = || -> Vec<u16> {
+            bytes
+                .chunks_exact(2)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                .collect()
+        };
+        Ok(match (quant, dtype) {
+            (Some(q), _) if cols.is_multiple_of(q.block_values()) => {
+                Matrix::quantized(q, bytes, cols)
+            }
+            (_, GgmlDType::F32) => Matrix::f32(
+                bytes
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect(),
+                cols,
+            ),
+            (_, GgmlDType::F16) if self.keep_half => Matrix::f16(halves(), cols),
+            (_, GgmlDType::BF16) if self.keep_half => Matrix::bf16(halves(), cols),
+            _ => {
+                // Any other format: widened once, by candle's reading of it.
+                let storage = QStorage::from_data(Cow::Owned(bytes), &Device::Cpu, dtype)
+                    .map_err(|e| self.fail(name, e))?;
+                let values = QTensor::new(storage, (rows, cols))
+                    .and_then(|t| t.dequantize(&Device::Cpu))
+                    .and_then(|t| t.flatten_all())
+                    .and_then(|t| t.to_vec1::<f32>())
+                    .map_err(|e| self.fail(name, e))?;
+                Matrix::f32(values, cols)
+            }
+        })
+    }
+}
+
+/// Undoes llama.cpp's reordering of a q or k projection's `rows` (whole
+/// rows of bytes): within each head, row `2i + j` of the file is row
+/// `j·dim/2 + i` of the original.
+fn deinterleave_heads(bytes: &[u8], rows: usize, heads: usize) -> Vec<u8> {
+    let row_bytes = bytes.len() / rows.max(1);
+    let dim = rows / heads.max(1);
+    let half = dim / 2;
+    let mut out = Vec::with_capacity(bytes.len());
+    for row in 0..rows {
+        let (head, r) = (row / dim, row % dim);
+        let (j, i) = (r / half, r % half);
+        let from = head * dim + 2 * i + j;
+        out.extend_from_slice(&bytes[from * row_bytes..][..row_bytes]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::deinterleave_heads;
+
+    #[test]
+    fn deinterleaving_undoes_the_converters_order() {
+        // Two heads of 4 rows: the converter writes rows 0,2,1,3 of each head.
+        let file: Vec<u8> = [0u8, 2, 1, 3, 4, 6, 5, 7]
+            .iter()
+            .flat_map(|r| [*r, *r])
+            .collect();
+        let back = deinterleave_heads(&file, 8, 2);
+        let expected: Vec<u8> = (0u8..8).flat_map(|r| [r, r]).collect();
+        assert_eq!(back, expected);
+    }
+}

@@ -1,0 +1,550 @@
+//! GGUF's block-quantized weights (Q8_0, Q5_0, Q4_K, Q6_K) computed with as
+//! they are stored. A matrix-vector product quantizes the vector to 8 bits
+//! in blocks of 32 once, then takes integer dot products against each row
+//! (AVX2 where the CPU has it), so a decode step streams a quarter to a half
+//! of the bytes of f16 and never widens a weight.
+//!
+//! Block layouts are ggml's (`ggml-common.h`); the tests check every
+//! dequantized value against candle's reading of the same bytes.
+
+use super::kernels::{isa, Isa};
+
+/// Values per block of a quantized vector.
+const QK: usize = 32;
+
+/// A quantized weight format the decoder computes with directly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Quant {
+    /// Blocks of 32: an f16 scale and 32 signed bytes.
+    Q8_0,
+    /// Blocks of 32: an f16 scale, the fifth bits, and 32 nibbles (value − 16).
+    Q5_0,
+    /// Blocks of 256: f16 scale and minimum, eight 6-bit sub-scales and
+    /// sub-minimums, 256 nibbles.
+    Q4K,
+    /// Blocks of 256: 256 six-bit values (value − 32), sixteen 8-bit
+    /// sub-scales, an f16 scale.
+    Q6K,
+}
+
+impl Quant {
+    /// Values per block.
+    pub(crate) fn block_values(self) -> usize {
+        match self {
+            Quant::Q8_0 | Quant::Q5_0 => 32,
+            Quant::Q4K | Quant::Q6K => 256,
+        }
+    }
+
+    /// Bytes per block.
+    pub(crate) fn block_bytes(self) -> usize {
+        match self {
+            Quant::Q8_0 => 34,
+            Quant::Q5_0 => 22,
+            Quant::Q4K => 144,
+            Quant::Q6K => 210,
+        }
+    }
+
+    /// Bytes of a row of `cols` values (a multiple of [`block_values`](Self::block_values)).
+    pub(crate) fn row_bytes(self, cols: usize) -> usize {
+        cols / self.block_values() * self.block_bytes()
+    }
+}
+
+/// A vector quantized for the dot products: `x[i] ≈ scales[i / 32] · values[i]`.
+#[derive(Debug, Default)]
+pub(crate) struct Q8Vector {
+    values: Vec<i8>,
+    scales: Vec<f32>,
+    /// The sum of `values` over each 16, for formats stored with an offset.
+    sums: Vec<i32>,
+}
+
+impl Q8Vector {
+    /// Quantizes `x`, whose length is a multiple of 32, reusing the buffers.
+    pub(crate) fn quantize(&mut self, x: &[f32]) {
+        debug_assert!(x.len().is_multiple_of(QK));
+        self.values.clear();
+        self.scales.clear();
+        self.sums.clear();
+        for block in x.chunks_exact(QK) {
+            let (scale, inverse) = block_scale(block);
+            self.scales.push(scale);
+            for half in block.chunks_exact(16) {
+                let mut sum = 0;
+                for v in half {
+                    let q = (v * inverse).round() as i8;
+                    sum += q as i32;
+                    self.values.push(q);
+                }
+                self.sums.push(sum);
+            }
+        }
+    }
+
+    /// The values this vector stands for.
+    #[cfg(test)]
+    fn dequantize(&self) -> Vec<f32> {
+        self.values
+            .iter()
+            .enumerate()
+            .map(|(i, q)| self.scales[i / QK] * *q as f32)
+            .collect()
+    }
+}
+
+/// A block's scale and its inverse (0 for a block of zeros).
+fn block_scale(block: &[f32]) -> (f32, f32) {
+    let amax = block.iter().fold(0f32, |m, v| m.max(v.abs()));
+    let scale = amax / 127.0;
+    (scale, if scale > 0.0 { 1.0 / scale } else { 0.0 })
+}
+
+/// `x` rounded as [`Q8Vector::quantize`] rounds it, in f32: a product with
+/// widened weights then equals the integer one up to float rounding, so a
+/// prompt gives the logits it gives token by token.
+pub(crate) fn round_as_q8(x: &[f32], out: &mut [f32]) {
+    for (block, out) in x.chunks_exact(QK).zip(out.chunks_exact_mut(QK)) {
+        let (scale, inverse) = block_scale(block);
+        for (v, o) in block.iter().zip(out) {
+            *o = scale * (v * inverse).round() as i8 as f32;
+        }
+    }
+}
+
+/// `out[r] = row r · x` for the rows of `w` (each `quant.row_bytes(x's length)`).
+pub(crate) fn dot_rows(quant: Quant, w: &[u8], x: &Q8Vector, out: &mut [f32]) {
+    let row_bytes = quant.row_bytes(x.values.len());
+    match isa() {
+        // SAFETY: `isa` saw AVX2, FMA and F16C on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2Fma => unsafe { x86::dot_rows(quant, w, row_bytes, x, out) },
+        Isa::Portable => {
+            for (o, row) in out.iter_mut().zip(w.chunks_exact(row_bytes)) {
+                *o = dot_portable(quant, row, x);
+            }
+        }
+    }
+}
+
+/// The values of whole blocks `w` into `out` (as long as the values).
+pub(crate) fn dequantize(quant: Quant, w: &[u8], out: &mut [f32]) {
+    let mut u = Unpacked::default();
+    let n = quant.block_values();
+    for (block, out) in w
+        .chunks_exact(quant.block_bytes())
+        .zip(out.chunks_exact_mut(n))
+    {
+        u.unpack(quant, block);
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = u.scale[i / 16] * u.q[i] as f32 - u.min[i / 16];
+        }
+    }
+}
+
+fn f16_at(bytes: &[u8], at: usize) -> f32 {
+    half::f16::from_bits(u16::from_le_bytes([bytes[at], bytes[at + 1]])).to_f32()
+}
+
+/// Q4_K's `j`th 6-bit sub-scale and sub-minimum, packed in 12 bytes.
+fn q4k_scale_min(j: usize, s: &[u8]) -> (u8, u8) {
+    if j < 4 {
+        (s[j] & 63, s[j + 4] & 63)
+    } else {
+        (
+            (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4),
+            (s[j + 4] >> 4) | ((s[j] >> 6) << 4),
+        )
+    }
+}
+
+/// One block as small integers with the scale and offset of each 16 of
+/// them: value `i` is `scale[i / 16] · q[i] − min[i / 16]`.
+struct Unpacked {
+    q: [i8; 256],
+    scale: [f32; 16],
+    min: [f32; 16],
+}
+
+impl Default for Unpacked {
+    fn default() -> Unpacked {
+        Unpacked {
+            q: [0; 256],
+            scale: [0.0; 16],
+            min: [0.0; 16],
+        }
+    }
+}
+
+impl Unpacked {
+    fn unpack(&mut self, quant: Quant, b: &[u8]) {
+        match quant {
+            Quant::Q8_0 => {
+                let d = f16_at(b, 0);
+                self.scale[..2].fill(d);
+                self.min[..2].fill(0.0);
+                for (q, v) in self.q.iter_mut().zip(&b[2..34]) {
+                    *q = *v as i8;
+                }
+            }
+            Quant::Q5_0 => {
+                let d = f16_at(b, 0);
+                self.scale[..2].fill(d);
+                self.min[..2].fill(0.0);
+                let high = u32::from_le_bytes([b[2], b[3], b[4], b[5]]);
+                for (j, v) in b[6..22].iter().enumerate() {
+                    let low = v & 0xF | (((high >> j) & 1) << 4) as u8;
+                    let up = v >> 4 | (((high >> (j + 16)) & 1) << 4) as u8;
+                    self.q[j] = low as i8 - 16;
+                    self.q[j + 16] = up as i8 - 16;
+                }
+            }
+            Quant::Q4K => {
+                let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
+                let scales = &b[4..16];
+                for sub in 0..8 {
+                    let (sc, m) = q4k_scale_min(sub, scales);
+                    self.scale[2 * sub..2 * sub + 2].fill(d * sc as f32);
+                    self.min[2 * sub..2 * sub + 2].fill(dmin * m as f32);
+                }
+                for (chunk, qs) in b[16..144].chunks_exact(32).enumerate() {
+                    for (l, v) in qs.iter().enumerate() {
+                        self.q[64 * chunk + l] = (v & 0xF) as i8;
+                        self.q[64 * chunk + 32 + l] = (v >> 4) as i8;
+                    }
+                }
+            }
+            Quant::Q6K => {
+                let (ql, qh, scales) = (&b[..128], &b[128..192], &b[192..208]);
+                let d = f16_at(b, 208);
+                for (s, sc) in scales.iter().enumerate() {
+                    self.scale[s] = d * (*sc as i8) as f32;
+                    self.min[s] = 0.0;
+                }
+                for n in 0..2 {
+                    let (ql, qh) = (&ql[64 * n..], &qh[32 * n..]);
+                    let q = &mut self.q[128 * n..];
+                    for l in 0..32 {
+                        let h = qh[l];
+                        q[l] = ((ql[l] & 0xF) | ((h & 3) << 4)) as i8 - 32;
+                        q[l + 32] = ((ql[l + 32] & 0xF) | (((h >> 2) & 3) << 4)) as i8 - 32;
+                        q[l + 64] = ((ql[l] >> 4) | (((h >> 4) & 3) << 4)) as i8 - 32;
+                        q[l + 96] = ((ql[l + 32] >> 4) | (((h >> 6) & 3) << 4)) as i8 - 32;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A row's dot product with `x` block by block: the reference the SIMD
+/// versions are tested against.
+fn dot_portable(quant: Quant, row: &[u8], x: &Q8Vector) -> f32 {
+    let mut u = Unpacked::default();
+    let n = quant.block_values();
+    let mut sum = 0f32;
+    for (b, block) in row.chunks_exact(quant.block_bytes()).enumerate() {
+        u.unpack(quant, block);
+        for s in 0..n / 16 {
+            let at = b * n + 16 * s;
+            let dot: i32 = u.q[16 * s..16 * s + 16]
+                .iter()
+                .zip(&x.values[at..at + 16])
+                .map(|(w, v)| *w as i32 * *v as i32)
+                .sum();
+            let min_term = u.min[s] * x.sums[at / 16] as f32;
+            sum += x.scales[at / QK] * (u.scale[s] * dot as f32 - min_term);
+        }
+    }
+    sum
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{q4k_scale_min, Q8Vector, Quant, QK};
+    use std::arch::x86_64::*;
+
+    /// # Safety
+    /// The CPU must have AVX2, FMA and F16C; `w` holds whole rows of
+    /// `row_bytes`, each as long as `x`.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    pub(super) unsafe fn dot_rows(
+        quant: Quant,
+        w: &[u8],
+        row_bytes: usize,
+        x: &Q8Vector,
+        out: &mut [f32],
+    ) {
+        for (o, row) in out.iter_mut().zip(w.chunks_exact(row_bytes)) {
+            // SAFETY: as this function's contract.
+            *o = unsafe {
+                match quant {
+                    Quant::Q8_0 => dot_q8_0(row, x),
+                    Quant::Q5_0 => dot_q5_0(row, x),
+                    Quant::Q4K => dot_q4k(row, x),
+                    Quant::Q6K => dot_q6k(row, x),
+                }
+            };
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn f16(bytes: &[u8], at: usize) -> f32 {
+        let bits = u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(bits as i32)))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn load(bytes: &[u8], at: usize) -> __m256i {
+        debug_assert!(at + 32 <= bytes.len());
+        // SAFETY: the caller keeps 32 bytes from `at` inside `bytes`.
+        unsafe { _mm256_loadu_si256(bytes.as_ptr().add(at).cast()) }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn load_x(x: &Q8Vector, at: usize) -> __m256i {
+        debug_assert!(at + 32 <= x.values.len());
+        // SAFETY: the caller keeps 32 values from `at` inside `x`.
+        unsafe { _mm256_loadu_si256(x.values.as_ptr().add(at).cast()) }
+    }
+
+    /// Pairwise sums of unsigned `a` times signed `b` bytes, widened to 8 i32.
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn dot_u8_i8(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn hsum(v: __m256) -> f32 {
+        let pair = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        let pair = _mm_add_ps(pair, _mm_movehl_ps(pair, pair));
+        _mm_cvtss_f32(_mm_add_ss(pair, _mm_movehdup_ps(pair)))
+    }
+
+    /// 32 bytes, each 0xFF where bit `i` of `bits` is set.
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn bytes_from_bits(bits: u32) -> __m256i {
+        let spread = _mm256_shuffle_epi8(
+            _mm256_set1_epi32(bits as i32),
+            _mm256_set_epi64x(
+                0x0303_0303_0303_0303,
+                0x0202_0202_0202_0202,
+                0x0101_0101_0101_0101,
+                0,
+            ),
+        );
+        let mask = _mm256_set1_epi64x(0x7fbf_dfef_f7fb_fdfe);
+        _mm256_cmpeq_epi8(_mm256_or_si256(spread, mask), _mm256_set1_epi64x(-1))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn dot_q8_0(row: &[u8], x: &Q8Vector) -> f32 {
+        let mut acc = _mm256_setzero_ps();
+        for (b, block) in row.chunks_exact(34).enumerate() {
+            let scale = f16(block, 0) * x.scales[b];
+            let w = load(block, 2);
+            let v = load_x(x, b * QK);
+            // |w| times v with w's sign: the unsigned-by-signed multiply.
+            let dot = dot_u8_i8(_mm256_sign_epi8(w, w), _mm256_sign_epi8(v, w));
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), acc);
+        }
+        hsum(acc)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn dot_q5_0(row: &[u8], x: &Q8Vector) -> f32 {
+        let mut acc = _mm256_setzero_ps();
+        let mut offset = 0f32;
+        let low = _mm_set1_epi8(0xF);
+        for (b, block) in row.chunks_exact(22).enumerate() {
+            let scale = f16(block, 0) * x.scales[b];
+            let high = u32::from_le_bytes([block[2], block[3], block[4], block[5]]);
+            // SAFETY: 16 bytes from 6 lie within the 22-byte block.
+            let packed = unsafe { _mm_loadu_si128(block.as_ptr().add(6).cast()) };
+            let nibbles = _mm256_set_m128i(
+                _mm_and_si128(_mm_srli_epi16(packed, 4), low),
+                _mm_and_si128(packed, low),
+            );
+            let fifth = _mm256_and_si256(bytes_from_bits(high), _mm256_set1_epi8(0x10));
+            let w = _mm256_or_si256(nibbles, fifth);
+            let dot = dot_u8_i8(w, load_x(x, b * QK));
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), acc);
+            // Stored values are value + 16.
+            offset += scale * 16.0 * (x.sums[2 * b] + x.sums[2 * b + 1]) as f32;
+        }
+        hsum(acc) - offset
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn dot_q4k(row: &[u8], x: &Q8Vector) -> f32 {
+        let mut acc = _mm256_setzero_ps();
+        let mut offset = 0f32;
+        let low = _mm256_set1_epi8(0xF);
+        for (b, block) in row.chunks_exact(144).enumerate() {
+            let (d, dmin) = (f16(block, 0), f16(block, 2));
+            let scales = &block[4..16];
+            for chunk in 0..4 {
+                let q = load(block, 16 + 32 * chunk);
+                let halves = [
+                    _mm256_and_si256(q, low),
+                    _mm256_and_si256(_mm256_srli_epi16(q, 4), low),
+                ];
+                for (half, w) in halves.into_iter().enumerate() {
+                    let sub = 2 * chunk + half;
+                    let k = b * 8 + sub;
+                    let (sc, m) = q4k_scale_min(sub, scales);
+                    let dot = dot_u8_i8(w, load_x(x, k * QK));
+                    let scale = d * sc as f32 * x.scales[k];
+                    acc = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), acc);
+                    let sum = (x.sums[2 * k] + x.sums[2 * k + 1]) as f32;
+                    offset += dmin * m as f32 * x.scales[k] * sum;
+                }
+            }
+        }
+        hsum(acc) - offset
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn dot_q6k(row: &[u8], x: &Q8Vector) -> f32 {
+        let mut acc = _mm256_setzero_ps();
+        let mut offset = 0f32;
+        let (low, two) = (_mm256_set1_epi8(0xF), _mm256_set1_epi8(3));
+        for (b, block) in row.chunks_exact(210).enumerate() {
+            let d = f16(block, 208);
+            let scales = &block[192..208];
+            for n in 0..2 {
+                let ql0 = load(block, 64 * n);
+                let ql1 = load(block, 64 * n + 32);
+                let qh = load(block, 128 + 32 * n);
+                // The two top bits of each value, moved to bits 4 and 5.
+                let top = [
+                    _mm256_slli_epi16(_mm256_and_si256(qh, two), 4),
+                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2), two), 4),
+                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 4), two), 4),
+                    _mm256_and_si256(_mm256_srli_epi16(qh, 2), _mm256_set1_epi8(0x30)),
+                ];
+                let groups = [
+                    _mm256_or_si256(_mm256_and_si256(ql0, low), top[0]),
+                    _mm256_or_si256(_mm256_and_si256(ql1, low), top[1]),
+                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low), top[2]),
+                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low), top[3]),
+                ];
+                for (g, w) in groups.into_iter().enumerate() {
+                    let k = b * 8 + 4 * n + g;
+                    let s = 8 * n + 2 * g;
+                    let (sc0, sc1) = (scales[s] as i8 as i16, scales[s + 1] as i8 as i16);
+                    let pairs = _mm256_maddubs_epi16(w, load_x(x, k * QK));
+                    let by_scale = _mm256_set_m128i(_mm_set1_epi16(sc1), _mm_set1_epi16(sc0));
+                    let dot = _mm256_madd_epi16(pairs, by_scale);
+                    let scale = d * x.scales[k];
+                    acc = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), acc);
+                    // Stored values are value + 32.
+                    let sums = sc0 as i32 * x.sums[2 * k] + sc1 as i32 * x.sums[2 * k + 1];
+                    offset += scale * 32.0 * sums as f32;
+                }
+            }
+        }
+        hsum(acc) - offset
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::quantized::{GgmlDType, QTensor};
+    use candle_core::{Device, Tensor};
+    use proptest::prelude::*;
+
+    const ALL: [(Quant, GgmlDType); 4] = [
+        (Quant::Q8_0, GgmlDType::Q8_0),
+        (Quant::Q5_0, GgmlDType::Q5_0),
+        (Quant::Q4K, GgmlDType::Q4K),
+        (Quant::Q6K, GgmlDType::Q6K),
+    ];
+
+    fn values(n: usize, seed: u32) -> Vec<f32> {
+        (0..n)
+            .map(|i| {
+                let h = (i as u32 ^ seed).wrapping_mul(2_654_435_761).rotate_left(13);
+                let u = (h >> 8) as f32 / (1 << 24) as f32;
+                // Wide and skewed, so sub-scales and minimums differ by block.
+                (u - 0.4) * (1.0 + (i / 37 % 5) as f32)
+            })
+            .collect()
+    }
+
+    /// `rows × cols` values quantized by candle, its bytes and its dequantized values.
+    fn candle_quantized(
+        dtype: GgmlDType,
+        rows: usize,
+        cols: usize,
+        seed: u32,
+    ) -> (Vec<u8>, Vec<f32>) {
+        let t = Tensor::from_vec(values(rows * cols, seed), (rows, cols), &Device::Cpu).unwrap();
+        let q = QTensor::quantize(&t, dtype).unwrap();
+        let deq = q.dequantize(&Device::Cpu).unwrap();
+        let bytes = q.data().unwrap().into_owned();
+        (bytes, deq.flatten_all().unwrap().to_vec1().unwrap())
+    }
+
+    #[test]
+    fn dequantized_values_equal_candles_for_every_format() {
+        for (quant, dtype) in ALL {
+            let (bytes, expected) = candle_quantized(dtype, 3, 512, 7);
+            assert_eq!(bytes.len(), 3 * quant.row_bytes(512), "{quant:?}");
+            let mut got = vec![0.0; expected.len()];
+            dequantize(quant, &bytes, &mut got);
+            assert_eq!(got, expected, "{quant:?}");
+        }
+    }
+
+    #[test]
+    fn a_quantized_vector_is_within_half_a_step_of_the_original() {
+        let x = values(96, 3);
+        let mut q = Q8Vector::default();
+        q.quantize(&x);
+        for (i, (a, b)) in q.dequantize().iter().zip(&x).enumerate() {
+            assert!((a - b).abs() <= q.scales[i / QK] * 0.5 + 1e-6, "{i}");
+        }
+        q.quantize(&[0.0; 32]);
+        assert_eq!(q.dequantize(), vec![0.0; 32]);
+    }
+
+    proptest! {
+        /// The integer dot products (SIMD where the CPU has it, and the
+        /// portable reference) equal the float dot product of the values
+        /// both operands stand for.
+        #[test]
+        fn integer_dot_products_equal_the_dequantized_ones(blocks in 1usize..4, rows in 1usize..5, seed in 0u32..10_000) {
+            let cols = 256 * blocks;
+            let x = values(cols, seed.wrapping_add(99));
+            let mut qx = Q8Vector::default();
+            qx.quantize(&x);
+            let xs = qx.dequantize();
+            for (quant, dtype) in ALL {
+                let (bytes, w) = candle_quantized(dtype, rows, cols, seed);
+                let mut got = vec![0.0; rows];
+                dot_rows(quant, &bytes, &qx, &mut got);
+                for (r, row) in w.chunks_exact(cols).enumerate() {
+                    let expected: f64 = row.iter().zip(&xs).map(|(a, b)| *a as f64 * *b as f64).sum();
+                    let size: f64 = row.iter().zip(&xs).map(|(a, b)| (*a as f64 * *b as f64).abs()).sum();
+                    let tolerance = 1e-5 * size + 1e-6;
+                    prop_assert!((got[r] as f64 - expected).abs() <= tolerance, "{quant:?}: {} vs {expected}", got[r]);
+                    let reference = dot_portable(quant, &bytes[r * quant.row_bytes(cols)..][..quant.row_bytes(cols)], &qx);
+                    prop_assert!((reference as f64 - expected).abs() <= tolerance, "{quant:?} portable: {reference} vs {expected}");
+                }
+            }
+        }
+    }
+}
