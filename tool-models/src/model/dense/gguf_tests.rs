@@ -38,19 +38,22 @@ fn dense(path: &Path, arch: TinyArch) -> Dense {
         .expect("the decoder runs this file")
 }
 
+/// One token of candle's model at a position.
+type Step = dyn FnMut(&Tensor, usize) -> Tensor;
+
 /// candle's logits after each token of `tokens`, run one at a time.
 fn candle_steps(path: &Path, arch: TinyArch, tokens: &[u32]) -> Vec<Vec<f32>> {
     let mut file = File::open(path).unwrap();
     let content = Content::read(&mut file).unwrap();
-    let mut step: Box<dyn FnMut(&Tensor, usize) -> Tensor> = match arch {
+    let mut step: Box<Step> = match arch {
         TinyArch::Llama => {
-            let mut m = quantized_llama::ModelWeights::from_gguf(content, &mut file, &Device::Cpu)
-                .unwrap();
+            let mut m =
+                quantized_llama::ModelWeights::from_gguf(content, &mut file, &Device::Cpu).unwrap();
             Box::new(move |x, pos| m.forward(x, pos).unwrap())
         }
         TinyArch::Qwen2 => {
-            let mut m = quantized_qwen2::ModelWeights::from_gguf(content, &mut file, &Device::Cpu)
-                .unwrap();
+            let mut m =
+                quantized_qwen2::ModelWeights::from_gguf(content, &mut file, &Device::Cpu).unwrap();
             Box::new(move |x, pos| m.forward(x, pos).unwrap())
         }
     };
@@ -58,7 +61,10 @@ fn candle_steps(path: &Path, arch: TinyArch, tokens: &[u32]) -> Vec<Vec<f32>> {
         .iter()
         .enumerate()
         .map(|(pos, &t)| {
-            let x = Tensor::new(&[t], &Device::Cpu).unwrap().unsqueeze(0).unwrap();
+            let x = Tensor::new(&[t], &Device::Cpu)
+                .unwrap()
+                .unsqueeze(0)
+                .unwrap();
             step(&x, pos).flatten_all().unwrap().to_vec1().unwrap()
         })
         .collect()
@@ -96,7 +102,10 @@ fn widened(path: &Path, to: &Path) {
         .map(|name| {
             let t = content.tensor(&mut file, name, &Device::Cpu).unwrap();
             let wide = t.dequantize(&Device::Cpu).unwrap();
-            (name.clone(), QTensor::quantize(&wide, GgmlDType::F32).unwrap())
+            (
+                name.clone(),
+                QTensor::quantize(&wide, GgmlDType::F32).unwrap(),
+            )
         })
         .collect();
     let meta: Vec<(&str, &Value)> = content
@@ -181,4 +190,3 @@ fn a_quantized_prompt_gives_the_logits_of_its_tokens_one_by_one() {
         }
     }
 }
-

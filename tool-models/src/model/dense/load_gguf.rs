@@ -40,9 +40,9 @@ impl Dense {
             _ => None,
         };
         let required = |key: &str| {
-            number(key).map(|n| n as usize).ok_or_else(|| {
-                ModelError::invalid(path, format!("missing metadata {arch}.{key}"))
-            })
+            number(key)
+                .map(|n| n as usize)
+                .ok_or_else(|| ModelError::invalid(path, format!("missing metadata {arch}.{key}")))
         };
         let scaled = matches!(
             meta.get(&format!("{arch}.rope.scaling.type")),
@@ -103,8 +103,18 @@ impl Dense {
         let mut layers = Vec::new();
         for layer in 0..shape.layers {
             let name = |part: &str| format!("blk.{layer}.{part}");
-            let q = reader.matrix(&name("attn_q.weight"), qw, h, interleaved.then_some(heads.query))?;
-            let k = reader.matrix(&name("attn_k.weight"), kw, h, interleaved.then_some(heads.kv))?;
+            let q = reader.matrix(
+                &name("attn_q.weight"),
+                qw,
+                h,
+                interleaved.then_some(heads.query),
+            )?;
+            let k = reader.matrix(
+                &name("attn_k.weight"),
+                kw,
+                h,
+                interleaved.then_some(heads.kv),
+            )?;
             let v = reader.matrix(&name("attn_v.weight"), kw, h, None)?;
             let qkv_bias = if shape.qkv_bias {
                 let mut b = reader.vector(&name("attn_q.bias"), qw)?;

@@ -88,13 +88,12 @@ impl Matrix {
             .collect();
         if let Some(Some(first)) = quants.first() {
             if quants.iter().all(|q| *q == Some(*first)) {
-                let bytes = parts
-                    .into_iter()
-                    .flat_map(|m| match m.data {
-                        Data::Quant(_, b) => b,
-                        _ => Vec::new(),
-                    })
-                    .collect();
+                let mut bytes = Vec::new();
+                for m in parts {
+                    if let Data::Quant(_, b) = m.data {
+                        bytes.extend_from_slice(&b);
+                    }
+                }
                 return Matrix::quantized(*first, bytes, cols);
             }
         }
@@ -107,13 +106,12 @@ impl Matrix {
         let all = |f: fn(&Data) -> bool| parts.iter().all(|m| f(&m.data));
         if all(|d| matches!(d, Data::F16(_))) || all(|d| matches!(d, Data::Bf16(_))) {
             let f16 = matches!(parts[0].data, Data::F16(_));
-            let bits = parts
-                .into_iter()
-                .flat_map(|m| match m.data {
-                    Data::F16(b) | Data::Bf16(b) => b,
-                    _ => Vec::new(),
-                })
-                .collect();
+            let mut bits = Vec::new();
+            for m in parts {
+                if let Data::F16(b) | Data::Bf16(b) = m.data {
+                    bits.extend_from_slice(&b);
+                }
+            }
             return if f16 {
                 Matrix::f16(bits, cols)
             } else {
@@ -235,19 +233,18 @@ impl Matrix {
             // Widening once costs one pass over the matrix, against the n
             // multiply-adds each of its values takes part in.
             Data::F16(_) | Data::Bf16(_) | Data::Quant(..) => {
+                // Every value is written before it is read: no zeroing.
                 let mut wide = WIDE.take();
-                wide.clear();
-                wide.resize(self.len(), 0.0);
-                self.widen_all(&mut wide);
+                grow(&mut wide, self.len());
+                self.widen_all(&mut wide[..self.len()]);
                 if matches!(self.data, Data::Quant(..)) {
                     let mut rounded = ROUNDED.take();
-                    rounded.clear();
-                    rounded.resize(x.len(), 0.0);
-                    quant::round_as_q8(x, &mut rounded);
-                    matmul_t(&rounded, n, self.cols, &wide, out);
+                    grow(&mut rounded, x.len());
+                    quant::round_as_q8(x, &mut rounded[..x.len()]);
+                    matmul_t(&rounded[..x.len()], n, self.cols, &wide[..self.len()], out);
                     ROUNDED.set(rounded);
                 } else {
-                    matmul_t(x, n, self.cols, &wide, out);
+                    matmul_t(x, n, self.cols, &wide[..self.len()], out);
                 }
                 WIDE.set(wide);
             }
@@ -264,6 +261,13 @@ impl Matrix {
         out.par_chunks_mut(block * cols)
             .enumerate()
             .for_each(|(i, out)| self.widen_rows(i * block, out));
+    }
+}
+
+/// Makes `v` at least `len` long.
+fn grow(v: &mut Vec<f32>, len: usize) {
+    if v.len() < len {
+        v.resize(len, 0.0);
     }
 }
 

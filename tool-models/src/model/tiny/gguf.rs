@@ -169,10 +169,7 @@ pub fn write_tiny_gguf_as(
         };
         let cols = tensor.dims().last().copied().unwrap_or(0);
         let format = payload.format(&gguf_name, cols);
-        tensors.push((
-            gguf_name,
-            QTensor::quantize(&tensor, format).map_err(fail)?,
-        ));
+        tensors.push((gguf_name, QTensor::quantize(&tensor, format).map_err(fail)?));
     }
 
     let mut file = std::fs::File::create(path).map_err(|e| ModelError::io(path, e))?;
