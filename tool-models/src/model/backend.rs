@@ -1,5 +1,6 @@
 //! The runnable network: our own decoder for the Llama family, or one of
-//! candle-transformers' models, with its KV cache.
+//! candle-transformers' models (the other architectures, and GGUF files
+//! our decoder does not run), with its KV cache.
 
 use super::config::{ArchConfig, HfConfig};
 use super::dense::{Dense, KvCache, Scratch};
@@ -15,7 +16,8 @@ use std::sync::Arc;
 
 /// A model and its KV cache.
 pub(crate) enum Backend {
-    /// Llama and Qwen 2 (see [`Dense`]): a cache that can be cut back.
+    /// Llama and Qwen 2 from safetensors or GGUF (see [`Dense`]): a cache
+    /// that can be cut back.
     Dense {
         model: Arc<Dense>,
         cache: KvCache,

@@ -550,18 +550,26 @@ pub(crate) fn softmax(x: &mut [f32]) {
 /// `SiLU(gate) * up` for each row of `gate_up` (the gate's `width` values,
 /// then the up projection's), into `out`.
 pub(crate) fn silu_mul(gate_up: &[f32], width: usize, out: &mut [f32]) {
-    for (row, out) in gate_up
-        .chunks_exact(2 * width)
-        .zip(out.chunks_exact_mut(width))
-    {
-        let (gate, up) = row.split_at(width);
-        match isa() {
-            // SAFETY: `isa` saw AVX2 and FMA on this CPU.
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2Fma => unsafe { x86::silu_mul(gate, up, out) },
-            Isa::Portable => silu_mul_body(gate, up, out),
+    let rows = |gate_up: &[f32], out: &mut [f32]| {
+        for (row, out) in gate_up
+            .chunks_exact(2 * width)
+            .zip(out.chunks_exact_mut(width))
+        {
+            let (gate, up) = row.split_at(width);
+            match isa() {
+                // SAFETY: `isa` saw AVX2 and FMA on this CPU.
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx2Fma => unsafe { x86::silu_mul(gate, up, out) },
+                Isa::Portable => silu_mul_body(gate, up, out),
+            }
         }
+    };
+    if out.len() <= width * ROWS_PER_TASK {
+        return rows(gate_up, out);
     }
+    out.par_chunks_mut(width * ROWS_PER_TASK)
+        .zip(gate_up.par_chunks(2 * width * ROWS_PER_TASK))
+        .for_each(|(out, gate_up)| rows(gate_up, out));
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@
 //! and v projections fused into one matrix, the gate and up projections
 //! into another, matrix-vector products compiled for the CPU's SIMD at run
 //! time and split across threads, `gemm` for prompts, and a KV cache
-//! written in place that can be cut back to any prefix.
+//! written in place that can be cut back to any prefix. GGUF files run on
+//! it with their block-quantized matrices as stored (`quant.rs`).
 
 mod attention;
 mod cache;
