@@ -290,3 +290,57 @@ where
         .zip(w.par_chunks(block * stride))
         .for_each(|(o, w)| f(w, o));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::quantized::{GgmlDType, QTensor};
+    use candle_core::{Device, Tensor};
+
+    /// `rows × 64` values, as a Q8_0 matrix and as the values it holds.
+    fn q8_0(rows: usize, seed: usize) -> (Matrix, Vec<f32>) {
+        let values: Vec<f32> = (0..rows * 64)
+            .map(|i| ((i * 7 + seed) % 23) as f32 / 11.0 - 1.0)
+            .collect();
+        let t = Tensor::from_vec(values, (rows, 64), &Device::Cpu).unwrap();
+        let q = QTensor::quantize(&t, GgmlDType::Q8_0).unwrap();
+        let wide = q.dequantize(&Device::Cpu).unwrap();
+        let bytes = q.data().unwrap().into_owned();
+        (
+            Matrix::quantized(Quant::Q8_0, bytes, 64),
+            wide.flatten_all().unwrap().to_vec1().unwrap(),
+        )
+    }
+
+    #[test]
+    fn a_stack_of_formats_reads_and_multiplies_as_its_parts() {
+        let (quantized, mut values) = q8_0(3, 1);
+        let plain: Vec<f32> = (0..2 * 64).map(|i| (i % 5) as f32 - 2.0).collect();
+        values.extend(&plain);
+        let stack = Matrix::stack(vec![quantized, Matrix::f32(plain, 64)]);
+        assert!(matches!(stack.data, Data::Stack(_)));
+        assert_eq!(stack.rows(), 5);
+        // Rows across the boundary between the parts.
+        let mut rows = vec![0.0; 3 * 64];
+        stack.widen_rows(2, &mut rows);
+        assert_eq!(rows, values[2 * 64..]);
+
+        let x: Vec<f32> = (0..2 * 64).map(|i| (i % 9) as f32 / 4.0 - 1.0).collect();
+        let mut one = vec![0.0; 5];
+        stack.matvec(&x[..64], &mut one);
+        let mut two = vec![0.0; 2 * 5];
+        stack.matmul_t(&x, 2, &mut two);
+        // The rows of a product over two vectors are the products over each.
+        assert!(one.iter().zip(&two[..5]).all(|(a, b)| (a - b).abs() < 1e-4));
+        // The f32 rows are exact; the quantized ones carry the rounding of x.
+        for (r, row) in values.chunks_exact(64).enumerate() {
+            let exact: f32 = row.iter().zip(&x[..64]).map(|(w, v)| w * v).sum();
+            let tolerance = if r < 3 { 0.05 } else { 1e-4 };
+            assert!(
+                (one[r] - exact).abs() < tolerance,
+                "row {r}: {} vs {exact}",
+                one[r]
+            );
+        }
+    }
+}
