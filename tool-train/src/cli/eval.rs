@@ -21,7 +21,7 @@ use tool_use::models::parse::{Format, ParseOptions};
 use tool_use::models::template::Clock;
 use tool_use::runtime::validate::{validate_arguments, Policy};
 use tool_use::ToolChoice;
-use tool_use::{ToolCall, Toolbox};
+use tool_use::{Role, ToolCall, Toolbox};
 
 /// Arguments of `tool-train eval`.
 #[derive(clap::Args)]
@@ -63,6 +63,16 @@ struct Scores {
     answer_turns: usize,
     /// ... where the model made no call.
     no_call: usize,
+    /// Answer turns right after a user's request that needs no tool (small
+    /// talk, a request no tool covers, thanks), as opposed to answers
+    /// after tool results.
+    request_turns: usize,
+    /// ... where the model made no call.
+    request_no_call: usize,
+    /// Per kind of conversation: (turns done right, turns). A call turn is
+    /// right when its calls match exactly; an answer turn when it makes no
+    /// call and contains every expected text.
+    by_scenario: BTreeMap<String, (usize, usize)>,
     /// Answer turns that report tool results (or errors).
     result_turns: usize,
     /// ... whose answer contains every expected text.
@@ -130,12 +140,27 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
         println!("  valid calls          {}", pct(s.valid_calls, s.calls));
         println!("  no call when none due {}", pct(s.no_call, s.answer_turns));
         println!(
+            "    on a request        {}",
+            pct(s.request_no_call, s.request_turns)
+        );
+        println!(
+            "    after tool results  {}",
+            pct(
+                s.no_call - s.request_no_call,
+                s.answer_turns - s.request_turns
+            )
+        );
+        println!(
             "  answers with results {}",
             pct(s.answers_with_results, s.result_turns)
         );
         println!("  arguments right, by kind (calls of the right tool):");
         for (kind, (right, of)) in &s.arguments {
             println!("    {kind:<20} {}", pct(*right, *of));
+        }
+        println!("  turns right, by kind of conversation:");
+        for (scenario, (right, of)) in &s.by_scenario {
+            println!("    {scenario:<20} {}", pct(*right, *of));
         }
         println!("  {} tokens in {:.1}s", s.generated_tokens, s.seconds);
     }
@@ -184,18 +209,25 @@ fn score(
             {
                 eprintln!("invalid call(s): {:?}", turn.text);
             }
-            if expected.calls.is_empty() {
+            let right = if expected.calls.is_empty() {
                 s.answer_turns += 1;
                 let text = parsed.content.unwrap_or_default();
-                if parsed.tool_calls.is_empty() && parsed.invalid_tool_calls.is_empty() {
-                    s.no_call += 1;
+                let no_call = parsed.tool_calls.is_empty() && parsed.invalid_tool_calls.is_empty();
+                s.no_call += usize::from(no_call);
+                let after_request = example
+                    .prompt(expected)
+                    .last()
+                    .is_some_and(|m| m.role == Role::User);
+                if after_request {
+                    s.request_turns += 1;
+                    s.request_no_call += usize::from(no_call);
                 }
+                let contains = expected.must_contain.iter().all(|m| text.contains(m));
                 if !expected.must_contain.is_empty() {
                     s.result_turns += 1;
-                    if expected.must_contain.iter().all(|m| text.contains(m)) {
-                        s.answers_with_results += 1;
-                    }
+                    s.answers_with_results += usize::from(contains);
                 }
+                no_call && contains
             } else {
                 s.call_turns += 1;
                 let mut got: Vec<&str> =
@@ -212,9 +244,9 @@ fn score(
                     &expected.calls,
                     &mut s.arguments,
                 );
-                if same_calls(&parsed.tool_calls, &expected.calls)
-                    && parsed.invalid_tool_calls.is_empty()
-                {
+                let exact = same_calls(&parsed.tool_calls, &expected.calls)
+                    && parsed.invalid_tool_calls.is_empty();
+                if exact {
                     s.exact_calls += 1;
                 } else if verbose {
                     let show = |calls: &[ToolCall]| {
@@ -230,7 +262,14 @@ fn score(
                         show(&parsed.tool_calls)
                     );
                 }
-            }
+                exact
+            };
+            let tally = s
+                .by_scenario
+                .entry(format!("{:?}", example.scenario))
+                .or_default();
+            tally.0 += usize::from(right);
+            tally.1 += 1;
         }
     }
     Ok(s)
