@@ -107,24 +107,41 @@ pub(crate) fn load_gguf(path: &Path) -> Result<Model, ModelError> {
         Err(e) => return Err(e.into()),
     };
 
-    if let Some(model) = Dense::from_gguf(&content, &mut file, path, &arch, declared_context)? {
-        return Model::assemble(super::Parts {
-            path: path.to_owned(),
-            architecture: format!("gguf:{arch}"),
-            tokenizer,
-            templates,
-            eos_ids,
-            bos_id,
-            context_length: declared_context,
-            vocab_size,
-            parameter_count: Some(parameter_count),
-            backend: Backend::Dense {
-                cache: model.new_cache(),
-                model: Arc::new(model),
-                scratch: Scratch::default(),
-            },
-        });
-    }
+    let (backend, context_length) =
+        match Dense::from_gguf(&content, &mut file, path, &arch, declared_context)? {
+            Some(model) => (
+                Backend::Dense {
+                    cache: model.new_cache(),
+                    model: Arc::new(model),
+                    scratch: Scratch::default(),
+                },
+                declared_context,
+            ),
+            None => candle_backend(content, &mut file, path, &arch, declared_context)?,
+        };
+    Model::assemble(super::Parts {
+        path: path.to_owned(),
+        architecture: format!("gguf:{arch}"),
+        tokenizer,
+        templates,
+        eos_ids,
+        bos_id,
+        context_length,
+        vocab_size,
+        parameter_count: Some(parameter_count),
+        backend,
+    })
+}
+
+/// A GGUF model our decoder does not run, on candle's quantized models,
+/// with the context it can take.
+fn candle_backend(
+    content: Content,
+    file: &mut File,
+    path: &Path,
+    arch: &str,
+    declared_context: usize,
+) -> Result<(Backend, usize), ModelError> {
     // candle's quantized Llama computes its rotary tables for a fixed length.
     let context_length = if arch == "llama" {
         declared_context.min(quantized_llama::MAX_SEQ_LEN)
@@ -138,30 +155,19 @@ pub(crate) fn load_gguf(path: &Path) -> Result<Model, ModelError> {
             format!("cannot build the {arch} model: {}", candle_message(&e)),
         )
     };
-    let backend = match arch.as_str() {
+    let backend = match arch {
         "llama" => Backend::QuantizedLlama(
-            quantized_llama::ModelWeights::from_gguf(content, &mut file, &device)
+            quantized_llama::ModelWeights::from_gguf(content, file, &device)
                 .map_err(build_error)?,
         ),
         "qwen2" => Backend::QuantizedQwen2(
-            quantized_qwen2::ModelWeights::from_gguf(content, &mut file, &device)
+            quantized_qwen2::ModelWeights::from_gguf(content, file, &device)
                 .map_err(build_error)?,
         ),
         _ => Backend::QuantizedQwen3(
-            quantized_qwen3::ModelWeights::from_gguf(content, &mut file, &device)
+            quantized_qwen3::ModelWeights::from_gguf(content, file, &device)
                 .map_err(build_error)?,
         ),
     };
-    Model::assemble(super::Parts {
-        path: path.to_owned(),
-        architecture: format!("gguf:{arch}"),
-        tokenizer,
-        templates,
-        eos_ids,
-        bos_id,
-        context_length,
-        vocab_size,
-        parameter_count: Some(parameter_count),
-        backend,
-    })
+    Ok((backend, context_length))
 }
