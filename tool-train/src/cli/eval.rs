@@ -156,11 +156,11 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
         );
         println!("  arguments right, by kind (calls of the right tool):");
         for (kind, (right, of)) in &s.arguments {
-            println!("    {kind:<20} {}", pct(*right, *of));
+            println!("    {kind:<24} {}", pct(*right, *of));
         }
         println!("  turns right, by kind of conversation:");
         for (scenario, (right, of)) in &s.by_scenario {
-            println!("    {scenario:<20} {}", pct(*right, *of));
+            println!("    {scenario:<24} {}", pct(*right, *of));
         }
         println!("  {} tokens in {:.1}s", s.generated_tokens, s.seconds);
     }
@@ -321,10 +321,23 @@ fn value_kind(key: &str, value: &Value, property: Option<&Value>) -> &'static st
     if property.is_some_and(|p| p.get("enum").is_some()) {
         return "enum";
     }
+    let is = |keys: &[&str]| keys.contains(&key);
     match value {
-        Value::String(_) if ["location", "origin", "destination", "timezone"].contains(&key) => {
-            "place"
+        Value::String(_) if is(&["location", "origin", "destination", "timezone"]) => "place",
+        // What the issue calls free text: titles, queries, phrases.
+        Value::String(_) if is(&["query", "text", "title", "subject", "body"]) => "free text",
+        Value::String(_)
+            if is(&[
+                "from_unit",
+                "to_unit",
+                "from_currency",
+                "to_currency",
+                "symbol",
+            ]) =>
+        {
+            "unit, currency, ticker"
         }
+        Value::String(_) if is(&["date", "time"]) => "date, time",
         Value::String(_) => "other text",
         Value::Number(_) => "number",
         Value::Bool(_) => "boolean",
