@@ -107,18 +107,25 @@ pub(crate) fn load_gguf(path: &Path) -> Result<Model, ModelError> {
         Err(e) => return Err(e.into()),
     };
 
-    let (backend, context_length) =
-        match Dense::from_gguf(&content, &mut file, path, &arch, declared_context)? {
-            Some(model) => (
-                Backend::Dense {
-                    cache: model.new_cache(),
-                    model: Arc::new(model),
-                    scratch: Scratch::default(),
-                },
-                declared_context,
-            ),
-            None => candle_backend(content, &mut file, path, &arch, declared_context)?,
-        };
+    let (backend, context_length) = match Dense::from_gguf(
+        &content,
+        &mut file,
+        path,
+        &arch,
+        declared_context,
+        vocab_size,
+        parameter_count,
+    )? {
+        Some(model) => (
+            Backend::Dense {
+                cache: model.new_cache(),
+                model: Arc::new(model),
+                scratch: Scratch::default(),
+            },
+            declared_context,
+        ),
+        None => candle_backend(content, &mut file, path, &arch, declared_context)?,
+    };
     Model::assemble(super::Parts {
         path: path.to_owned(),
         architecture: format!("gguf:{arch}"),

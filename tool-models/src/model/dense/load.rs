@@ -20,7 +20,7 @@ impl Dense {
         config: &HfConfig,
         weights: &Weights,
     ) -> Result<Option<Dense>, ModelError> {
-        let keep_half = weights.parameter_count(false) * 4 > KEEP_HALF_ABOVE;
+        let keep_half = keeps_half(weights.parameter_count(false));
         Dense::from_hf_with(config, weights, keep_half)
     }
 
@@ -198,7 +198,12 @@ fn read(weights: &Weights, name: &str, shape: &[usize]) -> Result<Vec<f32>, Mode
 /// stored: a decode step streams the weights from memory, and half as many
 /// bytes take half the time. Smaller models sit in the CPU's caches, where
 /// f32 is read faster than halves are widened.
-pub(super) const KEEP_HALF_ABOVE: u64 = 256 << 20;
+const KEEP_HALF_ABOVE: u64 = 256 << 20;
+
+/// Whether a model of `parameters` keeps its f16 and bf16 matrices as stored.
+pub(super) fn keeps_half(parameters: u64) -> bool {
+    parameters * 4 > KEEP_HALF_ABOVE
+}
 
 /// A weight matrix, after checking its shape: f16 and bf16 as stored when
 /// `keep_half`, anything else widened to f32.

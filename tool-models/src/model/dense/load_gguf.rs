@@ -3,7 +3,7 @@
 //! rows put back in Hugging Face's order (llama.cpp's converter interleaves
 //! the two rotary halves of each head; this decoder rotates halves).
 
-use super::load::{default_inv_freq, Shape, KEEP_HALF_ABOVE};
+use super::load::{default_inv_freq, keeps_half, Shape};
 use super::matrix::Matrix;
 use super::quant::Quant;
 use super::{Dense, DenseConfig, Layer};
@@ -21,13 +21,16 @@ impl Dense {
     /// The model of a GGUF file whose `general.architecture` is `arch`, when
     /// it is one this decoder runs (`llama` and `qwen2` without experts or
     /// rotary scaling other than Llama 3's frequency factors); `Ok(None)`
-    /// otherwise.
+    /// otherwise. `vocab` and `parameters` are what the loader read off the
+    /// tensor table.
     pub(crate) fn from_gguf(
         content: &Content,
         file: &mut File,
         path: &Path,
         arch: &str,
         context: usize,
+        vocab: usize,
+        parameters: u64,
     ) -> Result<Option<Dense>, ModelError> {
         if arch != "llama" && arch != "qwen2" {
             return Ok(None);
@@ -72,21 +75,11 @@ impl Dense {
             }
         }
         let heads = shape.heads(path)?;
-        let vocab = content
-            .tensor_infos
-            .get("token_embd.weight")
-            .and_then(|t| t.shape.dims().first().copied())
-            .unwrap_or(0);
-        let parameters: usize = content
-            .tensor_infos
-            .values()
-            .map(|t| t.shape.elem_count())
-            .sum();
         let mut reader = Reader {
             content,
             file,
             path,
-            keep_half: parameters as u64 * 4 > KEEP_HALF_ABOVE,
+            keep_half: keeps_half(parameters),
         };
         let mut inv_freq = default_inv_freq(shape.rope_theta, heads.dim);
         if content.tensor_infos.contains_key("rope_freqs.weight") {
