@@ -354,3 +354,52 @@ fn batches_reject_bad_examples() {
     let err = model.loss(&batch).unwrap_err().to_string();
     assert!(err.contains("max_position_embeddings"), "{err}");
 }
+
+#[test]
+fn loss_weights_scale_each_counted_token_and_a_zero_weight_drops_it() {
+    let config = tiny_config();
+    let model = Llama::new_seeded(&config, 4).unwrap();
+    let loss = |examples: &[Example]| {
+        let batch = Batch::new(examples, config.pad_token_id, 64, config.vocab_size).unwrap();
+        scalar(&model.loss(&batch).unwrap())
+    };
+    let plain = two_examples();
+    let uniform: Vec<Example> = plain
+        .iter()
+        .map(|e| e.clone().with_weights(vec![3.0; e.ids.len()]).unwrap())
+        .collect();
+    assert!(
+        (loss(&plain) - loss(&uniform)).abs() < 1e-5,
+        "equal weights: the plain mean"
+    );
+
+    // Weight 0 on the first example's tokens 5..8 is masking them out.
+    let mut zeroed = plain.clone();
+    let mut w = vec![1.0; zeroed[0].ids.len()];
+    w[5..8].iter_mut().for_each(|x| *x = 0.0);
+    zeroed[0] = zeroed[0].clone().with_weights(w).unwrap();
+    let mut masked = plain.clone();
+    masked[0].mask[5..8].iter_mut().for_each(|m| *m = false);
+    assert!((loss(&zeroed) - loss(&masked)).abs() < 1e-5);
+
+    // A heavier token pulls the mean toward its own loss.
+    let mut heavy = plain.clone();
+    let mut w = vec![1.0; heavy[1].ids.len()];
+    w[3] = 50.0;
+    heavy[1] = heavy[1].clone().with_weights(w).unwrap();
+    let only: Vec<Example> = {
+        let mut e = plain[1].clone();
+        e.mask = vec![false; e.ids.len()];
+        e.mask[3] = true;
+        vec![e]
+    };
+    let (mean, alone, weighted) = (loss(&plain), loss(&only), loss(&heavy));
+    assert!(
+        (weighted - alone).abs() < (mean - alone).abs(),
+        "{mean} {alone} {weighted}"
+    );
+
+    assert!(plain[0].clone().with_weights(vec![1.0; 3]).is_err());
+    assert!(plain[0].clone().with_weights(vec![f32::NAN; 12]).is_err());
+    assert!(plain[0].clone().with_weights(vec![-1.0; 12]).is_err());
+}

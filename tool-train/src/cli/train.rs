@@ -8,9 +8,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use tool_train::corpus::{self, Split};
+use tool_train::corpus::{self, LossWeights, Split};
 use tool_train::train::{
-    Example, LrSchedule, ModelConfig, Precision, TrainConfig, TrainData, TrainError, Trainer,
+    AdamWConfig, Example, LrSchedule, ModelConfig, Precision, TrainConfig, TrainData, TrainError,
+    Trainer,
 };
 
 /// Arguments of `tool-train train`.
@@ -52,6 +53,32 @@ pub struct TrainArgs {
     /// Decoder layers.
     #[arg(long, default_value_t = 4)]
     layers: usize,
+    /// Attention heads (default: one per 64 of width).
+    #[arg(long)]
+    heads: Option<usize>,
+    /// Key/value heads (default: half the attention heads).
+    #[arg(long)]
+    kv_heads: Option<usize>,
+    /// Width of the MLP (default: three times the model's).
+    #[arg(long)]
+    intermediate: Option<usize>,
+    /// AdamW's weight decay (of the matrices and the embedding).
+    #[arg(long, default_value_t = 0.1)]
+    weight_decay: f64,
+    /// Loss weight of argument values in calls, and of the tool results an
+    /// answer repeats (1: no more than any other token).
+    #[arg(long, default_value_t = LossWeights::default().value)]
+    value_weight: f32,
+    /// Loss weight of the tool's name in a call.
+    #[arg(long, default_value_t = LossWeights::default().name)]
+    name_weight: f32,
+    /// Loss weight of argument names in a call.
+    #[arg(long, default_value_t = LossWeights::default().key)]
+    key_weight: f32,
+    /// Loss weight of a turn's first token, where it chooses between a call
+    /// and an answer in words.
+    #[arg(long, default_value_t = LossWeights::default().decision)]
+    decision_weight: f32,
     /// Seed of the corpus, the initialisation and the data order.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -80,11 +107,16 @@ pub struct TrainArgs {
 
 /// The model the project ships: a few million parameters, sized so that
 /// the demo toolbox's prompt (about 550 tokens) and a few rounds fit.
-fn model_config(vocab_size: usize, hidden: usize, layers: usize) -> ModelConfig {
+fn model_config(vocab_size: usize, args: &TrainArgs) -> ModelConfig {
+    let small = ModelConfig::small(vocab_size, args.hidden, args.layers);
+    let heads = args.heads.unwrap_or(small.num_attention_heads);
     ModelConfig {
         // `<|im_end|>` in the bundled tokenizer.
         eos_token_id: 2,
-        ..ModelConfig::small(vocab_size, hidden, layers)
+        num_attention_heads: heads,
+        num_key_value_heads: args.kv_heads.unwrap_or((heads / 2).max(1)),
+        intermediate_size: args.intermediate.unwrap_or(small.intermediate_size),
+        ..small
     }
 }
 
@@ -102,33 +134,65 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
             args.prompt_loss
         ));
     }
+    let weights = LossWeights {
+        value: args.value_weight,
+        name: args.name_weight,
+        key: args.key_weight,
+        decision: args.decision_weight,
+    };
+    for (flag, w) in [
+        ("--value-weight", weights.value),
+        ("--name-weight", weights.name),
+        ("--key-weight", weights.key),
+        ("--decision-weight", weights.decision),
+    ] {
+        if !(w.is_finite() && w > 0.0) {
+            return Err(format!("{flag} must be a number above 0, found {w}"));
+        }
+    }
+    if !(args.weight_decay.is_finite() && args.weight_decay >= 0.0) {
+        return Err(format!(
+            "--weight-decay must be a number of at least 0, found {}",
+            args.weight_decay
+        ));
+    }
     // Fresh large tensors each step would otherwise page-fault: 20-30% of the time.
     tool_train::train::keep_freed_memory();
     let tokenizer_path = args.out.join("tokenizer.json");
     let tokenizer = tool_train::train::bpe::Tokenizer::from_file(&tokenizer_path)
         .map_err(|e| format!("{}: {e}", tokenizer_path.display()))?;
     let template = corpus::bundled_template().map_err(|e| e.to_string())?;
-    let encode =
-        |examples: Vec<corpus::Example>, prompt_loss: f64| -> Result<Vec<Example>, String> {
-            examples
-                .iter()
-                .enumerate()
-                .map(|(i, e)| {
-                    let mut enc =
-                        corpus::encode(&tokenizer, &template, e).map_err(|e| e.to_string())?;
-                    enc.train_on_prompt(prompt_loss, args.seed, i as u64);
-                    Example::new(enc.ids, enc.mask).map_err(|e| e.to_string())
-                })
-                .collect()
-        };
+    // The held-out loss stays unweighted, comparable across recipes.
+    let encode = |examples: Vec<corpus::Example>,
+                  prompt_loss: f64,
+                  weights: &LossWeights|
+     -> Result<Vec<Example>, String> {
+        examples
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let mut enc = corpus::encode_weighted(&tokenizer, &template, e, weights)
+                    .map_err(|e| e.to_string())?;
+                enc.train_on_prompt(prompt_loss, args.seed, i as u64);
+                let example = Example::new(enc.ids, enc.mask).map_err(|e| e.to_string())?;
+                if weights.is_uniform() {
+                    Ok(example)
+                } else {
+                    example.with_weights(enc.weights).map_err(|e| e.to_string())
+                }
+            })
+            .collect()
+    };
     let started = Instant::now();
     let data = encode(
         corpus::generate(args.seed, args.examples, Split::Train),
         args.prompt_loss,
+        &weights,
     )?;
     let held_out = encode(
         corpus::generate(args.seed + 1000, args.held_out, Split::HeldOut),
         0.0,
+        &LossWeights::UNIFORM,
     )?;
     let tokens: usize = data.iter().map(|e| e.ids.len()).sum();
     let counted: usize = data.iter().map(Example::counted).sum();
@@ -138,7 +202,7 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
         started.elapsed().as_secs_f64()
     );
 
-    let model = model_config(tokenizer.get_vocab_size(true), args.hidden, args.layers);
+    let model = model_config(tokenizer.get_vocab_size(true), &args);
     let config = TrainConfig {
         seed: args.seed,
         batch_size: args.micro_batch,
@@ -151,6 +215,10 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
             total_steps: args.steps,
         },
         checkpoint_every: 100,
+        adamw: AdamWConfig {
+            weight_decay: args.weight_decay,
+            ..AdamWConfig::default()
+        },
         ..TrainConfig::default()
     };
     let mut trainer = Trainer::open(&args.run_dir, &model, config).map_err(|e| e.to_string())?;

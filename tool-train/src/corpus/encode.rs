@@ -1,19 +1,23 @@
 //! Examples as token ids with a loss mask: what training consumes.
 
 use super::rng::Rng;
+use super::weights::{byte_weights, token_weights, LossWeights};
 use super::{render, CorpusError, Example};
 use crate::train::bpe::{BpeError, Tokenizer};
 use std::ops::Range;
 use tool_use::models::template::ChatTemplate;
 
 /// One example as the model reads it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Encoded {
     /// The token ids of the rendered example.
     pub ids: Vec<u32>,
     /// For each token, whether the loss is taken on it: the assistant's
     /// output, plus any prompt tokens [`Encoded::train_on_prompt`] picked.
     pub mask: Vec<bool>,
+    /// For each token, how much it weighs in the loss when counted
+    /// ([`encode_weighted`]; all 1 otherwise).
+    pub weights: Vec<f32>,
 }
 
 impl Encoded {
@@ -47,8 +51,29 @@ pub fn encode(
     template: &ChatTemplate,
     example: &Example,
 ) -> Result<Encoded, CorpusError> {
+    encode_weighted(tokenizer, template, example, &LossWeights::UNIFORM)
+}
+
+/// As [`encode`], with each token weighted by [`LossWeights`]: the values
+/// of its calls, and the tool results its answers repeat, weigh more.
+pub fn encode_weighted(
+    tokenizer: &Tokenizer,
+    template: &ChatTemplate,
+    example: &Example,
+    weights: &LossWeights,
+) -> Result<Encoded, CorpusError> {
     let (text, spans) = render(template, example)?;
-    encode_text(tokenizer, &text, &spans)
+    let (mut encoded, offsets) = tokenize(tokenizer, &text, &spans)?;
+    if !weights.is_uniform() {
+        let facts: Vec<&str> = example
+            .expectations
+            .iter()
+            .flat_map(|e| e.must_contain.iter().map(String::as_str))
+            .collect();
+        let bytes = byte_weights(&text, &spans, &facts, weights);
+        encoded.weights = token_weights(&bytes, &offsets);
+    }
+    Ok(encoded)
 }
 
 /// Tokenises `text`; tokens whose bytes lie inside one of `spans` are
@@ -60,11 +85,21 @@ pub fn encode_text(
     text: &str,
     spans: &[Range<usize>],
 ) -> Result<Encoded, CorpusError> {
+    Ok(tokenize(tokenizer, text, spans)?.0)
+}
+
+/// [`encode_text`], and each token's byte range.
+fn tokenize(
+    tokenizer: &Tokenizer,
+    text: &str,
+    spans: &[Range<usize>],
+) -> Result<(Encoded, Vec<(usize, usize)>), CorpusError> {
     let encoding = tokenizer
         .encode(text, false)
         .map_err(|e| CorpusError::Tokenizer(BpeError::Tokenizers(e.to_string())))?;
     let mut mask = Vec::with_capacity(encoding.len());
-    for &(start, end) in encoding.get_offsets() {
+    let offsets = encoding.get_offsets();
+    for &(start, end) in offsets {
         let inside = spans.iter().any(|s| s.start <= start && end <= s.end);
         let overlaps = spans.iter().any(|s| start < s.end && s.start < end);
         if overlaps && !inside {
@@ -72,10 +107,12 @@ pub fn encode_text(
         }
         mask.push(inside);
     }
-    Ok(Encoded {
+    let encoded = Encoded {
         ids: encoding.get_ids().to_vec(),
+        weights: vec![1.0; mask.len()],
         mask,
-    })
+    };
+    Ok((encoded, offsets.to_vec()))
 }
 
 #[cfg(test)]
@@ -88,6 +125,7 @@ mod tests {
         mask.extend([true; 10]);
         Encoded {
             ids: vec![5; 1010],
+            weights: vec![1.0; 1010],
             mask,
         }
     }

@@ -34,9 +34,11 @@ mod scenarios;
 pub mod tokenizer;
 pub mod tools;
 pub mod values;
+mod weights;
 
-pub use encode::{encode, encode_text, Encoded};
+pub use encode::{encode, encode_text, encode_weighted, Encoded};
 pub use tokenizer::{train_tokenizer, TokenizerStats, SPECIAL_TOKENS};
+pub use weights::{byte_weights, LossWeights};
 
 use crate::train::bpe::BpeError;
 use rng::Rng;

@@ -900,6 +900,13 @@ pub const CAPABILITIES: &[&str] = &[
     "Tell me what tools you have access to.",
     "What functions can you call?",
     "Which things can you do for me?",
+    "What are your tools?",
+    "How can you help me?",
+    "List the tools you can use.",
+    "What kind of things can you do?",
+    "Do you have any tools?",
+    "What are you capable of?",
+    "Which functions do you have?",
 ];
 
 /// Answers: `{names}` (the offered tools' names).

@@ -393,8 +393,12 @@ impl<'a> Cx<'a> {
         }
     }
 
-    fn stock(&mut self) -> (&'static str, &'static str) {
-        *v::pick(&mut self.rng, v::STOCKS, self.split)
+    fn stock(&mut self) -> (String, String) {
+        if self.invents() {
+            return v::invented_stock(&mut self.rng, self.split);
+        }
+        let (sym, company) = *v::pick(&mut self.rng, v::STOCKS, self.split);
+        (sym.to_owned(), company.to_owned())
     }
 }
 
@@ -518,13 +522,23 @@ fn operands(cx: &mut Cx, op: usize) -> (String, String) {
         let b = cx.rng.range(0, 6).to_string();
         return (a, b);
     }
-    let kinds = [NumberKind::Small, NumberKind::Large, NumberKind::Decimal];
-    let ka = *cx.rng.pick(&kinds);
+    let kinds: &[NumberKind] = if op < 2 {
+        // Sums and differences of large numbers stay exact.
+        &[
+            NumberKind::Small,
+            NumberKind::Large,
+            NumberKind::Decimal,
+            NumberKind::Huge,
+        ]
+    } else {
+        &[NumberKind::Small, NumberKind::Large, NumberKind::Decimal]
+    };
+    let ka = *cx.rng.pick(kinds);
     let kb = if op == 3 {
         *cx.rng
             .pick(&[NumberKind::Tiny, NumberKind::Small, NumberKind::Decimal])
     } else {
-        *cx.rng.pick(&kinds)
+        *cx.rng.pick(kinds)
     };
     (cx.number(ka), cx.number(kb))
 }
@@ -584,7 +598,15 @@ fn unit_request(cx: &mut Cx, fail: bool) -> (UnitNames, UnitNames, String) {
             cx.number(NumberKind::Small)
         }
     } else {
-        let kinds = [NumberKind::Tiny, NumberKind::Small, NumberKind::Decimal];
+        let kinds = [
+            NumberKind::Tiny,
+            NumberKind::Small,
+            NumberKind::Decimal,
+            NumberKind::Tiny,
+            NumberKind::Small,
+            NumberKind::Decimal,
+            NumberKind::Huge,
+        ];
         let k = *cx.rng.pick(&kinds);
         cx.number(k)
     };
@@ -737,7 +759,15 @@ fn two_currencies(cx: &mut Cx) -> (&'static str, &'static str) {
 }
 
 fn amount(cx: &mut Cx) -> String {
-    let kinds = [NumberKind::Small, NumberKind::Large, NumberKind::Decimal];
+    let kinds = [
+        NumberKind::Small,
+        NumberKind::Large,
+        NumberKind::Decimal,
+        NumberKind::Small,
+        NumberKind::Large,
+        NumberKind::Decimal,
+        NumberKind::Huge,
+    ];
     let k = *cx.rng.pick(&kinds);
     cx.number(k)
 }
@@ -783,7 +813,11 @@ fn currency(cx: &mut Cx, fail: bool) -> Follow {
 }
 
 fn search(cx: &mut Cx, fail: bool) -> Follow {
-    let q = (*v::pick(&mut cx.rng, v::QUERIES, cx.split)).to_owned();
+    let q = if cx.invents() {
+        v::invented_text(&mut cx.rng, cx.split, 2, 5)
+    } else {
+        (*v::pick(&mut cx.rng, v::QUERIES, cx.split)).to_owned()
+    };
     let count = if fail {
         Some(cx.rng.range(6, 20))
     } else if cx.rng.chance(0.3) {
@@ -829,8 +863,8 @@ fn stock_call(cx: &mut Cx, sym: &str) {
 
 fn stock(cx: &mut Cx, fail: bool) -> Follow {
     let (sym, company) = if fail {
-        let sym = *cx.rng.pick(v::NO_STOCKS);
-        (sym, sym)
+        let sym = (*cx.rng.pick(v::NO_STOCKS)).to_owned();
+        (sym.clone(), sym)
     } else {
         cx.stock()
     };
@@ -841,8 +875,8 @@ fn stock(cx: &mut Cx, fail: bool) -> Follow {
             template = cx.phrase(p::STOCK);
         }
     }
-    cx.ask(fill(template, &[("sym", sym), ("company", company)]));
-    stock_call(cx, sym);
+    cx.ask(fill(template, &[("sym", &sym), ("company", &company)]));
+    stock_call(cx, &sym);
     if fail {
         Follow::Nothing
     } else {
@@ -851,6 +885,9 @@ fn stock(cx: &mut Cx, fail: bool) -> Follow {
 }
 
 fn phrase_to_translate(cx: &mut Cx) -> String {
+    if cx.invents() {
+        return v::capitalized(&v::invented_text(&mut cx.rng, cx.split, 1, 4));
+    }
     (v::pick(&mut cx.rng, v::PHRASES, cx.split).0).to_owned()
 }
 
@@ -879,6 +916,16 @@ fn translate(cx: &mut Cx, fail: bool) -> Follow {
 }
 
 fn names(cx: &mut Cx, count: usize) -> Vec<String> {
+    if cx.invents() {
+        let mut names: Vec<String> = Vec::with_capacity(count);
+        while names.len() < count {
+            let name = v::invented_name(&mut cx.rng, cx.split);
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        return names;
+    }
     v::pick_distinct(&mut cx.rng, v::FIRST_NAMES, cx.split, count)
         .into_iter()
         .map(|s| (*s).to_owned())
@@ -886,7 +933,11 @@ fn names(cx: &mut Cx, count: usize) -> Vec<String> {
 }
 
 fn calendar(cx: &mut Cx, fail: bool) -> Follow {
-    let title = (*v::pick(&mut cx.rng, v::EVENT_TITLES, cx.split)).to_owned();
+    let title = if cx.invents() {
+        v::capitalized(&v::invented_text(&mut cx.rng, cx.split, 1, 3))
+    } else {
+        (*v::pick(&mut cx.rng, v::EVENT_TITLES, cx.split)).to_owned()
+    };
     let date = if fail {
         // A day the month does not have, or a month that does not exist.
         v::draw(&mut cx.rng, cx.split, |rng| {
@@ -971,7 +1022,11 @@ fn calendar(cx: &mut Cx, fail: bool) -> Follow {
 }
 
 fn reminder(cx: &mut Cx, fail: bool) -> Follow {
-    let task = (*v::pick(&mut cx.rng, v::REMINDERS, cx.split)).to_owned();
+    let task = if cx.invents() {
+        v::invented_text(&mut cx.rng, cx.split, 2, 5)
+    } else {
+        (*v::pick(&mut cx.rng, v::REMINDERS, cx.split)).to_owned()
+    };
     let n = if fail {
         cx.rng.range(10_081, 99_999).to_string()
     } else {
@@ -1002,14 +1057,33 @@ fn reminder(cx: &mut Cx, fail: bool) -> Follow {
 }
 
 fn email(cx: &mut Cx, fail: bool) -> Follow {
+    let address = |cx: &mut Cx| {
+        if cx.invents() {
+            v::invented_email(&mut cx.rng, cx.split)
+        } else {
+            v::email(&mut cx.rng, cx.split)
+        }
+    };
     let to = if fail {
         // No @: not an address.
-        v::email(&mut cx.rng, cx.split).replacen('@', ".", 1)
+        address(cx).replacen('@', ".", 1)
     } else {
-        v::email(&mut cx.rng, cx.split)
+        address(cx)
     };
-    let (subject, body) = *v::pick(&mut cx.rng, v::EMAILS, cx.split);
-    let cc = cx.rng.chance(0.25).then(|| v::email(&mut cx.rng, cx.split));
+    let (subject, body) = if cx.invents() {
+        let subject = v::capitalized(&v::invented_text(&mut cx.rng, cx.split, 1, 3));
+        let body = v::capitalized(&v::invented_text(&mut cx.rng, cx.split, 4, 9));
+        (subject, format!("{body}."))
+    } else {
+        let (subject, body) = *v::pick(&mut cx.rng, v::EMAILS, cx.split);
+        (subject.to_owned(), body.to_owned())
+    };
+    let (subject, body) = (subject.as_str(), body.as_str());
+    let cc = if cx.rng.chance(0.25) {
+        Some(address(cx))
+    } else {
+        None
+    };
     let urgent = cx.rng.chance(0.25);
     let mut extra = String::new();
     if let Some(cc) = &cc {
@@ -1206,7 +1280,11 @@ fn statistics(cx: &mut Cx) -> Follow {
 }
 
 fn lights(cx: &mut Cx, fail: bool) -> Follow {
-    let room = (*v::pick(&mut cx.rng, v::ROOMS, cx.split)).to_owned();
+    let room = if cx.invents() {
+        v::invented_room(&mut cx.rng, cx.split)
+    } else {
+        (*v::pick(&mut cx.rng, v::ROOMS, cx.split)).to_owned()
+    };
     let which = if fail { 2 } else { cx.rng.below(3) };
     let brightness = match (which, fail) {
         (2, true) => Some(cx.rng.range(101, 250)),
@@ -1377,14 +1455,19 @@ fn two_stocks(cx: &mut Cx) -> Follow {
             break b;
         }
     };
-    cx.ask_phrase(p::TWO_STOCKS, &[("a", a), ("b", b)]);
+    cx.ask_phrase(p::TWO_STOCKS, &[("a", &a), ("b", &b)]);
     let results = cx.call(vec![
         ("get_stock_price", json!({ "symbol": a })),
         ("get_stock_price", json!({ "symbol": b })),
     ]);
     cx.answer_from(
         p::TWO_STOCKS_ANSWERS,
-        &[("a", a), ("pa", &results[0]), ("b", b), ("pb", &results[1])],
+        &[
+            ("a", &a),
+            ("pa", &results[0]),
+            ("b", &b),
+            ("pb", &results[1]),
+        ],
         results.clone(),
     );
     Follow::Stock
@@ -1424,7 +1507,7 @@ fn translate_two(cx: &mut Cx) -> Follow {
 fn shares_value(cx: &mut Cx) -> Follow {
     let (sym, _) = cx.stock();
     let n = cx.number(NumberKind::Small);
-    cx.ask_phrase(p::SHARES_VALUE, &[("n", &n), ("sym", sym)]);
+    cx.ask_phrase(p::SHARES_VALUE, &[("n", &n), ("sym", &sym)]);
     let price = cx.call_one("get_stock_price", json!({ "symbol": sym }));
     let r = cx.call_one(
         "calculate",
@@ -1432,7 +1515,7 @@ fn shares_value(cx: &mut Cx) -> Follow {
     );
     cx.answer_from(
         p::SHARES_VALUE_ANSWERS,
-        &[("n", &n), ("sym", sym), ("p", &price), ("r", &r)],
+        &[("n", &n), ("sym", &sym), ("p", &price), ("r", &r)],
         vec![r.clone()],
     );
     Follow::Result { value: r }
@@ -1695,8 +1778,8 @@ fn follow_up(cx: &mut Cx, follow: Follow) -> bool {
         }
         Follow::Stock => {
             let (sym, _) = cx.stock();
-            cx.ask_phrase(p::ANOTHER_STOCK, &[("sym", sym)]);
-            stock_call(cx, sym);
+            cx.ask_phrase(p::ANOTHER_STOCK, &[("sym", &sym)]);
+            stock_call(cx, &sym);
             true
         }
         Follow::Currency { amount, from, to } => {
@@ -1755,10 +1838,10 @@ const SCENARIOS: &[(Scenario, u32)] = &[
     (Scenario::Chain, 10),
     (Scenario::FollowUp, 12),
     (Scenario::ToolError, 9),
-    (Scenario::OutOfScope, 6),
-    (Scenario::SmallTalk, 4),
-    (Scenario::Unavailable, 6),
-    (Scenario::Capabilities, 2),
+    (Scenario::OutOfScope, 9),
+    (Scenario::SmallTalk, 7),
+    (Scenario::Unavailable, 9),
+    (Scenario::Capabilities, 3),
     (Scenario::Session, 20),
 ];
 
@@ -1825,7 +1908,7 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String]) -> Example {
                 if unrelated {
                     // An unrelated second request, or thanks.
                     if rng.chance(0.25) {
-                        let (text, reply) = *v::pick(&mut cx.rng, &v::SMALL_TALK[5..7], split);
+                        let (text, reply) = *v::pick(&mut cx.rng, v::THANKS, split);
                         cx.user(text.to_owned());
                         cx.answer(reply.to_owned(), Vec::new());
                     } else {

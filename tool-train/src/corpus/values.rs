@@ -89,6 +89,9 @@ pub enum NumberKind {
     Large,
     /// A decimal with one or two places, under 1000.
     Decimal,
+    /// 10,000 to 9,999,999, or a decimal with three or four digits before
+    /// the point: numbers a model must copy digit by digit.
+    Huge,
 }
 
 /// A number's text, from `split`; it reads back as the same JSON number.
@@ -104,6 +107,15 @@ pub fn number(rng: &mut Rng, split: Split, kind: NumberKind) -> String {
             } else {
                 // Two places, the last not 0 (JSON would drop it).
                 format!("{whole}.{}{}", rng.range(0, 9), rng.range(1, 9))
+            }
+        }
+        NumberKind::Huge => {
+            if rng.chance(0.7) {
+                let digits = rng.range(5, 7) as u32;
+                rng.range(10i64.pow(digits - 1), 10i64.pow(digits) - 1)
+                    .to_string()
+            } else {
+                format!("{}.{}", rng.range(100, 9999), rng.range(1, 9))
             }
         }
     })
@@ -138,37 +150,158 @@ pub fn email(rng: &mut Rng, split: Split) -> String {
     }
 }
 
-/// A made-up place name ("Velmora", "Port Tarbisk"), from `split`.
-///
-/// A small model can memorise a few hundred real cities instead of learning
-/// to copy the one the user named; names it has never seen leave copying as
-/// the only way to get the call right. Only the training split uses them.
-pub fn invented_place(rng: &mut Rng, split: Split) -> String {
+/// A made-up word of `syllables` syllables, lower case ("velmor", "tarbisk").
+fn made_up_word(rng: &mut Rng, syllables: i64) -> String {
     const ONSETS: &[&str] = &[
         "b", "br", "d", "dr", "f", "g", "gr", "h", "k", "kr", "l", "m", "n", "p", "r", "s", "st",
         "t", "tr", "v", "z", "sh", "ch", "",
     ];
     const VOWELS: &[&str] = &["a", "e", "i", "o", "u", "ai", "ei", "ou", "y"];
     const CODAS: &[&str] = &["", "", "n", "r", "l", "s", "sk", "nd", "m", "th", "x"];
+    let mut word = String::new();
+    for _ in 0..syllables {
+        word.push_str(rng.pick::<&str>(ONSETS));
+        word.push_str(rng.pick::<&str>(VOWELS));
+    }
+    word.push_str(rng.pick::<&str>(CODAS));
+    word
+}
+
+/// `text` with its first letter in upper case.
+pub fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// A made-up place name ("Velmora", "Port Tarbisk"), from `split`.
+///
+/// A small model can memorise a few hundred real cities instead of learning
+/// to copy the one the user named; names it has never seen leave copying as
+/// the only way to get the call right. Only the training split uses them.
+pub fn invented_place(rng: &mut Rng, split: Split) -> String {
     const PREFIXES: &[&str] = &["Port ", "San ", "New ", "Lake ", "Fort ", "Saint "];
     draw(rng, split, |rng| {
         let syllables = rng.range(2, 3);
-        let mut word = String::new();
-        for _ in 0..syllables {
-            word.push_str(rng.pick::<&str>(ONSETS));
-            word.push_str(rng.pick::<&str>(VOWELS));
-        }
-        word.push_str(rng.pick::<&str>(CODAS));
-        let mut chars = word.chars();
-        let name: String = chars
-            .next()
-            .map(|c| c.to_uppercase().chain(chars).collect())
-            .unwrap_or_default();
+        let name = capitalized(&made_up_word(rng, syllables));
         if rng.chance(0.15) {
             format!("{}{name}", *rng.pick(PREFIXES))
         } else {
             name
         }
+    })
+}
+
+/// The words of the training part of the free-text pools (queries, titles,
+/// reminders, e-mails, phrases), lower case, sorted.
+fn training_words() -> &'static [String] {
+    static WORDS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    WORDS.get_or_init(|| {
+        let texts = part(QUERIES, Split::Train)
+            .chain(part(EVENT_TITLES, Split::Train))
+            .chain(part(REMINDERS, Split::Train))
+            .copied()
+            .chain(part(EMAILS, Split::Train).flat_map(|e| [e.0, e.1]))
+            .chain(part(PHRASES, Split::Train).map(|p| p.0));
+        let words: std::collections::BTreeSet<String> = texts
+            .flat_map(str::split_whitespace)
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                    .to_lowercase()
+            })
+            .filter(|w| w.chars().any(char::is_alphabetic))
+            .collect();
+        words.into_iter().collect()
+    })
+}
+
+/// A made-up free text of `min` to `max` words, lower case, from `split`:
+/// known words in an order never seen, now and then a made-up word, so that
+/// a call is only right when it copies the request.
+pub fn invented_text(rng: &mut Rng, split: Split, min: i64, max: i64) -> String {
+    let words = training_words();
+    draw(rng, split, |rng| {
+        let n = rng.range(min, max);
+        let mut text = String::new();
+        for i in 0..n {
+            if i > 0 {
+                text.push(' ');
+            }
+            if rng.chance(0.2) || words.is_empty() {
+                let syllables = rng.range(1, 3);
+                text.push_str(&made_up_word(rng, syllables));
+            } else {
+                text.push_str(rng.pick(words).as_str());
+            }
+        }
+        text
+    })
+}
+
+/// A made-up first name ("Tarbis"), from `split`.
+pub fn invented_name(rng: &mut Rng, split: Split) -> String {
+    draw(rng, split, |rng| {
+        let syllables = rng.range(1, 3);
+        capitalized(&made_up_word(rng, syllables))
+    })
+}
+
+/// A made-up e-mail address ("velmor.tas@drouk.io"), from `split`.
+pub fn invented_email(rng: &mut Rng, split: Split) -> String {
+    draw(rng, split, |rng| {
+        let syllables = rng.range(1, 3);
+        let mut local = made_up_word(rng, syllables);
+        match rng.below(3) {
+            0 => {}
+            1 => {
+                local.push('.');
+                local.push_str(&made_up_word(rng, 1));
+            }
+            _ => local.push_str(&rng.range(1, 99).to_string()),
+        }
+        let syllables = rng.range(1, 2);
+        let domain = made_up_word(rng, syllables);
+        let tld = *rng.pick(&["com", "org", "net", "io", "co"]);
+        format!("{local}@{domain}.{tld}")
+    })
+}
+
+/// A made-up ticker symbol and company ("VLMR", "Velmora Labs"), from
+/// `split`: neither a listed stock nor one of [`NO_STOCKS`].
+pub fn invented_stock(rng: &mut Rng, split: Split) -> (String, String) {
+    const KINDS: &[&str] = &[
+        "Labs", "Group", "Systems", "Holdings", "Inc.", "Energy", "Foods",
+    ];
+    let symbol = draw(rng, split, |rng| loop {
+        let len = *rng.pick(&[2usize, 3, 3, 4, 4, 4, 5]);
+        let symbol: String = (0..len)
+            .map(|_| char::from(b'A' + rng.below(26) as u8))
+            .collect();
+        if !STOCKS.iter().any(|s| s.0 == symbol) && !NO_STOCKS.contains(&symbol.as_str()) {
+            break symbol;
+        }
+    });
+    let name = capitalized(&made_up_word(rng, 2));
+    let company = format!("{name} {}", *rng.pick(KINDS));
+    (symbol, company)
+}
+
+/// A made-up room ("the velmor room", "studio loft"), from `split`.
+pub fn invented_room(rng: &mut Rng, split: Split) -> String {
+    let words = training_words();
+    draw(rng, split, |rng| {
+        let word = if rng.chance(0.5) || words.is_empty() {
+            let syllables = rng.range(1, 2);
+            made_up_word(rng, syllables)
+        } else {
+            rng.pick(words).clone()
+        };
+        format!(
+            "{word} {}",
+            *rng.pick(&["room", "room", "loft", "study", "hall"])
+        )
     })
 }
 
@@ -1408,6 +1541,56 @@ pub const OUT_OF_SCOPE: &[(&str, &str)] = &[
     ("Can you do my homework?", "do homework"),
     ("Find my lost keys.", "find lost things"),
     ("Start the washing machine.", "control the washing machine"),
+    // Requests that name a place, a time or a number, like the ones tools
+    // answer: the model must still see that no tool does this.
+    ("Book me a hotel in Lisbon for Friday.", "book hotels"),
+    ("Write a haiku about autumn.", "write poems"),
+    (
+        "What's the capital of Peru?",
+        "answer general knowledge questions",
+    ),
+    ("Recommend a restaurant in Tokyo.", "recommend restaurants"),
+    ("Put my phone on silent mode.", "control your phone"),
+    ("Compose a limerick about a cat.", "write poems"),
+    ("Order 3 pizzas for the office.", "order food"),
+    (
+        "How tall is the Eiffel Tower?",
+        "answer general knowledge questions",
+    ),
+    ("Write me a short story about a dragon.", "tell stories"),
+    ("Make up a riddle.", "make up riddles"),
+    ("Buy two tickets to the concert in Berlin.", "buy tickets"),
+    (
+        "Who won the World Cup in 2010?",
+        "answer general knowledge questions",
+    ),
+    ("Write a birthday message for my mom.", "write messages"),
+    (
+        "Reserve a parking spot near Madrid airport.",
+        "reserve parking",
+    ),
+    ("Give me a recipe for lasagna.", "give recipes"),
+    ("Write a song about the summer in Rome.", "write songs"),
+    ("Plan a 5-day trip to Kyoto.", "plan trips"),
+    (
+        "What year did the Berlin Wall fall?",
+        "answer history questions",
+    ),
+    ("Make a shopping list for 4 people.", "make shopping lists"),
+    ("Write a speech for my sister's wedding.", "write speeches"),
+    ("Find me a flat to rent in Vienna.", "find flats"),
+    ("Tell me a fun fact about octopuses.", "tell fun facts"),
+    ("Order 12 roses for delivery to Oslo.", "order flowers"),
+    ("Write a thank-you note to my teacher.", "write messages"),
+    (
+        "How many people live in Cairo?",
+        "look up population figures",
+    ),
+    ("Create a workout plan for 30 days.", "make workout plans"),
+    ("Write a short poem about rain in London.", "write poems"),
+    ("Call a plumber for 9 am.", "make phone calls"),
+    ("Explain quantum physics to a child.", "explain science"),
+    ("Draft a tweet about our product launch.", "write posts"),
 ];
 
 /// Greetings and small talk, with the answers they get.
@@ -1436,6 +1619,65 @@ pub const SMALL_TALK: &[(&str, &str)] = &[
     ("Thanks, that's all", "You're welcome! Have a nice day."),
     ("Great, thank you", "Glad I could help!"),
     ("Good evening", "Good evening! How can I help you?"),
+    ("Good afternoon!", "Good afternoon! What can I do for you?"),
+    (
+        "What's your name?",
+        "I'm your assistant. I can use tools to help you.",
+    ),
+    ("Hiya", "Hi! How can I help?"),
+    ("See you later!", "See you! Have a good one."),
+    ("Cheers!", "You're welcome!"),
+    ("Howdy", "Hello! What can I do for you?"),
+    (
+        "Are you a robot?",
+        "I'm an AI assistant. I can use tools to answer your questions.",
+    ),
+    ("That was helpful, thanks", "Glad I could help!"),
+    ("Morning!", "Good morning! How can I help you today?"),
+    ("Have a nice day", "Thanks, you too!"),
+    ("Yo, what's up?", "Hey! What can I do for you?"),
+    (
+        "Who made you?",
+        "I'm an AI assistant built to help with tools. How can I help?",
+    ),
+    ("Perfect, thank you!", "You're welcome!"),
+    ("Hello again", "Welcome back! How can I help?"),
+    ("That's all for now, bye.", "Goodbye! Have a great day."),
+    (
+        "Hey, good to see you",
+        "Good to see you too! How can I help?",
+    ),
+    ("Are you there?", "Yes, I'm here! What can I do for you?"),
+    ("Thanks a lot!", "You're welcome!"),
+    ("Greetings!", "Hello! How can I help you today?"),
+    ("Goodbye", "Goodbye! Have a great day."),
+    (
+        "What model are you?",
+        "I'm a small assistant model that can call tools. How can I help?",
+    ),
+    ("Sup?", "Hey! How can I help?"),
+    ("Appreciate it", "Any time!"),
+    ("Good to know, thanks", "You're welcome!"),
+    ("Take care!", "You too! Goodbye."),
+];
+
+/// Thanks and goodbyes after a request was answered, with their replies.
+pub const THANKS: &[(&str, &str)] = &[
+    ("Thanks!", "You're welcome!"),
+    ("Thank you so much", "You're very welcome!"),
+    ("Great, thank you", "Glad I could help!"),
+    ("Thanks, that's all", "You're welcome! Have a nice day."),
+    ("Cheers!", "You're welcome!"),
+    ("Perfect, thanks", "Glad I could help!"),
+    ("Thank you!", "You're welcome!"),
+    ("Bye!", "Goodbye! Have a great day."),
+    ("Awesome, thanks a lot", "Any time!"),
+    ("Appreciate it", "Any time!"),
+    ("Thanks, bye", "Goodbye! Have a great day."),
+    ("OK, thank you", "You're welcome!"),
+    ("Nice, thanks!", "Glad I could help!"),
+    ("That helps, thank you", "You're welcome!"),
+    ("See you later!", "See you! Have a good one."),
 ];
 
 /// System prompts a conversation may start with (none is the most common).

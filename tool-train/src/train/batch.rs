@@ -10,13 +10,16 @@ use super::error::{TensorContext, TrainError};
 ///
 /// `mask[t]` says whether predicting `ids[t]` from `ids[..t]` counts in the loss (typically:
 /// `ids[t]` is an assistant token, inside the chat template's generation span). `mask[0]` is
-/// ignored since nothing precedes the first token.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// ignored since nothing precedes the first token. Counted tokens may weigh more than others
+/// ([`Example::with_weights`]): the loss is then their weighted mean.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Example {
     /// Token ids.
     pub ids: Vec<u32>,
     /// Loss mask, one entry per token.
     pub mask: Vec<bool>,
+    /// How much each token's prediction weighs in the loss when counted; `None`: all 1.
+    pub weights: Option<Vec<f32>>,
 }
 
 impl Example {
@@ -37,13 +40,47 @@ impl Example {
                 "an example must hold at least one token".into(),
             ));
         }
-        Ok(Self { ids, mask })
+        Ok(Self {
+            ids,
+            mask,
+            weights: None,
+        })
+    }
+
+    /// The example with a loss weight per token (1: an ordinary token).
+    ///
+    /// # Errors
+    /// [`TrainError::Data`] when there is not one weight per token, or a weight is negative
+    /// or not finite.
+    pub fn with_weights(mut self, weights: Vec<f32>) -> Result<Self, TrainError> {
+        if weights.len() != self.ids.len() {
+            return Err(TrainError::Data(format!(
+                "the loss weights must have one entry per token: {} tokens, {} weights",
+                self.ids.len(),
+                weights.len()
+            )));
+        }
+        if let Some((t, w)) = weights
+            .iter()
+            .enumerate()
+            .find(|(_, w)| !(w.is_finite() && **w >= 0.0))
+        {
+            return Err(TrainError::Data(format!(
+                "token {t}: a loss weight must be a finite number of at least 0, found {w}"
+            )));
+        }
+        self.weights = Some(weights);
+        Ok(self)
     }
 
     /// An example whose every prediction counts (plain language modelling).
     pub fn unmasked(ids: Vec<u32>) -> Self {
         let mask = vec![true; ids.len()];
-        Self { ids, mask }
+        Self {
+            ids,
+            mask,
+            weights: None,
+        }
     }
 
     /// Number of predictions that count in the loss.
@@ -66,7 +103,10 @@ pub struct Batch {
     pub(crate) positions: Tensor,
     /// The counted tokens, in the order of `positions`.
     pub(crate) target_ids: Arc<Vec<u32>>,
+    /// Their loss weights, `(counted,)`; `None` when every weight is 1.
+    pub(crate) target_weights: Option<Tensor>,
     counted: usize,
+    weight: f64,
     tokens: usize,
 }
 
@@ -101,6 +141,8 @@ impl Batch {
         let mut ids = Vec::with_capacity(rows * len);
         let mut positions = Vec::new();
         let mut targets = Vec::new();
+        let mut weights = Vec::new();
+        let weighted = examples.iter().any(|e| e.weights.is_some());
         let mut tokens = 0;
         for (row, example) in examples.iter().enumerate() {
             let n = example.ids.len().min(max_len);
@@ -110,6 +152,15 @@ impl Batch {
                     example.ids.len(),
                     example.mask.len()
                 )));
+            }
+            if let Some(w) = &example.weights {
+                if w.len() != example.ids.len() {
+                    return Err(TrainError::Data(format!(
+                        "example {row}: the loss weights must have one entry per token: {} tokens, {} weights",
+                        example.ids.len(),
+                        w.len()
+                    )));
+                }
             }
             for (t, (&id, &counted)) in example.ids[..n].iter().zip(&example.mask[..n]).enumerate()
             {
@@ -122,13 +173,26 @@ impl Batch {
                 if t > 0 && counted {
                     positions.push((row * len + t - 1) as u32);
                     targets.push(id);
+                    if weighted {
+                        weights.push(example.weights.as_ref().map_or(1.0, |w| w[t]));
+                    }
                 }
             }
             ids.extend(std::iter::repeat_n(pad_id, len - n));
             tokens += n;
         }
         let counted = targets.len();
+        let weight = if weighted {
+            weights.iter().map(|&w| f64::from(w)).sum()
+        } else {
+            counted as f64
+        };
         let device = Device::Cpu;
+        let target_weights = if weighted {
+            Some(Tensor::from_vec(weights, counted, &device).ctx("building the loss weights")?)
+        } else {
+            None
+        };
         let ids = Tensor::from_vec(ids, (rows, len), &device).ctx("building the batch ids")?;
         let positions =
             Tensor::from_vec(positions, counted, &device).ctx("building the batch positions")?;
@@ -138,7 +202,9 @@ impl Batch {
             len,
             positions,
             target_ids: Arc::new(targets),
+            target_weights,
             counted,
+            weight,
             tokens,
         })
     }
@@ -161,6 +227,12 @@ impl Batch {
     /// Number of predictions that count in the loss.
     pub fn counted(&self) -> usize {
         self.counted
+    }
+
+    /// Total loss weight of the counted predictions (their number when none is weighted):
+    /// what the loss sum is divided by to give the mean.
+    pub fn weight(&self) -> f64 {
+        self.weight
     }
 
     /// Number of real (non-padding) tokens.

@@ -318,7 +318,8 @@ impl Llama {
             .ctx("projecting onto the vocabulary")
     }
 
-    /// Sum over the batch's counted positions of the next-token cross entropy (a scalar).
+    /// Sum over the batch's counted positions of the next-token cross entropy (a scalar),
+    /// each times its loss weight when the batch has weights.
     ///
     /// Only counted positions are projected onto the vocabulary, which also makes the loss
     /// independent of every uncounted prediction. A batch with nothing counted gives zero.
@@ -335,18 +336,24 @@ impl Llama {
             let hidden = hidden.reshape((batch.rows * batch.len, self.config.hidden_size))?;
             let picked = hidden.index_select(&batch.positions, 0)?;
             let logits = picked.matmul(&self.embed_tokens.as_tensor().t()?)?;
-            cross_entropy_rows(&logits, &batch.target_ids)?.sum_all()
+            let rows = cross_entropy_rows(&logits, &batch.target_ids)?;
+            match &batch.target_weights {
+                Some(weights) => (rows * weights)?.sum_all(),
+                None => rows.sum_all(),
+            }
         };
         compute().ctx("computing the loss")
     }
 
-    /// Mean next-token cross entropy over the batch's counted positions.
+    /// Mean next-token cross entropy over the batch's counted positions (weighted, when the
+    /// batch has weights).
     ///
     /// # Errors
     /// As [`Llama::hidden_states`].
     pub fn loss(&self, batch: &Batch) -> Result<Tensor, TrainError> {
         let sum = self.loss_sum(batch)?;
-        (sum / batch.counted().max(1) as f64).ctx("averaging the loss")
+        let weight = batch.weight();
+        (sum / if weight > 0.0 { weight } else { 1.0 }).ctx("averaging the loss")
     }
 
     fn check_len(&self, len: usize) -> Result<(), TrainError> {

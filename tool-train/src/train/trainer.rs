@@ -282,7 +282,7 @@ impl Trainer {
     }
 
     /// One optimizer step over `micro_batches`: the mean loss over all their counted
-    /// tokens is back-propagated batch by batch (gradients summed), the global gradient norm
+    /// tokens (weighted, where the examples have loss weights) is back-propagated batch by batch (gradients summed), the global gradient norm
     /// clipped, and AdamW applied at the schedule's learning rate. The step is logged.
     ///
     /// # Errors
@@ -290,8 +290,9 @@ impl Trainer {
     pub fn train_step(&mut self, micro_batches: &[Batch]) -> Result<StepStats, TrainError> {
         let start = Instant::now();
         let counted: usize = micro_batches.iter().map(Batch::counted).sum();
+        let weight: f64 = micro_batches.iter().map(Batch::weight).sum();
         let tokens: usize = micro_batches.iter().map(Batch::tokens).sum();
-        if counted == 0 {
+        if counted == 0 || weight <= 0.0 {
             return Err(TrainError::Data(
                 "expected at least one counted token in a training step, found none".into(),
             ));
@@ -301,7 +302,7 @@ impl Trainer {
         for batch in micro_batches.iter().filter(|b| b.counted() > 0) {
             let loss = self.model.loss_sum(batch)?;
             loss_sum += f64::from(loss.to_scalar::<f32>().ctx("reading the loss")?);
-            let grads = (loss / counted as f64)
+            let grads = (loss / weight)
                 .and_then(|l| l.backward())
                 .ctx("back-propagating the loss")?;
             for ((_, var), sum) in self.params.iter().zip(sums.iter_mut()) {
@@ -339,7 +340,7 @@ impl Trainer {
         self.state.elapsed_s += seconds;
         let stats = StepStats {
             step: self.state.step,
-            loss: loss_sum / counted as f64,
+            loss: loss_sum / weight,
             lr,
             grad_norm,
             tokens,
@@ -436,7 +437,7 @@ impl Trainer {
     }
 
     /// Mean next-token cross entropy over every counted token of `data` (a held-out split,
-    /// say), in batches of `batch_size` sequences truncated to `max_seq_len`. Nothing is
+    /// say; weighted where its examples have loss weights), in batches of `batch_size` sequences truncated to `max_seq_len`. Nothing is
     /// learnt.
     ///
     /// # Errors
@@ -444,7 +445,7 @@ impl Trainer {
     pub fn eval_loss<D: TrainData + ?Sized>(&self, data: &D) -> Result<f64, TrainError> {
         let cfg = self.model.config();
         let mut total = 0.0f64;
-        let mut counted = 0usize;
+        let mut counted = 0f64;
         let indices: Vec<usize> = (0..data.len()).collect();
         for chunk in indices.chunks(self.config.batch_size) {
             let examples: Vec<Example> = chunk
@@ -459,14 +460,14 @@ impl Trainer {
             )?;
             let loss = self.model.loss_sum(&batch)?.detach();
             total += f64::from(loss.to_scalar::<f32>().ctx("reading the loss")?);
-            counted += batch.counted();
+            counted += batch.weight();
         }
-        if counted == 0 {
+        if counted <= 0.0 {
             return Err(TrainError::Data(
                 "expected counted tokens to evaluate the loss on, found none".into(),
             ));
         }
-        Ok(total / counted as f64)
+        Ok(total / counted)
     }
 
     /// Saves the run's checkpoint (model, optimizer moments, step, data position,
