@@ -1,7 +1,7 @@
 //! Prints conversations of the training corpus as the model reads them, with
 //! the loss weight of each assistant token: what `tool-train train` learns from.
 //!
-//! `cargo run --release -p tool-train --example corpus_sample -- [count] [seed] [held-out]`
+//! `cargo run --release -p tool-train --example corpus_sample -- [count] [seed] [train|held-out|cases]`
 
 use tool_train::corpus::{self, LossWeights, Split};
 
@@ -9,13 +9,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let count: usize = args.next().map_or(Ok(3), |a| a.parse())?;
     let seed: u64 = args.next().map_or(Ok(1), |a| a.parse())?;
-    let split = match args.next().as_deref() {
-        Some("held-out") => Split::HeldOut,
-        _ => Split::Train,
+    let examples = match args.next().as_deref() {
+        Some("held-out") => corpus::generate(seed, count, Split::HeldOut),
+        Some("cases") => corpus::generate_cases(seed, count),
+        _ => corpus::generate(seed, count, Split::Train),
     };
     let template = corpus::bundled_template()?;
     let weights = LossWeights::default();
-    for example in corpus::generate(seed, count, split) {
+    for example in examples {
         let (text, spans) = corpus::render(&template, &example)?;
         let facts: Vec<&str> = example
             .expectations
@@ -23,7 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .flat_map(|e| e.must_contain.iter().map(String::as_str))
             .collect();
         let bytes = corpus::byte_weights(&text, &spans, &facts, &weights);
-        println!("=== {:?}", example.scenario);
+        println!("=== {:?} {:?}", example.scenario, example.case);
         for message in &example.messages {
             println!("{:>9}: {}", format!("{:?}", message.role), message.text());
             for call in &message.tool_calls {

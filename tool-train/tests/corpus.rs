@@ -6,7 +6,7 @@
 use serde_json::Value;
 use std::collections::{BTreeSet, HashSet};
 use std::sync::OnceLock;
-use tool_train::corpus::{self, tools, values, Example, Scenario, Split};
+use tool_train::corpus::{self, tools, values, Case, Example, Scenario, Split};
 use tool_use::models::parse::{detect_format, Format, ParseOptions};
 use tool_use::models::template::{ModelTemplates, RenderOptions};
 use tool_use::{demo, Message, Role};
@@ -18,7 +18,11 @@ fn train() -> &'static [Example] {
 
 fn held_out() -> &'static [Example] {
     static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
-    CORPUS.get_or_init(|| corpus::generate(12, 600, Split::HeldOut))
+    CORPUS.get_or_init(|| {
+        let mut examples = corpus::generate(12, 600, Split::HeldOut);
+        examples.extend(corpus::generate_cases(12, 180));
+        examples
+    })
 }
 
 fn all() -> impl Iterator<Item = &'static Example> {
@@ -621,5 +625,86 @@ fn no_tool_is_offered_twice() {
             "{:?}: {names:?}",
             example.scenario
         );
+    }
+}
+
+#[test]
+fn the_extension_tests_each_case_with_texts_training_never_has() {
+    let cases: Vec<&Example> = held_out().iter().filter(|e| e.case.is_some()).collect();
+    for case in Case::ALL {
+        assert_eq!(
+            cases.iter().filter(|e| e.case == Some(case)).count(),
+            20,
+            "{case:?}"
+        );
+    }
+    let trained: HashSet<&str> = train()
+        .iter()
+        .flat_map(|e| &e.messages)
+        .filter(|m| m.role == Role::User)
+        .map(Message::text)
+        .collect();
+    for example in &cases {
+        let last_request = example
+            .messages
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::User)
+            .map(Message::text)
+            .unwrap_or_default();
+        let calls: Vec<_> = example.expectations.iter().flat_map(|x| &x.calls).collect();
+        match example.case {
+            Some(
+                Case::Greeting | Case::AboutAssistant | Case::CreativeWriting | Case::NoToolForIt,
+            ) => {
+                assert!(calls.is_empty(), "{example:?}");
+                assert!(
+                    !trained.contains(last_request),
+                    "{last_request:?} is trained on"
+                );
+            }
+            Some(Case::ThanksAndBye) => {
+                assert!(
+                    !trained.contains(last_request),
+                    "{last_request:?} is trained on"
+                );
+                assert!(example
+                    .expectations
+                    .last()
+                    .is_some_and(|x| x.calls.is_empty()));
+            }
+            Some(Case::BothDirections) => {
+                let [there, back] = calls.as_slice() else {
+                    panic!("two calls expected: {example:?}");
+                };
+                let (from, to) = if there.name == "convert_units" {
+                    ("from_unit", "to_unit")
+                } else {
+                    ("from_currency", "to_currency")
+                };
+                assert_eq!(there.arguments[from], back.arguments[to]);
+                assert_eq!(there.arguments[to], back.arguments[from]);
+            }
+            Some(Case::ManyDigits) => {
+                let digits = |v: &Value| v.to_string().chars().filter(char::is_ascii_digit).count();
+                assert!(
+                    calls.iter().any(|c| c
+                        .arguments
+                        .as_object()
+                        .is_some_and(|a| a.values().any(|v| v.is_number() && digits(v) >= 5))),
+                    "{calls:?}"
+                );
+            }
+            Some(Case::UnitNamed) => {
+                let unit = calls[0].arguments["unit"].as_str().unwrap_or_default();
+                let named = if unit == "fahrenheit" {
+                    ['F', 'f']
+                } else {
+                    ['C', 'c']
+                };
+                assert!(last_request.contains(named), "{last_request:?} for {unit}");
+            }
+            Some(Case::Terse) | None => {}
+        }
     }
 }

@@ -32,6 +32,11 @@ pub struct EvalArgs {
     /// Held-out conversations to score.
     #[arg(long, default_value_t = 100)]
     examples: usize,
+    /// Conversations of the extended held-out split scored after them, ten
+    /// per case by default (greetings, creative writing, units named in other
+    /// words, conversions both ways, numbers of many digits, ...).
+    #[arg(long, default_value_t = 10 * corpus::Case::ALL.len())]
+    cases: usize,
     /// Seed of the held-out conversations.
     #[arg(long, default_value_t = 1001)]
     seed: u64,
@@ -73,6 +78,8 @@ struct Scores {
     /// right when its calls match exactly; an answer turn when it makes no
     /// call and contains every expected text.
     by_scenario: BTreeMap<String, (usize, usize)>,
+    /// The same, per case of the extended held-out split.
+    by_case: BTreeMap<String, (usize, usize)>,
     /// Answer turns that report tool results (or errors).
     result_turns: usize,
     /// ... whose answer contains every expected text.
@@ -89,7 +96,8 @@ struct Scores {
 /// Runs `tool-train eval`.
 pub fn run(args: EvalArgs) -> Result<(), String> {
     let path = args.model.unwrap_or_else(tool_use::bundled::model_dir);
-    let examples = corpus::generate(args.seed, args.examples, Split::HeldOut);
+    let mut examples = corpus::generate(args.seed, args.examples, Split::HeldOut);
+    examples.extend(corpus::generate_cases(args.seed, args.cases));
     let toolbox = corpus::tools::toolbox(Clock::System);
     let mut results = Vec::new();
     for constrain in [true, false] {
@@ -116,9 +124,8 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
         return Ok(());
     }
     println!(
-        "held-out split: {} conversations (seed {})",
-        examples.len(),
-        args.seed
+        "held-out split: {} conversations and {} of its extension (seed {})",
+        args.examples, args.cases, args.seed
     );
     for (constrained, s) in &results {
         println!(
@@ -161,6 +168,12 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
         println!("  turns right, by kind of conversation:");
         for (scenario, (right, of)) in &s.by_scenario {
             println!("    {scenario:<24} {}", pct(*right, *of));
+        }
+        if !s.by_case.is_empty() {
+            println!("  turns right, by case of the extension:");
+            for (case, (right, of)) in &s.by_case {
+                println!("    {case:<24} {}", pct(*right, *of));
+            }
         }
         println!("  {} tokens in {:.1}s", s.generated_tokens, s.seconds);
     }
@@ -270,6 +283,11 @@ fn score(
                 .or_default();
             tally.0 += usize::from(right);
             tally.1 += 1;
+            if let Some(case) = example.case {
+                let tally = s.by_case.entry(format!("{case:?}")).or_default();
+                tally.0 += usize::from(right);
+                tally.1 += 1;
+            }
         }
     }
     Ok(s)

@@ -111,6 +111,46 @@ impl Scenario {
     }
 }
 
+/// What a conversation of the extended held-out split tests
+/// ([`generate_cases`]): each is written with texts and values that no
+/// training conversation has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Case {
+    /// A greeting; answered in words.
+    Greeting,
+    /// A question about the assistant ("Are you human?").
+    AboutAssistant,
+    /// A poem, a story, a joke: no tool writes them.
+    CreativeWriting,
+    /// Thanks or goodbye after a request was answered.
+    ThanksAndBye,
+    /// A request no tool covers that names places, times or numbers.
+    NoToolForIt,
+    /// A temperature with its unit named in other words ("in F", "(°C)").
+    UnitNamed,
+    /// A conversion asked target first, then back the other way.
+    BothDirections,
+    /// Numbers of five to seven digits, or decimals with four.
+    ManyDigits,
+    /// Terse, lower-case requests ("temp in Oslo?", "12+7").
+    Terse,
+}
+
+impl Case {
+    /// Every case, in the order [`generate_cases`] cycles through them.
+    pub const ALL: [Case; 9] = [
+        Case::Greeting,
+        Case::AboutAssistant,
+        Case::CreativeWriting,
+        Case::ThanksAndBye,
+        Case::NoToolForIt,
+        Case::UnitNamed,
+        Case::BothDirections,
+        Case::ManyDigits,
+        Case::Terse,
+    ];
+}
+
 /// What one assistant message of an example must do.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expectation {
@@ -137,6 +177,8 @@ pub struct Example {
     pub expectations: Vec<Expectation>,
     /// The split it was drawn from.
     pub split: Split,
+    /// The case it tests, for conversations of [`generate_cases`].
+    pub case: Option<Case>,
 }
 
 impl Example {
@@ -227,6 +269,22 @@ pub fn generate(seed: u64, count: usize, split: Split) -> Vec<Example> {
         .collect();
     (0..count as u64)
         .map(|i| scenarios::example(Rng::for_example(seed ^ salt, i), split, &names))
+        .collect()
+}
+
+/// `count` conversations of the extended held-out split, cycling through
+/// [`Case::ALL`], the same for the same seed. They use held-out values, and
+/// texts written only for them, so that none is ever trained on.
+pub fn generate_cases(seed: u64, count: usize) -> Vec<Example> {
+    let names: Vec<String> = tools::toolbox(Default::default())
+        .names()
+        .map(str::to_owned)
+        .collect();
+    (0..count as u64)
+        .map(|i| {
+            let case = Case::ALL[(i % Case::ALL.len() as u64) as usize];
+            scenarios::case_example(Rng::for_example(seed ^ 0x4341_5345_5321, i), case, &names)
+        })
         .collect()
 }
 

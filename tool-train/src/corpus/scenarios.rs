@@ -11,10 +11,13 @@
 use super::phrasing::{self as p, fill};
 use super::rng::Rng;
 use super::values::{self as v, NumberKind};
-use super::{Example, Expectation, Scenario, Split};
+use super::{Case, Example, Expectation, Scenario, Split};
 use serde_json::{json, Map, Value};
 use tool_use::models::template::{Clock, DateTime};
 use tool_use::{demo, Message, ToolCall, Toolbox};
+
+mod cases;
+pub(crate) use cases::case_example;
 
 /// What a request needs: its tools, and how a refusal names the ability.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,6 +216,8 @@ pub(crate) struct Cx<'a> {
     messages: Vec<Message>,
     expectations: Vec<Expectation>,
     next_id: usize,
+    /// The extended held-out split's case being written, if any.
+    case: Option<Case>,
 }
 
 impl<'a> Cx<'a> {
@@ -224,11 +229,17 @@ impl<'a> Cx<'a> {
             messages: Vec::new(),
             expectations: Vec::new(),
             next_id: 1,
+            case: None,
         }
     }
 
     /// A phrasing from `list`, of this split.
     fn phrase(&mut self, list: &[&'static str]) -> &'static str {
+        if self.case == Some(Case::Terse) {
+            if let Some(terse) = cases::terse(list) {
+                return self.rng.choose(terse);
+            }
+        }
         v::choose(&mut self.rng, list, self.split)
     }
 
@@ -458,6 +469,9 @@ fn is_error(result: &str) -> bool {
 // ---------------------------------------------------------------- intents
 
 fn unit_phrase(cx: &mut Cx) -> (&'static str, &'static str) {
+    if cx.case == Some(Case::UnitNamed) {
+        return cases::unit_named(cx);
+    }
     if cx.rng.chance(0.3) {
         ("fahrenheit", *cx.rng.pick(p::FAHRENHEIT))
     } else {
@@ -533,7 +547,11 @@ fn operands(cx: &mut Cx, op: usize) -> (String, String) {
     } else {
         &[NumberKind::Small, NumberKind::Large, NumberKind::Decimal]
     };
-    let ka = *cx.rng.pick(kinds);
+    let ka = if cx.case == Some(Case::ManyDigits) && op < 2 {
+        NumberKind::Huge
+    } else {
+        *cx.rng.pick(kinds)
+    };
     let kb = if op == 3 {
         *cx.rng
             .pick(&[NumberKind::Tiny, NumberKind::Small, NumberKind::Decimal])
@@ -607,7 +625,11 @@ fn unit_request(cx: &mut Cx, fail: bool) -> (UnitNames, UnitNames, String) {
             NumberKind::Decimal,
             NumberKind::Huge,
         ];
-        let k = *cx.rng.pick(&kinds);
+        let k = if cx.case == Some(Case::ManyDigits) {
+            NumberKind::Huge
+        } else {
+            *cx.rng.pick(&kinds)
+        };
         cx.number(k)
     };
     (from, to, value)
@@ -768,7 +790,11 @@ fn amount(cx: &mut Cx) -> String {
         NumberKind::Decimal,
         NumberKind::Huge,
     ];
-    let k = *cx.rng.pick(&kinds);
+    let k = if cx.case == Some(Case::ManyDigits) {
+        NumberKind::Huge
+    } else {
+        *cx.rng.pick(&kinds)
+    };
     cx.number(k)
 }
 
@@ -2003,6 +2029,7 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String]) -> Example {
         scenario,
         expectations: cx.expectations,
         split,
+        case: None,
     }
 }
 
