@@ -40,6 +40,16 @@ fn convert_currency(amount: f64, from: String, to: String) -> String {
     format!("{amount} {from} in {to}")
 }
 
+/// Get the weather.
+///
+/// Args:
+///     city: The city, as the user wrote it
+///     days: How many days ahead
+#[tool]
+fn weather_in(#[arg(grounded)] city: String, days: Option<u8>) -> String {
+    format!("sunny in {city} for {days:?} days")
+}
+
 fn tiny_model(seed: u64) -> Model {
     let dir = tempfile::tempdir().unwrap();
     let spec = TinySpec {
@@ -168,4 +178,90 @@ fn the_agent_loop_runs_on_a_local_model_and_reuses_the_prompt_prefix() {
         assert!(stats.turns[1].reused_tokens >= stats.turns[0].prompt_tokens);
     }
     let _ = json!(transcript);
+}
+
+#[test]
+fn a_grounded_argument_is_always_a_run_of_the_users_words_and_the_prompt_hides_the_marker() {
+    let tools = toolbox![weather_in];
+    let definitions = tools.definitions(DefinitionFormat::Transformers);
+    assert_eq!(
+        definitions[0]["function"]["parameters"]["properties"]["city"]["x-grounded"],
+        true
+    );
+    let options = ParseOptions {
+        tools: definitions.clone(),
+        ..ParseOptions::default()
+    };
+    let said = "Hi! What's the weather like in Port Velmora, Zandia this week?";
+    let messages = [
+        Message::system("You are helpful in Lisbon."),
+        Message::user(said),
+    ];
+    let mut chat = LocalChat::new(tiny_model(5)).unwrap();
+    let request = tool_use::models::agent::TurnRequest {
+        messages: &messages,
+        tools: &definitions,
+        tool_choice: &ToolChoice::Named("weather_in".into()),
+    };
+    let prepared = chat.prepare(&request, None).unwrap();
+    assert!(prepared.prompt().contains("The city, as the user wrote it"));
+    assert!(
+        !prepared.prompt().contains("x-grounded"),
+        "{}",
+        prepared.prompt()
+    );
+    let mut cities = std::collections::BTreeSet::new();
+    for seed in 0..12 {
+        chat = chat.options(GenerateOptions {
+            max_new_tokens: 300,
+            temperature: 1.0,
+            seed: Some(seed),
+            ..GenerateOptions::default()
+        });
+        let turn = chat.respond(&request, &mut |_| {}).unwrap();
+        let parsed = Format::Hermes.parse(&turn.text, &options);
+        assert_eq!(parsed.tool_calls.len(), 1, "seed {seed}: {}", turn.text);
+        let city = parsed.tool_calls[0].arguments["city"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        // Whole words of the user's message, never of the system prompt.
+        assert!(said.contains(&city), "seed {seed}: {city:?}");
+        let words: Vec<&str> = said.split_whitespace().collect();
+        assert!(
+            city.split(' ').all(|w| words.iter().any(|s| s.contains(w))),
+            "seed {seed}: {city:?}"
+        );
+        assert!(!city.contains("Lisbon"));
+        cities.insert(city);
+    }
+    assert!(
+        cities.len() > 3,
+        "a random model picks many runs: {cities:?}"
+    );
+
+    // Without grounding the same random model writes other strings.
+    let mut free = chat.ground(false);
+    let mut outside = 0;
+    for seed in 0..12 {
+        free = free.options(GenerateOptions {
+            max_new_tokens: 300,
+            temperature: 1.0,
+            seed: Some(seed),
+            ..GenerateOptions::default()
+        });
+        let turn = free.respond(&request, &mut |_| {}).unwrap();
+        let parsed = Format::Hermes.parse(&turn.text, &options);
+        if let Some(city) = parsed
+            .tool_calls
+            .first()
+            .and_then(|c| c.arguments["city"].as_str())
+        {
+            outside += usize::from(!said.contains(city));
+        } else {
+            outside += 1;
+        }
+    }
+    eprintln!("{outside} of 12 outside the user's words; grounded: {cities:?}");
+    assert!(outside >= 9, "{outside} of 12 outside the user's words");
 }

@@ -348,6 +348,26 @@ fn property(
         schema.push("default", value.clone());
         validation.push("default", value.clone());
     }
+    if let Some(span) = p.options.grounded {
+        if schema.get("type") == Some(&Json::str("string")) && schema.get("enum").is_none() {
+            // Published only: decoders read it, validation has no use for it.
+            schema.push("x-grounded", Json::Bool(true));
+        } else {
+            errors.push(syn::Error::new(
+                span,
+                format!(
+                    "`grounded` needs a free string parameter (`String`, `&str`, `Option<String>`); \
+                     `{}` is {}",
+                    p.name,
+                    match (schema.get("enum"), schema.get("type")) {
+                        (Some(_), _) => "limited to choices already".to_owned(),
+                        (None, Some(Json::Str(t))) => format!("of type {t}"),
+                        (None, _) => "not of one type".to_owned(),
+                    }
+                ),
+            ));
+        }
+    }
     let description = Json::str(description?);
     schema.push("description", description.clone());
     validation.push("description", description);

@@ -73,6 +73,9 @@ pub struct ArgOptions {
     /// The default as JSON, with the span of its expression.
     pub default: Option<(Json, Span)>,
     pub description: Option<LitStr>,
+    /// `grounded`: the value must be copied from the user's words (the
+    /// span of the option, for errors).
+    pub grounded: Option<Span>,
 }
 
 impl ArgOptions {
@@ -90,9 +93,11 @@ impl ArgOptions {
                     set(&mut options.default, (value, expr.span()))
                 } else if meta.path.is_ident("description") {
                     set(&mut options.description, meta.value()?.parse()?)
+                } else if meta.path.is_ident("grounded") {
+                    set(&mut options.grounded, meta.path.span())
                 } else {
                     return Err(meta.error(format!(
-                        "unknown `#[arg]` option `{}`; expected `default` or `description`",
+                        "unknown `#[arg]` option `{}`; expected `default`, `description` or `grounded`",
                         meta.path.to_token_stream()
                     )));
                 };

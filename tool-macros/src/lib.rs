@@ -48,8 +48,11 @@ use proc_macro::TokenStream;
 /// made at compile time).
 ///
 /// Options: `#[tool(name = "...", description = "...")]`. On parameters:
-/// `#[arg(default = LITERAL)]` (optional, with a default) and
-/// `#[arg(description = "...")]`.
+/// `#[arg(default = LITERAL)]` (optional, with a default),
+/// `#[arg(description = "...")]` and `#[arg(grounded)]`: a string the model
+/// must copy from the user's words (a city, a query); the schema says
+/// `"x-grounded": true`, and a local model's constrained decoding then
+/// admits only runs of words of the user's messages.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(attr.into(), item.into()).into()

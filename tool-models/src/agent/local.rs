@@ -3,13 +3,15 @@
 
 use serde_json::Value;
 
+use super::ground;
 use super::{ChatModel, ModelDelta, Turn, TurnRequest, TurnStats};
 use crate::constrain::{ConstrainError, TokenEnv, ToolConstraint};
 use crate::generate::{GenerateError, GenerateOptions, Generation, TokenConstraint};
 use crate::model::{Model, ModelError};
 use crate::parse::Format;
 use crate::template::{RenderOptions, TemplateError};
-use tool_runtime::ToolChoice;
+use std::borrow::Cow;
+use tool_runtime::{Message, Role};
 
 /// Why a local model cannot drive the agent.
 #[derive(Debug, thiserror::Error)]
@@ -77,6 +79,7 @@ pub struct LocalChat {
     format: Format,
     options: GenerateOptions,
     constrain: bool,
+    ground: bool,
     env: Option<TokenEnv>,
     schema: Option<Value>,
     last: Option<LastTurn>,
@@ -111,6 +114,7 @@ impl LocalChat {
             format,
             options: GenerateOptions::greedy(512),
             constrain: true,
+            ground: true,
             env: None,
             schema: None,
             last: None,
@@ -133,6 +137,15 @@ impl LocalChat {
     /// default; formats without a grammar run unconstrained either way).
     pub fn constrain(mut self, on: bool) -> LocalChat {
         self.constrain = on;
+        self
+    }
+
+    /// Whether grounded parameters (`"x-grounded": true`, from
+    /// `#[arg(grounded)]`) only take runs of words of the user's messages
+    /// (on by default; applies to constrained calls). See
+    /// [`ground`](super::ground).
+    pub fn ground(mut self, on: bool) -> LocalChat {
+        self.ground = on;
         self
     }
 
@@ -173,13 +186,24 @@ impl LocalChat {
 
     fn constraint(
         &mut self,
-        tools: &[Value],
-        choice: &ToolChoice,
+        request: &TurnRequest<'_>,
         answer_schema: Option<&Value>,
     ) -> Result<Option<Box<dyn TokenConstraint>>, ConstrainError> {
         if !self.constrain {
             return Ok(None);
         }
+        let tools: Cow<'_, [Value]> = if self.ground && ground::has_grounded(request.tools) {
+            let said: Vec<&str> = request
+                .messages
+                .iter()
+                .filter(|m| m.role == Role::User)
+                .map(Message::text)
+                .collect();
+            Cow::Owned(ground::ground(request.tools, &said))
+        } else {
+            ground::strip(request.tools)
+        };
+        let (tools, choice) = (tools.as_ref(), request.tool_choice);
         if tools.is_empty() {
             return match answer_schema {
                 Some(schema) => {
@@ -236,8 +260,10 @@ impl LocalChat {
         request: &TurnRequest<'_>,
         answer_schema: Option<&Value>,
     ) -> Result<PreparedTurn, LocalChatError> {
+        // The model is shown the definitions as they would be without grounding.
+        let shown = ground::strip(request.tools);
         let render = RenderOptions::new(request.messages)
-            .tools(request.tools)
+            .tools(&shown)
             .add_generation_prompt(true)
             .special_tokens(&self.special_tokens);
         let template = self
@@ -247,7 +273,7 @@ impl LocalChat {
         let prompt = template.render(&render)?;
         let tokens = self.encode_prompt(&prompt.text)?;
         self.model.check_prompt(&tokens)?;
-        let constraint = self.constraint(request.tools, request.tool_choice, answer_schema)?;
+        let constraint = self.constraint(request, answer_schema)?;
         Ok(PreparedTurn {
             prompt: prompt.text,
             tokens,

@@ -48,6 +48,7 @@
 
 mod error;
 mod event;
+pub mod ground;
 #[cfg(feature = "local")]
 mod local;
 mod run;

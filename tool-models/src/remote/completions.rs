@@ -49,11 +49,12 @@ impl Completions {
         options: &RequestOptions,
         stream: bool,
     ) -> Result<Value, RemoteError> {
+        let shown = crate::agent::ground::strip(request.tools);
         let mut render = RenderOptions::new(request.messages)
             .add_generation_prompt(true)
             .special_tokens(&self.special_tokens);
-        if !request.tools.is_empty() {
-            render = render.tools(request.tools);
+        if !shown.is_empty() {
+            render = render.tools(&shown);
         }
         let prompt = self
             .template

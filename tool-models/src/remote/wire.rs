@@ -138,7 +138,12 @@ pub fn chat_request(
     if !tools.is_empty() {
         body.insert(
             "tools".into(),
-            Value::Array(tools.iter().map(api_tool).collect()),
+            Value::Array(
+                crate::agent::ground::strip(tools)
+                    .iter()
+                    .map(api_tool)
+                    .collect(),
+            ),
         );
         body.insert("tool_choice".into(), wire_choice(tool_choice));
         if let Some(parallel) = options.parallel_tool_calls {

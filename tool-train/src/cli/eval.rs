@@ -49,6 +49,12 @@ pub struct EvalArgs {
     /// Print every turn that misses, with what the model wrote.
     #[arg(long)]
     verbose: bool,
+    /// Mark the arguments users spell out (places, tickers, queries, titles,
+    /// texts, addresses, rooms) `#[arg(grounded)]`: constrained decoding
+    /// then admits only runs of the user's words for them. The model sees
+    /// the same prompt either way.
+    #[arg(long)]
+    grounded: bool,
 }
 
 /// Scores of one decoding mode.
@@ -98,6 +104,11 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
     let path = args.model.unwrap_or_else(tool_use::bundled::model_dir);
     let mut examples = corpus::generate(args.seed, args.examples, Split::HeldOut);
     examples.extend(corpus::generate_cases(args.seed, args.cases));
+    if args.grounded {
+        for example in &mut examples {
+            mark_grounded(&mut example.tools);
+        }
+    }
     let toolbox = corpus::tools::toolbox(Clock::System);
     let mut results = Vec::new();
     for constrain in [true, false] {
@@ -124,8 +135,15 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
         return Ok(());
     }
     println!(
-        "held-out split: {} conversations and {} of its extension (seed {})",
-        args.examples, args.cases, args.seed
+        "held-out split: {} conversations and {} of its extension (seed {}){}",
+        args.examples,
+        args.cases,
+        args.seed,
+        if args.grounded {
+            ", with grounded arguments"
+        } else {
+            ""
+        }
     );
     for (constrained, s) in &results {
         println!(
@@ -361,6 +379,39 @@ fn value_kind(key: &str, value: &Value, property: Option<&Value>) -> &'static st
         Value::Bool(_) => "boolean",
         Value::Array(_) => "array",
         Value::Object(_) | Value::Null => "object",
+    }
+}
+
+/// The arguments `--grounded` marks: values users spell out in their request.
+const GROUNDED: &[&str] = &[
+    "location",
+    "origin",
+    "destination",
+    "timezone",
+    "query",
+    "text",
+    "title",
+    "subject",
+    "body",
+    "symbol",
+    "room",
+    "to",
+];
+
+/// Marks the string parameters of [`GROUNDED`] `"x-grounded": true`.
+fn mark_grounded(tools: &mut [Value]) {
+    for tool in tools {
+        let Some(properties) = tool
+            .pointer_mut("/function/parameters/properties")
+            .and_then(Value::as_object_mut)
+        else {
+            continue;
+        };
+        for (key, schema) in properties {
+            if GROUNDED.contains(&key.as_str()) && schema["type"] == "string" {
+                schema[tool_use::models::agent::ground::GROUNDED] = Value::Bool(true);
+            }
+        }
     }
 }
 

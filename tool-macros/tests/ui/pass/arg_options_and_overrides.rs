@@ -29,6 +29,16 @@ fn inline(#[arg(description = "The value")] value: i32) {
 #[tool(description = "A tool with no doc comment at all.")]
 fn bare() {}
 
+/// Weather where the user said.
+///
+/// Args:
+///     city: The city, as the user wrote it
+///     note: A note
+#[tool]
+fn grounded(#[arg(grounded)] city: String, #[arg(grounded)] note: Option<String>) {
+    let _ = (city, note);
+}
+
 fn main() {
     assert_eq!(search::NAME, "catalogue-search");
     let f = &search::schema()["function"];
@@ -42,6 +52,11 @@ fn main() {
     assert_eq!(search("q".into(), 1, 0.0, vec![], 'a'), vec!["q".to_string()]);
     assert_eq!(inline::schema()["function"]["parameters"]["properties"]["value"]["description"], "The value");
     assert_eq!(bare::DESCRIPTION, "A tool with no doc comment at all.");
+    let g = &grounded::schema()["function"]["parameters"]["properties"];
+    assert_eq!(g["city"]["x-grounded"], true);
+    assert_eq!(g["note"]["x-grounded"], true);
+    assert!(grounded::SCHEMA_JSON.contains("\"x-grounded\""));
+    assert!(inline::SCHEMA_JSON.find("x-grounded").is_none());
     inline(1);
     bare();
 }
