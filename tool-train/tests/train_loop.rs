@@ -153,6 +153,28 @@ fn resuming_from_a_checkpoint_is_bit_exact() {
     std::fs::remove_dir_all(&split_dir).unwrap();
 }
 
+#[test]
+fn resuming_on_changed_data_of_the_same_length_is_refused_unless_asked() {
+    let data = dataset();
+    let dir = scratch_path("changed");
+    let mut first = Trainer::new(&dir, &tiny_config(), train_config(4)).unwrap();
+    first.run_until(&data, 2, &mut |_| {}).unwrap();
+    drop(first);
+    let mut changed = data.clone();
+    changed[2].ids[3] = 7;
+    let mut resumed = Trainer::resume(&dir).unwrap();
+    let err = resumed.run(&changed, &mut |_| {}).unwrap_err().to_string();
+    assert!(
+        err.contains("differ from those this run was trained on"),
+        "{err}"
+    );
+    assert_eq!(resumed.step(), 2, "nothing was trained");
+    resumed.start_new_data();
+    resumed.run(&changed, &mut |_| {}).unwrap();
+    assert_eq!(resumed.step(), 4);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// 2 steps of 4 examples over a dataset of 4: two full epochs.
 fn straight_position_after(steps: u64) -> tool_train::train::DataPosition {
     tool_train::train::DataPosition {

@@ -34,6 +34,11 @@ pub(crate) struct CheckpointState {
     pub data: DataPosition,
     /// Number of examples of the data being trained on, when training through `run`.
     pub data_len: Option<usize>,
+    /// A hash of every token, mask entry and loss weight of that data
+    /// ([`fingerprint`](super::data::fingerprint)): resuming on other data
+    /// of the same length is refused. Older checkpoints have none.
+    #[serde(default)]
+    pub data_fingerprint: Option<u64>,
     /// Real tokens processed so far.
     pub tokens_seen: u64,
     /// Wall time spent training so far, in seconds.
@@ -162,6 +167,7 @@ pub(crate) fn initial_state(model: &ModelConfig, train: &TrainConfig) -> Checkpo
         optimizer_updates: 0,
         data: DataPosition::default(),
         data_len: None,
+        data_fingerprint: None,
         tokens_seen: 0,
         elapsed_s: 0.0,
         model: model.clone(),

@@ -53,6 +53,36 @@ impl TrainData for Vec<Example> {
     }
 }
 
+/// A hash of every example's tokens, loss mask and loss weights, in order:
+/// what resuming checks, so that a run never goes on with data that changed
+/// underneath it (a corpus generator, a tokenizer, loss weights).
+///
+/// # Errors
+/// Those of [`TrainData::example`].
+pub fn fingerprint<D: TrainData + ?Sized>(data: &D) -> Result<u64, TrainError> {
+    // FNV-1a over 32-bit words: fast, and stable across platforms and versions.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut mix = |word: u32| {
+        h ^= u64::from(word);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    };
+    for i in 0..data.len() {
+        let e = data.example(i)?;
+        mix(e.ids.len() as u32);
+        for (t, &id) in e.ids.iter().enumerate() {
+            mix(id);
+            mix(u32::from(e.mask.get(t).copied().unwrap_or(false)));
+            mix(e
+                .weights
+                .as_ref()
+                .and_then(|w| w.get(t))
+                .map_or(1.0f32, |w| *w)
+                .to_bits());
+        }
+    }
+    Ok(h)
+}
+
 /// How far through the data training has gone: the epoch and the index within that epoch's
 /// permutation.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,6 +151,40 @@ fn permutation(seed: u64, len: usize, epoch: u64) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fingerprint_changes_with_any_token_mask_entry_or_weight() {
+        let base = vec![
+            Example::new(vec![1, 2, 3], vec![false, true, true]).unwrap(),
+            Example::new(vec![4, 5], vec![false, true]).unwrap(),
+        ];
+        let f = fingerprint(&base).unwrap();
+        assert_eq!(f, fingerprint(&base.clone()).unwrap());
+        let mut token = base.clone();
+        token[1].ids[1] = 6;
+        let mut mask = base.clone();
+        mask[0].mask[1] = false;
+        let weighted = vec![
+            base[0].clone().with_weights(vec![1.0, 2.0, 1.0]).unwrap(),
+            base[1].clone(),
+        ];
+        let uniform = vec![
+            base[0].clone().with_weights(vec![1.0; 3]).unwrap(),
+            base[1].clone(),
+        ];
+        let moved = vec![
+            Example::new(vec![1, 2], vec![false, true]).unwrap(),
+            Example::new(vec![3, 4, 5], vec![true, false, true]).unwrap(),
+        ];
+        for other in [&token, &mask, &weighted, &moved] {
+            assert_ne!(f, fingerprint(other).unwrap());
+        }
+        assert_eq!(
+            f,
+            fingerprint(&uniform).unwrap(),
+            "weights of 1 are no weights"
+        );
+    }
 
     #[test]
     fn every_epoch_visits_everything_once_and_positions_resume_exactly() {

@@ -264,6 +264,7 @@ impl Trainer {
     pub fn start_new_data(&mut self) {
         self.state.data = DataPosition::default();
         self.state.data_len = None;
+        self.state.data_fingerprint = None;
     }
 
     /// Real tokens trained on so far.
@@ -393,7 +394,19 @@ impl Trainer {
                 )));
             }
         }
+        let fingerprint = super::data::fingerprint(data)?;
+        if let Some(known) = self.state.data_fingerprint {
+            if known != fingerprint {
+                return Err(TrainError::Data(format!(
+                    "the training data differ from those this run was trained on \
+                     (fingerprint {known:016x}, found {fingerprint:016x}): the corpus, the \
+                     tokenizer or the loss weights changed; start another run, or go on \
+                     with these data from the checkpoint with `--new-data`"
+                )));
+            }
+        }
         self.state.data_len = Some(data.len());
+        self.state.data_fingerprint = Some(fingerprint);
         let until = until.min(self.config.schedule.total_steps);
         let mut order = DataOrder::new(self.config.seed, data.len(), self.state.data);
         while self.state.step < until {
