@@ -61,15 +61,23 @@ pub fn strip(tools: &[Value]) -> Cow<'_, [Value]> {
     Cow::Owned(tools)
 }
 
-/// The definitions with each grounded string parameter limited to the runs
+/// The definitions with each grounded string parameter (or each item of a
+/// grounded list of strings) limited to the runs
 /// of words of `sources` ([`candidates`]); the marker itself is removed. A
 /// parameter stays as it was when `sources` hold no words.
 pub fn ground(tools: &[Value], sources: &[&str]) -> Vec<Value> {
     let candidates: Vec<Value> = candidates(sources).into_iter().map(Value::String).collect();
-    let mut tools = strip_keeping(tools, |schema| {
+    let limit = |schema: &mut Map<String, Value>| {
         let is_string = schema.get("type") == Some(&Value::String("string".into()));
         if is_string && !candidates.is_empty() && schema.get("enum").is_none() {
             schema.insert("enum".into(), Value::Array(candidates.clone()));
+        }
+    };
+    let mut tools = strip_keeping(tools, |schema| {
+        // A list of strings: each item.
+        match schema.get_mut("items").and_then(Value::as_object_mut) {
+            Some(items) => limit(items),
+            None => limit(schema),
         }
     });
     tools.shrink_to_fit();
@@ -157,6 +165,7 @@ mod tests {
                 "city": {"type": "string", "description": "c", "x-grounded": true},
                 "unit": {"type": "string", "enum": ["c", "f"], "x-grounded": true},
                 "days": {"type": "integer", "x-grounded": true},
+                "with": {"type": "array", "items": {"type": "string"}, "x-grounded": true},
                 "note": {"type": "string"}
             }, "required": ["city"]}}})
     }
@@ -207,6 +216,7 @@ mod tests {
             "an enum stays as it is"
         );
         assert!(props["days"].get("enum").is_none(), "not a string");
+        assert_eq!(props["with"]["items"]["enum"], props["city"]["enum"]);
         assert!(props["note"].get("enum").is_none(), "not marked");
         assert!(!grounded[0].to_string().contains(GROUNDED));
 

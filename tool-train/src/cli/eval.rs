@@ -50,7 +50,7 @@ pub struct EvalArgs {
     #[arg(long)]
     verbose: bool,
     /// Mark the arguments users spell out (places, tickers, queries, titles,
-    /// texts, addresses, rooms) `#[arg(grounded)]`: constrained decoding
+    /// texts, addresses, rooms, people) `#[arg(grounded)]`: constrained decoding
     /// then admits only runs of the user's words for them. The model sees
     /// the same prompt either way.
     #[arg(long)]
@@ -396,6 +396,8 @@ const GROUNDED: &[&str] = &[
     "symbol",
     "room",
     "to",
+    "cc",
+    "attendees",
 ];
 
 /// Marks the string parameters of [`GROUNDED`] `"x-grounded": true`.
@@ -408,7 +410,9 @@ fn mark_grounded(tools: &mut [Value]) {
             continue;
         };
         for (key, schema) in properties {
-            if GROUNDED.contains(&key.as_str()) && schema["type"] == "string" {
+            let strings = schema["type"] == "string"
+                || (schema["type"] == "array" && schema["items"]["type"] == "string");
+            if GROUNDED.contains(&key.as_str()) && strings {
                 schema[tool_use::models::agent::ground::GROUNDED] = Value::Bool(true);
             }
         }

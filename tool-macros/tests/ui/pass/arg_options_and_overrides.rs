@@ -34,9 +34,14 @@ fn bare() {}
 /// Args:
 ///     city: The city, as the user wrote it
 ///     note: A note
+///     people: Who comes
 #[tool]
-fn grounded(#[arg(grounded)] city: String, #[arg(grounded)] note: Option<String>) {
-    let _ = (city, note);
+fn grounded(
+    #[arg(grounded)] city: String,
+    #[arg(grounded)] note: Option<String>,
+    #[arg(grounded)] people: Vec<String>,
+) {
+    let _ = (city, note, people);
 }
 
 fn main() {
@@ -55,6 +60,7 @@ fn main() {
     let g = &grounded::schema()["function"]["parameters"]["properties"];
     assert_eq!(g["city"]["x-grounded"], true);
     assert_eq!(g["note"]["x-grounded"], true);
+    assert_eq!(g["people"]["x-grounded"], true);
     assert!(grounded::SCHEMA_JSON.contains("\"x-grounded\""));
     assert!(inline::SCHEMA_JSON.find("x-grounded").is_none());
     inline(1);
