@@ -188,8 +188,13 @@ fn string_end(b: &[u8], start: usize) -> usize {
 mod tests {
     use super::*;
 
+    /// One span (a literal `[a..b]` reads as a mistake to clippy).
+    fn span(start: usize, end: usize) -> Range<usize> {
+        start..end
+    }
+
     fn weighed(text: &str, facts: &[&str]) -> Vec<(String, f32)> {
-        let w = byte_weights(text, &[0..text.len()], facts, &LossWeights::default());
+        let w = byte_weights(text, &[span(0, text.len())], facts, &LossWeights::default());
         // Runs of equal weight, as text.
         let mut runs: Vec<(String, f32)> = Vec::new();
         for (i, c) in text.char_indices() {
@@ -214,7 +219,7 @@ mod tests {
         assert_eq!(get("3"), Some(4.0));
         assert_eq!(get("true"), Some(4.0));
         assert_eq!(get("}}</tool_call><|im_end|>"), Some(1.0));
-        let w = byte_weights(call, &[0..call.len()], &[], &LossWeights::default());
+        let w = byte_weights(call, &[span(0, call.len())], &[], &LossWeights::default());
         let at = call.find("São Paulo").unwrap() - 1;
         assert!(w[at..at + "\"São Paulo\"".len()].iter().all(|&x| x == 4.0));
     }
@@ -225,7 +230,7 @@ mod tests {
         let start = text.find("It is").unwrap();
         let w = byte_weights(
             text,
-            &[start..text.len()],
+            &[span(start, text.len())],
             &["21.5"],
             &LossWeights::default(),
         );
@@ -237,7 +242,12 @@ mod tests {
         assert!(w[fact..fact + 4].iter().all(|&x| x == 4.0));
         assert_eq!(w[start], 4.0, "the decision");
         assert_eq!(w[start + 1], 1.0);
-        let uniform = byte_weights(text, &[start..text.len()], &["21.5"], &LossWeights::UNIFORM);
+        let uniform = byte_weights(
+            text,
+            &[span(start, text.len())],
+            &["21.5"],
+            &LossWeights::UNIFORM,
+        );
         assert!(uniform.iter().all(|&x| x == 1.0));
     }
 
@@ -250,7 +260,7 @@ mod tests {
             "<tool_call>}}]]{\"x\":",
             "<tool_call>{\"name\": \"a\"}</tool_call><tool_call>",
         ] {
-            let w = byte_weights(text, &[0..text.len()], &[""], &LossWeights::default());
+            let w = byte_weights(text, &[span(0, text.len())], &[""], &LossWeights::default());
             assert_eq!(w.len(), text.len());
         }
     }
