@@ -547,11 +547,10 @@ fn operands(cx: &mut Cx, op: usize) -> (String, String) {
     } else {
         &[NumberKind::Small, NumberKind::Large, NumberKind::Decimal]
     };
-    let ka = if cx.case == Some(Case::ManyDigits) && op < 2 {
-        NumberKind::Huge
-    } else {
-        *cx.rng.pick(kinds)
-    };
+    if cx.case == Some(Case::ManyDigits) && op < 2 {
+        return (cx.number(NumberKind::Huge), cx.number(NumberKind::Huge));
+    }
+    let ka = *cx.rng.pick(kinds);
     let kb = if op == 3 {
         *cx.rng
             .pick(&[NumberKind::Tiny, NumberKind::Small, NumberKind::Decimal])
@@ -562,7 +561,14 @@ fn operands(cx: &mut Cx, op: usize) -> (String, String) {
 }
 
 fn calculate(cx: &mut Cx, fail: bool) -> Follow {
-    let op = if fail { 3 } else { cx.rng.below(5) };
+    let op = if fail {
+        3
+    } else if cx.case == Some(Case::ManyDigits) {
+        // Sums and differences: exact at any size.
+        cx.rng.below(2)
+    } else {
+        cx.rng.below(5)
+    };
     let (a, mut b) = operands(cx, op);
     if fail {
         b = "0".into();

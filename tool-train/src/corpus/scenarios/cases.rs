@@ -239,11 +239,7 @@ pub(crate) fn case_example(mut rng: Rng, case: Case, all: &[String]) -> Example 
         }
         Case::ManyDigits => {
             let intent = *cx.rng.pick(&[Calculate, Currency, ConvertUnits]);
-            if intent == Calculate {
-                many_digit_sum(&mut cx);
-            } else {
-                run(&mut cx, intent, false);
-            }
+            run(&mut cx, intent, false);
             (Scenario::Single, offer(&mut rng, intent.tools(), &[], all))
         }
         Case::BothDirections => {
@@ -277,28 +273,6 @@ pub(crate) fn case_example(mut rng: Rng, case: Case, all: &[String]) -> Example 
         split,
         case: Some(case),
     }
-}
-
-/// A sum or difference of numbers of five to seven digits.
-fn many_digit_sum(cx: &mut Cx) {
-    let op = cx.rng.below(2);
-    let a = cx.number(NumberKind::Huge);
-    let b = cx.number(NumberKind::Huge);
-    cx.ask_phrase(operation_phrasings(op), &[("a", &a), ("b", &b)]);
-    let r = cx.call_one(
-        "calculate",
-        json!({"operation": OPERATIONS[op], "a": num(&a), "b": num(&b)}),
-    );
-    cx.answer_from(
-        p::CALCULATE_ANSWERS,
-        &[
-            ("a", &a),
-            ("op", p::OPERATION_WORDS[op]),
-            ("b", &b),
-            ("r", &r),
-        ],
-        vec![r.clone()],
-    );
 }
 
 /// A conversion asked target first, then the same units the other way.
