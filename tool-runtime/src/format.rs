@@ -22,18 +22,36 @@ pub enum DefinitionFormat {
     Gemini,
 }
 
+/// The keyword `#[arg(grounded)]` writes on a parameter's schema: a hint
+/// for local constrained decoding (the value must be copied from the user's
+/// words), which hosted APIs do not know. Every format but
+/// [`DefinitionFormat::Transformers`] leaves it out.
+pub const GROUNDED: &str = "x-grounded";
+
 /// Converts transformers-form definitions into `format`: the value of the
 /// API's `tools` field.
 pub fn convert(definitions: &[&Value], format: DefinitionFormat) -> Vec<Value> {
     let function = |d: &Value| d.get("function").cloned().unwrap_or(Value::Null);
     let parts = |d: &Value| {
         let f = function(d);
+        let mut parameters = f
+            .get("parameters")
+            .cloned()
+            .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
+        if let Some(properties) = parameters
+            .get_mut("properties")
+            .and_then(Value::as_object_mut)
+        {
+            for schema in properties.values_mut() {
+                if let Some(schema) = schema.as_object_mut() {
+                    schema.remove(GROUNDED);
+                }
+            }
+        }
         (
             f.get("name").cloned().unwrap_or(Value::Null),
             f.get("description").cloned().unwrap_or(Value::Null),
-            f.get("parameters")
-                .cloned()
-                .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
+            parameters,
         )
     };
     match format {
@@ -267,6 +285,30 @@ mod tests {
                 "any": {"description": "anything"}
             }, "required": ["query", "pair", "any"]},
             "return": {"type": "number"}}})
+    }
+
+    #[test]
+    fn only_transformers_keeps_the_grounded_hint() {
+        let mut d = def();
+        d["function"]["parameters"]["properties"]["city"] =
+            json!({"type": "string", "description": "c", GROUNDED: true});
+        for format in [
+            DefinitionFormat::OpenAi,
+            DefinitionFormat::OpenAiStrict,
+            DefinitionFormat::Anthropic,
+            DefinitionFormat::Mcp,
+            DefinitionFormat::Gemini,
+        ] {
+            let out = convert(&[&d], format);
+            let text = serde_json::to_string(&out).unwrap();
+            assert!(!text.contains(GROUNDED), "{format:?}: {text}");
+            assert!(text.contains("\"city\""), "{format:?}: {text}");
+        }
+        let kept = convert(&[&d], DefinitionFormat::Transformers);
+        assert_eq!(
+            kept[0]["function"]["parameters"]["properties"]["city"][GROUNDED],
+            true
+        );
     }
 
     #[test]

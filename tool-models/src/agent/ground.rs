@@ -14,8 +14,7 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-/// The schema keyword that marks a grounded string parameter.
-pub const GROUNDED: &str = "x-grounded";
+pub use tool_runtime::format::GROUNDED;
 
 /// The longest run of words a grounded value may be.
 const MAX_WORDS: usize = 12;
