@@ -44,7 +44,8 @@ pub fn convert(definitions: &[&Value], format: DefinitionFormat) -> Vec<Value> {
         {
             for schema in properties.values_mut() {
                 if let Some(schema) = schema.as_object_mut() {
-                    schema.remove(GROUNDED);
+                    // `retain` keeps the other keys in order.
+                    schema.retain(|k, _| k != GROUNDED);
                 }
             }
         }

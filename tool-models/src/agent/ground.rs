@@ -52,7 +52,7 @@ pub fn strip(tools: &[Value]) -> Cow<'_, [Value]> {
         if let Some(props) = properties_mut(tool) {
             for schema in props.values_mut() {
                 if let Some(obj) = schema.as_object_mut() {
-                    obj.remove(GROUNDED);
+                    obj.retain(|k, _| k != GROUNDED);
                 }
             }
         }
@@ -124,7 +124,10 @@ fn strip_keeping(tools: &[Value], mut edit: impl FnMut(&mut Map<String, Value>))
         if let Some(props) = properties_mut(tool) {
             for schema in props.values_mut() {
                 if let Some(obj) = schema.as_object_mut() {
-                    if obj.remove(GROUNDED) == Some(Value::Bool(true)) {
+                    let grounded = obj.get(GROUNDED) == Some(&Value::Bool(true));
+                    // `retain` keeps the other keys in order.
+                    obj.retain(|k, _| k != GROUNDED);
+                    if grounded {
                         edit(obj);
                     }
                 }
@@ -161,7 +164,7 @@ mod tests {
     fn tool() -> Value {
         json!({"type": "function", "function": {"name": "weather", "description": "d",
             "parameters": {"type": "object", "properties": {
-                "city": {"type": "string", "description": "c", "x-grounded": true},
+                "city": {"type": "string", "x-grounded": true, "description": "c", "minLength": 1},
                 "unit": {"type": "string", "enum": ["c", "f"], "x-grounded": true},
                 "days": {"type": "integer", "x-grounded": true},
                 "with": {"type": "array", "items": {"type": "string"}, "x-grounded": true},
@@ -220,6 +223,16 @@ mod tests {
         assert!(!grounded[0].to_string().contains(GROUNDED));
 
         let plain = strip(&[tool()]).into_owned();
+        let keys: Vec<&String> = plain[0]["function"]["parameters"]["properties"]["city"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(
+            keys,
+            ["type", "description", "minLength"],
+            "the rest keeps its order"
+        );
         assert!(!plain[0].to_string().contains(GROUNDED));
         assert!(plain[0]["function"]["parameters"]["properties"]["city"]
             .get("enum")
