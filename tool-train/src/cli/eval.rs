@@ -258,6 +258,19 @@ fn score(
                     s.result_turns += 1;
                     s.answers_with_results += usize::from(contains);
                 }
+                if verbose && !(no_call && contains) {
+                    let asked = example
+                        .prompt(expected)
+                        .iter()
+                        .rev()
+                        .find(|m| m.role == Role::User)
+                        .map(|m| m.text())
+                        .unwrap_or_default();
+                    eprintln!(
+                        "  asked: {asked:?}\n answer: {:?} (to contain {:?})",
+                        turn.text, expected.must_contain
+                    );
+                }
                 no_call && contains
             } else {
                 s.call_turns += 1;
