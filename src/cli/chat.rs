@@ -54,6 +54,12 @@ pub struct ChatArgs {
     /// tools' schemas.
     #[arg(long)]
     no_constrain: bool,
+    /// Ground every free string argument: a local model may only write runs
+    /// of words of your messages there (a city, a query), so it cannot
+    /// misspell one or make one up. Helps small models like the bundled one;
+    /// ignored by remote engines.
+    #[arg(long)]
+    grounded: bool,
     /// A system message to start the conversation with.
     #[arg(long)]
     system: Option<String>,
@@ -90,7 +96,11 @@ fn toolbox(args: &ChatArgs) -> Result<Toolbox, String> {
             .with_mcp(&client)
             .map_err(|e| format!("--mcp {server}: {e}"))?;
     }
-    Ok(toolbox)
+    Ok(if args.grounded {
+        toolbox.ground_free_strings()
+    } else {
+        toolbox
+    })
 }
 
 /// Runs `tool-use chat`.

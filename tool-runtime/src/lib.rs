@@ -34,6 +34,7 @@ pub mod choice;
 pub mod error;
 pub mod exec;
 pub mod format;
+mod grounded;
 pub mod message;
 pub mod partial_json;
 pub mod schema;

@@ -28,12 +28,30 @@ pub enum ToolboxError {
     /// Two tools have one name; the model could not tell them apart.
     #[error("two tools are named `{0}`; tool names must be unique")]
     DuplicateName(String),
+    /// No tool has the name asked for.
+    #[error("no tool is named `{name}`; the tools are {known}")]
+    UnknownTool {
+        /// The name asked for.
+        name: String,
+        /// The tools' names, comma-separated.
+        known: String,
+    },
+    /// A parameter cannot be grounded.
+    #[error("cannot ground `{tool}`'s parameter `{parameter}`: {reason}; only free strings and lists of them can be")]
+    NotGroundable {
+        /// The tool.
+        tool: String,
+        /// The parameter.
+        parameter: String,
+        /// Why not.
+        reason: String,
+    },
 }
 
 /// The tools a model may call, and how calls are checked and run.
 #[derive(Clone, Default)]
 pub struct Toolbox {
-    tools: Vec<Arc<dyn Tool>>,
+    pub(crate) tools: Vec<Arc<dyn Tool>>,
     by_name: HashMap<String, usize>,
     policy: Policy,
     timeout: Option<Duration>,
@@ -128,6 +146,11 @@ impl Toolbox {
     /// The tool called `name`.
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
         self.by_name.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// Where the tool called `name` is.
+    pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
     }
 
     /// How many tools there are.

@@ -1,0 +1,62 @@
+//! `tool-use chat` on the bundled model: `--grounded` keeps its free string
+//! arguments to runs of the user's words.
+
+use std::process::Command;
+
+/// The calls of a `tool-use chat --json` run: (name, arguments).
+fn calls(question: &str, extra: &[&str]) -> Vec<(String, serde_json::Value)> {
+    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+        .args(["chat", "--json"])
+        .args(extra)
+        .arg(question)
+        .env_remove("TOOL_USE_MODEL")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    run["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["tool_calls"].as_array().cloned().unwrap_or_default())
+        .map(|c| {
+            (
+                c["function"]["name"].as_str().unwrap().to_owned(),
+                c["function"]["arguments"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn grounded_the_bundled_model_copies_places_from_the_request() {
+    // Without `--grounded` the shipped model writes `Copenhage`, `Reykavik`,
+    // `Zagrebb, Croatia` and `Medelm, Colombia` for these.
+    for question in [
+        "What time is it in Copenhagen?",
+        "What's the temperature in Reykjavik?",
+        "How windy is it in Zagreb, Croatia?",
+        "What's the temperature in Medellin, Colombia?",
+    ] {
+        let made = calls(question, &["--grounded"]);
+        assert!(!made.is_empty(), "{question}: no call");
+        for (name, args) in made {
+            for key in ["location", "timezone"] {
+                if let Some(place) = args.get(key).and_then(|v| v.as_str()) {
+                    let words: Vec<&str> = question.split_whitespace().collect();
+                    assert!(question.contains(place), "{name} {args} for {question:?}");
+                    assert!(
+                        place
+                            .split(' ')
+                            .all(|w| words.iter().any(|q| q.starts_with(w))),
+                        "{name} {args}: whole words of {question:?}"
+                    );
+                }
+            }
+        }
+    }
+}
