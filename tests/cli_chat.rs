@@ -1,10 +1,10 @@
-//! `tool-use chat` on the bundled model: `--grounded` keeps its free string
-//! arguments to runs of the user's words.
+//! `tool-use chat` on the bundled model: with tools served over MCP, and
+//! `--grounded`, which keeps free string arguments to runs of the user's words.
 
 use std::process::Command;
 
-/// The calls of a `tool-use chat --json` run: (name, arguments).
-fn calls(question: &str, extra: &[&str]) -> Vec<(String, serde_json::Value)> {
+/// `tool-use chat --json` messages for `question` with `extra` arguments.
+fn chat_messages(question: &str, extra: &[&str]) -> serde_json::Value {
     let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
         .args(["chat", "--json"])
         .args(extra)
@@ -18,7 +18,39 @@ fn calls(question: &str, extra: &[&str]) -> Vec<(String, serde_json::Value)> {
         String::from_utf8_lossy(&out.stderr)
     );
     let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    run["messages"]
+    run["messages"].clone()
+}
+
+#[test]
+fn the_chat_command_runs_the_agent_on_tools_served_over_mcp() {
+    let server = format!("{} mcp", env!("CARGO_BIN_EXE_tool-use"));
+    let question = "What is 12.5 times 4?";
+    let through_mcp = chat_messages(question, &["--mcp-only", "--mcp", &server]);
+    // The bundled model calls `calculate`; the answer came back through MCP.
+    assert_eq!(
+        through_mcp[1]["tool_calls"][0]["function"]["name"], "calculate",
+        "{through_mcp}"
+    );
+    assert_eq!(through_mcp[2]["content"], "50", "{through_mcp}");
+    // The same transcript as with the tools in-process.
+    assert_eq!(through_mcp, chat_messages(question, &[]));
+
+    // The demo tools and the same tools over MCP cannot share a toolbox.
+    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+        .args(["chat", "--mcp", &server, question])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("two tools are named `get_current_temperature`"),
+        "{stderr}"
+    );
+}
+
+/// The calls of a `tool-use chat --json` run: (name, arguments).
+fn calls(question: &str, extra: &[&str]) -> Vec<(String, serde_json::Value)> {
+    chat_messages(question, extra)
         .as_array()
         .unwrap()
         .iter()

@@ -404,6 +404,21 @@ impl<'a> Cx<'a> {
         }
     }
 
+    /// The finished conversation, offering the tools named `offered`.
+    fn into_example(self, offered: &[String], scenario: Scenario) -> Example {
+        Example {
+            tools: offered
+                .iter()
+                .filter_map(|name| super::tools::definition(self.toolbox, name))
+                .collect(),
+            messages: self.messages,
+            scenario,
+            expectations: self.expectations,
+            split: self.split,
+            case: self.case,
+        }
+    }
+
     fn stock(&mut self) -> (String, String) {
         if self.invents() {
             return v::invented_stock(&mut self.rng, self.split);
@@ -2025,18 +2040,7 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String]) -> Example {
             offered
         }
     };
-    let tools = offered
-        .iter()
-        .filter_map(|name| super::tools::definition(&toolbox, name))
-        .collect();
-    Example {
-        messages: cx.messages,
-        tools,
-        scenario,
-        expectations: cx.expectations,
-        split,
-        case: None,
-    }
+    cx.into_example(&offered, scenario)
 }
 
 /// One more, unrelated request of the conversation, with its calls and

@@ -261,18 +261,7 @@ pub(crate) fn case_example(mut rng: Rng, case: Case, all: &[String]) -> Example 
             (Scenario::Single, offer(&mut rng, intent.tools(), &[], all))
         }
     };
-    let tools = offered
-        .iter()
-        .filter_map(|name| crate::corpus::tools::definition(&toolbox, name))
-        .collect();
-    Example {
-        messages: cx.messages,
-        tools,
-        scenario,
-        expectations: cx.expectations,
-        split,
-        case: Some(case),
-    }
+    cx.into_example(&offered, scenario)
 }
 
 /// A conversion asked target first, then the same units the other way.
