@@ -24,14 +24,20 @@ fn chat_messages(question: &str, extra: &[&str]) -> serde_json::Value {
 #[test]
 fn the_chat_command_runs_the_agent_on_tools_served_over_mcp() {
     let server = format!("{} mcp", env!("CARGO_BIN_EXE_tool-use"));
-    let question = "What is 12.5 times 4?";
+    let question = "What is 25 times 4?";
     let through_mcp = chat_messages(question, &["--mcp-only", "--mcp", &server]);
-    // The bundled model calls `calculate`; the answer came back through MCP.
+    // The bundled model calls `calculate`; the product of the numbers it
+    // wrote came back through MCP.
+    let call = &through_mcp[1]["tool_calls"][0]["function"];
+    assert_eq!(call["name"], "calculate", "{through_mcp}");
+    assert_eq!(call["arguments"]["operation"], "multiply", "{through_mcp}");
+    let product =
+        call["arguments"]["a"].as_f64().unwrap() * call["arguments"]["b"].as_f64().unwrap();
     assert_eq!(
-        through_mcp[1]["tool_calls"][0]["function"]["name"], "calculate",
+        through_mcp[2]["content"],
+        product.to_string(),
         "{through_mcp}"
     );
-    assert_eq!(through_mcp[2]["content"], "50", "{through_mcp}");
     // The same transcript as with the tools in-process.
     assert_eq!(through_mcp, chat_messages(question, &[]));
 
@@ -66,8 +72,8 @@ fn calls(question: &str, extra: &[&str]) -> Vec<(String, serde_json::Value)> {
 
 #[test]
 fn grounded_the_bundled_model_copies_places_from_the_request() {
-    // Without `--grounded` the shipped model writes `Copenhage`, `Reykavik`,
-    // `Zagrebb, Croatia` and `Medelm, Colombia` for these.
+    // Without `--grounded`, v2 wrote `Copenhage`, `Reykavik`, `Zagrebb,
+    // Croatia` and `Medelm, Colombia` for these, and v3 `Reykjaviki`.
     for question in [
         "What time is it in Copenhagen?",
         "What's the temperature in Reykjavik?",

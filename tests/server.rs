@@ -186,7 +186,7 @@ async fn answers_calls_and_streams_as_openai_does() {
         .await;
     assert_eq!(models["data"][0]["id"], "tool-use-mini");
 
-    let mut body = ask("What's the temperature in Paris in celsius?");
+    let mut body = ask("What's the temperature in Paris right now?");
     body["tool_choice"] = json!("required");
     let (status, answer) = post(&url, &body).await;
     assert_eq!(status, 200, "{answer}");
