@@ -116,7 +116,7 @@ models = client.models.list()
 check([m.id for m in models.data] == [MODEL], f"models: {models}")
 
 # tool_choice required: a call, arguments as a JSON string.
-weather = "What's the temperature in Paris in celsius?"
+weather = "What's the temperature in Paris right now?"
 r = ask(weather, tool_choice="required", temperature=0)
 msg = r.choices[0].message
 check(r.choices[0].finish_reason == "tool_calls", f"finish: {r}")
