@@ -82,10 +82,10 @@ fn grounded_the_bundled_model_copies_places_from_the_request() {
     ] {
         let made = calls(question, &["--grounded"]);
         assert!(!made.is_empty(), "{question}: no call");
+        let words: Vec<&str> = question.split_whitespace().collect();
         for (name, args) in made {
             for key in ["location", "timezone"] {
                 if let Some(place) = args.get(key).and_then(|v| v.as_str()) {
-                    let words: Vec<&str> = question.split_whitespace().collect();
                     assert!(question.contains(place), "{name} {args} for {question:?}");
                     assert!(
                         place

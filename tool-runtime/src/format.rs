@@ -28,6 +28,14 @@ pub enum DefinitionFormat {
 /// [`DefinitionFormat::Transformers`] leaves it out.
 pub const GROUNDED: &str = "x-grounded";
 
+/// Removes the [`GROUNDED`] marker from a parameter's schema, keeping the
+/// other keys in order; whether the parameter was grounded.
+pub fn take_grounded(schema: &mut Map<String, Value>) -> bool {
+    let grounded = schema.get(GROUNDED) == Some(&Value::Bool(true));
+    schema.retain(|k, _| k != GROUNDED);
+    grounded
+}
+
 /// Converts transformers-form definitions into `format`: the value of the
 /// API's `tools` field.
 pub fn convert(definitions: &[&Value], format: DefinitionFormat) -> Vec<Value> {
@@ -42,11 +50,8 @@ pub fn convert(definitions: &[&Value], format: DefinitionFormat) -> Vec<Value> {
             .get_mut("properties")
             .and_then(Value::as_object_mut)
         {
-            for schema in properties.values_mut() {
-                if let Some(schema) = schema.as_object_mut() {
-                    // `retain` keeps the other keys in order.
-                    schema.retain(|k, _| k != GROUNDED);
-                }
+            for schema in properties.values_mut().filter_map(Value::as_object_mut) {
+                take_grounded(schema);
             }
         }
         (

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
+use tool_runtime::format::take_grounded;
 pub use tool_runtime::format::GROUNDED;
 
 /// The longest run of words a grounded value may be.
@@ -47,17 +48,7 @@ pub fn strip(tools: &[Value]) -> Cow<'_, [Value]> {
     {
         return Cow::Borrowed(tools);
     }
-    let mut tools = tools.to_vec();
-    for tool in &mut tools {
-        if let Some(props) = properties_mut(tool) {
-            for schema in props.values_mut() {
-                if let Some(obj) = schema.as_object_mut() {
-                    obj.retain(|k, _| k != GROUNDED);
-                }
-            }
-        }
-    }
-    Cow::Owned(tools)
+    Cow::Owned(strip_keeping(tools, |_| {}))
 }
 
 /// The definitions with each grounded string parameter (or each item of a
@@ -122,14 +113,9 @@ fn strip_keeping(tools: &[Value], mut edit: impl FnMut(&mut Map<String, Value>))
     let mut tools = tools.to_vec();
     for tool in &mut tools {
         if let Some(props) = properties_mut(tool) {
-            for schema in props.values_mut() {
-                if let Some(obj) = schema.as_object_mut() {
-                    let grounded = obj.get(GROUNDED) == Some(&Value::Bool(true));
-                    // `retain` keeps the other keys in order.
-                    obj.retain(|k, _| k != GROUNDED);
-                    if grounded {
-                        edit(obj);
-                    }
+            for schema in props.values_mut().filter_map(Value::as_object_mut) {
+                if take_grounded(schema) {
+                    edit(schema);
                 }
             }
         }
