@@ -708,3 +708,54 @@ fn the_extension_tests_each_case_with_texts_training_never_has() {
         }
     }
 }
+
+/// Whether `text` is `template` with `{n}` a number and `{city}` some words.
+fn fills(template: &str, text: &str) -> bool {
+    let Some(open) = template.find('{') else {
+        return template == text;
+    };
+    let Some(rest) = text.strip_prefix(&template[..open]) else {
+        return false;
+    };
+    let close = template[open..]
+        .find('}')
+        .map_or(template.len(), |i| open + i + 1);
+    let after = &template[close..];
+    if &template[open..close] == "{n}" {
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        digits > 0 && fills(after, &rest[digits..])
+    } else {
+        (1..=rest.len())
+            .filter(|&i| rest.is_char_boundary(i))
+            .any(|i| fills(after, &rest[i..]))
+    }
+}
+
+/// The out-of-scope requests written from `phrasing::OUT_OF_SCOPE_IN_PLACE`
+/// in `examples`, by template: the text before `{city}`/`{n}` identifies it.
+fn in_place_requests(examples: &[Example]) -> BTreeSet<&'static str> {
+    let templates = corpus::phrasing::OUT_OF_SCOPE_IN_PLACE;
+    examples
+        .iter()
+        // The extension's own requests no tool covers are its cases'.
+        .filter(|e| e.scenario == Scenario::OutOfScope && e.case.is_none())
+        .filter_map(|e| e.messages.iter().find(|m| m.role == Role::User))
+        .filter_map(|m| templates.iter().map(|t| t.0).find(|t| fills(t, m.text())))
+        .collect()
+}
+
+#[test]
+fn out_of_scope_requests_name_places_and_counts_from_split_templates() {
+    // Requests no tool covers that read like those tools answer, drawn
+    // with any city: training and held-out use different templates.
+    let trained = in_place_requests(train());
+    let held = in_place_requests(held_out());
+    assert!(trained.len() >= 8, "{trained:?}");
+    assert!(!held.is_empty(), "{held:?}");
+    assert!(trained.is_disjoint(&held), "{trained:?} / {held:?}");
+    let held_templates: BTreeSet<_> =
+        values::part(corpus::phrasing::OUT_OF_SCOPE_IN_PLACE, Split::HeldOut)
+            .map(|t| t.0)
+            .collect();
+    assert_eq!(held, held_templates);
+}

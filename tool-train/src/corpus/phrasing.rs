@@ -876,6 +876,41 @@ pub const ALSO: &[&str] = &[
 
 // ---------------------------------------------------------------- without tools
 
+/// Requests no tool covers that name a place or a count, as the requests
+/// tools answer do: `{city}` and `{n}` are drawn like a call's values, so
+/// the model cannot learn the few of a fixed list by heart and must see
+/// that the task, not the words, decides. Each pairs with a task for
+/// [`CANNOT_ANSWERS`].
+pub const OUT_OF_SCOPE_IN_PLACE: &[(&str, &str)] = &[
+    ("Book me a hotel in {city} for {n} nights.", "book hotels"),
+    ("I need a rental car in {city} for {n} days.", "rent cars"),
+    ("Find a good restaurant in {city}.", "recommend restaurants"),
+    (
+        "Roughly how many inhabitants does {city} have?",
+        "look up population figures",
+    ),
+    ("Order {n} pizzas to my office in {city}.", "order food"),
+    ("Buy {n} tickets for the game in {city}.", "buy tickets"),
+    ("Call me a taxi to the station in {city}.", "order taxis"),
+    ("Plan a {n}-day trip to {city}.", "plan trips"),
+    (
+        "Who is the mayor of {city}?",
+        "answer general knowledge questions",
+    ),
+    ("Show me a map of {city}.", "show maps"),
+    (
+        "Reserve a table for {n} in {city} tonight.",
+        "book restaurants",
+    ),
+    (
+        "Find me an apartment in {city} with {n} bedrooms.",
+        "search for apartments",
+    ),
+    ("What are the top {n} sights in {city}?", "recommend sights"),
+    ("Book {n} seats on a train to {city}.", "book trains"),
+    ("Is there a good dentist in {city}?", "find doctors"),
+];
+
 /// Answers to a request no tool covers: `{task}`.
 pub const CANNOT_ANSWERS: &[&str] = &[
     "I'm sorry, I can't {task}. None of my tools can do that.",

@@ -1997,8 +1997,16 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String]) -> Example {
             offer(&mut rng, intent.tools(), &[], all)
         }
         Scenario::OutOfScope => {
-            let (request, task) = *v::pick(&mut cx.rng, v::OUT_OF_SCOPE, split);
-            cx.user(request.to_owned());
+            let (request, task) = if cx.rng.chance(0.5) {
+                let (template, task) = *v::pick(&mut cx.rng, p::OUT_OF_SCOPE_IN_PLACE, split);
+                let city = cx.city();
+                let n = cx.number(NumberKind::Tiny);
+                (fill(template, &[("city", &city), ("n", &n)]), task)
+            } else {
+                let (request, task) = *v::pick(&mut cx.rng, v::OUT_OF_SCOPE, split);
+                (request.to_owned(), task)
+            };
+            cx.user(request);
             cx.answer_from(p::CANNOT_ANSWERS, &[("task", task)], Vec::new());
             offer(&mut rng, &[], &[], all)
         }
