@@ -11,7 +11,8 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::time::Instant;
 use tool_train::corpus::tokenizer::{
-    demo_system_prompt, measure, train_bundled_tokenizer, BUNDLED_VOCAB_SIZE,
+    demo_system_prompt, lower_case_words, measure, spelling_pattern, train_bundled_tokenizer,
+    whole_words, BUNDLED_VOCAB_SIZE, WHOLE_MESSAGE_WORDS,
 };
 use tool_train::corpus::{self, Split, SPECIAL_TOKENS};
 use tool_train::train::bpe::Tokenizer;
@@ -293,4 +294,192 @@ fn the_loss_mask_covers_exactly_the_assistant_output() {
         matches!(err, corpus::CorpusError::TokenAcrossSpan { .. }),
         "{err}"
     );
+}
+
+/// The pieces `pattern` cuts `text` into before BPE.
+fn pieces(pattern: &str, text: &str) -> Vec<String> {
+    use tokenizers::pre_tokenizers::split::{Split, SplitPattern};
+    use tokenizers::{OffsetReferential, OffsetType, PreTokenizedString, PreTokenizer};
+    let split = Split::new(
+        SplitPattern::Regex(pattern.to_owned()),
+        tokenizers::SplitDelimiterBehavior::Isolated,
+        false,
+    )
+    .unwrap();
+    let mut pre = PreTokenizedString::from(text);
+    split.pre_tokenize(&mut pre).unwrap();
+    pre.get_splits(OffsetReferential::Original, OffsetType::Byte)
+        .into_iter()
+        .map(|(piece, _, _)| piece.to_owned())
+        .collect()
+}
+
+fn whole(words: &[&str]) -> String {
+    spelling_pattern(&words.iter().map(|w| w.to_string()).collect::<Vec<_>>())
+}
+
+/// Lower-case free text is spelled like names, except the words kept whole,
+/// and only where they stand alone.
+#[test]
+fn the_spelling_pattern_spells_lower_case_words_outside_the_whole_list() {
+    let pattern = whole(&["team", "get_weather", "the", "in"]);
+    let cases: [(&str, &[&str]); 7] = [
+        ("team retro", &["team", " ", "r", "e", "t", "r", "o"]),
+        ("teams", &["t", "e", "a", "m", "s"]),
+        ("steam", &["s", "t", "e", "a", "m"]),
+        (
+            "\"get_weather\": in Oslo",
+            &[
+                "\"",
+                "get_weather",
+                "\":",
+                " ",
+                "in",
+                " ",
+                "O",
+                "s",
+                "l",
+                "o",
+            ],
+        ),
+        ("x_the", &["x", "_", "t", "h", "e"]),
+        ("Theme", &["T", "h", "e", "m", "e"]),
+        (
+            "the -14.4 km",
+            &["the", " ", "-1", "4", ".", "4", " ", "k", "m"],
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(pieces(&pattern, text), expected, "{text:?}");
+    }
+    // With nothing kept whole, every letter is a piece.
+    assert_eq!(
+        pieces(&whole(&[]), "get it"),
+        ["g", "e", "t", " ", "i", "t"]
+    );
+    // The old pattern keeps lower-case words whole.
+    assert_eq!(
+        pieces(
+            tool_train::corpus::tokenizer::CORPUS_SPLIT_PATTERN,
+            "team retro"
+        ),
+        ["team", " ", "retro"]
+    );
+}
+
+#[test]
+fn lower_case_words_are_runs_of_lower_case_letters_and_underscores() {
+    let words: Vec<&str> =
+        lower_case_words("Book get_weather(\"in\": Paris, iPhone) for 2 nights; café").collect();
+    assert_eq!(words, ["get_weather", "in", "for", "nights", "café"]);
+}
+
+/// The template's and the tools' words are kept whole however rare, and
+/// the messages' words by frequency.
+#[test]
+fn whole_words_come_from_the_prompt_and_the_most_frequent_message_words() {
+    let template = corpus::bundled_template().unwrap();
+    let examples = corpus::generate(3, 200, Split::Train);
+    let few = whole_words(&template, &examples, 10).unwrap();
+    let more = whole_words(&template, &examples, 100).unwrap();
+    for word in [
+        "get_current_temperature",
+        "location",
+        "celsius",
+        "type",
+        "properties",
+    ] {
+        assert!(few.iter().any(|w| w == word), "{word} missing from {few:?}");
+    }
+    // The same prompt words, then the message words by rank.
+    assert!(more.len() > few.len());
+    assert!(more.starts_with(&few), "{few:?} / {more:?}");
+    for word in ["the", "what"] {
+        assert!(
+            more.iter().any(|w| w == word),
+            "{word} missing from {more:?}"
+        );
+    }
+    assert!(more.iter().all(|w| lower_case_words(w).count() == 1));
+}
+
+proptest::proptest! {
+    /// Splitting loses nothing, and a lower-case word outside the list is
+    /// always spelled one letter per piece.
+    #[test]
+    fn spelling_keeps_every_byte_and_spells_unlisted_words(
+        text in "[a-zA-Z_ ,.:\"0-9-]{0,60}",
+    ) {
+        let pattern = whole(&["team", "in", "get_weather"]);
+        let split = pieces(&pattern, &text);
+        proptest::prop_assert_eq!(split.concat(), text.clone());
+        for piece in &split {
+            // `_` outside a word is punctuation.
+            let letters = piece.chars().filter(|c| c.is_alphabetic()).count();
+            if letters > 1 {
+                proptest::prop_assert!(
+                    ["team", "in", "get_weather"].contains(&piece.as_str()),
+                    "{piece:?} in {text:?}: {split:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "trains two tokenizers on the bundled corpus: run with --release"]
+fn measure_spelling_lower_case_words() {
+    let template = corpus::bundled_template().unwrap();
+    let train = corpus::generate(2026, 20_000, Split::Train);
+    let held = corpus::generate(7, 2_000, Split::HeldOut);
+    let whole = whole_words(&template, &train, WHOLE_MESSAGE_WORDS).unwrap();
+    eprintln!("{} words kept whole", whole.len());
+    for (name, pattern) in [
+        (
+            "corpus",
+            tool_train::corpus::tokenizer::CORPUS_SPLIT_PATTERN.to_owned(),
+        ),
+        ("spelling", spelling_pattern(&whole)),
+    ] {
+        let start = Instant::now();
+        let tokenizer =
+            tool_train::corpus::tokenizer::train_tokenizer_split(&template, &train, 8192, &pattern)
+                .unwrap();
+        let trained = start.elapsed();
+        let start = Instant::now();
+        let on_train = measure(&tokenizer, &template, &train[..2000]).unwrap();
+        let measured = start.elapsed();
+        let on_held = measure(&tokenizer, &template, &held).unwrap();
+        eprintln!(
+            "{name}: vocab {} (trained in {trained:.1?}); train mean {:.1} max {} (assistant {:.1}), \
+             encoded in {measured:.1?}; held-out mean {:.1} (assistant {:.1}); demo prompt {}",
+            tokenizer.get_vocab_size(true),
+            on_train.mean_tokens,
+            on_train.max_tokens,
+            on_train.mean_assistant_tokens,
+            on_held.mean_tokens,
+            on_held.mean_assistant_tokens,
+            on_train.demo_prompt_tokens
+        );
+        if let Ok(dir) = std::env::var("TOOL_TRAIN_TOKENIZER_OUT") {
+            let path = PathBuf::from(dir).join(format!("{name}-tokenizer.json"));
+            tokenizer.save(&path, true).unwrap();
+            // Rendered held-out conversations and their ids, for comparing
+            // with Python's `tokenizers` (which reads the pattern with Oniguruma).
+            let mut lines = String::new();
+            for example in held.iter().take(300) {
+                let text = corpus::render(&template, example).unwrap().0;
+                let ids = tokenizer
+                    .encode(text.as_str(), false)
+                    .unwrap()
+                    .get_ids()
+                    .to_vec();
+                lines += &serde_json::json!({ "text": text, "ids": ids }).to_string();
+                lines.push('\n');
+            }
+            let encoded = path.with_extension("held-out.jsonl");
+            std::fs::write(&encoded, lines).unwrap();
+            eprintln!("wrote {} and {}", path.display(), encoded.display());
+        }
+    }
 }
