@@ -38,7 +38,7 @@
 //! | `remote-tls` | HTTPS for hosted APIs | rustls, ring |
 //! | `server` | [`models::server`]: an OpenAI-compatible server for local models | axum, tokio |
 //! | `local` | local models on the CPU, constrained calls (`models::model`, `generate`, `constrain`) | candle, tokenizers, llguidance |
-//! | `bundled` | [`bundled`]: the project's small model, embedded (about 7.5 MB) | |
+//! | `bundled` | [`bundled`]: the project's small model, embedded (about 7 MB) | |
 //! | `cli` (default) | the `tool-use` command; all of the above but `remote-tls` | clap |
 
 #![deny(missing_docs)]
