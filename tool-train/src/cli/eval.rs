@@ -93,10 +93,52 @@ struct Scores {
     /// Per kind of argument value: (right, expected) over the calls of the
     /// right tool.
     arguments: BTreeMap<&'static str, (usize, usize)>,
+    /// Per kind of argument value: how the wrong ones were wrong.
+    wrong_arguments: BTreeMap<&'static str, Wrong>,
     /// Generated tokens, for speed.
     generated_tokens: usize,
     /// Seconds spent generating.
     seconds: f64,
+}
+
+/// How a wrong argument value differs from the expected one. Copying a
+/// value letter by letter, a model may write it right and go on, or stop
+/// early: where a value ends is a skill of its own.
+#[derive(Debug, Default, Serialize)]
+struct Wrong {
+    /// The expected value and more (`Dresden, Zcember` for `Dresden`, `211`
+    /// for `21`), as JSON writes them.
+    too_long: usize,
+    /// A beginning of the expected value (`Abu` for `Abu Dhabi`).
+    too_short: usize,
+    /// Anything else, a missing argument included.
+    otherwise: usize,
+}
+
+impl Wrong {
+    fn count(&mut self, want: &Value, got: Option<&Value>) {
+        let text = |v: &Value| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let comparable = |v: &Value| matches!(v, Value::String(_) | Value::Number(_));
+        match got {
+            Some(got) if comparable(want) && comparable(got) => {
+                let (want, got) = (text(want), text(got));
+                if got == want {
+                    // The same text as another JSON type: `"12.5"` for `12.5`.
+                    self.otherwise += 1;
+                } else if got.starts_with(&want) {
+                    self.too_long += 1;
+                } else if want.starts_with(&got) {
+                    self.too_short += 1;
+                } else {
+                    self.otherwise += 1;
+                }
+            }
+            _ => self.otherwise += 1,
+        }
+    }
 }
 
 /// Runs `tool-train eval`.
@@ -181,7 +223,14 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
         );
         println!("  arguments right, by kind (calls of the right tool):");
         for (kind, (right, of)) in &s.arguments {
-            println!("    {kind:<24} {}", pct(*right, *of));
+            let wrong = match s.wrong_arguments.get(kind) {
+                Some(w) if right < of => format!(
+                    "   wrong: {} too long, {} too short, {} otherwise",
+                    w.too_long, w.too_short, w.otherwise
+                ),
+                _ => String::new(),
+            };
+            println!("    {kind:<24} {}{wrong}", pct(*right, *of));
         }
         println!("  turns right, by kind of conversation:");
         for (scenario, (right, of)) in &s.by_scenario {
@@ -282,12 +331,7 @@ fn score(
                 if got == want && parsed.invalid_tool_calls.is_empty() {
                     s.right_tools += 1;
                 }
-                count_arguments(
-                    toolbox,
-                    &parsed.tool_calls,
-                    &expected.calls,
-                    &mut s.arguments,
-                );
+                count_arguments(toolbox, &parsed.tool_calls, &expected.calls, &mut s);
                 let exact = same_calls(&parsed.tool_calls, &expected.calls)
                     && parsed.invalid_tool_calls.is_empty();
                 if exact {
@@ -335,13 +379,9 @@ fn same_calls(got: &[ToolCall], want: &[ToolCall]) -> bool {
 }
 
 /// Pairs each expected call with the first unused call of the same tool and
-/// counts, per kind of value, the expected arguments it got right.
-fn count_arguments(
-    toolbox: &Toolbox,
-    got: &[ToolCall],
-    want: &[ToolCall],
-    counts: &mut BTreeMap<&'static str, (usize, usize)>,
-) {
+/// counts, per kind of value, the expected arguments it got right, and how
+/// the others were wrong.
+fn count_arguments(toolbox: &Toolbox, got: &[ToolCall], want: &[ToolCall], s: &mut Scores) {
     let mut used = vec![false; got.len()];
     for expected in want {
         let Some(i) = (0..got.len()).find(|&i| !used[i] && got[i].name == expected.name) else {
@@ -356,10 +396,17 @@ fn count_arguments(
             let property = schema
                 .and_then(|s| s.get("properties"))
                 .and_then(|p| p.get(key));
-            let entry = counts.entry(value_kind(key, value, property)).or_default();
+            let kind = value_kind(key, value, property);
+            let entry = s.arguments.entry(kind).or_default();
             entry.1 += 1;
-            if got[i].arguments.get(key) == Some(value) {
+            let written = got[i].arguments.get(key);
+            if written == Some(value) {
                 entry.0 += 1;
+            } else {
+                s.wrong_arguments
+                    .entry(kind)
+                    .or_default()
+                    .count(value, written);
             }
         }
     }
@@ -444,4 +491,24 @@ fn validates(toolbox: &Toolbox, call: &ToolCall) -> bool {
         allow_extra: false,
     };
     validate_arguments(tool.validation_schema(), &mut args.clone(), policy).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Wrong;
+    use serde_json::json;
+
+    #[test]
+    fn a_wrong_value_is_too_long_too_short_or_otherwise() {
+        let mut w = Wrong::default();
+        w.count(&json!("Dresden"), Some(&json!("Dresden, Zcember")));
+        w.count(&json!(21), Some(&json!(211)));
+        w.count(&json!("Abu Dhabi"), Some(&json!("Abu")));
+        w.count(&json!(1803760000), Some(&json!(180376000)));
+        w.count(&json!("Reykjavik"), Some(&json!("Reykjik")));
+        w.count(&json!(12.5), Some(&json!("12.5")));
+        w.count(&json!("Oslo"), None);
+        w.count(&json!(["Ann"]), Some(&json!(["Ann", "Bo"])));
+        assert_eq!((w.too_long, w.too_short, w.otherwise), (2, 2, 4));
+    }
 }
