@@ -16,7 +16,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Train the bundled model on the synthetic corpus (resumable).
-    Train(cli::train::TrainArgs),
+    Train(Box<cli::train::TrainArgs>),
     /// Score a model's tool calls on the corpus's held-out split.
     Eval(cli::eval::EvalArgs),
     /// Rewrite a model directory's weights in another precision (f16 is how the model ships).
@@ -25,7 +25,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let (command, result) = match Cli::parse().command {
-        Command::Train(args) => ("train", cli::train::run(args)),
+        Command::Train(args) => ("train", cli::train::run(*args)),
         Command::Eval(args) => ("eval", cli::eval::run(args)),
         Command::Convert(args) => ("convert", cli::convert::run(args)),
     };

@@ -6,8 +6,8 @@ use common::scratch_path;
 use std::path::Path;
 
 use tool_train::train::{
-    AdamWConfig, Batch, Example, Llama, LrSchedule, ModelConfig, StepStats, TrainConfig, TrainData,
-    Trainer,
+    AdamWConfig, Batch, Example, Llama, LrSchedule, ModelConfig, Precision, StepStats, TrainConfig,
+    TrainData, Trainer,
 };
 
 fn tiny_config() -> ModelConfig {
@@ -220,6 +220,59 @@ fn open_resumes_or_starts_and_new_refuses_an_existing_run() {
         }
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_run_from_a_trained_model_starts_from_its_weights_and_passes_over_its_examples() {
+    let data = dataset();
+    let first_dir = scratch_path("first");
+    let mut first = Trainer::new(&first_dir, &tiny_config(), train_config(2)).unwrap();
+    first.run(&data, &mut |_| {}).unwrap();
+    let exported = scratch_path("exported");
+    first.export_hf(&exported, Precision::F32).unwrap();
+    let trained = Llama::load_hf_dir(&exported).unwrap();
+    assert_eq!(params(&trained), params(first.model()));
+
+    let dir = scratch_path("further");
+    // Six examples: one pass over the four and two of the next.
+    let mut further = Trainer::new_from(&dir, trained, train_config(3), 6).unwrap();
+    assert_eq!(further.step(), 0);
+    assert_eq!(params(further.model()), params(first.model()));
+    further.run_until(&data, 1, &mut |_| {}).unwrap();
+    // The first step took examples 2 and 3 of the second pass and 0 and 1 of the third.
+    assert_eq!(
+        further.data_position(),
+        tool_train::train::DataPosition {
+            epoch: 2,
+            cursor: 2
+        }
+    );
+    let log = log_lines(further.log_path());
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0].step, 1);
+    assert_eq!(
+        log[0].lr,
+        train_config(3).schedule.lr_at(0),
+        "the schedule starts over"
+    );
+    let err = Trainer::new_from(
+        &dir,
+        Llama::new_seeded(&tiny_config(), 1).unwrap(),
+        train_config(3),
+        0,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("checkpoint"), "{err}");
+    drop(further);
+    assert!(Trainer::has_checkpoint(&dir));
+    let mut resumed = Trainer::open(&dir, &tiny_config(), train_config(3)).unwrap();
+    assert_eq!(resumed.step(), 1);
+    resumed.run(&data, &mut |_| {}).unwrap();
+    assert_eq!(resumed.step(), 3);
+    for d in [first_dir, exported, dir] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
 }
 
 #[test]

@@ -3,15 +3,16 @@
 //! The run lives in a directory of checkpoints (`--run-dir`); running the
 //! command again resumes from the last one, exactly. At the end (or at
 //! `--until`) the model is exported into `--out` beside the committed
-//! tokenizer and chat template.
+//! tokenizer and chat template. A run has two learning-rate cycles: the
+//! second (`--extend-steps`) trains the first one's model further.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use tool_train::corpus::{self, LossWeights, Split};
 use tool_train::train::{
-    AdamWConfig, Example, LrSchedule, ModelConfig, Precision, TrainConfig, TrainData, TrainError,
-    Trainer,
+    AdamWConfig, Example, Llama, LrSchedule, ModelConfig, Precision, TrainConfig, TrainData,
+    TrainError, Trainer,
 };
 
 /// Arguments of `tool-train train`.
@@ -33,7 +34,8 @@ pub struct TrainArgs {
     /// Optimizer steps of the whole run (sets the learning-rate schedule).
     #[arg(long, default_value_t = 3_600)]
     steps: u64,
-    /// Stop (with a checkpoint) after this step; run again to go on.
+    /// Stop (with a checkpoint) after this step, counting the second cycle's
+    /// after `--steps`; run again to go on.
     #[arg(long)]
     until: Option<u64>,
     /// Sequences per step.
@@ -95,6 +97,28 @@ pub struct TrainArgs {
     /// model can copy them.
     #[arg(long, default_value_t = 0.1)]
     prompt_loss: f64,
+    /// Steps of a second cycle after `--steps` (not with `--init-from`): the
+    /// model the first ends with, as exported (`RUN_DIR/cycle1`), trains on
+    /// with fresh optimizer moments and the learning rate warming up again
+    /// to `--extend-lr` and decaying, on conversations the first cycle did
+    /// not reach; its checkpoints are in `RUN_DIR/extend`. 0: none.
+    #[arg(long, default_value_t = 0)]
+    extend_steps: u64,
+    /// Peak learning rate of the second cycle.
+    #[arg(long, default_value_t = 6e-4)]
+    extend_lr: f64,
+    /// Start from this model directory's weights (config.json and
+    /// model.safetensors, as `train` exports them) instead of a seeded
+    /// initialisation, with fresh optimizer moments and this run's schedule:
+    /// to train a finished model further. Its shape replaces `--hidden`,
+    /// `--layers`, `--heads`, `--kv-heads` and `--intermediate`.
+    #[arg(long)]
+    init_from: Option<PathBuf>,
+    /// Examples of the seeded data order to pass over at the start of a run
+    /// (with `--init-from`: those the model was already trained on, steps
+    /// times batch size when the corpus and seed are the same).
+    #[arg(long, default_value_t = 0)]
+    skip: usize,
     /// Resume on a corpus other than the checkpoint's (another `--examples`,
     /// or a changed generator): its order starts from the beginning.
     #[arg(long)]
@@ -202,68 +226,171 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
         started.elapsed().as_secs_f64()
     );
 
-    let model = model_config(tokenizer.get_vocab_size(true), &args);
-    let config = TrainConfig {
-        seed: args.seed,
-        batch_size: args.micro_batch,
-        grad_accum: args.batch_size / args.micro_batch,
-        max_seq_len: args.max_seq_len,
-        schedule: LrSchedule {
-            peak_lr: args.lr,
-            min_lr: args.lr / 10.0,
-            warmup_steps: (args.steps / 50).max(1),
-            total_steps: args.steps,
-        },
-        checkpoint_every: 100,
-        adamw: AdamWConfig {
-            weight_decay: args.weight_decay,
-            ..AdamWConfig::default()
-        },
-        ..TrainConfig::default()
+    let initial = match &args.init_from {
+        Some(dir) => Some(
+            Llama::load_hf_dir(dir).map_err(|e| format!("--init-from {}: {e}", dir.display()))?,
+        ),
+        None => None,
     };
-    let mut trainer = Trainer::open(&args.run_dir, &model, config).map_err(|e| e.to_string())?;
-    if args.new_data {
-        trainer.start_new_data();
+    let model = match &initial {
+        Some(m) => m.config().clone(),
+        None => model_config(tokenizer.get_vocab_size(true), &args),
+    };
+    if model.vocab_size != tokenizer.get_vocab_size(true) {
+        return Err(format!(
+            "expected a model with the tokenizer's {} tokens, found {}",
+            tokenizer.get_vocab_size(true),
+            model.vocab_size
+        ));
     }
-    eprintln!(
-        "model: {} parameters; run {} at step {}",
-        model.num_parameters(),
-        args.run_dir.display(),
-        trainer.step()
-    );
-    let until = args.until.unwrap_or(args.steps).min(args.steps);
-    let export_every = if args.export_every == 0 {
-        u64::MAX
+    eprintln!("model: {} parameters", model.num_parameters());
+    let until = args.until.unwrap_or(u64::MAX);
+    let extend = if args.init_from.is_some() {
+        0
     } else {
-        args.export_every
+        args.extend_steps
     };
-    if trainer.step() >= until {
-        // Already there (a copied checkpoint, say): export it as it stands.
-        export(&trainer, &held_out, &args.out, args.precision)?;
-    }
-    while trainer.step() < until {
-        let next = (trainer.step() / export_every + 1)
-            .saturating_mul(export_every)
-            .min(until);
+    let second_dir = args.run_dir.join("extend");
+    let second_start = args.run_dir.join("cycle1");
+    // Once the second cycle has a checkpoint, the first is done.
+    if !Trainer::has_checkpoint(&second_dir) {
+        let first = Cycle {
+            run_dir: args.run_dir.clone(),
+            steps: args.steps,
+            lr: args.lr,
+            from: initial,
+            skip: args.skip,
+            until: until.min(args.steps),
+        };
+        let trainer = first.train(&args, &model, &data, &held_out)?;
+        if extend == 0 || trainer.step() < args.steps || until <= args.steps {
+            return Ok(());
+        }
         trainer
-            .run_until(&data, next, &mut |s| {
-                if s.step % 10 == 0 {
-                    eprintln!(
-                        "step {:>5}  loss {:.4}  lr {:.2e}  {:.0} tok/s  {:.0}s",
-                        s.step, s.loss, s.lr, s.tokens_per_s, s.elapsed_s
-                    );
-                }
-            })
+            .export_hf(&second_start, args.precision)
             .map_err(|e| e.to_string())?;
-        export(&trainer, &held_out, &args.out, args.precision)?;
     }
+    let from = if Trainer::has_checkpoint(&second_dir) {
+        if until <= args.steps {
+            return Err(format!(
+                "the run is in its second cycle, past step {}: expected --until above it, found {until}",
+                args.steps
+            ));
+        }
+        None
+    } else {
+        Some(Llama::load_hf_dir(&second_start).map_err(|e| e.to_string())?)
+    };
+    let passed = usize::try_from(args.steps)
+        .ok()
+        .and_then(|steps| steps.checked_mul(args.batch_size))
+        .and_then(|seen| seen.checked_add(args.skip))
+        .ok_or("--steps times --batch-size is too large")?;
+    let second = Cycle {
+        run_dir: second_dir,
+        steps: extend,
+        lr: args.extend_lr,
+        from,
+        skip: passed,
+        until: (until - args.steps).min(extend),
+    };
+    second.train(&args, &model, &data, &held_out)?;
     Ok(())
+}
+
+/// One learning-rate schedule of a run, in its own directory of checkpoints.
+struct Cycle {
+    run_dir: PathBuf,
+    steps: u64,
+    lr: f64,
+    /// The weights a new run starts from (else the seeded initialisation).
+    from: Option<Llama>,
+    /// Examples of the seeded data order a new run passes over.
+    skip: usize,
+    /// Stop (with a checkpoint) after this step.
+    until: u64,
+}
+
+impl Cycle {
+    /// Starts or resumes the cycle and trains it to `until`, exporting the
+    /// model into `--out` every `--export-every` steps and at the end.
+    fn train(
+        self,
+        args: &TrainArgs,
+        model: &ModelConfig,
+        data: &[Example],
+        held_out: &[Example],
+    ) -> Result<Trainer, String> {
+        let config = TrainConfig {
+            seed: args.seed,
+            batch_size: args.micro_batch,
+            grad_accum: args.batch_size / args.micro_batch,
+            max_seq_len: args.max_seq_len,
+            schedule: LrSchedule {
+                peak_lr: self.lr,
+                min_lr: self.lr / 10.0,
+                warmup_steps: (self.steps / 50).max(1),
+                total_steps: self.steps,
+            },
+            checkpoint_every: 100,
+            adamw: AdamWConfig {
+                weight_decay: args.weight_decay,
+                ..AdamWConfig::default()
+            },
+            ..TrainConfig::default()
+        };
+        let resuming = Trainer::has_checkpoint(&self.run_dir);
+        let mut trainer = match self.from {
+            Some(from) if !resuming => Trainer::new_from(&self.run_dir, from, config, self.skip),
+            _ if !resuming && self.skip > 0 => {
+                let fresh = Llama::new_seeded(model, args.seed).map_err(|e| e.to_string())?;
+                Trainer::new_from(&self.run_dir, fresh, config, self.skip)
+            }
+            _ => Trainer::open(&self.run_dir, model, config),
+        }
+        .map_err(|e| e.to_string())?;
+        if args.new_data {
+            trainer.start_new_data();
+        }
+        eprintln!(
+            "run {} at step {} of {}",
+            self.run_dir.display(),
+            trainer.step(),
+            self.steps
+        );
+        let export_every = if args.export_every == 0 {
+            u64::MAX
+        } else {
+            args.export_every
+        };
+        if trainer.step() >= self.until {
+            // Already there (a copied checkpoint, say): export it as it stands.
+            export(&trainer, held_out, &args.out, args.precision)?;
+        }
+        while trainer.step() < self.until {
+            let next = (trainer.step() / export_every + 1)
+                .saturating_mul(export_every)
+                .min(self.until);
+            trainer
+                .run_until(data, next, &mut |s| {
+                    if s.step % 10 == 0 {
+                        eprintln!(
+                            "step {:>5}  loss {:.4}  lr {:.2e}  {:.0} tok/s  {:.0}s",
+                            s.step, s.loss, s.lr, s.tokens_per_s, s.elapsed_s
+                        );
+                    }
+                })
+                .map_err(|e| e.to_string())?;
+            export(&trainer, held_out, &args.out, args.precision)?;
+        }
+        Ok(trainer)
+    }
 }
 
 /// Reports the held-out loss and writes the model into `out`.
 fn export(
     trainer: &Trainer,
-    held_out: &impl TrainData,
+    held_out: &(impl TrainData + ?Sized),
     out: &Path,
     precision: Precision,
 ) -> Result<(), String> {

@@ -148,6 +148,44 @@ impl Trainer {
         Self::assemble(run_dir, model, optimizer, config, state)
     }
 
+    /// Starts a fresh run in `run_dir` from `model`'s weights (a finished model, to train it
+    /// further) instead of a seeded initialisation. The optimizer's moments start at zero and
+    /// the schedule at its step 0; the first `skip` examples of the seeded data order are
+    /// passed over (those the model was already trained on, when its corpus and seed are
+    /// this run's). Resume it with [`Trainer::open`] like any other run.
+    ///
+    /// # Errors
+    /// As [`Trainer::new`].
+    pub fn new_from(
+        run_dir: &Path,
+        model: Llama,
+        config: TrainConfig,
+        skip: usize,
+    ) -> Result<Self, TrainError> {
+        config.validate()?;
+        check_fits(&config, model.config())?;
+        if let Some(found) = checkpoint::find(run_dir) {
+            return Err(TrainError::Config(format!(
+                "expected a directory without a checkpoint for a new run, found {}",
+                found.display()
+            )));
+        }
+        std::fs::create_dir_all(run_dir).map_err(io_err("create", run_dir))?;
+        let params = model.named_parameters();
+        let optimizer = AdamW::new(config.adamw, &params)?;
+        let mut state = checkpoint::initial_state(model.config(), &config);
+        state.data = DataPosition {
+            epoch: 0,
+            cursor: skip,
+        };
+        Self::assemble(run_dir, model, optimizer, config, state)
+    }
+
+    /// Whether `run_dir` holds a checkpoint to resume.
+    pub fn has_checkpoint(run_dir: &Path) -> bool {
+        checkpoint::find(run_dir).is_some()
+    }
+
     /// Continues the run in `run_dir` from its checkpoint, with the configuration it was
     /// saved with. Training on from here gives bit-for-bit the parameters an uninterrupted
     /// run would have.
@@ -404,6 +442,14 @@ impl Trainer {
                      with these data from the checkpoint with `--new-data`"
                 )));
             }
+        }
+        if self.state.data_len.is_none() {
+            // A skip past the end of the data (see `new_from`) goes on into later epochs.
+            let at = self.state.data;
+            self.state.data = DataPosition {
+                epoch: at.epoch + (at.cursor / data.len()) as u64,
+                cursor: at.cursor % data.len(),
+            };
         }
         self.state.data_len = Some(data.len());
         self.state.data_fingerprint = Some(fingerprint);
