@@ -384,8 +384,10 @@ async fn bad_requests_get_openai_shaped_errors() {
         ),
         (
             "template refuses",
+            // A few tokens: the case is about the template, and a model
+            // may not stop soon after such a conversation.
             json!({"messages": [{"role": "assistant", "content": "Hi"},
-            {"role": "tool", "content": "1"}]})
+            {"role": "tool", "content": "1"}], "max_tokens": 8})
             .to_string(),
             200,
             "",

@@ -102,7 +102,7 @@ pub struct TrainArgs {
     /// with fresh optimizer moments and the learning rate warming up again
     /// to `--extend-lr` and decaying, on conversations the first cycle did
     /// not reach; its checkpoints are in `RUN_DIR/extend`. 0: none.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 2_000)]
     extend_steps: u64,
     /// Peak learning rate of the second cycle.
     #[arg(long, default_value_t = 6e-4)]
