@@ -3,11 +3,11 @@
 
 mod common;
 
-use common::scratch_path;
+use common::{log_lines, params, scratch_path};
 use std::path::Path;
 use std::process::Command;
 
-use tool_train::train::{DataPosition, Llama, StepStats, Trainer};
+use tool_train::train::{DataPosition, Llama, Trainer};
 
 fn train(out: &Path, run: &Path, extra: &[&str]) -> std::process::Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_tool-train"));
@@ -40,14 +40,6 @@ fn train(out: &Path, run: &Path, extra: &[&str]) -> std::process::Output {
     command.args(extra).output().unwrap()
 }
 
-fn log(path: &Path) -> Vec<StepStats> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 #[test]
 fn train_runs_two_cycles_the_second_from_the_first_ones_model() {
     let out = scratch_path("cli-out");
@@ -67,8 +59,8 @@ fn train_runs_two_cycles_the_second_from_the_first_ones_model() {
     );
     let cycle1 = Llama::load_hf_dir(&run.join("cycle1")).unwrap();
     assert_eq!(cycle1.config().num_hidden_layers, 1);
-    assert_eq!(log(&run.join("train_log.jsonl")).len(), 2);
-    let second = log(&run.join("extend/train_log.jsonl"));
+    assert_eq!(log_lines(&run.join("train_log.jsonl")).len(), 2);
+    let second = log_lines(&run.join("extend/train_log.jsonl"));
     assert_eq!(second.len(), 1);
     assert_eq!(second[0].step, 1);
     // Its own schedule: one warmup step to its own peak.
@@ -96,24 +88,16 @@ fn train_runs_two_cycles_the_second_from_the_first_ones_model() {
         "{}",
         String::from_utf8_lossy(&rest.stderr)
     );
-    assert_eq!(log(&run.join("train_log.jsonl")).len(), 2);
-    assert_eq!(log(&run.join("extend/train_log.jsonl")).len(), 2);
+    assert_eq!(log_lines(&run.join("train_log.jsonl")).len(), 2);
+    assert_eq!(log_lines(&run.join("extend/train_log.jsonl")).len(), 2);
     let finished = Trainer::resume(&run.join("extend")).unwrap();
     assert_eq!(finished.step(), 2);
     let exported = Llama::load_hf_dir(&out).unwrap();
     assert_ne!(
-        tensors(&exported),
-        tensors(&cycle1),
+        params(&exported),
+        params(&cycle1),
         "the second cycle trained the first one's model"
     );
     std::fs::remove_dir_all(&out).unwrap();
     std::fs::remove_dir_all(&run).unwrap();
-}
-
-fn tensors(model: &Llama) -> Vec<Vec<f32>> {
-    model
-        .named_parameters()
-        .into_iter()
-        .map(|(_, v)| v.as_tensor().flatten_all().unwrap().to_vec1().unwrap())
-        .collect()
 }

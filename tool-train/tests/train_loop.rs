@@ -2,12 +2,11 @@
 
 mod common;
 
-use common::scratch_path;
-use std::path::Path;
+use common::{log_lines, params, scratch_path};
 
 use tool_train::train::{
-    AdamWConfig, Batch, Example, Llama, LrSchedule, ModelConfig, Precision, StepStats, TrainConfig,
-    TrainData, Trainer,
+    AdamWConfig, Batch, Example, Llama, LrSchedule, ModelConfig, Precision, TrainConfig, TrainData,
+    Trainer,
 };
 
 fn tiny_config() -> ModelConfig {
@@ -48,22 +47,6 @@ fn train_config(total_steps: u64) -> TrainConfig {
         grad_clip: 1.0,
         checkpoint_every: 1000,
     }
-}
-
-fn params(model: &Llama) -> Vec<(String, Vec<f32>)> {
-    model
-        .named_parameters()
-        .into_iter()
-        .map(|(n, v)| (n, v.as_tensor().flatten_all().unwrap().to_vec1().unwrap()))
-        .collect()
-}
-
-fn log_lines(path: &Path) -> Vec<StepStats> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 #[test]

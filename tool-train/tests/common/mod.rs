@@ -3,8 +3,8 @@
 // Each test file compiles this module on its own and uses only part of it.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-use tool_train::train::ModelConfig;
+use std::path::{Path, PathBuf};
+use tool_train::train::{Llama, ModelConfig, StepStats};
 
 /// A two-layer Llama small enough to train in a test: 32 wide, four query
 /// heads sharing two key/value heads, ids 0, 1 and 2 for bos, eos and pad.
@@ -33,4 +33,22 @@ pub fn scratch_path(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tool-train-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
+}
+
+/// The steps of a run's `train_log.jsonl`.
+pub fn log_lines(path: &Path) -> Vec<StepStats> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A model's parameters, by name, as plain numbers.
+pub fn params(model: &Llama) -> Vec<(String, Vec<f32>)> {
+    model
+        .named_parameters()
+        .into_iter()
+        .map(|(n, v)| (n, v.as_tensor().flatten_all().unwrap().to_vec1().unwrap()))
+        .collect()
 }
