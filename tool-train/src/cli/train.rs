@@ -270,6 +270,8 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
             .export_hf(&second_start, args.precision)
             .map_err(|e| e.to_string())?;
     }
+    // From the exported file rather than the weights in memory, so that the
+    // second cycle starts from the model as the first one ships it.
     let from = if Trainer::has_checkpoint(&second_dir) {
         if until <= args.steps {
             return Err(format!(
@@ -339,14 +341,14 @@ impl Cycle {
             },
             ..TrainConfig::default()
         };
-        let resuming = Trainer::has_checkpoint(&self.run_dir);
-        let mut trainer = match self.from {
-            Some(from) if !resuming => Trainer::new_from(&self.run_dir, from, config, self.skip),
-            _ if !resuming && self.skip > 0 => {
-                let fresh = Llama::new_seeded(model, args.seed).map_err(|e| e.to_string())?;
-                Trainer::new_from(&self.run_dir, fresh, config, self.skip)
-            }
-            _ => Trainer::open(&self.run_dir, model, config),
+        let mut trainer = if Trainer::has_checkpoint(&self.run_dir) {
+            Trainer::open(&self.run_dir, model, config)
+        } else {
+            let from = match self.from {
+                Some(from) => from,
+                None => Llama::new_seeded(model, args.seed).map_err(|e| e.to_string())?,
+            };
+            Trainer::new_from(&self.run_dir, from, config, self.skip)
         }
         .map_err(|e| e.to_string())?;
         if args.new_data {

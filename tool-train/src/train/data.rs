@@ -104,7 +104,16 @@ pub(crate) struct DataOrder {
 }
 
 impl DataOrder {
+    /// The order from `position`; a cursor past the end of an epoch (a run
+    /// that skips more examples than there are) goes on into later epochs.
     pub(crate) fn new(seed: u64, len: usize, position: DataPosition) -> Self {
+        let position = match len {
+            0 => position,
+            _ => DataPosition {
+                epoch: position.epoch + (position.cursor / len) as u64,
+                cursor: position.cursor % len,
+            },
+        };
         let permutation = permutation(seed, len, position.epoch);
         Self {
             seed,

@@ -131,21 +131,11 @@ impl Trainer {
         model_config: &ModelConfig,
         config: TrainConfig,
     ) -> Result<Self, TrainError> {
+        // Refused before a model is built for it.
         config.validate()?;
-        model_config.validate()?;
         check_fits(&config, model_config)?;
-        if let Some(found) = checkpoint::find(run_dir) {
-            return Err(TrainError::Config(format!(
-                "expected a directory without a checkpoint for a new run, found {}",
-                found.display()
-            )));
-        }
-        std::fs::create_dir_all(run_dir).map_err(io_err("create", run_dir))?;
         let model = Llama::new_seeded(model_config, config.seed)?;
-        let params = model.named_parameters();
-        let optimizer = AdamW::new(config.adamw, &params)?;
-        let state = checkpoint::initial_state(model_config, &config);
-        Self::assemble(run_dir, model, optimizer, config, state)
+        Self::new_from(run_dir, model, config, 0)
     }
 
     /// Starts a fresh run in `run_dir` from `model`'s weights (a finished model, to train it
@@ -442,14 +432,6 @@ impl Trainer {
                      with these data from the checkpoint with `--new-data`"
                 )));
             }
-        }
-        if self.state.data_len.is_none() {
-            // A skip past the end of the data (see `new_from`) goes on into later epochs.
-            let at = self.state.data;
-            self.state.data = DataPosition {
-                epoch: at.epoch + (at.cursor / data.len()) as u64,
-                cursor: at.cursor % data.len(),
-            };
         }
         self.state.data_len = Some(data.len());
         self.state.data_fingerprint = Some(fingerprint);
