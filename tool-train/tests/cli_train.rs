@@ -1,15 +1,27 @@
-//! `tool-train train` end to end on a tiny model: its two learning-rate
-//! cycles, where each keeps its checkpoints, and resuming in the second.
+//! `tool-train train` end to end on a tiny model: its learning-rate cycles,
+//! where each keeps its checkpoints and starts from, and resuming in them.
 
 mod common;
 
 use common::{log_lines, params, scratch_path};
-use std::path::Path;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 use tool_train::train::{DataPosition, Llama, Trainer};
 
-fn train(out: &Path, run: &Path, extra: &[&str]) -> std::process::Output {
+/// A model directory with the bundled tokenizer, for `--out`.
+fn out_dir(name: &str) -> PathBuf {
+    let out = scratch_path(name);
+    std::fs::create_dir_all(&out).unwrap();
+    let bundled = tool_use::bundled::model_dir();
+    for file in ["tokenizer.json", "tokenizer_config.json"] {
+        std::fs::copy(bundled.join(file), out.join(file)).unwrap();
+    }
+    out
+}
+
+/// `tool-train train` on a one-layer model, two conversations a step.
+fn train(out: &Path, run: &Path, extra: &[&str]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_tool-train"));
     command
         .arg("train")
@@ -19,15 +31,11 @@ fn train(out: &Path, run: &Path, extra: &[&str]) -> std::process::Output {
         .arg(run);
     command.args([
         "--examples",
-        "12",
+        "16",
         "--held-out",
         "2",
         "--steps",
         "2",
-        "--extend-steps",
-        "2",
-        "--extend-lr",
-        "5e-4",
         "--hidden",
         "64",
         "--layers",
@@ -40,32 +48,34 @@ fn train(out: &Path, run: &Path, extra: &[&str]) -> std::process::Output {
     command.args(extra).output().unwrap()
 }
 
-#[test]
-fn train_runs_two_cycles_the_second_from_the_first_ones_model() {
-    let out = scratch_path("cli-out");
-    std::fs::create_dir_all(&out).unwrap();
-    let bundled = tool_use::bundled::model_dir();
-    for file in ["tokenizer.json", "tokenizer_config.json"] {
-        std::fs::copy(bundled.join(file), out.join(file)).unwrap();
+fn succeeded(output: &Output) -> bool {
+    if !output.status.success() {
+        eprintln!("{}", String::from_utf8_lossy(&output.stderr));
     }
+    output.status.success()
+}
+
+#[test]
+fn train_runs_its_cycles_each_from_the_one_before_its_model() {
+    let out = out_dir("cli-out");
     let run = scratch_path("cli-run");
+    let cycles = ["--extend", "2@5e-4,2@3e-4"];
 
     // The first cycle's two steps and one of the second.
-    let first = train(&out, &run, &["--until", "3"]);
-    assert!(
-        first.status.success(),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
-    let cycle1 = Llama::load_hf_dir(&run.join("cycle1")).unwrap();
-    assert_eq!(cycle1.config().num_hidden_layers, 1);
+    assert!(succeeded(&train(
+        &out,
+        &run,
+        &[&cycles[..], &["--until", "3"]].concat()
+    )));
+    let start2 = Llama::load_hf_dir(&run.join("cycle2/start")).unwrap();
+    assert_eq!(start2.config().num_hidden_layers, 1);
     assert_eq!(log_lines(&run.join("train_log.jsonl")).len(), 2);
-    let second = log_lines(&run.join("extend/train_log.jsonl"));
+    let second = log_lines(&run.join("cycle2/train_log.jsonl"));
     assert_eq!(second.len(), 1);
     assert_eq!(second[0].step, 1);
     // Its own schedule: one warmup step to its own peak.
     assert!((second[0].lr - 5e-4).abs() < 1e-12, "{}", second[0].lr);
-    let resumed = Trainer::resume(&run.join("extend")).unwrap();
+    let resumed = Trainer::resume(&run.join("cycle2")).unwrap();
     // After the first cycle's four conversations and its own two.
     assert_eq!(
         resumed.data_position(),
@@ -75,29 +85,71 @@ fn train_runs_two_cycles_the_second_from_the_first_ones_model() {
         }
     );
     drop(resumed);
+    assert!(!run.join("cycle3").exists());
 
     // Going back into the first cycle is refused, and changes nothing.
-    let back = train(&out, &run, &["--until", "1"]);
+    let back = train(&out, &run, &[&cycles[..], &["--until", "1"]].concat());
     assert!(!back.status.success());
     let err = String::from_utf8_lossy(&back.stderr);
-    assert!(err.contains("second cycle"), "{err}");
+    assert!(err.contains("cycle 2 of 3"), "{err}");
+    assert_eq!(log_lines(&run.join("cycle2/train_log.jsonl")).len(), 1);
 
-    let rest = train(&out, &run, &[]);
-    assert!(
-        rest.status.success(),
-        "{}",
-        String::from_utf8_lossy(&rest.stderr)
-    );
+    // On through the second cycle into the third.
+    assert!(succeeded(&train(
+        &out,
+        &run,
+        &[&cycles[..], &["--until", "5"]].concat()
+    )));
     assert_eq!(log_lines(&run.join("train_log.jsonl")).len(), 2);
-    assert_eq!(log_lines(&run.join("extend/train_log.jsonl")).len(), 2);
-    let finished = Trainer::resume(&run.join("extend")).unwrap();
-    assert_eq!(finished.step(), 2);
-    let exported = Llama::load_hf_dir(&out).unwrap();
+    assert_eq!(log_lines(&run.join("cycle2/train_log.jsonl")).len(), 2);
+    let third = log_lines(&run.join("cycle3/train_log.jsonl"));
+    assert_eq!(third.len(), 1);
+    assert!((third[0].lr - 3e-4).abs() < 1e-12, "{}", third[0].lr);
+    let start3 = Llama::load_hf_dir(&run.join("cycle3/start")).unwrap();
     assert_ne!(
-        params(&exported),
-        params(&cycle1),
-        "the second cycle trained the first one's model"
+        params(&start3),
+        params(&start2),
+        "the third cycle starts from what the second trained"
     );
+    assert_eq!(
+        Trainer::resume(&run.join("cycle3"))
+            .unwrap()
+            .data_position(),
+        DataPosition {
+            epoch: 0,
+            cursor: 10
+        }
+    );
+
+    assert!(succeeded(&train(&out, &run, &cycles)));
+    assert_eq!(log_lines(&run.join("cycle3/train_log.jsonl")).len(), 2);
+    assert_eq!(Trainer::resume(&run.join("cycle3")).unwrap().step(), 2);
+    let exported = Llama::load_hf_dir(&out).unwrap();
+    assert_ne!(params(&exported), params(&start3));
+    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::remove_dir_all(&run).unwrap();
+}
+
+#[test]
+fn extend_alone_is_one_cycle_and_a_malformed_cycle_is_refused() {
+    let out = out_dir("cli-one-out");
+    let run = scratch_path("cli-one-run");
+    assert!(succeeded(&train(&out, &run, &["--extend"])));
+    assert_eq!(log_lines(&run.join("train_log.jsonl")).len(), 2);
+    assert!(!run.join("cycle2").exists());
+    Llama::load_hf_dir(&out).unwrap();
+
+    for (bad, expected) in [
+        ("2000", "STEPS@PEAK_LR"),
+        ("2000@fast", "STEPS@PEAK_LR"),
+        ("0@6e-4", "at least one step"),
+        ("10@-1e-3", "above 0"),
+    ] {
+        let refused = train(&out, &scratch_path("cli-bad-run"), &["--extend", bad]);
+        assert!(!refused.status.success(), "{bad}");
+        let err = String::from_utf8_lossy(&refused.stderr);
+        assert!(err.contains(expected) && err.contains(bad), "{bad}: {err}");
+    }
     std::fs::remove_dir_all(&out).unwrap();
     std::fs::remove_dir_all(&run).unwrap();
 }

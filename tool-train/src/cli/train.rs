@@ -3,8 +3,9 @@
 //! The run lives in a directory of checkpoints (`--run-dir`); running the
 //! command again resumes from the last one, exactly. At the end (or at
 //! `--until`) the model is exported into `--out` beside the committed
-//! tokenizer and chat template. A run has two learning-rate cycles: the
-//! second (`--extend-steps`) trains the first one's model further.
+//! tokenizer and chat template. A run is one or more learning-rate cycles,
+//! each after the first (`--extend`) training the model the one before
+//! ends with further.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -31,11 +32,11 @@ pub struct TrainArgs {
     /// Held-out conversations for the evaluation loss.
     #[arg(long, default_value_t = 200)]
     held_out: usize,
-    /// Optimizer steps of the whole run (sets the learning-rate schedule).
+    /// Optimizer steps of the first learning-rate cycle (sets its schedule).
     #[arg(long, default_value_t = 3_600)]
     steps: u64,
-    /// Stop (with a checkpoint) after this step, counting the second cycle's
-    /// after `--steps`; run again to go on.
+    /// Stop (with a checkpoint) after this step, counting on across the
+    /// cycles (the second's first step is `--steps` + 1); run again to go on.
     #[arg(long)]
     until: Option<u64>,
     /// Sequences per step.
@@ -46,7 +47,7 @@ pub struct TrainArgs {
     /// divide `--batch-size`; the step's gradient is the same either way.
     #[arg(long, default_value_t = 1)]
     micro_batch: usize,
-    /// Peak learning rate.
+    /// Peak learning rate of the first cycle.
     #[arg(long, default_value_t = 2e-3)]
     lr: f64,
     /// Width of the model.
@@ -97,19 +98,19 @@ pub struct TrainArgs {
     /// model can copy them.
     #[arg(long, default_value_t = 0.1)]
     prompt_loss: f64,
-    /// Steps of a second cycle after `--steps` (not with `--init-from`): the
-    /// model the first ends with, as exported (`RUN_DIR/cycle1`), trains on
-    /// with fresh optimizer moments and the learning rate warming up again
-    /// to `--extend-lr` and decaying, on conversations the first cycle did
-    /// not reach; its checkpoints are in `RUN_DIR/extend`. 0: none.
-    #[arg(long, default_value_t = 2_000)]
-    extend_steps: u64,
-    /// Peak learning rate of the second cycle.
-    #[arg(long, default_value_t = 6e-4)]
-    extend_lr: f64,
+    /// Further learning-rate cycles after the first, each `STEPS@PEAK_LR`
+    /// (comma-separated; `--extend` alone: none). Cycle k trains the model
+    /// cycle k-1 ends with, as exported (`RUN_DIR/cycleK/start`), with
+    /// fresh optimizer moments and the learning rate warming up again to
+    /// its peak and decaying, on conversations the cycles before it did not
+    /// reach; its checkpoints are in `RUN_DIR/cycleK`.
+    #[arg(long, value_name = "STEPS@PEAK_LR", value_delimiter = ',', num_args = 0.., default_values_t = [
+        Extension { steps: 2_000, lr: 6e-4 },
+    ])]
+    extend: Vec<Extension>,
     /// Start from this model directory's weights (config.json and
     /// model.safetensors, as `train` exports them) instead of a seeded
-    /// initialisation, with fresh optimizer moments and this run's schedule:
+    /// initialisation, with fresh optimizer moments and the first cycle's schedule:
     /// to train a finished model further. Its shape replaces `--hidden`,
     /// `--layers`, `--heads`, `--kv-heads` and `--intermediate`.
     #[arg(long)]
@@ -245,59 +246,107 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
     }
     eprintln!("model: {} parameters", model.num_parameters());
     let until = args.until.unwrap_or(u64::MAX);
-    let extend = if args.init_from.is_some() {
-        0
-    } else {
-        args.extend_steps
-    };
-    let second_dir = args.run_dir.join("extend");
-    let second_start = args.run_dir.join("cycle1");
-    // Once the second cycle has a checkpoint, the first is done.
-    if !Trainer::has_checkpoint(&second_dir) {
-        let first = Cycle {
-            run_dir: args.run_dir.clone(),
-            steps: args.steps,
-            lr: args.lr,
-            from: initial,
-            skip: args.skip,
-            until: until.min(args.steps),
-        };
-        let trainer = first.train(&args, &model, &data, &held_out)?;
-        if extend == 0 || trainer.step() < args.steps || until <= args.steps {
-            return Ok(());
-        }
-        trainer
-            .export_hf(&second_start, args.precision)
-            .map_err(|e| e.to_string())?;
-    }
-    // From the exported file rather than the weights in memory, so that the
-    // second cycle starts from the model as the first one ships it.
-    let from = if Trainer::has_checkpoint(&second_dir) {
-        if until <= args.steps {
+    let schedules: Vec<Extension> = std::iter::once(Extension {
+        steps: args.steps,
+        lr: args.lr,
+    })
+    .chain(args.extend.iter().copied())
+    .collect();
+    // Once a cycle has a checkpoint, the ones before it are done.
+    let current = (1..schedules.len())
+        .rev()
+        .find(|&k| Trainer::has_checkpoint(&cycle_dir(&args.run_dir, k)))
+        .unwrap_or(0);
+    let mut initial = initial;
+    for (k, schedule) in schedules.iter().enumerate().skip(current) {
+        let before: u64 = schedules[..k].iter().map(|s| s.steps).sum();
+        if k == current && k > 0 && until <= before {
             return Err(format!(
-                "the run is in its second cycle, past step {}: expected --until above it, found {until}",
-                args.steps
+                "the run is in cycle {} of {}, past step {before}: expected --until above it, found {until}",
+                k + 1,
+                schedules.len()
             ));
         }
-        None
-    } else {
-        Some(Llama::load_hf_dir(&second_start).map_err(|e| e.to_string())?)
-    };
-    let passed = usize::try_from(args.steps)
-        .ok()
-        .and_then(|steps| steps.checked_mul(args.batch_size))
-        .and_then(|seen| seen.checked_add(args.skip))
-        .ok_or("--steps times --batch-size is too large")?;
-    let second = Cycle {
-        run_dir: second_dir,
-        steps: extend,
-        lr: args.extend_lr,
-        from,
-        skip: passed,
-        until: (until - args.steps).min(extend),
-    };
-    second.train(&args, &model, &data, &held_out)?;
+        let dir = cycle_dir(&args.run_dir, k);
+        let from = if Trainer::has_checkpoint(&dir) {
+            None
+        } else if k == 0 {
+            initial.take()
+        } else {
+            // From the exported file rather than the weights in memory, so
+            // that a cycle starts from the model as the one before ships it.
+            let start = dir.join("start");
+            Some(Llama::load_hf_dir(&start).map_err(|e| format!("{}: {e}", start.display()))?)
+        };
+        let skip = usize::try_from(before)
+            .ok()
+            .and_then(|steps| steps.checked_mul(args.batch_size))
+            .and_then(|seen| seen.checked_add(args.skip))
+            .ok_or("the steps before this cycle times --batch-size are too many")?;
+        let cycle = Cycle {
+            run_dir: dir,
+            steps: schedule.steps,
+            lr: schedule.lr,
+            from,
+            skip,
+            until: (until - before).min(schedule.steps),
+        };
+        let trainer = cycle.train(&args, &model, &data, &held_out)?;
+        if trainer.step() < schedule.steps {
+            return Ok(());
+        }
+        if k + 1 < schedules.len() {
+            if until <= before + schedule.steps {
+                return Ok(());
+            }
+            let start = cycle_dir(&args.run_dir, k + 1).join("start");
+            trainer
+                .export_hf(&start, args.precision)
+                .map_err(|e| e.to_string())?;
+        }
+    }
     Ok(())
+}
+
+/// Where cycle `k` (from 0) keeps its checkpoints: the run directory for
+/// the first, `cycle2`, `cycle3`, … in it for the others.
+fn cycle_dir(run_dir: &Path, k: usize) -> PathBuf {
+    if k == 0 {
+        run_dir.to_path_buf()
+    } else {
+        run_dir.join(format!("cycle{}", k + 1))
+    }
+}
+
+/// A learning-rate cycle after the first, as `--extend` gives it:
+/// `STEPS@PEAK_LR`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Extension {
+    steps: u64,
+    lr: f64,
+}
+
+impl std::str::FromStr for Extension {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let expected = || format!("expected STEPS@PEAK_LR such as 2000@6e-4, found `{s}`");
+        let (steps, lr) = s.split_once('@').ok_or_else(expected)?;
+        let steps: u64 = steps.trim().parse().map_err(|_| expected())?;
+        let lr: f64 = lr.trim().parse().map_err(|_| expected())?;
+        if steps == 0 || !(lr.is_finite() && lr > 0.0) {
+            return Err(format!(
+                "expected at least one step and a learning rate above 0, found `{s}`"
+            ));
+        }
+        Ok(Self { steps, lr })
+    }
+}
+
+impl std::fmt::Display for Extension {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}@{:e}", self.steps, self.lr)
+    }
 }
 
 /// One learning-rate schedule of a run, in its own directory of checkpoints.
