@@ -74,7 +74,7 @@ fn calls(question: &str, extra: &[&str]) -> Vec<(String, serde_json::Value)> {
 fn grounded_the_bundled_model_copies_places_from_the_request() {
     // Without `--grounded`, v2 wrote `Copenhage`, `Reykavik`, `Zagrebb,
     // Croatia` and `Medelm, Colombia` for these, v3 `Reykjaviki` and v5
-    // `Reykjik`; v6 copies all four.
+    // `Reykjik`; v6 and v7 copy all four.
     for question in [
         "What time is it in Copenhagen?",
         "What's the temperature in Reykjavik?",

@@ -106,6 +106,7 @@ pub struct TrainArgs {
     /// reach; its checkpoints are in `RUN_DIR/cycleK`.
     #[arg(long, value_name = "STEPS@PEAK_LR", value_delimiter = ',', num_args = 0.., default_values_t = [
         Extension { steps: 2_000, lr: 6e-4 },
+        Extension { steps: 2_000, lr: 4e-4 },
     ])]
     extend: Vec<Extension>,
     /// Start from this model directory's weights (config.json and
