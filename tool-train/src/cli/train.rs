@@ -105,10 +105,10 @@ pub struct TrainArgs {
     /// its peak and decaying, on conversations the cycles before it did not
     /// reach; its checkpoints are in `RUN_DIR/cycleK`.
     #[arg(long, value_name = "STEPS@PEAK_LR", value_delimiter = ',', num_args = 0.., default_values_t = [
-        Extension { steps: 2_000, lr: 6e-4 },
-        Extension { steps: 2_000, lr: 4e-4 },
+        LrCycle { steps: 2_000, lr: 6e-4 },
+        LrCycle { steps: 2_000, lr: 4e-4 },
     ])]
-    extend: Vec<Extension>,
+    extend: Vec<LrCycle>,
     /// Start from this model directory's weights (config.json and
     /// model.safetensors, as `train` exports them) instead of a seeded
     /// initialisation, with fresh optimizer moments and the first cycle's schedule:
@@ -247,25 +247,25 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
     }
     eprintln!("model: {} parameters", model.num_parameters());
     let until = args.until.unwrap_or(u64::MAX);
-    let schedules: Vec<Extension> = std::iter::once(Extension {
+    let cycles: Vec<LrCycle> = std::iter::once(LrCycle {
         steps: args.steps,
         lr: args.lr,
     })
     .chain(args.extend.iter().copied())
     .collect();
     // Once a cycle has a checkpoint, the ones before it are done.
-    let current = (1..schedules.len())
+    let current = (1..cycles.len())
         .rev()
         .find(|&k| Trainer::has_checkpoint(&cycle_dir(&args.run_dir, k)))
         .unwrap_or(0);
     let mut initial = initial;
-    for (k, schedule) in schedules.iter().enumerate().skip(current) {
-        let before: u64 = schedules[..k].iter().map(|s| s.steps).sum();
+    for (k, lr_cycle) in cycles.iter().enumerate().skip(current) {
+        let before: u64 = cycles[..k].iter().map(|s| s.steps).sum();
         if k == current && k > 0 && until <= before {
             return Err(format!(
                 "the run is in cycle {} of {}, past step {before}: expected --until above it, found {until}",
                 k + 1,
-                schedules.len()
+                cycles.len()
             ));
         }
         let dir = cycle_dir(&args.run_dir, k);
@@ -286,18 +286,18 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
             .ok_or("the steps before this cycle times --batch-size are too many")?;
         let cycle = Cycle {
             run_dir: dir,
-            steps: schedule.steps,
-            lr: schedule.lr,
+            steps: lr_cycle.steps,
+            lr: lr_cycle.lr,
             from,
             skip,
-            until: (until - before).min(schedule.steps),
+            until: (until - before).min(lr_cycle.steps),
         };
         let trainer = cycle.train(&args, &model, &data, &held_out)?;
-        if trainer.step() < schedule.steps {
+        if trainer.step() < lr_cycle.steps {
             return Ok(());
         }
-        if k + 1 < schedules.len() {
-            if until <= before + schedule.steps {
+        if k + 1 < cycles.len() {
+            if until <= before + lr_cycle.steps {
                 return Ok(());
             }
             let start = cycle_dir(&args.run_dir, k + 1).join("start");
@@ -319,15 +319,15 @@ fn cycle_dir(run_dir: &Path, k: usize) -> PathBuf {
     }
 }
 
-/// A learning-rate cycle after the first, as `--extend` gives it:
+/// A learning-rate cycle's length and peak, as `--extend` gives it:
 /// `STEPS@PEAK_LR`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Extension {
+pub struct LrCycle {
     steps: u64,
     lr: f64,
 }
 
-impl std::str::FromStr for Extension {
+impl std::str::FromStr for LrCycle {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
@@ -344,7 +344,7 @@ impl std::str::FromStr for Extension {
     }
 }
 
-impl std::fmt::Display for Extension {
+impl std::fmt::Display for LrCycle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}@{:e}", self.steps, self.lr)
     }
