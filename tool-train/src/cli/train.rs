@@ -228,7 +228,7 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
         started.elapsed().as_secs_f64()
     );
 
-    let initial = match &args.init_from {
+    let mut initial = match &args.init_from {
         Some(dir) => Some(
             Llama::load_hf_dir(dir).map_err(|e| format!("--init-from {}: {e}", dir.display()))?,
         ),
@@ -258,7 +258,6 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
         .rev()
         .find(|&k| Trainer::has_checkpoint(&cycle_dir(&args.run_dir, k)))
         .unwrap_or(0);
-    let mut initial = initial;
     for (k, lr_cycle) in cycles.iter().enumerate().skip(current) {
         let before: u64 = cycles[..k].iter().map(|s| s.steps).sum();
         if k == current && k > 0 && until <= before {
@@ -269,15 +268,12 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
             ));
         }
         let dir = cycle_dir(&args.run_dir, k);
-        let from = if Trainer::has_checkpoint(&dir) {
-            None
-        } else if k == 0 {
-            initial.take()
+        let start = if k == 0 {
+            initial.take().map_or(Start::Seeded, Start::Weights)
         } else {
             // From the exported file rather than the weights in memory, so
             // that a cycle starts from the model as the one before ships it.
-            let start = dir.join("start");
-            Some(Llama::load_hf_dir(&start).map_err(|e| format!("{}: {e}", start.display()))?)
+            Start::Exported(dir.join("start"))
         };
         let skip = usize::try_from(before)
             .ok()
@@ -288,23 +284,19 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
             run_dir: dir,
             steps: lr_cycle.steps,
             lr: lr_cycle.lr,
-            from,
+            start,
             skip,
             until: (until - before).min(lr_cycle.steps),
         };
         let trainer = cycle.train(&args, &model, &data, &held_out)?;
-        if trainer.step() < lr_cycle.steps {
-            return Ok(());
+        // Stopped by --until (within or at the end of this cycle), or done.
+        if until - before <= lr_cycle.steps || k + 1 == cycles.len() {
+            break;
         }
-        if k + 1 < cycles.len() {
-            if until <= before + lr_cycle.steps {
-                return Ok(());
-            }
-            let start = cycle_dir(&args.run_dir, k + 1).join("start");
-            trainer
-                .export_hf(&start, args.precision)
-                .map_err(|e| e.to_string())?;
-        }
+        let next = cycle_dir(&args.run_dir, k + 1).join("start");
+        trainer
+            .export_hf(&next, args.precision)
+            .map_err(|e| e.to_string())?;
     }
     Ok(())
 }
@@ -322,7 +314,7 @@ fn cycle_dir(run_dir: &Path, k: usize) -> PathBuf {
 /// A learning-rate cycle's length and peak, as `--extend` gives it:
 /// `STEPS@PEAK_LR`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LrCycle {
+struct LrCycle {
     steps: u64,
     lr: f64,
 }
@@ -350,13 +342,23 @@ impl std::fmt::Display for LrCycle {
     }
 }
 
+/// The weights a cycle starts from.
+enum Start {
+    /// The seeded initialisation.
+    Seeded,
+    /// These (`--init-from`).
+    Weights(Llama),
+    /// The model directory the cycle before exported.
+    Exported(PathBuf),
+}
+
 /// One learning-rate schedule of a run, in its own directory of checkpoints.
 struct Cycle {
     run_dir: PathBuf,
     steps: u64,
     lr: f64,
-    /// The weights a new run starts from (else the seeded initialisation).
-    from: Option<Llama>,
+    /// The weights the cycle starts from, if it has no checkpoint yet.
+    start: Start,
     /// Examples of the seeded data order a new run passes over.
     skip: usize,
     /// Stop (with a checkpoint) after this step.
@@ -394,9 +396,12 @@ impl Cycle {
         let mut trainer = if Trainer::has_checkpoint(&self.run_dir) {
             Trainer::open(&self.run_dir, model, config)
         } else {
-            let from = match self.from {
-                Some(from) => from,
-                None => Llama::new_seeded(model, args.seed).map_err(|e| e.to_string())?,
+            let from = match self.start {
+                Start::Seeded => Llama::new_seeded(model, args.seed).map_err(|e| e.to_string())?,
+                Start::Weights(weights) => weights,
+                Start::Exported(dir) => {
+                    Llama::load_hf_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?
+                }
             };
             Trainer::new_from(&self.run_dir, from, config, self.skip)
         }
