@@ -1,9 +1,10 @@
 //! Prints conversations of the training corpus as the model reads them, with
 //! the loss weight of each assistant token: what `tool-train train` learns from.
 //!
-//! `cargo run --release -p tool-train --example corpus_sample -- [count] [seed] [train|held-out|cases]`
+//! `cargo run --release -p tool-train --example corpus_sample -- [count] [seed] [train|ends|held-out|cases]`
+//! (`ends`: training conversations with value-end practice)
 
-use tool_train::corpus::{self, LossWeights, Split};
+use tool_train::corpus::{self, LossWeights, Practice, Split};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -12,6 +13,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let examples = match args.next().as_deref() {
         Some("held-out") => corpus::generate(seed, count, Split::HeldOut),
         Some("cases") => corpus::generate_cases(seed, count),
+        Some("ends") => corpus::generate_with(seed, count, Split::Train, Practice::ValueEnds),
         _ => corpus::generate(seed, count, Split::Train),
     };
     let template = corpus::bundled_template()?;

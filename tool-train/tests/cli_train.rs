@@ -59,7 +59,8 @@ fn succeeded(output: &Output) -> bool {
 fn train_runs_its_cycles_each_from_the_one_before_its_model() {
     let out = out_dir("cli-out");
     let run = scratch_path("cli-run");
-    let cycles = ["--extend", "2@5e-4,2@3e-4"];
+    // The third on the corpus with value-end practice.
+    let cycles = ["--extend", "2@5e-4,2@3e-4+ends"];
 
     // The first cycle's two steps and one of the second.
     assert!(succeeded(&train(
@@ -94,12 +95,12 @@ fn train_runs_its_cycles_each_from_the_one_before_its_model() {
     assert!(err.contains("cycle 2 of 3"), "{err}");
     assert_eq!(log_lines(&run.join("cycle2/train_log.jsonl")).len(), 1);
 
-    // On through the second cycle into the third.
-    assert!(succeeded(&train(
-        &out,
-        &run,
-        &[&cycles[..], &["--until", "5"]].concat()
-    )));
+    // On through the second cycle into the third, which makes its corpus.
+    let on = train(&out, &run, &[&cycles[..], &["--until", "5"]].concat());
+    assert!(succeeded(&on));
+    let err = String::from_utf8_lossy(&on.stderr);
+    assert!(err.contains("corpus (standard): 16 conversations"), "{err}");
+    assert!(err.contains("corpus (ends): 16 conversations"), "{err}");
     assert_eq!(log_lines(&run.join("train_log.jsonl")).len(), 2);
     assert_eq!(log_lines(&run.join("cycle2/train_log.jsonl")).len(), 2);
     let third = log_lines(&run.join("cycle3/train_log.jsonl"));
@@ -144,6 +145,8 @@ fn extend_alone_is_one_cycle_and_a_malformed_cycle_is_refused() {
         ("2000@fast", "STEPS@PEAK_LR"),
         ("0@6e-4", "at least one step"),
         ("10@-1e-3", "above 0"),
+        ("10@6e-4+end", "expected a practice, `ends` or `standard`"),
+        ("10@6e+4+", "STEPS@PEAK_LR"),
     ] {
         let refused = train(&out, &scratch_path("cli-bad-run"), &["--extend", bad]);
         assert!(!refused.status.success(), "{bad}");

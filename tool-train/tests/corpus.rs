@@ -6,14 +6,24 @@
 use serde_json::Value;
 use std::collections::{BTreeSet, HashSet};
 use std::sync::OnceLock;
-use tool_train::corpus::{self, tools, values, Case, Example, Scenario, Split};
+use tool_train::corpus::{self, tools, values, Case, Example, Practice, Scenario, Split};
 use tool_use::models::parse::{detect_format, Format, ParseOptions};
 use tool_use::models::template::{ModelTemplates, RenderOptions};
 use tool_use::{demo, Message, Role};
 
+/// Standard conversations, then conversations with value-end practice:
+/// every check of the training split holds for both.
 fn train() -> &'static [Example] {
     static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
-    CORPUS.get_or_init(|| corpus::generate(11, 1500, Split::Train))
+    CORPUS.get_or_init(|| {
+        let mut examples = corpus::generate(11, 1500, Split::Train);
+        examples.extend(practice());
+        examples
+    })
+}
+
+fn practice() -> Vec<Example> {
+    corpus::generate_with(13, 600, Split::Train, Practice::ValueEnds)
 }
 
 fn held_out() -> &'static [Example] {
@@ -37,6 +47,107 @@ fn the_same_seed_gives_the_same_corpus() {
     assert_eq!(a[..], corpus::generate(3, 80, Split::Train)[..40]);
     assert_ne!(a, corpus::generate(4, 40, Split::Train));
     assert_ne!(a, corpus::generate(3, 40, Split::HeldOut));
+}
+
+/// FNV-1a of the conversations' messages and calls, as JSON.
+fn fingerprint(examples: &[Example]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for e in examples {
+        let json = serde_json::to_string(&e.messages).unwrap();
+        for b in json.bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    h
+}
+
+#[test]
+fn the_standard_corpus_is_the_one_the_shipped_model_was_trained_on() {
+    // Changing a draw of the standard generator changes the corpus the
+    // shipped recipe (`tool-train train`'s defaults) trains on; practice
+    // goes behind `Practice`, whose standard draws are these.
+    assert_eq!(
+        fingerprint(&corpus::generate(1, 300, Split::Train)),
+        STANDARD_FINGERPRINT
+    );
+    assert_eq!(
+        corpus::generate(1, 300, Split::Train),
+        corpus::generate_with(1, 300, Split::Train, Practice::Standard)
+    );
+}
+
+const STANDARD_FINGERPRINT: u64 = 16_295_586_627_628_463_615;
+
+#[test]
+fn value_end_practice_changes_training_conversations_only() {
+    assert_eq!(
+        corpus::generate_with(12, 300, Split::HeldOut, Practice::ValueEnds),
+        corpus::generate(12, 300, Split::HeldOut)
+    );
+    assert_ne!(
+        corpus::generate_with(11, 100, Split::Train, Practice::ValueEnds),
+        corpus::generate(11, 100, Split::Train)
+    );
+}
+
+#[test]
+fn value_end_practice_asks_for_places_that_end_before_other_words() {
+    let places = ["location", "origin", "destination"];
+    let (mut trailed, mut long, mut unit_after_comma, mut total) = (0, 0, 0, 0);
+    for example in practice() {
+        for x in &example.expectations {
+            let Some(request) = example.messages[..x.index]
+                .iter()
+                .rev()
+                .find(|m| m.role == Role::User)
+            else {
+                continue;
+            };
+            let request = request.text();
+            for call in &x.calls {
+                for key in places {
+                    let Some(place) = call.arguments.get(key).and_then(Value::as_str) else {
+                        continue;
+                    };
+                    let Some(at) = request.find(place) else {
+                        continue;
+                    };
+                    total += 1;
+                    let rest = &request[at + place.len()..];
+                    if rest.starts_with(", in ") {
+                        unit_after_comma += 1;
+                    } else if [
+                        ", ", " please", " for me", " today", " now", " again", " as well", " (",
+                    ]
+                    .iter()
+                    .any(|t| rest.starts_with(t))
+                        && !rest.starts_with(", and")
+                    {
+                        trailed += 1;
+                    }
+                    let city = place.split(", ").next().unwrap_or(place);
+                    if city.split(' ').count() >= 2
+                        && !["Port", "San", "New", "Lake", "Fort", "Saint"]
+                            .contains(&city.split(' ').next().unwrap_or(""))
+                    {
+                        long += 1;
+                    }
+                }
+            }
+        }
+    }
+    // About 0.4 of the requests that end with their place get words after
+    // it; about 0.6 × 0.35 of the places are made up with several words.
+    assert!(total > 300, "{total} places");
+    assert!(trailed * 10 > total, "{trailed} of {total} places trailed");
+    assert!(
+        unit_after_comma > 5,
+        "{unit_after_comma} units after a comma"
+    );
+    assert!(
+        long * 20 > total,
+        "{long} of {total} places of several words"
+    );
 }
 
 /// The string values of argument `key` of calls to `tool`.

@@ -10,7 +10,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use tool_train::corpus::{self, LossWeights, Split};
+use std::collections::HashMap;
+
+use tool_train::corpus::{self, LossWeights, Practice, Split};
 use tool_train::train::{
     AdamWConfig, Example, Llama, LrSchedule, ModelConfig, Precision, TrainConfig, TrainData,
     TrainError, Trainer,
@@ -103,10 +105,13 @@ pub struct TrainArgs {
     /// cycle k-1 ends with, as exported (`RUN_DIR/cycleK/start`), with
     /// fresh optimizer moments and the learning rate warming up again to
     /// its peak and decaying, on conversations the cycles before it did not
-    /// reach; its checkpoints are in `RUN_DIR/cycleK`.
-    #[arg(long, value_name = "STEPS@PEAK_LR", value_delimiter = ',', num_args = 0.., default_values_t = [
-        LrCycle { steps: 2_000, lr: 6e-4 },
-        LrCycle { steps: 2_000, lr: 4e-4 },
+    /// reach; its checkpoints are in `RUN_DIR/cycleK`. `+ends` after the
+    /// peak trains the cycle on a corpus with value-end practice (places of
+    /// several words, words after a place that are not part of it, numbers
+    /// that repeat their digits), drawn from the same seed.
+    #[arg(long, value_name = "STEPS@PEAK_LR[+ends]", value_delimiter = ',', num_args = 0.., default_values_t = [
+        LrCycle { steps: 2_000, lr: 6e-4, practice: Practice::Standard },
+        LrCycle { steps: 2_000, lr: 4e-4, practice: Practice::Standard },
     ])]
     extend: Vec<LrCycle>,
     /// Start from this model directory's weights (config.json and
@@ -209,24 +214,26 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
             })
             .collect()
     };
-    let started = Instant::now();
-    let data = encode(
-        corpus::generate(args.seed, args.examples, Split::Train),
-        args.prompt_loss,
-        &weights,
-    )?;
+    // A corpus per practice the run's cycles ask for, made when one first needs it.
+    let mut corpora: HashMap<Practice, Vec<Example>> = HashMap::new();
+    let make_corpus = |practice: Practice| -> Result<Vec<Example>, String> {
+        let started = Instant::now();
+        let examples = corpus::generate_with(args.seed, args.examples, Split::Train, practice);
+        let data = encode(examples, args.prompt_loss, &weights)?;
+        let tokens: usize = data.iter().map(|e| e.ids.len()).sum();
+        let counted: usize = data.iter().map(Example::counted).sum();
+        eprintln!(
+            "corpus ({practice}): {} conversations, {tokens} tokens ({counted} trained), encoded in {:.1}s",
+            data.len(),
+            started.elapsed().as_secs_f64()
+        );
+        Ok(data)
+    };
     let held_out = encode(
         corpus::generate(args.seed + 1000, args.held_out, Split::HeldOut),
         0.0,
         &LossWeights::UNIFORM,
     )?;
-    let tokens: usize = data.iter().map(|e| e.ids.len()).sum();
-    let counted: usize = data.iter().map(Example::counted).sum();
-    eprintln!(
-        "corpus: {} conversations, {tokens} tokens ({counted} trained), encoded in {:.1}s",
-        data.len(),
-        started.elapsed().as_secs_f64()
-    );
 
     let mut initial = match &args.init_from {
         Some(dir) => Some(
@@ -250,6 +257,7 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
     let cycles: Vec<LrCycle> = std::iter::once(LrCycle {
         steps: args.steps,
         lr: args.lr,
+        practice: Practice::Standard,
     })
     .chain(args.extend.iter().copied())
     .collect();
@@ -288,7 +296,12 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
             skip,
             until: (until - before).min(lr_cycle.steps),
         };
+        let data = match corpora.remove(&lr_cycle.practice) {
+            Some(data) => data,
+            None => make_corpus(lr_cycle.practice)?,
+        };
         let trainer = cycle.train(&args, &model, &data, &held_out)?;
+        corpora.insert(lr_cycle.practice, data);
         // Stopped by --until (within or at the end of this cycle), or done.
         if until - before <= lr_cycle.steps || k + 1 == cycles.len() {
             break;
@@ -311,20 +324,34 @@ fn cycle_dir(run_dir: &Path, k: usize) -> PathBuf {
     }
 }
 
-/// A learning-rate cycle's length and peak, as `--extend` gives it:
-/// `STEPS@PEAK_LR`.
+/// A learning-rate cycle's length, peak and corpus, as `--extend` gives
+/// it: `STEPS@PEAK_LR[+PRACTICE]`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct LrCycle {
     steps: u64,
     lr: f64,
+    practice: Practice,
 }
 
 impl std::str::FromStr for LrCycle {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        let expected = || format!("expected STEPS@PEAK_LR such as 2000@6e-4, found `{s}`");
-        let (steps, lr) = s.split_once('@').ok_or_else(expected)?;
+        let expected = || format!("expected STEPS@PEAK_LR[+ends] such as 2000@6e-4, found `{s}`");
+        // `+` may also be an exponent's sign (6e+4): a practice is a word.
+        let (s_cycle, practice) = match s.rsplit_once('+') {
+            Some((cycle, practice)) if practice.trim().starts_with(|c: char| c.is_alphabetic()) => {
+                (
+                    cycle,
+                    practice
+                        .trim()
+                        .parse::<Practice>()
+                        .map_err(|e| format!("{e} in `{s}`"))?,
+                )
+            }
+            _ => (s, Practice::Standard),
+        };
+        let (steps, lr) = s_cycle.split_once('@').ok_or_else(expected)?;
         let steps: u64 = steps.trim().parse().map_err(|_| expected())?;
         let lr: f64 = lr.trim().parse().map_err(|_| expected())?;
         if steps == 0 || !(lr.is_finite() && lr > 0.0) {
@@ -332,13 +359,21 @@ impl std::str::FromStr for LrCycle {
                 "expected at least one step and a learning rate above 0, found `{s}`"
             ));
         }
-        Ok(Self { steps, lr })
+        Ok(Self {
+            steps,
+            lr,
+            practice,
+        })
     }
 }
 
 impl std::fmt::Display for LrCycle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}@{:e}", self.steps, self.lr)
+        write!(f, "{}@{:e}", self.steps, self.lr)?;
+        match self.practice {
+            Practice::Standard => Ok(()),
+            practice => write!(f, "+{practice}"),
+        }
     }
 }
 

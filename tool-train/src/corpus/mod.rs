@@ -29,6 +29,7 @@
 
 mod encode;
 pub mod phrasing;
+mod practice;
 mod rng;
 mod scenarios;
 pub mod tokenizer;
@@ -37,6 +38,7 @@ pub mod values;
 mod weights;
 
 pub use encode::{encode, encode_text, encode_weighted, Encoded};
+pub use practice::Practice;
 pub use tokenizer::{train_tokenizer, TokenizerStats, SPECIAL_TOKENS};
 pub use weights::{byte_weights, LossWeights};
 
@@ -259,6 +261,14 @@ impl From<BpeError> for CorpusError {
 /// starts with the shorter one: example `i` depends only on `seed`, `i` and
 /// the split.
 pub fn generate(seed: u64, count: usize, split: Split) -> Vec<Example> {
+    generate_with(seed, count, split, Practice::Standard)
+}
+
+/// [`generate`] with `practice` added to the training split's
+/// conversations (the held-out split is the same either way). Example `i`
+/// still starts from the same seed, so it asks for the same things, but
+/// its values and wording differ where the practice draws.
+pub fn generate_with(seed: u64, count: usize, split: Split, practice: Practice) -> Vec<Example> {
     let salt = match split {
         Split::Train => 0,
         Split::HeldOut => 0x4845_4c44_4f55_5421,
@@ -268,7 +278,7 @@ pub fn generate(seed: u64, count: usize, split: Split) -> Vec<Example> {
         .map(str::to_owned)
         .collect();
     (0..count as u64)
-        .map(|i| scenarios::example(Rng::for_example(seed ^ salt, i), split, &names))
+        .map(|i| scenarios::example(Rng::for_example(seed ^ salt, i), split, &names, practice))
         .collect()
 }
 

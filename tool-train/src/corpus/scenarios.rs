@@ -9,6 +9,7 @@
 //! fixed mapping (average → mean, miles → mi, Fahrenheit → fahrenheit).
 
 use super::phrasing::{self as p, fill};
+use super::practice::{self, Practice};
 use super::rng::Rng;
 use super::values::{self as v, NumberKind};
 use super::{Case, Example, Expectation, Scenario, Split};
@@ -218,10 +219,13 @@ pub(crate) struct Cx<'a> {
     next_id: usize,
     /// The extended held-out split's case being written, if any.
     case: Option<Case>,
+    practice: Practice,
+    /// Places drawn since the last request, for value-end practice.
+    places: Vec<String>,
 }
 
 impl<'a> Cx<'a> {
-    fn new(rng: Rng, split: Split, toolbox: &'a Toolbox) -> Cx<'a> {
+    fn new(rng: Rng, split: Split, toolbox: &'a Toolbox, practice: Practice) -> Cx<'a> {
         Cx {
             rng,
             split,
@@ -230,6 +234,8 @@ impl<'a> Cx<'a> {
             expectations: Vec::new(),
             next_id: 1,
             case: None,
+            practice,
+            places: Vec::new(),
         }
     }
 
@@ -281,6 +287,11 @@ impl<'a> Cx<'a> {
         }
         if self.rng.chance(0.1) && text.ends_with(['?', '.']) && !text.ends_with("\"?") {
             text.pop();
+        }
+        for place in std::mem::take(&mut self.places) {
+            if let Some(longer) = practice::with_trailer(&mut self.rng, &text, &place) {
+                text = longer;
+            }
         }
         self.user(text);
     }
@@ -335,7 +346,20 @@ impl<'a> Cx<'a> {
     }
 
     fn number(&mut self, kind: NumberKind) -> String {
+        if self.practice.ends(self.split) {
+            if let Some(n) = practice::repeating_number(&mut self.rng, self.split, kind) {
+                return n;
+            }
+        }
         v::number(&mut self.rng, self.split, kind)
+    }
+
+    /// A made-up place, of several words now and then with value-end practice.
+    fn invented_place(&mut self) -> String {
+        if self.practice.ends(self.split) && practice::wants_long_place(&mut self.rng) {
+            return practice::long_place(&mut self.rng, self.split);
+        }
+        v::invented_place(&mut self.rng, self.split)
     }
 
     /// A weather location as the user writes it: "Paris" or "Paris, France".
@@ -343,16 +367,20 @@ impl<'a> Cx<'a> {
         let (city, country) = *v::pick_named(&mut self.rng, v::CITIES, self.split, |c| c.0);
         let invented;
         let city = if self.invents() {
-            invented = v::invented_place(&mut self.rng, self.split);
+            invented = self.invented_place();
             invented.as_str()
         } else {
             city
         };
-        if self.rng.chance(0.5) {
+        let location = if self.rng.chance(0.5) {
             format!("{city}, {country}")
         } else {
             city.to_owned()
+        };
+        if self.practice.ends(self.split) {
+            self.places.push(location.clone());
         }
+        location
     }
 
     fn two_locations(&mut self) -> (String, String) {
@@ -366,12 +394,17 @@ impl<'a> Cx<'a> {
     }
 
     fn city(&mut self) -> String {
-        if self.invents() {
-            return v::invented_place(&mut self.rng, self.split);
+        let city = if self.invents() {
+            self.invented_place()
+        } else {
+            v::pick_named(&mut self.rng, v::CITIES, self.split, |c| c.0)
+                .0
+                .to_owned()
+        };
+        if self.practice.ends(self.split) {
+            self.places.push(city.clone());
         }
-        v::pick_named(&mut self.rng, v::CITIES, self.split, |c| c.0)
-            .0
-            .to_owned()
+        city
     }
 
     /// Whether the next place is made up: most of them in training, so that
@@ -1929,7 +1962,7 @@ fn offer(rng: &mut Rng, needed: &[&str], excluded: &[&str], all: &[String]) -> V
 }
 
 /// A seeded example of `split`; `toolbox` holds every corpus tool.
-pub(crate) fn example(mut rng: Rng, split: Split, all: &[String]) -> Example {
+pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Practice) -> Example {
     let weights: Vec<u32> = SCENARIOS.iter().map(|s| s.1).collect();
     let scenario = SCENARIOS[rng.weighted(&weights)].0;
     // The clock of this conversation: some instant in 2025 to 2027.
@@ -1941,7 +1974,7 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String]) -> Example {
         .chance(0.25)
         .then(|| *rng.pick(super::values::SYSTEM_PROMPTS));
     let conversation_rng = Rng::for_example(rng.next_u64(), 0);
-    let mut cx = Cx::new(conversation_rng, split, &toolbox);
+    let mut cx = Cx::new(conversation_rng, split, &toolbox, practice);
     if let Some(system) = system {
         cx.messages.push(Message::system(system));
     }
@@ -2019,7 +2052,12 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String]) -> Example {
         Scenario::Unavailable => {
             let intent = weighted(&mut rng, SINGLE);
             // Write the request as usual, then keep only the question.
-            let mut scratch = Cx::new(Rng::for_example(rng.next_u64(), 1), split, &toolbox);
+            let mut scratch = Cx::new(
+                Rng::for_example(rng.next_u64(), 1),
+                split,
+                &toolbox,
+                practice,
+            );
             run(&mut scratch, intent, false);
             let request = scratch
                 .messages

@@ -151,7 +151,7 @@ pub fn email(rng: &mut Rng, split: Split) -> String {
 }
 
 /// A made-up word of `syllables` syllables, lower case ("velmor", "tarbisk").
-fn made_up_word(rng: &mut Rng, syllables: i64) -> String {
+pub(crate) fn made_up_word(rng: &mut Rng, syllables: i64) -> String {
     const ONSETS: &[&str] = &[
         "b", "br", "d", "dr", "f", "g", "gr", "h", "k", "kr", "l", "m", "n", "p", "r", "s", "st",
         "t", "tr", "v", "z", "sh", "ch", "",

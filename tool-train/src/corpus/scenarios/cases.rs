@@ -193,7 +193,12 @@ pub(crate) fn case_example(mut rng: Rng, case: Case, all: &[String]) -> Example 
     ));
     let toolbox = crate::corpus::tools::toolbox(clock);
     let split = Split::HeldOut;
-    let mut cx = Cx::new(Rng::for_example(rng.next_u64(), 0), split, &toolbox);
+    let mut cx = Cx::new(
+        Rng::for_example(rng.next_u64(), 0),
+        split,
+        &toolbox,
+        Practice::Standard,
+    );
     cx.case = Some(case);
     let words = |cx: &mut Cx, pool: &[(&str, &str)]| {
         let (text, reply) = *cx.rng.pick(pool);
