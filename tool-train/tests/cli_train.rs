@@ -153,6 +153,17 @@ fn extend_alone_is_one_cycle_and_a_malformed_cycle_is_refused() {
         let err = String::from_utf8_lossy(&refused.stderr);
         assert!(err.contains(expected) && err.contains(bad), "{bad}: {err}");
     }
+    let refused = train(
+        &out,
+        &scratch_path("cli-bad-practice"),
+        &["--practice", "end"],
+    );
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("expected a practice") && err.contains("`end`"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&out).unwrap();
     std::fs::remove_dir_all(&run).unwrap();
 }

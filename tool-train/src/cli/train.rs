@@ -52,6 +52,10 @@ pub struct TrainArgs {
     /// Peak learning rate of the first cycle.
     #[arg(long, default_value_t = 2e-3)]
     lr: f64,
+    /// What the first cycle's corpus adds to the standard conversations
+    /// (`ends`: value-end practice, as `+ends` gives a later cycle).
+    #[arg(long, default_value_t = Practice::Standard)]
+    practice: Practice,
     /// Width of the model.
     #[arg(long, default_value_t = 256)]
     hidden: usize,
@@ -257,7 +261,7 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
     let cycles: Vec<LrCycle> = std::iter::once(LrCycle {
         steps: args.steps,
         lr: args.lr,
-        practice: Practice::Standard,
+        practice: args.practice,
     })
     .chain(args.extend.iter().copied())
     .collect();
