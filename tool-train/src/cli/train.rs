@@ -116,6 +116,7 @@ pub struct TrainArgs {
     #[arg(long, value_name = "STEPS@PEAK_LR[+ends]", value_delimiter = ',', num_args = 0.., default_values_t = [
         LrCycle { steps: 2_000, lr: 6e-4, practice: Practice::Standard },
         LrCycle { steps: 2_000, lr: 4e-4, practice: Practice::Standard },
+        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::ValueEnds },
     ])]
     extend: Vec<LrCycle>,
     /// Start from this model directory's weights (config.json and
