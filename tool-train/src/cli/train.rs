@@ -7,10 +7,9 @@
 //! each after the first (`--extend`) training the model the one before
 //! ends with further.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-use std::collections::HashMap;
 
 use tool_train::corpus::{self, LossWeights, Practice, Split};
 use tool_train::train::{

@@ -377,10 +377,15 @@ impl<'a> Cx<'a> {
         } else {
             city.to_owned()
         };
+        self.asked_place(location)
+    }
+
+    /// `place`, kept for the next request's value-end practice.
+    fn asked_place(&mut self, place: String) -> String {
         if self.practice.ends(self.split) {
-            self.places.push(location.clone());
+            self.places.push(place.clone());
         }
-        location
+        place
     }
 
     fn two_locations(&mut self) -> (String, String) {
@@ -401,10 +406,7 @@ impl<'a> Cx<'a> {
                 .0
                 .to_owned()
         };
-        if self.practice.ends(self.split) {
-            self.places.push(city.clone());
-        }
-        city
+        self.asked_place(city)
     }
 
     /// Whether the next place is made up: most of them in training, so that
