@@ -1,8 +1,9 @@
 //! Prints conversations of the training corpus as the model reads them, with
 //! the loss weight of each assistant token: what `tool-train train` learns from.
 //!
-//! `cargo run --release -p tool-train --example corpus_sample -- [count] [seed] [train|ends|held-out|cases]`
-//! (`ends`: training conversations with value-end practice)
+//! `cargo run --release -p tool-train --example corpus_sample -- [count] [seed] [train|ends|wide|held-out|cases]`
+//! (`ends`: training conversations with value-end practice; `wide`: with
+//! value-end practice and wider wording)
 
 use tool_train::corpus::{self, LossWeights, Practice, Split};
 
@@ -14,6 +15,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some("held-out") => corpus::generate(seed, count, Split::HeldOut),
         Some("cases") => corpus::generate_cases(seed, count),
         Some("ends") => corpus::generate_with(seed, count, Split::Train, Practice::ValueEnds),
+        Some("wide") => corpus::generate_with(seed, count, Split::Train, Practice::Wide),
         _ => corpus::generate(seed, count, Split::Train),
     };
     let template = corpus::bundled_template()?;

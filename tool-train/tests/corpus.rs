@@ -11,19 +11,25 @@ use tool_use::models::parse::{detect_format, Format, ParseOptions};
 use tool_use::models::template::{ModelTemplates, RenderOptions};
 use tool_use::{demo, Message, Role};
 
-/// Standard conversations, then conversations with value-end practice:
-/// every check of the training split holds for both.
+/// Standard conversations, then conversations with value-end practice and
+/// with wide practice: every check of the training split holds for all.
 fn train() -> &'static [Example] {
     static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
     CORPUS.get_or_init(|| {
         let mut examples = corpus::generate(11, 1500, Split::Train);
         examples.extend(practice());
+        examples.extend(wide().iter().cloned());
         examples
     })
 }
 
 fn practice() -> Vec<Example> {
     corpus::generate_with(13, 600, Split::Train, Practice::ValueEnds)
+}
+
+fn wide() -> &'static [Example] {
+    static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
+    CORPUS.get_or_init(|| corpus::generate_with(14, 600, Split::Train, Practice::Wide))
 }
 
 fn held_out() -> &'static [Example] {
@@ -79,14 +85,136 @@ fn the_standard_corpus_is_the_one_the_shipped_model_was_trained_on() {
 const STANDARD_FINGERPRINT: u64 = 16_295_586_627_628_463_615;
 
 #[test]
-fn value_end_practice_changes_training_conversations_only() {
-    assert_eq!(
-        corpus::generate_with(12, 300, Split::HeldOut, Practice::ValueEnds),
-        corpus::generate(12, 300, Split::HeldOut)
+fn practice_changes_training_conversations_only() {
+    for practice in [Practice::ValueEnds, Practice::Wide] {
+        assert_eq!(
+            corpus::generate_with(12, 300, Split::HeldOut, practice),
+            corpus::generate(12, 300, Split::HeldOut),
+            "{practice}"
+        );
+        assert_ne!(
+            corpus::generate_with(11, 100, Split::Train, practice),
+            corpus::generate(11, 100, Split::Train),
+            "{practice}"
+        );
+    }
+}
+
+/// A text as a reader compares it: case, spaces and marks aside.
+fn words_of(text: &str) -> String {
+    text.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The user turns of `example` the assistant answers without a call.
+fn answered_in_words(example: &Example) -> impl Iterator<Item = &str> {
+    example.expectations.iter().filter_map(|x| {
+        let asked = example.messages.get(x.index.checked_sub(1)?)?;
+        (x.calls.is_empty() && asked.role == Role::User).then(|| asked.text())
+    })
+}
+
+#[test]
+fn wide_practice_thanks_and_greets_in_new_words_never_held_out_ones() {
+    let held_out: HashSet<String> = corpus::generate_cases(12, 180)
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.case,
+                Some(Case::Greeting | Case::AboutAssistant | Case::ThanksAndBye)
+            )
+        })
+        .flat_map(|e| answered_in_words(e).map(words_of).collect::<Vec<_>>())
+        .chain(
+            values::part(values::THANKS, Split::HeldOut)
+                .chain(values::part(values::SMALL_TALK, Split::HeldOut))
+                .map(|(text, _)| words_of(text)),
+        )
+        .collect();
+    assert!(held_out.len() > 20, "{} held-out texts", held_out.len());
+    let pools: HashSet<String> = values::THANKS
+        .iter()
+        .chain(values::SMALL_TALK)
+        .map(|(text, _)| words_of(text))
+        .collect();
+    let (mut thanks_after_request, mut composed) = (0, 0);
+    for example in wide() {
+        // The pools themselves share a few texts across splits ("See you
+        // later!" is held-out thanks and training small talk).
+        for text in answered_in_words(example).filter(|t| !pools.contains(&words_of(t))) {
+            assert!(
+                !held_out.contains(&words_of(text)),
+                "held-out text {text:?}"
+            );
+            if example.scenario == Scenario::SmallTalk {
+                composed += 1;
+            }
+        }
+        let calls = example.expectations.iter().any(|x| !x.calls.is_empty());
+        let last_words = example
+            .expectations
+            .last()
+            .is_some_and(|x| x.calls.is_empty());
+        if calls && last_words && example.scenario == Scenario::Single {
+            let asked = answered_in_words(example).last().unwrap_or_default();
+            if !asked.chars().any(|c| c.is_ascii_digit()) && asked.split(' ').count() <= 8 {
+                thanks_after_request += 1;
+            }
+        }
+    }
+    assert!(composed > 10, "{composed} composed greetings and thanks");
+    assert!(
+        thanks_after_request > 20,
+        "{thanks_after_request} thanks after a request"
     );
-    assert_ne!(
-        corpus::generate_with(11, 100, Split::Train, Practice::ValueEnds),
-        corpus::generate(11, 100, Split::Train)
+}
+
+#[test]
+fn wide_practice_names_units_after_a_comma_and_places_after_known_cities() {
+    let cities: HashSet<&str> = values::CITIES.iter().map(|c| c.0).collect();
+    let (mut unit_after, mut with_city) = (0, 0);
+    for example in wide() {
+        for x in &example.expectations {
+            let Some(request) = example.messages[..x.index]
+                .iter()
+                .rev()
+                .find(|m| m.role == Role::User)
+            else {
+                continue;
+            };
+            let request = request.text();
+            for call in x
+                .calls
+                .iter()
+                .filter(|c| c.name == "get_current_temperature")
+            {
+                let place = call.arguments["location"].as_str().unwrap_or_default();
+                let Some(at) = request.find(place) else {
+                    continue;
+                };
+                let rest = &request[at + place.len()..];
+                let unit = call.arguments["unit"].as_str().unwrap_or_default();
+                if [", ", " (", " - ", "; "]
+                    .iter()
+                    .any(|t| rest.starts_with(t))
+                    && rest.to_lowercase().contains(&unit[..4])
+                {
+                    unit_after += 1;
+                }
+                let city = place.split(", ").next().unwrap_or(place);
+                let words: Vec<&str> = city.split(' ').collect();
+                if words.len() == 2 && words.iter().any(|w| cities.contains(w)) {
+                    with_city += 1;
+                }
+            }
+        }
+    }
+    assert!(unit_after > 5, "{unit_after} units after a place");
+    assert!(
+        with_city > 3,
+        "{with_city} made-up places with a city's name"
     );
 }
 

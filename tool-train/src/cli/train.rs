@@ -52,7 +52,8 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 2e-3)]
     lr: f64,
     /// What the first cycle's corpus adds to the standard conversations
-    /// (`ends`: value-end practice, as `+ends` gives a later cycle).
+    /// (`ends`: value-end practice, as `+ends` gives a later cycle; `wide`:
+    /// value-end practice and wider wording, as `+wide`).
     #[arg(long, default_value_t = Practice::Standard)]
     practice: Practice,
     /// Width of the model.
@@ -111,8 +112,11 @@ pub struct TrainArgs {
     /// reach; its checkpoints are in `RUN_DIR/cycleK`. `+ends` after the
     /// peak trains the cycle on a corpus with value-end practice (places of
     /// several words, words after a place that are not part of it, numbers
-    /// that repeat their digits), drawn from the same seed.
-    #[arg(long, value_name = "STEPS@PEAK_LR[+ends]", value_delimiter = ',', num_args = 0.., default_values_t = [
+    /// that repeat their digits), drawn from the same seed; `+wide` adds
+    /// wider wording to it (thanks and greetings composed from parts,
+    /// thanks after answered requests, more requests for tools not offered,
+    /// units after a comma, texts with inner punctuation).
+    #[arg(long, value_name = "STEPS@PEAK_LR[+PRACTICE]", value_delimiter = ',', num_args = 0.., default_values_t = [
         LrCycle { steps: 2_000, lr: 6e-4, practice: Practice::Standard },
         LrCycle { steps: 2_000, lr: 4e-4, practice: Practice::Standard },
         LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::ValueEnds },
@@ -341,7 +345,9 @@ impl std::str::FromStr for LrCycle {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        let expected = || format!("expected STEPS@PEAK_LR[+ends] such as 2000@6e-4, found `{s}`");
+        let expected = || {
+            format!("expected STEPS@PEAK_LR[+PRACTICE] such as 2000@6e-4 or 2000@3e-4+ends, found `{s}`")
+        };
         // `+` may also be an exponent's sign (6e+4): a practice is a word.
         let (s_cycle, practice) = match s.rsplit_once('+') {
             Some((cycle, practice)) if practice.trim().starts_with(|c: char| c.is_alphabetic()) => {

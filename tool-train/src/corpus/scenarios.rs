@@ -289,7 +289,9 @@ impl<'a> Cx<'a> {
             text.pop();
         }
         for place in std::mem::take(&mut self.places) {
-            if let Some(longer) = practice::with_trailer(&mut self.rng, &text, &place) {
+            if let Some(longer) =
+                practice::with_trailer(&mut self.rng, &text, &place, self.practice.wide(self.split))
+            {
                 text = longer;
             }
         }
@@ -357,6 +359,9 @@ impl<'a> Cx<'a> {
     /// A made-up place, of several words now and then with value-end practice.
     fn invented_place(&mut self) -> String {
         if self.practice.ends(self.split) && practice::wants_long_place(&mut self.rng) {
+            if self.practice.wide(self.split) && self.rng.chance(0.35) {
+                return practice::place_with_city(&mut self.rng, self.split);
+            }
             return practice::long_place(&mut self.rng, self.split);
         }
         v::invented_place(&mut self.rng, self.split)
@@ -968,7 +973,11 @@ fn stock(cx: &mut Cx, fail: bool) -> Follow {
 
 fn phrase_to_translate(cx: &mut Cx) -> String {
     if cx.invents() {
-        return v::capitalized(&v::invented_text(&mut cx.rng, cx.split, 1, 4));
+        let text = v::capitalized(&v::invented_text(&mut cx.rng, cx.split, 1, 4));
+        if cx.practice.wide(cx.split) {
+            return practice::punctuated(&mut cx.rng, text);
+        }
+        return text;
     }
     (v::pick(&mut cx.rng, v::PHRASES, cx.split).0).to_owned()
 }
@@ -1154,8 +1163,14 @@ fn email(cx: &mut Cx, fail: bool) -> Follow {
     };
     let (subject, body) = if cx.invents() {
         let subject = v::capitalized(&v::invented_text(&mut cx.rng, cx.split, 1, 3));
-        let body = v::capitalized(&v::invented_text(&mut cx.rng, cx.split, 4, 9));
-        (subject, format!("{body}."))
+        let mut body = v::capitalized(&v::invented_text(&mut cx.rng, cx.split, 4, 9));
+        if cx.practice.wide(cx.split) {
+            body = practice::punctuated(&mut cx.rng, body);
+        }
+        if !body.ends_with(['.', '!', '?']) {
+            body.push('.');
+        }
+        (subject, body)
     } else {
         let (subject, body) = *v::pick(&mut cx.rng, v::EMAILS, cx.split);
         (subject.to_owned(), body.to_owned())
@@ -1182,15 +1197,21 @@ fn email(cx: &mut Cx, fail: bool) -> Follow {
             " Flag it as urgent.",
         ]));
     }
-    cx.ask_phrase(
-        p::EMAIL,
-        &[
-            ("to", &to),
-            ("subject", subject),
-            ("body", body),
-            ("extra", &extra),
-        ],
-    );
+    let slots = [
+        ("to", to.as_str()),
+        ("subject", subject),
+        ("body", body),
+        ("extra", &extra),
+    ];
+    let address_first = if cx.practice.wide(cx.split) {
+        practice::email_phrasing(&mut cx.rng)
+    } else {
+        None
+    };
+    match address_first {
+        Some(template) => cx.ask(fill(template, &slots)),
+        None => cx.ask_phrase(p::EMAIL, &slots),
+    }
     let mut pairs = vec![
         ("to", json!(to)),
         ("subject", json!(subject)),
@@ -1965,7 +1986,16 @@ fn offer(rng: &mut Rng, needed: &[&str], excluded: &[&str], all: &[String]) -> V
 
 /// A seeded example of `split`; `toolbox` holds every corpus tool.
 pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Practice) -> Example {
-    let weights: Vec<u32> = SCENARIOS.iter().map(|s| s.1).collect();
+    let weights: Vec<u32> = SCENARIOS
+        .iter()
+        .map(|&(scenario, weight)| {
+            if practice.wide(split) {
+                wide_weight(scenario, weight)
+            } else {
+                weight
+            }
+        })
+        .collect();
     let scenario = SCENARIOS[rng.weighted(&weights)].0;
     // The clock of this conversation: some instant in 2025 to 2027.
     let clock = Clock::Fixed(DateTime::from_unix(
@@ -2046,8 +2076,18 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
             offer(&mut rng, &[], &[], all)
         }
         Scenario::SmallTalk => {
-            let (text, reply) = *v::pick(&mut cx.rng, v::SMALL_TALK, split);
-            cx.user(text.to_owned());
+            let (text, reply) =
+                if cx.practice.wide(split) && practice::wants_composed_small_talk(&mut cx.rng) {
+                    if cx.rng.chance(0.5) {
+                        practice::greeting(&mut cx.rng, cases::is_held_out_small_talk)
+                    } else {
+                        practice::thanks(&mut cx.rng, cases::is_held_out_small_talk)
+                    }
+                } else {
+                    let (text, reply) = *v::pick(&mut cx.rng, v::SMALL_TALK, split);
+                    (text.to_owned(), reply)
+                };
+            cx.user(text);
             cx.answer(reply.to_owned(), Vec::new());
             offer(&mut rng, &[], &[], all)
         }
@@ -2088,7 +2128,29 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
             offered
         }
     };
+    // Sessions keep their three or four requests; a failed request is not
+    // thanked for.
+    let finished_request = matches!(
+        scenario,
+        Scenario::Single | Scenario::Parallel | Scenario::Chain
+    );
+    if finished_request && cx.practice.wide(split) && practice::wants_thanks(&mut cx.rng) {
+        let (text, reply) = practice::thanks(&mut cx.rng, cases::is_held_out_small_talk);
+        cx.user(text);
+        cx.answer(reply.to_owned(), Vec::new());
+    }
     cx.into_example(&offered, scenario)
+}
+
+/// [`SCENARIOS`]' weight for `scenario` with [`Practice::Wide`]: more turns
+/// that call nothing, where v8 still called a tool.
+fn wide_weight(scenario: Scenario, weight: u32) -> u32 {
+    match scenario {
+        Scenario::Unavailable => 15,
+        Scenario::SmallTalk => 10,
+        Scenario::OutOfScope => 11,
+        _ => weight,
+    }
 }
 
 /// One more, unrelated request of the conversation, with its calls and

@@ -172,6 +172,19 @@ const TERSE_INTENTS: &[Intent] = &[
     Distance,
 ];
 
+/// Whether `text` is, in other case or marks, a greeting, question or
+/// thanks the held-out split asks: composed practice never writes one.
+pub(super) fn is_held_out_small_talk(text: &str) -> bool {
+    let cases = GREETINGS
+        .iter()
+        .chain(ABOUT_ASSISTANT)
+        .chain(THANKS_AND_BYE);
+    let pools = v::part(v::THANKS, Split::HeldOut).chain(v::part(v::SMALL_TALK, Split::HeldOut));
+    cases
+        .chain(pools)
+        .any(|(held_out, _)| practice::same_words(held_out, text))
+}
+
 /// The held-out phrasings standing in for `list` in the terse case.
 pub(super) fn terse(list: &[&'static str]) -> Option<&'static [&'static str]> {
     TERSE.iter().find(|(of, _)| *of == list).map(|(_, t)| *t)
