@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use tool_train::corpus::{self, tools, values, Case, Example, Practice, Scenario, Split};
 use tool_use::models::parse::{detect_format, Format, ParseOptions};
 use tool_use::models::template::{ModelTemplates, RenderOptions};
-use tool_use::{demo, Message, Role};
+use tool_use::{demo, Message, Role, ToolCall};
 
 /// Standard conversations, then conversations with value-end practice and
 /// with wide practice: every check of the training split holds for all.
@@ -171,44 +171,46 @@ fn wide_practice_thanks_and_greets_in_new_words_never_held_out_ones() {
     );
 }
 
+/// Each call of `examples` with the request it answers.
+fn calls_and_requests(examples: &[Example]) -> impl Iterator<Item = (&ToolCall, &str)> {
+    examples.iter().flat_map(|example| {
+        example.expectations.iter().flat_map(move |x| {
+            let request = example.messages[..x.index]
+                .iter()
+                .rev()
+                .find(|m| m.role == Role::User)
+                .map(Message::text);
+            x.calls
+                .iter()
+                .filter_map(move |call| Some((call, request?)))
+        })
+    })
+}
+
 #[test]
 fn wide_practice_names_units_after_a_comma_and_places_after_known_cities() {
     let cities: HashSet<&str> = values::CITIES.iter().map(|c| c.0).collect();
     let (mut unit_after, mut with_city) = (0, 0);
-    for example in wide() {
-        for x in &example.expectations {
-            let Some(request) = example.messages[..x.index]
-                .iter()
-                .rev()
-                .find(|m| m.role == Role::User)
-            else {
-                continue;
-            };
-            let request = request.text();
-            for call in x
-                .calls
-                .iter()
-                .filter(|c| c.name == "get_current_temperature")
-            {
-                let place = call.arguments["location"].as_str().unwrap_or_default();
-                let Some(at) = request.find(place) else {
-                    continue;
-                };
-                let rest = &request[at + place.len()..];
-                let unit = call.arguments["unit"].as_str().unwrap_or_default();
-                if [", ", " (", " - ", "; "]
-                    .iter()
-                    .any(|t| rest.starts_with(t))
-                    && rest.to_lowercase().contains(&unit[..4])
-                {
-                    unit_after += 1;
-                }
-                let city = place.split(", ").next().unwrap_or(place);
-                let words: Vec<&str> = city.split(' ').collect();
-                if words.len() == 2 && words.iter().any(|w| cities.contains(w)) {
-                    with_city += 1;
-                }
-            }
+    let temperatures =
+        calls_and_requests(wide()).filter(|(c, _)| c.name == "get_current_temperature");
+    for (call, request) in temperatures {
+        let place = call.arguments["location"].as_str().unwrap_or_default();
+        let Some(at) = request.find(place) else {
+            continue;
+        };
+        let rest = &request[at + place.len()..];
+        let unit = call.arguments["unit"].as_str().unwrap_or_default();
+        if [", ", " (", " - ", "; "]
+            .iter()
+            .any(|t| rest.starts_with(t))
+            && rest.to_lowercase().contains(unit.get(..4).unwrap_or(unit))
+        {
+            unit_after += 1;
+        }
+        let city = place.split(", ").next().unwrap_or(place);
+        let words: Vec<&str> = city.split(' ').collect();
+        if words.len() == 2 && words.iter().any(|w| cities.contains(w)) {
+            with_city += 1;
         }
     }
     assert!(unit_after > 5, "{unit_after} units after a place");
@@ -222,45 +224,34 @@ fn wide_practice_names_units_after_a_comma_and_places_after_known_cities() {
 fn value_end_practice_asks_for_places_that_end_before_other_words() {
     let places = ["location", "origin", "destination"];
     let (mut trailed, mut long, mut unit_after_comma, mut total) = (0, 0, 0, 0);
-    for example in practice() {
-        for x in &example.expectations {
-            let Some(request) = example.messages[..x.index]
-                .iter()
-                .rev()
-                .find(|m| m.role == Role::User)
-            else {
+    let practice = practice();
+    for (call, request) in calls_and_requests(&practice) {
+        for key in places {
+            let Some(place) = call.arguments.get(key).and_then(Value::as_str) else {
                 continue;
             };
-            let request = request.text();
-            for call in &x.calls {
-                for key in places {
-                    let Some(place) = call.arguments.get(key).and_then(Value::as_str) else {
-                        continue;
-                    };
-                    let Some(at) = request.find(place) else {
-                        continue;
-                    };
-                    total += 1;
-                    let rest = &request[at + place.len()..];
-                    if rest.starts_with(", in ") {
-                        unit_after_comma += 1;
-                    } else if [
-                        ", ", " please", " for me", " today", " now", " again", " as well", " (",
-                    ]
-                    .iter()
-                    .any(|t| rest.starts_with(t))
-                        && !rest.starts_with(", and")
-                    {
-                        trailed += 1;
-                    }
-                    let city = place.split(", ").next().unwrap_or(place);
-                    if city.split(' ').count() >= 2
-                        && !["Port", "San", "New", "Lake", "Fort", "Saint"]
-                            .contains(&city.split(' ').next().unwrap_or(""))
-                    {
-                        long += 1;
-                    }
-                }
+            let Some(at) = request.find(place) else {
+                continue;
+            };
+            total += 1;
+            let rest = &request[at + place.len()..];
+            if rest.starts_with(", in ") {
+                unit_after_comma += 1;
+            } else if [
+                ", ", " please", " for me", " today", " now", " again", " as well", " (",
+            ]
+            .iter()
+            .any(|t| rest.starts_with(t))
+                && !rest.starts_with(", and")
+            {
+                trailed += 1;
+            }
+            let city = place.split(", ").next().unwrap_or(place);
+            if city.split(' ').count() >= 2
+                && !["Port", "San", "New", "Lake", "Fort", "Saint"]
+                    .contains(&city.split(' ').next().unwrap_or(""))
+            {
+                long += 1;
             }
         }
     }
