@@ -120,6 +120,7 @@ pub struct TrainArgs {
         LrCycle { steps: 2_000, lr: 6e-4, practice: Practice::Standard },
         LrCycle { steps: 2_000, lr: 4e-4, practice: Practice::Standard },
         LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::ValueEnds },
+        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Wide },
     ])]
     extend: Vec<LrCycle>,
     /// Start from this model directory's weights (config.json and
