@@ -1,9 +1,10 @@
 //! Prints conversations of the training corpus as the model reads them, with
 //! the loss weight of each assistant token: what `tool-train train` learns from.
 //!
-//! `cargo run --release -p tool-train --example corpus_sample -- [count] [seed] [train|ends|wide|held-out|cases]`
+//! `cargo run --release -p tool-train --example corpus_sample -- [count] [seed] [train|ends|wide|wording|held-out|cases]`
 //! (`ends`: training conversations with value-end practice; `wide`: with
-//! value-end practice and wider wording)
+//! value-end practice and wider wording; `wording`: the same without units
+//! after a comma)
 
 use tool_train::corpus::{self, LossWeights, Practice, Split};
 
@@ -16,6 +17,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some("cases") => corpus::generate_cases(seed, count),
         Some("ends") => corpus::generate_with(seed, count, Split::Train, Practice::ValueEnds),
         Some("wide") => corpus::generate_with(seed, count, Split::Train, Practice::Wide),
+        Some("wording") => corpus::generate_with(seed, count, Split::Train, Practice::Wording),
         _ => corpus::generate(seed, count, Split::Train),
     };
     let template = corpus::bundled_template()?;

@@ -145,7 +145,10 @@ fn extend_alone_is_one_cycle_and_a_malformed_cycle_is_refused() {
         ("2000@fast", "STEPS@PEAK_LR"),
         ("0@6e-4", "at least one step"),
         ("10@-1e-3", "above 0"),
-        ("10@6e-4+end", "expected a practice, `ends` or `standard`"),
+        (
+            "10@6e-4+end",
+            "expected a practice, `ends`, `wide`, `wording` or `standard`, found `end`",
+        ),
         ("10@6e+4+", "STEPS@PEAK_LR"),
     ] {
         let refused = train(&out, &scratch_path("cli-bad-run"), &["--extend", bad]);

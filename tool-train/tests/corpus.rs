@@ -86,7 +86,7 @@ const STANDARD_FINGERPRINT: u64 = 16_295_586_627_628_463_615;
 
 #[test]
 fn practice_changes_training_conversations_only() {
-    for practice in [Practice::ValueEnds, Practice::Wide] {
+    for practice in [Practice::ValueEnds, Practice::Wide, Practice::Wording] {
         assert_eq!(
             corpus::generate_with(12, 300, Split::HeldOut, practice),
             corpus::generate(12, 300, Split::HeldOut),
@@ -187,12 +187,14 @@ fn calls_and_requests(examples: &[Example]) -> impl Iterator<Item = (&ToolCall, 
     })
 }
 
-#[test]
-fn wide_practice_names_units_after_a_comma_and_places_after_known_cities() {
+/// Of the temperature requests of `examples`: how many name the unit
+/// right after the place other than as ", in Celsius", and how many places
+/// are a made-up word and a known city's name.
+fn units_after_places(examples: &[Example]) -> (usize, usize) {
     let cities: HashSet<&str> = values::CITIES.iter().map(|c| c.0).collect();
     let (mut unit_after, mut with_city) = (0, 0);
     let temperatures =
-        calls_and_requests(wide()).filter(|(c, _)| c.name == "get_current_temperature");
+        calls_and_requests(examples).filter(|(c, _)| c.name == "get_current_temperature");
     for (call, request) in temperatures {
         let place = call.arguments["location"].as_str().unwrap_or_default();
         let Some(at) = request.find(place) else {
@@ -203,6 +205,7 @@ fn wide_practice_names_units_after_a_comma_and_places_after_known_cities() {
         if [", ", " (", " - ", "; "]
             .iter()
             .any(|t| rest.starts_with(t))
+            && !rest.starts_with(", in ")
             && rest.to_lowercase().contains(unit.get(..4).unwrap_or(unit))
         {
             unit_after += 1;
@@ -213,7 +216,21 @@ fn wide_practice_names_units_after_a_comma_and_places_after_known_cities() {
             with_city += 1;
         }
     }
+    (unit_after, with_city)
+}
+
+#[test]
+fn wide_practice_names_units_after_a_comma_and_places_after_known_cities() {
+    let (unit_after, with_city) = units_after_places(wide());
     assert!(unit_after > 5, "{unit_after} units after a place");
+    assert!(
+        with_city > 3,
+        "{with_city} made-up places with a city's name"
+    );
+    // The wording practice is the same but for units after a comma.
+    let wording = corpus::generate_with(14, 600, Split::Train, Practice::Wording);
+    let (unit_after, with_city) = units_after_places(&wording);
+    assert_eq!(unit_after, 0, "units after a comma");
     assert!(
         with_city > 3,
         "{with_city} made-up places with a city's name"

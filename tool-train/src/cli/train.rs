@@ -53,7 +53,8 @@ pub struct TrainArgs {
     lr: f64,
     /// What the first cycle's corpus adds to the standard conversations
     /// (`ends`: value-end practice, as `+ends` gives a later cycle; `wide`:
-    /// value-end practice and wider wording, as `+wide`).
+    /// value-end practice and wider wording, as `+wide`; `wording`: the same
+    /// without units after a comma).
     #[arg(long, default_value_t = Practice::Standard)]
     practice: Practice,
     /// Width of the model.
@@ -115,7 +116,8 @@ pub struct TrainArgs {
     /// that repeat their digits), drawn from the same seed; `+wide` adds
     /// wider wording to it (thanks and greetings composed from parts,
     /// thanks after answered requests, more requests for tools not offered,
-    /// units after a comma, texts with inner punctuation).
+    /// units after a comma, texts with inner punctuation); `+wording` is
+    /// `+wide` without units after a comma.
     #[arg(long, value_name = "STEPS@PEAK_LR[+PRACTICE]", value_delimiter = ',', num_args = 0.., default_values_t = [
         LrCycle { steps: 2_000, lr: 6e-4, practice: Practice::Standard },
         LrCycle { steps: 2_000, lr: 4e-4, practice: Practice::Standard },

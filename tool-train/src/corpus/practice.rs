@@ -38,6 +38,9 @@ pub enum Practice {
     /// units after a comma, texts with inner punctuation, more requests for
     /// tools not offered.
     Wide,
+    /// Wide practice without units after a comma: from those v9 learnt
+    /// that a comma may end a place, and cut `Zagreb, Croatia` short.
+    Wording,
 }
 
 impl std::str::FromStr for Practice {
@@ -48,8 +51,9 @@ impl std::str::FromStr for Practice {
             "standard" => Ok(Practice::Standard),
             "ends" => Ok(Practice::ValueEnds),
             "wide" => Ok(Practice::Wide),
+            "wording" => Ok(Practice::Wording),
             _ => Err(format!(
-                "expected a practice, `ends`, `wide` or `standard`, found `{s}`"
+                "expected a practice, `ends`, `wide`, `wording` or `standard`, found `{s}`"
             )),
         }
     }
@@ -61,6 +65,7 @@ impl std::fmt::Display for Practice {
             Practice::Standard => "standard",
             Practice::ValueEnds => "ends",
             Practice::Wide => "wide",
+            Practice::Wording => "wording",
         })
     }
 }
@@ -95,12 +100,18 @@ const TRAILERS: &[&str] = &[
 impl Practice {
     /// Whether a conversation of `split` gets value-end practice.
     pub(crate) fn ends(self, split: Split) -> bool {
-        matches!(self, Practice::ValueEnds | Practice::Wide) && split == Split::Train
+        self != Practice::Standard && split == Split::Train
     }
 
     /// Whether a conversation of `split` gets the wider wording of
     /// [`Practice::Wide`].
     pub(crate) fn wide(self, split: Split) -> bool {
+        matches!(self, Practice::Wide | Practice::Wording) && split == Split::Train
+    }
+
+    /// Whether a unit after a place is named after a comma or in brackets
+    /// in more ways than ", in Celsius".
+    pub(crate) fn unit_after_comma(self, split: Split) -> bool {
         self == Practice::Wide && split == Split::Train
     }
 }
@@ -447,7 +458,12 @@ mod tests {
 
     #[test]
     fn practice_reads_back_what_it_writes() {
-        for p in [Practice::Standard, Practice::ValueEnds] {
+        for p in [
+            Practice::Standard,
+            Practice::ValueEnds,
+            Practice::Wide,
+            Practice::Wording,
+        ] {
             assert_eq!(p.to_string().parse::<Practice>(), Ok(p));
         }
         let err = "end".parse::<Practice>().unwrap_err();

@@ -289,9 +289,12 @@ impl<'a> Cx<'a> {
             text.pop();
         }
         for place in std::mem::take(&mut self.places) {
-            if let Some(longer) =
-                practice::with_trailer(&mut self.rng, &text, &place, self.practice.wide(self.split))
-            {
+            if let Some(longer) = practice::with_trailer(
+                &mut self.rng,
+                &text,
+                &place,
+                self.practice.unit_after_comma(self.split),
+            ) {
                 text = longer;
             }
         }
