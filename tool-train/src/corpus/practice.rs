@@ -357,7 +357,8 @@ pub(crate) fn wants_composed_small_talk(rng: &mut Rng) -> bool {
     rng.chance(COMPOSED_SMALL_TALK)
 }
 
-/// Whether an email request should name the address first.
+/// Now and then, a phrasing of an email request that names the address
+/// first.
 pub(crate) fn email_phrasing(rng: &mut Rng) -> Option<&'static str> {
     rng.chance(ADDRESS_FIRST)
         .then(|| *rng.pick(EMAIL_ADDRESS_FIRST))
