@@ -70,6 +70,10 @@ impl std::fmt::Display for Practice {
     }
 }
 
+/// How often a long made-up place contains a known city's name, with
+/// [`Practice::Wide`].
+const WITH_CITY: f64 = 0.35;
+
 /// How often a made-up place has several words, a place asked about is
 /// followed by words that are not part of it, and a large number repeats
 /// its digits.
@@ -147,6 +151,11 @@ pub(crate) fn place_with_city(rng: &mut Rng, split: Split) -> String {
     })
 }
 
+/// Whether a long made-up place should be a [`place_with_city`].
+pub(crate) fn wants_place_with_city(rng: &mut Rng) -> bool {
+    rng.chance(WITH_CITY)
+}
+
 /// Whether a made-up place should be a [`long_place`].
 pub(crate) fn wants_long_place(rng: &mut Rng) -> bool {
     rng.chance(LONG_PLACE)
@@ -182,9 +191,15 @@ pub(crate) fn repeating_number(rng: &mut Rng, split: Split, kind: NumberKind) ->
 
 /// `text` with words after `place` that are not part of it, where the
 /// request ends right after the place (", please" before its `?`) or goes
-/// on with a unit (" in Celsius" becomes ", in Celsius"); `None` where
-/// neither is so, or the draw leaves the request as it is.
-pub(crate) fn with_trailer(rng: &mut Rng, text: &str, place: &str, wide: bool) -> Option<String> {
+/// on with a unit (" in Celsius" becomes ", in Celsius", or with
+/// `unit_forms` one of [`UNIT_AFTER_PLACE`]); `None` where neither is so,
+/// or the draw leaves the request as it is.
+pub(crate) fn with_trailer(
+    rng: &mut Rng,
+    text: &str,
+    place: &str,
+    unit_forms: bool,
+) -> Option<String> {
     if place.is_empty() || !rng.chance(TRAILER) {
         return None;
     }
@@ -197,7 +212,7 @@ pub(crate) fn with_trailer(rng: &mut Rng, text: &str, place: &str, wide: bool) -
             return Some(format!("{}{trailer}{rest}", &text[..end]));
         }
         if let Some(unit) = rest.strip_prefix(" in ") {
-            if wide {
+            if unit_forms {
                 let word = unit.trim_end_matches(['?', '.', '!']);
                 let mark = &unit[word.len()..];
                 let form = *rng.pick(UNIT_AFTER_PLACE);

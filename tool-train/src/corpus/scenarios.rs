@@ -274,6 +274,12 @@ impl<'a> Cx<'a> {
         self.answer(fill(template, slots), must_contain);
     }
 
+    /// A user's turn that needs no tool, and the assistant's `reply`.
+    fn small_talk(&mut self, text: String, reply: &str) {
+        self.user(text);
+        self.answer(reply.to_owned(), Vec::new());
+    }
+
     fn user(&mut self, text: String) {
         self.messages.push(Message::user(text));
     }
@@ -362,7 +368,7 @@ impl<'a> Cx<'a> {
     /// A made-up place, of several words now and then with value-end practice.
     fn invented_place(&mut self) -> String {
         if self.practice.ends(self.split) && practice::wants_long_place(&mut self.rng) {
-            if self.practice.wide(self.split) && self.rng.chance(0.35) {
+            if self.practice.wide(self.split) && practice::wants_place_with_city(&mut self.rng) {
                 return practice::place_with_city(&mut self.rng, self.split);
             }
             return practice::long_place(&mut self.rng, self.split);
@@ -2024,8 +2030,7 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
                     // An unrelated second request, or thanks.
                     if rng.chance(0.25) {
                         let (text, reply) = *v::pick(&mut cx.rng, v::THANKS, split);
-                        cx.user(text.to_owned());
-                        cx.answer(reply.to_owned(), Vec::new());
+                        cx.small_talk(text.to_owned(), reply);
                     } else {
                         another_request(&mut cx, &mut rng, &mut needed);
                     }
@@ -2090,8 +2095,7 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
                     let (text, reply) = *v::pick(&mut cx.rng, v::SMALL_TALK, split);
                     (text.to_owned(), reply)
                 };
-            cx.user(text);
-            cx.answer(reply.to_owned(), Vec::new());
+            cx.small_talk(text, reply);
             offer(&mut rng, &[], &[], all)
         }
         Scenario::Unavailable => {
@@ -2139,8 +2143,7 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
     );
     if finished_request && cx.practice.wide(split) && practice::wants_thanks(&mut cx.rng) {
         let (text, reply) = practice::thanks(&mut cx.rng, cases::is_held_out_small_talk);
-        cx.user(text);
-        cx.answer(reply.to_owned(), Vec::new());
+        cx.small_talk(text, reply);
     }
     cx.into_example(&offered, scenario)
 }
