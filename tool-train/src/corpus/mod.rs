@@ -8,7 +8,7 @@
 //! a tool that is not offered, some make the tool fail; those are answered in
 //! words. [`render`] turns an example into training text with the bundled
 //! chat template, and the byte spans of the assistant's output (the only
-//! text the loss is taken on); [`encode`] turns it into token ids with that
+//! text the loss is taken on); [`encode()`] turns it into token ids with that
 //! loss mask. [`tokenizer`] trains the bundled tokenizer on the corpus.
 //!
 //! ```
