@@ -1,5 +1,6 @@
 //! `tool-train train` end to end on a tiny model: its learning-rate cycles,
-//! where each keeps its checkpoints and starts from, and resuming in them.
+//! where each keeps its checkpoints and starts from, resuming in them, and
+//! growing the model deeper between them.
 
 mod common;
 
@@ -20,7 +21,8 @@ fn out_dir(name: &str) -> PathBuf {
     out
 }
 
-/// `tool-train train` on a one-layer model, two conversations a step.
+/// `tool-train train` on a one-layer model (unless `extra` says otherwise),
+/// two conversations a step.
 fn train(out: &Path, run: &Path, extra: &[&str]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_tool-train"));
     command
@@ -38,13 +40,14 @@ fn train(out: &Path, run: &Path, extra: &[&str]) -> Output {
         "2",
         "--hidden",
         "64",
-        "--layers",
-        "1",
         "--batch-size",
         "2",
         "--export-every",
         "0",
     ]);
+    if !extra.contains(&"--layers") {
+        command.args(["--layers", "1"]);
+    }
     command.args(extra).output().unwrap()
 }
 
@@ -150,6 +153,9 @@ fn extend_alone_is_one_cycle_and_a_malformed_cycle_is_refused() {
             "expected a practice, `ends`, `wide`, `wording` or `standard`, found `end`",
         ),
         ("10@6e+4+", "STEPS@PEAK_LR"),
+        ("10@6e-4+layers=0", "layers above 0"),
+        ("10@6e-4+layers=two", "found `two`"),
+        ("10@6e-4+ends+layers=2+ends", "found `ends` again"),
     ] {
         let refused = train(&out, &scratch_path("cli-bad-run"), &["--extend", bad]);
         assert!(!refused.status.success(), "{bad}");
@@ -169,4 +175,88 @@ fn extend_alone_is_one_cycle_and_a_malformed_cycle_is_refused() {
     );
     std::fs::remove_dir_all(&out).unwrap();
     std::fs::remove_dir_all(&run).unwrap();
+}
+
+#[test]
+fn a_cycle_can_grow_the_model_deeper_and_later_cycles_keep_it() {
+    let out = out_dir("cli-grow-out");
+    let run = scratch_path("cli-grow-run");
+    let cycles = ["--extend", "2@5e-4+wording+layers=3,2@3e-4"];
+
+    // Into the second cycle: it starts from the first's one-layer export.
+    assert!(succeeded(&train(
+        &out,
+        &run,
+        &[&cycles[..], &["--until", "3"]].concat()
+    )));
+    let start2 = Llama::load_hf_dir(&run.join("cycle2/start")).unwrap();
+    assert_eq!(start2.config().num_hidden_layers, 1);
+    let grown = Trainer::resume(&run.join("cycle2")).unwrap();
+    assert_eq!(grown.model().config().num_hidden_layers, 3);
+    drop(grown);
+
+    // Resumed to the end: the third cycle keeps three layers.
+    let on = train(&out, &run, &cycles);
+    assert!(succeeded(&on));
+    let err = String::from_utf8_lossy(&on.stderr);
+    assert!(
+        !err.contains("deepened"),
+        "a resumed cycle is not grown again: {err}"
+    );
+    assert_eq!(
+        Llama::load_hf_dir(&run.join("cycle3/start"))
+            .unwrap()
+            .config()
+            .num_hidden_layers,
+        3
+    );
+    assert_eq!(
+        Llama::load_hf_dir(&out).unwrap().config().num_hidden_layers,
+        3
+    );
+
+    // A cycle cannot take layers away, and --init-from with more --layers grows.
+    let shrink = train(
+        &out,
+        &scratch_path("cli-grow-shrink"),
+        &[
+            "--init-from",
+            out.to_str().unwrap(),
+            "--layers",
+            "2",
+            "--extend",
+        ],
+    );
+    assert!(!shrink.status.success());
+    let err = String::from_utf8_lossy(&shrink.stderr);
+    assert!(err.contains("at least the 3 layers"), "{err}");
+    let init = out_dir("cli-grow-init");
+    let again = scratch_path("cli-grow-again");
+    let grow = train(
+        &init,
+        &again,
+        &[
+            "--init-from",
+            out.to_str().unwrap(),
+            "--layers",
+            "4",
+            "--extend",
+        ],
+    );
+    assert!(succeeded(&grow));
+    let err = String::from_utf8_lossy(&grow.stderr);
+    assert!(
+        err.contains("deepened the model from 3 to 4 layers"),
+        "{err}"
+    );
+    assert_eq!(
+        Llama::load_hf_dir(&init)
+            .unwrap()
+            .config()
+            .num_hidden_layers,
+        4
+    );
+    for dir in [&out, &run, &init, &again] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }

@@ -1,13 +1,14 @@
 //! The differentiable Llama: gradients reach every parameter and agree with finite
-//! differences, candle-transformers' Llama loads the export with the same logits, and the
-//! loss counts exactly the masked-in tokens.
+//! differences, candle-transformers' Llama loads the export with the same logits, the
+//! loss counts exactly the masked-in tokens, and a deepened model computes what it grew
+//! from.
 
 mod common;
 
 use common::scratch_path;
 
 use candle_core::{DType, Device, IndexOp, Tensor, D};
-use tool_train::train::{export_hf, Batch, Example, Llama, ModelConfig, Precision};
+use tool_train::train::{deepen, export_hf, Batch, Example, Llama, ModelConfig, Precision};
 
 fn tiny_config() -> ModelConfig {
     common::tiny_config(61, 48)
@@ -402,4 +403,78 @@ fn loss_weights_scale_each_counted_token_and_a_zero_weight_drops_it() {
     assert!(plain[0].clone().with_weights(vec![1.0; 3]).is_err());
     assert!(plain[0].clone().with_weights(vec![f32::NAN; 12]).is_err());
     assert!(plain[0].clone().with_weights(vec![-1.0; 12]).is_err());
+}
+
+fn param(model: &Llama, name: &str) -> Vec<f32> {
+    let (_, var) = model
+        .named_parameters()
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no parameter {name}"));
+    var.as_tensor().flatten_all().unwrap().to_vec1().unwrap()
+}
+
+#[test]
+fn a_deepened_model_computes_the_same_logits_and_trains_its_new_layers() {
+    let config = tiny_config();
+    let model = Llama::new_seeded(&config, 6).unwrap();
+    let ids = Tensor::new(tokens(3, 20, 61).as_slice(), &Device::Cpu)
+        .unwrap()
+        .unsqueeze(0)
+        .unwrap();
+    let before: Vec<Vec<f32>> = model
+        .logits(&ids)
+        .unwrap()
+        .squeeze(0)
+        .unwrap()
+        .to_vec2()
+        .unwrap();
+    for layers in [2, 3, 5] {
+        let deeper = deepen(&model, layers).unwrap();
+        assert_eq!(deeper.config().num_hidden_layers, layers);
+        assert_eq!(deeper.named_parameters().len(), 2 + 9 * layers);
+        let after: Vec<Vec<f32>> = deeper
+            .logits(&ids)
+            .unwrap()
+            .squeeze(0)
+            .unwrap()
+            .to_vec2()
+            .unwrap();
+        assert_eq!(before, after, "{layers} layers: the logits changed");
+    }
+
+    // 2 -> 3: the new layer is layer 1, a copy of layer 0 that writes nothing yet.
+    let deeper = deepen(&model, 3).unwrap();
+    let copied = "self_attn.q_proj.weight";
+    assert_eq!(
+        param(&deeper, &format!("model.layers.1.{copied}")),
+        param(&model, &format!("model.layers.0.{copied}"))
+    );
+    assert_eq!(
+        param(&deeper, "model.layers.2.mlp.up_proj.weight"),
+        param(&model, "model.layers.1.mlp.up_proj.weight")
+    );
+    let batch = Batch::new(&two_examples(), config.pad_token_id, 64, config.vocab_size).unwrap();
+    let grads = deeper.loss(&batch).unwrap().backward().unwrap();
+    for output in ["self_attn.o_proj.weight", "mlp.down_proj.weight"] {
+        let name = format!("model.layers.1.{output}");
+        assert!(param(&deeper, &name).iter().all(|&w| w == 0.0), "{name}");
+        let (_, var) = deeper
+            .named_parameters()
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .unwrap();
+        let grad = grads.get(var.as_tensor()).expect("a gradient");
+        let size = scalar(&grad.abs().unwrap().sum_all().unwrap());
+        assert!(
+            size > 0.0 && size.is_finite(),
+            "{name}: gradient of size {size}"
+        );
+    }
+
+    let err = deepen(&deeper, 2).unwrap_err().to_string();
+    assert!(
+        err.contains("at least the model's 3 layers") && err.contains("found 2"),
+        "{err}"
+    );
 }

@@ -13,8 +13,8 @@ use std::time::Instant;
 
 use tool_train::corpus::{self, LossWeights, Practice, Split};
 use tool_train::train::{
-    AdamWConfig, Example, Llama, LrSchedule, ModelConfig, Precision, TrainConfig, TrainData,
-    TrainError, Trainer,
+    deepen, AdamWConfig, Example, Llama, LrSchedule, ModelConfig, Precision, TrainConfig,
+    TrainData, TrainError, Trainer,
 };
 
 /// Arguments of `tool-train train`.
@@ -60,9 +60,10 @@ pub struct TrainArgs {
     /// Width of the model.
     #[arg(long, default_value_t = 256)]
     hidden: usize,
-    /// Decoder layers.
-    #[arg(long, default_value_t = 4)]
-    layers: usize,
+    /// Decoder layers (default: 4). With `--init-from`, more than the
+    /// model has deepens it, as `+layers=N` deepens a later cycle's.
+    #[arg(long)]
+    layers: Option<usize>,
     /// Attention heads (default: one per 64 of width).
     #[arg(long)]
     heads: Option<usize>,
@@ -117,12 +118,15 @@ pub struct TrainArgs {
     /// wider wording to it (thanks and greetings composed from parts,
     /// thanks after answered requests, more requests for tools not offered,
     /// units after a comma, texts with inner punctuation); `+wording` is
-    /// `+wide` without units after a comma.
-    #[arg(long, value_name = "STEPS@PEAK_LR[+PRACTICE]", value_delimiter = ',', num_args = 0.., default_values_t = [
-        LrCycle { steps: 2_000, lr: 6e-4, practice: Practice::Standard },
-        LrCycle { steps: 2_000, lr: 4e-4, practice: Practice::Standard },
-        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::ValueEnds },
-        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Wide },
+    /// `+wide` without units after a comma. `+layers=N` grows the model the
+    /// cycle starts from to N decoder layers, each new one a copy of the
+    /// layer before it whose output projections are zero, so that the
+    /// cycle starts from the same predictions; later cycles keep N.
+    #[arg(long, value_name = "STEPS@PEAK_LR[+PRACTICE][+layers=N]", value_delimiter = ',', num_args = 0.., default_values_t = [
+        LrCycle { steps: 2_000, lr: 6e-4, practice: Practice::Standard, layers: None },
+        LrCycle { steps: 2_000, lr: 4e-4, practice: Practice::Standard, layers: None },
+        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::ValueEnds, layers: None },
+        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Wide, layers: None },
     ])]
     extend: Vec<LrCycle>,
     /// Start from this model directory's weights (config.json and
@@ -150,7 +154,7 @@ pub struct TrainArgs {
 /// The model the project ships: a few million parameters, sized so that
 /// the demo toolbox's prompt (about 550 tokens) and a few rounds fit.
 fn model_config(vocab_size: usize, args: &TrainArgs) -> ModelConfig {
-    let small = ModelConfig::small(vocab_size, args.hidden, args.layers);
+    let small = ModelConfig::small(vocab_size, args.hidden, args.layers.unwrap_or(4));
     let heads = args.heads.unwrap_or(small.num_attention_heads);
     ModelConfig {
         // `<|im_end|>` in the bundled tokenizer.
@@ -269,9 +273,31 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
         steps: args.steps,
         lr: args.lr,
         practice: args.practice,
+        layers: args.layers,
     })
     .chain(args.extend.iter().copied())
     .collect();
+    // Each cycle's shape: the layers it asks for, or the cycle before's.
+    let mut shapes: Vec<ModelConfig> = Vec::with_capacity(cycles.len());
+    for (k, cycle) in cycles.iter().enumerate() {
+        let before = shapes
+            .last()
+            .map_or(model.num_hidden_layers, |m| m.num_hidden_layers);
+        let layers = match cycle.layers {
+            Some(n) if n < before => {
+                return Err(format!(
+                    "expected cycle {} to keep at least the {before} layers of the model it starts from, found `{cycle}`",
+                    k + 1
+                ))
+            }
+            Some(n) => n,
+            None => before,
+        };
+        shapes.push(ModelConfig {
+            num_hidden_layers: layers,
+            ..model.clone()
+        });
+    }
     // Once a cycle has a checkpoint, the ones before it are done.
     let current = (1..cycles.len())
         .rev()
@@ -311,7 +337,7 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
             Some(data) => data,
             None => make_corpus(lr_cycle.practice)?,
         };
-        let trainer = cycle.train(&args, &model, &data, &held_out)?;
+        let trainer = cycle.train(&args, &shapes[k], &data, &held_out)?;
         corpora.insert(lr_cycle.practice, data);
         // Stopped by --until (within or at the end of this cycle), or done.
         if until - before <= lr_cycle.steps || k + 1 == cycles.len() {
@@ -342,6 +368,8 @@ struct LrCycle {
     steps: u64,
     lr: f64,
     practice: Practice,
+    /// Decoder layers to grow the starting model to.
+    layers: Option<usize>,
 }
 
 impl std::str::FromStr for LrCycle {
@@ -349,21 +377,36 @@ impl std::str::FromStr for LrCycle {
 
     fn from_str(s: &str) -> Result<Self, String> {
         let expected = || {
-            format!("expected STEPS@PEAK_LR[+PRACTICE] such as 2000@6e-4 or 2000@3e-4+ends, found `{s}`")
+            format!("expected STEPS@PEAK_LR[+PRACTICE][+layers=N] such as 2000@6e-4, 2000@3e-4+ends or 2000@3e-4+wording+layers=5, found `{s}`")
         };
-        // `+` may also be an exponent's sign (6e+4): a practice is a word.
-        let (s_cycle, practice) = match s.rsplit_once('+') {
-            Some((cycle, practice)) if practice.trim().starts_with(|c: char| c.is_alphabetic()) => {
-                (
-                    cycle,
-                    practice
-                        .trim()
-                        .parse::<Practice>()
-                        .map_err(|e| format!("{e} in `{s}`"))?,
-                )
+        let (mut practice, mut layers) = (None, None);
+        let mut s_cycle = s;
+        // `+` may also be an exponent's sign (6e+4): a suffix is a word.
+        while let Some((head, suffix)) = s_cycle.rsplit_once('+') {
+            let suffix = suffix.trim();
+            if !suffix.starts_with(|c: char| c.is_alphabetic()) {
+                break;
             }
-            _ => (s, Practice::Standard),
-        };
+            let twice = if let Some(n) = suffix.strip_prefix("layers=") {
+                let n = n.parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                    format!(
+                        "expected a number of layers above 0 after `layers=`, found `{n}` in `{s}`"
+                    )
+                })?;
+                layers.replace(n).is_some()
+            } else {
+                let p = suffix
+                    .parse::<Practice>()
+                    .map_err(|e| format!("{e} in `{s}`"))?;
+                practice.replace(p).is_some()
+            };
+            if twice {
+                return Err(format!(
+                    "expected each of a cycle's suffixes once, found `{suffix}` again in `{s}`"
+                ));
+            }
+            s_cycle = head;
+        }
         let (steps, lr) = s_cycle.split_once('@').ok_or_else(expected)?;
         let steps: u64 = steps.trim().parse().map_err(|_| expected())?;
         let lr: f64 = lr.trim().parse().map_err(|_| expected())?;
@@ -375,7 +418,8 @@ impl std::str::FromStr for LrCycle {
         Ok(Self {
             steps,
             lr,
-            practice,
+            practice: practice.unwrap_or_default(),
+            layers,
         })
     }
 }
@@ -383,9 +427,12 @@ impl std::str::FromStr for LrCycle {
 impl std::fmt::Display for LrCycle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}@{:e}", self.steps, self.lr)?;
-        match self.practice {
-            Practice::Standard => Ok(()),
-            practice => write!(f, "+{practice}"),
+        if self.practice != Practice::Standard {
+            write!(f, "+{}", self.practice)?;
+        }
+        match self.layers {
+            Some(n) => write!(f, "+layers={n}"),
+            None => Ok(()),
         }
     }
 }
@@ -451,6 +498,24 @@ impl Cycle {
                     Llama::load_hf_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?
                 }
             };
+            let from = if from.config().num_hidden_layers == model.num_hidden_layers {
+                from
+            } else {
+                let deeper = deepen(&from, model.num_hidden_layers).map_err(|e| e.to_string())?;
+                eprintln!(
+                    "deepened the model from {} to {} layers ({} parameters)",
+                    from.config().num_hidden_layers,
+                    model.num_hidden_layers,
+                    model.num_parameters()
+                );
+                deeper
+            };
+            if from.config() != model {
+                return Err(format!(
+                    "expected the cycle to start from a model of shape {model:?}, found {:?}",
+                    from.config()
+                ));
+            }
             Trainer::new_from(&self.run_dir, from, config, self.skip)
         }
         .map_err(|e| e.to_string())?;

@@ -9,6 +9,7 @@
 //!   checkpoint/resume, and a JSONL loss log.
 //! - [`export_hf`]: the model as a Hugging Face directory that transformers and
 //!   candle-transformers load.
+//! - [`deepen`]: a trained model grown by layers that start out adding nothing.
 //! - [`bpe`]: byte-level BPE tokenizer training.
 //!
 //! ```no_run
@@ -43,6 +44,7 @@ mod data;
 mod error;
 mod export;
 mod files;
+mod grow;
 mod init;
 mod kernels;
 mod llama;
@@ -60,6 +62,7 @@ pub use data::{DataPosition, TrainData};
 pub use error::TrainError;
 pub use export::export_hf;
 pub use files::Precision;
+pub use grow::deepen;
 pub use llama::Llama;
 pub use log::StepStats;
 pub use schedule::LrSchedule;
