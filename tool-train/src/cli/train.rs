@@ -133,7 +133,8 @@ pub struct TrainArgs {
     /// model.safetensors, as `train` exports them) instead of a seeded
     /// initialisation, with fresh optimizer moments and the first cycle's schedule:
     /// to train a finished model further. Its shape replaces `--hidden`,
-    /// `--layers`, `--heads`, `--kv-heads` and `--intermediate`.
+    /// `--heads`, `--kv-heads` and `--intermediate`; `--layers` above its
+    /// own deepens it.
     #[arg(long)]
     init_from: Option<PathBuf>,
     /// Examples of the seeded data order to pass over at the start of a run
