@@ -405,13 +405,27 @@ fn loss_weights_scale_each_counted_token_and_a_zero_weight_drops_it() {
     assert!(plain[0].clone().with_weights(vec![-1.0; 12]).is_err());
 }
 
-fn param(model: &Llama, name: &str) -> Vec<f32> {
-    let (_, var) = model
+fn var(model: &Llama, name: &str) -> candle_core::Var {
+    model
         .named_parameters()
         .into_iter()
-        .find(|(n, _)| n == name)
-        .unwrap_or_else(|| panic!("no parameter {name}"));
+        .find_map(|(n, var)| (n == name).then_some(var))
+        .unwrap_or_else(|| panic!("no parameter {name}"))
+}
+
+fn param(model: &Llama, name: &str) -> Vec<f32> {
+    let var = var(model, name);
     var.as_tensor().flatten_all().unwrap().to_vec1().unwrap()
+}
+
+fn logits_of(model: &Llama, ids: &Tensor) -> Vec<Vec<f32>> {
+    model
+        .logits(ids)
+        .unwrap()
+        .squeeze(0)
+        .unwrap()
+        .to_vec2()
+        .unwrap()
 }
 
 #[test]
@@ -422,24 +436,12 @@ fn a_deepened_model_computes_the_same_logits_and_trains_its_new_layers() {
         .unwrap()
         .unsqueeze(0)
         .unwrap();
-    let before: Vec<Vec<f32>> = model
-        .logits(&ids)
-        .unwrap()
-        .squeeze(0)
-        .unwrap()
-        .to_vec2()
-        .unwrap();
+    let before = logits_of(&model, &ids);
     for layers in [2, 3, 5] {
         let deeper = deepen(&model, layers).unwrap();
         assert_eq!(deeper.config().num_hidden_layers, layers);
         assert_eq!(deeper.named_parameters().len(), 2 + 9 * layers);
-        let after: Vec<Vec<f32>> = deeper
-            .logits(&ids)
-            .unwrap()
-            .squeeze(0)
-            .unwrap()
-            .to_vec2()
-            .unwrap();
+        let after = logits_of(&deeper, &ids);
         assert_eq!(before, after, "{layers} layers: the logits changed");
     }
 
@@ -459,12 +461,9 @@ fn a_deepened_model_computes_the_same_logits_and_trains_its_new_layers() {
     for output in ["self_attn.o_proj.weight", "mlp.down_proj.weight"] {
         let name = format!("model.layers.1.{output}");
         assert!(param(&deeper, &name).iter().all(|&w| w == 0.0), "{name}");
-        let (_, var) = deeper
-            .named_parameters()
-            .into_iter()
-            .find(|(n, _)| *n == name)
-            .unwrap();
-        let grad = grads.get(var.as_tensor()).expect("a gradient");
+        let grad = grads
+            .get(var(&deeper, &name).as_tensor())
+            .expect("a gradient");
         let size = scalar(&grad.abs().unwrap().sum_all().unwrap());
         assert!(
             size > 0.0 && size.is_finite(),
