@@ -308,16 +308,11 @@ fn score(
                     s.answers_with_results += usize::from(contains);
                 }
                 if verbose && !(no_call && contains) {
-                    let asked = example
-                        .prompt(expected)
-                        .iter()
-                        .rev()
-                        .find(|m| m.role == Role::User)
-                        .map(|m| m.text())
-                        .unwrap_or_default();
                     eprintln!(
-                        "  asked: {asked:?}\n answer: {:?} (to contain {:?})",
-                        turn.text, expected.must_contain
+                        "  asked: {:?}\n answer: {:?} (to contain {:?})",
+                        asked(example, expected),
+                        turn.text,
+                        expected.must_contain
                     );
                 }
                 no_call && contains
@@ -349,6 +344,15 @@ fn score(
                         show(&expected.calls),
                         show(&parsed.tool_calls)
                     );
+                    // A turn with no call says nothing above: show what it
+                    // answered, and to what.
+                    if parsed.tool_calls.is_empty() && parsed.invalid_tool_calls.is_empty() {
+                        eprintln!(
+                            "  asked: {:?}\n answer: {:?}",
+                            asked(example, expected),
+                            turn.text
+                        );
+                    }
                 }
                 exact
             };
@@ -369,6 +373,17 @@ fn score(
 }
 
 /// Name and arguments equal, in any order (parallel calls have none).
+/// The last user message before the turn `expected`.
+fn asked<'a>(example: &'a corpus::Example, expected: &corpus::Expectation) -> &'a str {
+    example
+        .prompt(expected)
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::User)
+        .map(|m| m.text())
+        .unwrap_or_default()
+}
+
 fn same_calls(got: &[ToolCall], want: &[ToolCall]) -> bool {
     let key = |c: &ToolCall| format!("{}\u{0}{}", c.name, c.arguments);
     let mut a: Vec<String> = got.iter().map(key).collect();
