@@ -1,10 +1,9 @@
 //! Prints conversations of the training corpus as the model reads them, with
 //! the loss weight of each assistant token: what `tool-train train` learns from.
 //!
-//! `cargo run --release -p tool-train --example corpus_sample -- [count] [seed] [train|ends|wide|wording|held-out|cases]`
-//! (`ends`: training conversations with value-end practice; `wide`: with
-//! value-end practice and wider wording; `wording`: the same without units
-//! after a comma)
+//! `cargo run --release -p tool-train --example corpus_sample -- [count] [seed] [train|held-out|cases|PRACTICE]`
+//! (a practice, as `tool-train train --practice` takes it: training
+//! conversations with it, such as `ends`, `wide`, `wording` or `followups`)
 
 use tool_train::corpus::{self, LossWeights, Practice, Split};
 
@@ -15,10 +14,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let examples = match args.next().as_deref() {
         Some("held-out") => corpus::generate(seed, count, Split::HeldOut),
         Some("cases") => corpus::generate_cases(seed, count),
-        Some("ends") => corpus::generate_with(seed, count, Split::Train, Practice::ValueEnds),
-        Some("wide") => corpus::generate_with(seed, count, Split::Train, Practice::Wide),
-        Some("wording") => corpus::generate_with(seed, count, Split::Train, Practice::Wording),
-        _ => corpus::generate(seed, count, Split::Train),
+        None | Some("train") => corpus::generate(seed, count, Split::Train),
+        Some(practice) => {
+            corpus::generate_with(seed, count, Split::Train, practice.parse::<Practice>()?)
+        }
     };
     let template = corpus::bundled_template()?;
     let weights = LossWeights::default();

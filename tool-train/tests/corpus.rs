@@ -11,14 +11,16 @@ use tool_use::models::parse::{detect_format, Format, ParseOptions};
 use tool_use::models::template::{ModelTemplates, RenderOptions};
 use tool_use::{demo, Message, Role, ToolCall};
 
-/// Standard conversations, then conversations with value-end practice and
-/// with wide practice: every check of the training split holds for all.
+/// Standard conversations, then conversations with value-end practice, wide
+/// practice and follow-up practice: every check of the training split holds
+/// for all.
 fn train() -> &'static [Example] {
     static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
     CORPUS.get_or_init(|| {
         let mut examples = corpus::generate(11, 1500, Split::Train);
         examples.extend(practice());
         examples.extend(wide().iter().cloned());
+        examples.extend(follow_ups().iter().cloned());
         examples
     })
 }
@@ -30,6 +32,11 @@ fn practice() -> Vec<Example> {
 fn wide() -> &'static [Example] {
     static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
     CORPUS.get_or_init(|| corpus::generate_with(14, 600, Split::Train, Practice::Wide))
+}
+
+fn follow_ups() -> &'static [Example] {
+    static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
+    CORPUS.get_or_init(|| corpus::generate_with(15, 1200, Split::Train, Practice::FollowUps))
 }
 
 fn held_out() -> &'static [Example] {
@@ -86,7 +93,12 @@ const STANDARD_FINGERPRINT: u64 = 16_295_586_627_628_463_615;
 
 #[test]
 fn practice_changes_training_conversations_only() {
-    for practice in [Practice::ValueEnds, Practice::Wide, Practice::Wording] {
+    for practice in [
+        Practice::ValueEnds,
+        Practice::Wide,
+        Practice::Wording,
+        Practice::FollowUps,
+    ] {
         assert_eq!(
             corpus::generate_with(12, 300, Split::HeldOut, practice),
             corpus::generate(12, 300, Split::HeldOut),
@@ -169,6 +181,68 @@ fn wide_practice_thanks_and_greets_in_new_words_never_held_out_ones() {
         thanks_after_request > 20,
         "{thanks_after_request} thanks after a request"
     );
+}
+
+#[test]
+fn follow_up_practice_asks_for_another_value_in_new_words_and_calls_for_it() {
+    use corpus::phrasing::{ANOTHER_CURRENCY, ANOTHER_PLACE, ANOTHER_STOCK};
+    let lists = [ANOTHER_PLACE, ANOTHER_STOCK, ANOTHER_CURRENCY];
+    // A template's words without its slot ("Now do {loc}." -> "nowdo").
+    let form = |template: &str| {
+        let open = template.find('{').unwrap_or(template.len());
+        let close = template[open..]
+            .find('}')
+            .map_or(template.len(), |i| open + i + 1);
+        words_of(&format!("{}{}", &template[..open], &template[close..]))
+    };
+    let held_out: HashSet<String> = lists
+        .iter()
+        .flat_map(|list| values::part(list, Split::HeldOut).map(|t| form(t)))
+        .collect();
+    let every: HashSet<String> = lists
+        .iter()
+        .flat_map(|l| l.iter().map(|t| form(t)))
+        .collect();
+    let (mut composed, mut thanked) = (0, 0);
+    for example in follow_ups()
+        .iter()
+        .filter(|e| e.scenario == Scenario::FollowUp)
+    {
+        for x in example.expectations.iter().skip(1) {
+            let Some(asked) = x.index.checked_sub(1).map(|i| &example.messages[i]) else {
+                continue;
+            };
+            let value = x.calls.first().and_then(|c| {
+                ["location", "timezone", "symbol", "to_currency"]
+                    .iter()
+                    .find_map(|k| c.arguments.get(*k)?.as_str())
+            });
+            let Some(value) = value.filter(|v| asked.text().contains(*v)) else {
+                continue;
+            };
+            let rest = words_of(&asked.text().replacen(value, "", 1));
+            assert!(
+                !held_out.contains(&rest),
+                "held-out phrasing {:?}",
+                asked.text()
+            );
+            if !every.contains(&rest) {
+                composed += 1;
+                thanked += usize::from(asked.text().starts_with("Thank"));
+            }
+        }
+    }
+    assert!(composed > 25, "{composed} composed follow-ups");
+    assert!(thanked > 0, "{thanked} follow-ups after thanks");
+    let share =
+        |examples: &[Example], scenario| examples.iter().filter(|e| e.scenario == scenario).count();
+    let wide = corpus::generate_with(15, 1200, Split::Train, Practice::Wide);
+    for scenario in [Scenario::FollowUp, Scenario::Chain] {
+        assert!(
+            share(follow_ups(), scenario) > share(&wide, scenario),
+            "{scenario:?}: more with follow-up practice"
+        );
+    }
 }
 
 /// Each call of `examples` with the request it answers.

@@ -54,7 +54,8 @@ pub struct TrainArgs {
     /// What the first cycle's corpus adds to the standard conversations
     /// (`ends`: value-end practice, as `+ends` gives a later cycle; `wide`:
     /// value-end practice and wider wording, as `+wide`; `wording`: the same
-    /// without units after a comma).
+    /// without units after a comma; `followups`: wide practice with composed
+    /// follow-ups).
     #[arg(long, default_value_t = Practice::Standard)]
     practice: Practice,
     /// Width of the model.
@@ -118,7 +119,9 @@ pub struct TrainArgs {
     /// wider wording to it (thanks and greetings composed from parts,
     /// thanks after answered requests, more requests for tools not offered,
     /// units after a comma, texts with inner punctuation); `+wording` is
-    /// `+wide` without units after a comma. `+layers=N` grows the model the
+    /// `+wide` without units after a comma; `+followups` is `+wide` with
+    /// follow-ups for another value composed from parts (some after
+    /// thanks), and more follow-ups and chained requests. `+layers=N` grows the model the
     /// cycle starts from to N decoder layers, each new one a copy of the
     /// layer before it whose output projections are zero, so that the
     /// cycle starts from the same predictions; later cycles keep N.

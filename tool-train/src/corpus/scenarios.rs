@@ -254,6 +254,24 @@ impl<'a> Cx<'a> {
         self.rng.choose(list)
     }
 
+    /// Asks the same about another value, `value` in `list`'s `slot`; with
+    /// [`Practice::FollowUps`], often in words composed from parts that
+    /// are never one of `list`'s held-out phrasings.
+    fn ask_follow_up(&mut self, list: &[&'static str], slot: &str, value: &str) {
+        if self.practice.follow_ups(self.split) && practice::wants_composed_follow_up(&mut self.rng)
+        {
+            let held_out: Vec<String> = v::part(list, Split::HeldOut)
+                .map(|t| fill(t, &[(slot, value)]))
+                .collect();
+            let text = practice::follow_up(&mut self.rng, value, |t| {
+                held_out.iter().any(|h| practice::same_words(h, t))
+            });
+            self.ask(text);
+        } else {
+            self.ask_phrase(list, &[(slot, value)]);
+        }
+    }
+
     /// Asks with a phrasing from `list`, its `slots` filled. The phrasing is
     /// drawn before `ask` draws its variations: the order of draws fixes the
     /// corpus for a seed, and the bundled model was trained on that corpus.
@@ -1869,7 +1887,7 @@ fn follow_up(cx: &mut Cx, follow: Follow) -> bool {
                         break other;
                     }
                 };
-                cx.ask_phrase(p::ANOTHER_PLACE, &[("loc", &other)]);
+                cx.ask_follow_up(p::ANOTHER_PLACE, "loc", &other);
                 let t = temperature_call(cx, &other, unit);
                 answer_temperature(cx, &other, unit, &t);
             }
@@ -1877,20 +1895,20 @@ fn follow_up(cx: &mut Cx, follow: Follow) -> bool {
         }
         Follow::Wind => {
             let loc = cx.location();
-            cx.ask_phrase(p::ANOTHER_PLACE, &[("loc", &loc)]);
+            cx.ask_follow_up(p::ANOTHER_PLACE, "loc", &loc);
             wind_call(cx, &loc);
             true
         }
         Follow::Time => {
             let place = cx.time_place();
-            cx.ask_phrase(p::ANOTHER_PLACE, &[("loc", &place)]);
+            cx.ask_follow_up(p::ANOTHER_PLACE, "loc", &place);
             let r = cx.call_one("get_current_time", json!({ "timezone": place }));
             time_answer(cx, Some(&place), &r);
             true
         }
         Follow::Stock => {
             let (sym, _) = cx.stock();
-            cx.ask_phrase(p::ANOTHER_STOCK, &[("sym", &sym)]);
+            cx.ask_follow_up(p::ANOTHER_STOCK, "sym", &sym);
             stock_call(cx, &sym);
             true
         }
@@ -1901,7 +1919,7 @@ fn follow_up(cx: &mut Cx, follow: Follow) -> bool {
                     break c;
                 }
             };
-            cx.ask_phrase(p::ANOTHER_CURRENCY, &[("to", other)]);
+            cx.ask_follow_up(p::ANOTHER_CURRENCY, "to", other);
             let r = currency_call(cx, &amount, &from, other);
             currency_answer(cx, &amount, &from, other, &r);
             true
@@ -1998,8 +2016,13 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
     let weights: Vec<u32> = SCENARIOS
         .iter()
         .map(|&(scenario, weight)| {
-            if practice.wide(split) {
+            let weight = if practice.wide(split) {
                 wide_weight(scenario, weight)
+            } else {
+                weight
+            };
+            if practice.follow_ups(split) {
+                follow_up_weight(scenario, weight)
             } else {
                 weight
             }
@@ -2146,6 +2169,17 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
         cx.small_talk(text, reply);
     }
     cx.into_example(&offered, scenario)
+}
+
+/// [`SCENARIOS`]' weight for `scenario` with [`Practice::FollowUps`]: more
+/// requests after an answer (v9 answered some follow-ups as if thanked,
+/// and some chained requests with the first result).
+fn follow_up_weight(scenario: Scenario, weight: u32) -> u32 {
+    match scenario {
+        Scenario::FollowUp => 16,
+        Scenario::Chain => 14,
+        _ => weight,
+    }
 }
 
 /// [`SCENARIOS`]' weight for `scenario` with [`Practice::Wide`]: more turns

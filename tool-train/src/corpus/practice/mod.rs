@@ -20,15 +20,24 @@
 //! requests, more requests for tools not offered, units after a comma, texts
 //! with inner punctuation, and email requests that name the address first.
 //!
-//! `ends.rs` writes the value-end practice, `wording.rs` the wider wording.
+//! v9 then answered a short follow-up in words the pools lack ("Now do
+//! Montreal.") with "Happy to help!", as if it were thanks.
+//! [`Practice::FollowUps`] adds to wide practice follow-ups for another
+//! value composed from parts, some after thanks, and more follow-ups and
+//! chained requests.
+//!
+//! `ends.rs` writes the value-end practice, `wording.rs` the wider wording,
+//! `follow_ups.rs` the composed follow-ups.
 
 mod ends;
+mod follow_ups;
 mod wording;
 
 pub(crate) use ends::{
     long_place, place_with_city, repeating_number, wants_long_place, wants_place_with_city,
     with_trailer,
 };
+pub(crate) use follow_ups::{follow_up, wants_composed_follow_up};
 pub(crate) use wording::{
     email_phrasing, greeting, punctuated, same_words, thanks, wants_composed_small_talk,
     wants_thanks,
@@ -53,6 +62,9 @@ pub enum Practice {
     /// Wide practice without units after a comma: from those v9 learnt
     /// that a comma may end a place, and cut `Zagreb, Croatia` short.
     Wording,
+    /// Wide practice with follow-ups for another value composed from parts
+    /// (some after thanks), and more follow-ups and chained requests.
+    FollowUps,
 }
 
 impl std::str::FromStr for Practice {
@@ -64,8 +76,9 @@ impl std::str::FromStr for Practice {
             "ends" => Ok(Practice::ValueEnds),
             "wide" => Ok(Practice::Wide),
             "wording" => Ok(Practice::Wording),
+            "followups" => Ok(Practice::FollowUps),
             _ => Err(format!(
-                "expected a practice, `ends`, `wide`, `wording` or `standard`, found `{s}`"
+                "expected a practice, `ends`, `wide`, `wording`, `followups` or `standard`, found `{s}`"
             )),
         }
     }
@@ -78,6 +91,7 @@ impl std::fmt::Display for Practice {
             Practice::ValueEnds => "ends",
             Practice::Wide => "wide",
             Practice::Wording => "wording",
+            Practice::FollowUps => "followups",
         })
     }
 }
@@ -91,13 +105,22 @@ impl Practice {
     /// Whether a conversation of `split` gets the wider wording of
     /// [`Practice::Wide`].
     pub(crate) fn wide(self, split: Split) -> bool {
-        matches!(self, Practice::Wide | Practice::Wording) && split == Split::Train
+        matches!(
+            self,
+            Practice::Wide | Practice::Wording | Practice::FollowUps
+        ) && split == Split::Train
+    }
+
+    /// Whether a conversation of `split` gets the composed follow-ups of
+    /// [`Practice::FollowUps`].
+    pub(crate) fn follow_ups(self, split: Split) -> bool {
+        self == Practice::FollowUps && split == Split::Train
     }
 
     /// Whether a unit after a place is named after a comma or in brackets
     /// in more ways than ", in Celsius".
     pub(crate) fn unit_after_comma(self, split: Split) -> bool {
-        self == Practice::Wide && split == Split::Train
+        matches!(self, Practice::Wide | Practice::FollowUps) && split == Split::Train
     }
 }
 
@@ -112,6 +135,7 @@ mod tests {
             Practice::ValueEnds,
             Practice::Wide,
             Practice::Wording,
+            Practice::FollowUps,
         ] {
             assert_eq!(p.to_string().parse::<Practice>(), Ok(p));
         }

@@ -4,6 +4,7 @@
 use crate::corpus::rng::Rng;
 use crate::corpus::values as v;
 
+/// How often a finished conversation gets thanks, a small-talk turn is
 /// composed rather than drawn from the pools, and a text to copy gets
 /// inner punctuation.
 const THANKS_AFTER: f64 = 0.3;

@@ -1,0 +1,112 @@
+//! Follow-up practice: short requests for another value after an answer,
+//! put together from parts.
+//!
+//! v9 answered "Now do Montreal." with "Happy to help!": wide practice
+//! thanks after 30% of answered requests, and a short turn after an
+//! answer, in words the pools lack, read as thanks. Composed follow-ups
+//! name the next value in many short forms, some of them after thanks
+//! ("Thanks! Now Lima?"), and each gets its call.
+
+use crate::corpus::rng::Rng;
+
+/// How often a follow-up asking about another value is composed.
+const COMPOSED: f64 = 0.45;
+
+const OPENERS: &[&str] = &[
+    "",
+    "",
+    "",
+    "",
+    "",
+    "OK, ",
+    "Great, ",
+    "Thanks! ",
+    "Thanks, ",
+    "Cool. ",
+    "Nice. ",
+    "Perfect, ",
+    "Got it. ",
+    "Alright, ",
+    "Lovely, ",
+    "Hmm, ",
+    "Right, ",
+    "Thank you! ",
+];
+
+/// `{x}` is the value.
+const CORES: &[&str] = &[
+    "now {x}",
+    "{x} next",
+    "next, {x}",
+    "then {x}",
+    "try {x}",
+    "do {x} too",
+    "{x} as well",
+    "also {x}",
+    "check {x}",
+    "one more: {x}",
+    "{x} now",
+    "repeat that for {x}",
+    "same again for {x}",
+    "do the same for {x}",
+    "and now {x}",
+    "{x} this time",
+    "switch to {x}",
+    "what about {x} then",
+    "{x} instead",
+    "let's do {x}",
+];
+
+const ENDS: &[&str] = &["?", ".", "", ", please.", " please?", "!"];
+
+/// Whether a follow-up about another value should be composed.
+pub(crate) fn wants_composed_follow_up(rng: &mut Rng) -> bool {
+    rng.chance(COMPOSED)
+}
+
+/// A follow-up asking the same about `value` ("Thanks! Lima next?"),
+/// never a text `held_out` knows.
+pub(crate) fn follow_up(rng: &mut Rng, value: &str, held_out: impl Fn(&str) -> bool) -> String {
+    loop {
+        let opener = *rng.pick(OPENERS);
+        let core = rng.pick(CORES).replace("{x}", value);
+        let end = *rng.pick(ENDS);
+        let text = if opener.is_empty() {
+            let mut chars = core.chars();
+            chars
+                .next()
+                .map(|c| c.to_uppercase().chain(chars).collect::<String>())
+                .unwrap_or_default()
+        } else {
+            format!("{opener}{core}")
+        };
+        let text = format!("{text}{end}");
+        if !held_out(&text) {
+            return text;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::practice::same_words;
+
+    #[test]
+    fn composed_follow_ups_name_the_value_once_in_many_forms() {
+        let mut rng = Rng::for_example(21, 0);
+        let forbidden = |t: &str| same_words(t, "Now Velmo Tarbisk.");
+        let mut seen = std::collections::HashSet::new();
+        let mut thanked = 0;
+        for _ in 0..600 {
+            let text = follow_up(&mut rng, "Velmo Tarbisk", forbidden);
+            assert_eq!(text.matches("Velmo Tarbisk").count(), 1, "{text}");
+            assert!(text.starts_with(char::is_uppercase), "{text}");
+            assert!(!forbidden(&text), "{text}");
+            thanked += usize::from(text.starts_with("Thank"));
+            seen.insert(text);
+        }
+        assert!(seen.len() > 300, "only {} different texts", seen.len());
+        assert!(thanked > 40, "{thanked} after thanks");
+    }
+}
