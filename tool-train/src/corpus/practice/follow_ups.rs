@@ -8,6 +8,7 @@
 //! ("Thanks! Now Lima?"), and each gets its call.
 
 use crate::corpus::rng::Rng;
+use crate::corpus::values as v;
 
 /// How often a follow-up asking about another value is composed.
 const COMPOSED: f64 = 0.45;
@@ -72,15 +73,10 @@ pub(crate) fn follow_up(rng: &mut Rng, value: &str, held_out: impl Fn(&str) -> b
         let core = rng.pick(CORES).replace("{x}", value);
         let end = *rng.pick(ENDS);
         let text = if opener.is_empty() {
-            let mut chars = core.chars();
-            chars
-                .next()
-                .map(|c| c.to_uppercase().chain(chars).collect::<String>())
-                .unwrap_or_default()
+            format!("{}{end}", v::capitalized(&core))
         } else {
-            format!("{opener}{core}")
+            format!("{opener}{core}{end}")
         };
-        let text = format!("{text}{end}");
         if !held_out(&text) {
             return text;
         }
