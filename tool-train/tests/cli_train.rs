@@ -58,6 +58,17 @@ fn succeeded(output: &Output) -> bool {
     output.status.success()
 }
 
+/// Trains the first cycle's two steps and one of the second, and loads the
+/// model the second starts from.
+fn into_the_second_cycle(out: &Path, run: &Path, cycles: &[&str]) -> Llama {
+    assert!(succeeded(&train(
+        out,
+        run,
+        &[cycles, &["--until", "3"]].concat()
+    )));
+    Llama::load_hf_dir(&run.join("cycle2/start")).unwrap()
+}
+
 #[test]
 fn train_runs_its_cycles_each_from_the_one_before_its_model() {
     let out = out_dir("cli-out");
@@ -65,13 +76,7 @@ fn train_runs_its_cycles_each_from_the_one_before_its_model() {
     // The third on the corpus with value-end practice.
     let cycles = ["--extend", "2@5e-4,2@3e-4+ends"];
 
-    // The first cycle's two steps and one of the second.
-    assert!(succeeded(&train(
-        &out,
-        &run,
-        &[&cycles[..], &["--until", "3"]].concat()
-    )));
-    let start2 = Llama::load_hf_dir(&run.join("cycle2/start")).unwrap();
+    let start2 = into_the_second_cycle(&out, &run, &cycles);
     assert_eq!(start2.config().num_hidden_layers, 1);
     assert_eq!(log_lines(&run.join("train_log.jsonl")).len(), 2);
     let second = log_lines(&run.join("cycle2/train_log.jsonl"));
@@ -183,13 +188,8 @@ fn a_cycle_can_grow_the_model_deeper_and_later_cycles_keep_it() {
     let run = scratch_path("cli-grow-run");
     let cycles = ["--extend", "2@5e-4+wording+layers=3,2@3e-4"];
 
-    // Into the second cycle: it starts from the first's one-layer export.
-    assert!(succeeded(&train(
-        &out,
-        &run,
-        &[&cycles[..], &["--until", "3"]].concat()
-    )));
-    let start2 = Llama::load_hf_dir(&run.join("cycle2/start")).unwrap();
+    // The second cycle starts from the first's one-layer export.
+    let start2 = into_the_second_cycle(&out, &run, &cycles);
     assert_eq!(start2.config().num_hidden_layers, 1);
     let grown = Trainer::resume(&run.join("cycle2")).unwrap();
     assert_eq!(grown.model().config().num_hidden_layers, 3);
