@@ -260,3 +260,43 @@ fn a_cycle_can_grow_the_model_deeper_and_later_cycles_keep_it() {
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
+
+#[test]
+fn the_default_recipe_ends_with_the_bundled_models_shape() {
+    let help = Command::new(env!("CARGO_BIN_EXE_tool-train"))
+        .args(["train", "--help"])
+        .output()
+        .unwrap();
+    assert!(succeeded(&help));
+    let help = String::from_utf8(help.stdout).unwrap();
+    let default = |option: &str| -> String {
+        let after = &help[help
+            .find(option)
+            .unwrap_or_else(|| panic!("{option}: {help}"))..];
+        let from = after.find("[default: ").unwrap() + "[default: ".len();
+        after[from..from + after[from..].find(']').unwrap()].to_owned()
+    };
+    // The last cycle that names its layers sets the shipped depth, or else
+    // the first cycle's.
+    let cycles = default("--extend [");
+    let first = help
+        .split("Decoder layers (default: ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap_or_else(|| panic!("{help}"));
+    let layers: usize = cycles
+        .split(' ')
+        .filter_map(|cycle| cycle.split("+layers=").nth(1))
+        .last()
+        .unwrap_or(first)
+        .parse()
+        .unwrap();
+    let bundled = Llama::load_hf_dir(&tool_use::bundled::model_dir()).unwrap();
+    let shipped = bundled.config();
+    assert_eq!(shipped.num_hidden_layers, layers, "{cycles}");
+    assert_eq!(
+        shipped.hidden_size.to_string(),
+        default("--hidden <"),
+        "{help}"
+    );
+}

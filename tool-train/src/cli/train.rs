@@ -121,15 +121,18 @@ pub struct TrainArgs {
     /// units after a comma, texts with inner punctuation); `+wording` is
     /// `+wide` without units after a comma; `+followups` is `+wide` with
     /// follow-ups for another value composed from parts (some after
-    /// thanks), and more follow-ups and chained requests. `+layers=N` grows the model the
-    /// cycle starts from to N decoder layers, each new one a copy of the
-    /// layer before it whose output projections are zero, so that the
-    /// cycle starts from the same predictions; later cycles keep N.
+    /// thanks), and more follow-ups and chained requests. `+layers=N`
+    /// grows the model the cycle starts from to N decoder layers, each new
+    /// one a copy of the layer before it whose output projections are zero,
+    /// so that the cycle starts from the same predictions; later cycles
+    /// keep N.
     #[arg(long, value_name = "STEPS@PEAK_LR[+PRACTICE][+layers=N]", value_delimiter = ',', num_args = 0.., default_values_t = [
         LrCycle { steps: 2_000, lr: 6e-4, practice: Practice::Standard, layers: None },
         LrCycle { steps: 2_000, lr: 4e-4, practice: Practice::Standard, layers: None },
         LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::ValueEnds, layers: None },
-        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Wide, layers: None },
+        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Wording, layers: None },
+        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Wording, layers: Some(5) },
+        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::FollowUps, layers: None },
     ])]
     extend: Vec<LrCycle>,
     /// Start from this model directory's weights (config.json and
