@@ -286,8 +286,8 @@ fn the_default_recipe_ends_with_the_bundled_models_shape() {
         .unwrap_or_else(|| panic!("{help}"));
     let layers: usize = cycles
         .split(' ')
-        .filter_map(|cycle| cycle.split("+layers=").nth(1))
-        .last()
+        .rev()
+        .find_map(|cycle| cycle.split("+layers=").nth(1))
         .unwrap_or(first)
         .parse()
         .unwrap();
