@@ -287,7 +287,11 @@ fn the_default_recipe_ends_with_the_bundled_models_shape() {
     let layers: usize = cycles
         .split(' ')
         .rev()
-        .find_map(|cycle| cycle.split("+layers=").nth(1))
+        .find_map(|cycle| {
+            cycle
+                .split('+')
+                .find_map(|part| part.strip_prefix("layers="))
+        })
         .unwrap_or(first)
         .parse()
         .unwrap();
