@@ -12,8 +12,8 @@ use tool_use::models::template::{ModelTemplates, RenderOptions};
 use tool_use::{demo, Message, Role, ToolCall};
 
 /// Standard conversations, then conversations with value-end practice, wide
-/// practice and follow-up practice: every check of the training split holds
-/// for all.
+/// practice, follow-up practice and field practice: every check of the
+/// training split holds for all.
 fn train() -> &'static [Example] {
     static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
     CORPUS.get_or_init(|| {
@@ -21,6 +21,7 @@ fn train() -> &'static [Example] {
         examples.extend(practice());
         examples.extend(wide().iter().cloned());
         examples.extend(follow_ups().iter().cloned());
+        examples.extend(fields().iter().cloned());
         examples
     })
 }
@@ -37,6 +38,11 @@ fn wide() -> &'static [Example] {
 fn follow_ups() -> &'static [Example] {
     static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
     CORPUS.get_or_init(|| corpus::generate_with(15, 1200, Split::Train, Practice::FollowUps))
+}
+
+fn fields() -> &'static [Example] {
+    static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
+    CORPUS.get_or_init(|| corpus::generate_with(16, 1200, Split::Train, Practice::Fields))
 }
 
 fn held_out() -> &'static [Example] {
@@ -243,6 +249,91 @@ fn follow_up_practice_asks_for_another_value_in_new_words_and_calls_for_it() {
             "{scenario:?}: more with follow-up practice"
         );
     }
+}
+
+#[test]
+fn field_practice_cues_emails_and_translations_in_new_words_never_held_out() {
+    use corpus::phrasing::{EMAIL, TRANSLATE};
+    // A text's words without the values in it.
+    let form = |text: &str, values: &[&str]| {
+        let mut text = text.to_owned();
+        for value in values {
+            text = text.replacen(value, "", 1);
+        }
+        words_of(&text)
+    };
+    // A request's forms: whole, and without each opener ("OK. ", "Also, ")
+    // that may come before the phrasing, which ends before `first`, the
+    // first value's place.
+    let forms = |request: &str, first: usize, values: &[&str]| -> Vec<String> {
+        let starts = request[..first]
+            .match_indices(['.', ',', ':', '!'])
+            .map(|(i, _)| i + 1);
+        std::iter::once(0)
+            .chain(starts)
+            .map(|at| form(&request[at..], values))
+            .collect()
+    };
+    let email_form = |t: &str| form(&t.replace("{extra}", ""), &["{to}", "{subject}", "{body}"]);
+    let translate_form = |t: &str| form(t, &["{text}", "{lang}"]);
+    let held_out: HashSet<String> = values::part(EMAIL, Split::HeldOut)
+        .map(|t| email_form(t))
+        .chain(values::part(TRANSLATE, Split::HeldOut).map(|t| translate_form(t)))
+        .collect();
+    let every: HashSet<String> = EMAIL
+        .iter()
+        .map(|t| email_form(t))
+        .chain(TRANSLATE.iter().map(|t| translate_form(t)))
+        .collect();
+    // Of `examples`' email and translation requests: how many are in words
+    // no phrasing list has, name the body first, and name the language first.
+    let count = |examples: &[Example]| {
+        let (mut new_words, mut body_first, mut language_first) = (0, 0, 0);
+        for (call, request) in calls_and_requests(examples) {
+            let text = |key: &str| call.arguments[key].as_str().unwrap_or_default().to_owned();
+            let words = match call.name.as_str() {
+                "send_email" => {
+                    let (to, subject, body) = (text("to"), text("subject"), text("body"));
+                    let (s, b) = (format!("\"{subject}\""), format!("\"{body}\""));
+                    let (Some(at_s), Some(at_b)) = (request.find(&s), request.find(&b)) else {
+                        continue;
+                    };
+                    body_first += usize::from(at_b < at_s);
+                    // What follows the last value is the cc and urgency.
+                    let end = (at_s + s.len()).max(at_b + b.len());
+                    let first = request.find(&to).unwrap_or(0).min(at_s).min(at_b);
+                    forms(&request[..end], first, &[&to, &s, &b])
+                }
+                "translate_text" => {
+                    let (phrase, lang) = (text("text"), text("target_language"));
+                    let (Some(at_t), Some(at_l)) = (request.find(&phrase), request.find(&lang))
+                    else {
+                        continue;
+                    };
+                    language_first += usize::from(at_l < at_t);
+                    forms(request, at_l.min(at_t), &[&phrase, &lang])
+                }
+                _ => continue,
+            };
+            assert!(
+                !words.iter().any(|w| held_out.contains(w)),
+                "held-out phrasing {request:?}"
+            );
+            new_words += usize::from(!words.iter().any(|w| every.contains(w)));
+        }
+        (new_words, body_first, language_first)
+    };
+    let (new_words, body_first, language_first) = count(fields());
+    let (before, body_before, language_before) = count(follow_ups());
+    assert!(
+        new_words > before + 15,
+        "{new_words} requests in new words, {before} without field practice"
+    );
+    assert!(body_first > body_before + 3, "{body_first} bodies first");
+    assert!(
+        language_first > language_before + 10,
+        "{language_first} languages first, {language_before} without field practice"
+    );
 }
 
 /// Each call of `examples` with the request it answers.

@@ -55,7 +55,8 @@ pub struct TrainArgs {
     /// (`ends`: value-end practice, as `+ends` gives a later cycle; `wide`:
     /// value-end practice and wider wording, as `+wide`; `wording`: the same
     /// without units after a comma; `followups`: wide practice with composed
-    /// follow-ups).
+    /// follow-ups; `fields`: follow-up practice with email and translation
+    /// requests whose fields are cued in composed words).
     #[arg(long, default_value_t = Practice::Standard)]
     practice: Practice,
     /// Width of the model.
@@ -121,7 +122,9 @@ pub struct TrainArgs {
     /// units after a comma, texts with inner punctuation); `+wording` is
     /// `+wide` without units after a comma; `+followups` is `+wide` with
     /// follow-ups for another value composed from parts (some after
-    /// thanks), and more follow-ups and chained requests. `+layers=N`
+    /// thanks), and more follow-ups and chained requests; `+fields` is
+    /// `+followups` with email and translation requests whose fields are
+    /// cued in words composed from parts, in either order. `+layers=N`
     /// grows the model the cycle starts from to N decoder layers, each new
     /// one a copy of the layer before it whose output projections are zero,
     /// so that the cycle starts from the same predictions; later cycles

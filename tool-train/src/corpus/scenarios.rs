@@ -260,9 +260,7 @@ impl<'a> Cx<'a> {
     fn ask_follow_up(&mut self, list: &[&'static str], slot: &str, value: &str) {
         if self.practice.follow_ups(self.split) && practice::wants_composed_follow_up(&mut self.rng)
         {
-            let held_out: Vec<String> = v::part(list, Split::HeldOut)
-                .map(|t| fill(t, &[(slot, value)]))
-                .collect();
+            let held_out = held_out_phrasings(list, &[(slot, value)]);
             let text = practice::follow_up(&mut self.rng, value, |t| {
                 held_out.iter().any(|h| practice::same_words(h, t))
             });
@@ -1016,7 +1014,16 @@ fn translate(cx: &mut Cx, fail: bool) -> Follow {
         phrase_to_translate(cx)
     };
     let lang = *cx.rng.pick(v::LANGUAGES);
-    cx.ask_phrase(p::TRANSLATE, &[("text", &text), ("lang", lang)]);
+    let slots = [("text", text.as_str()), ("lang", lang)];
+    if cx.practice.fields(cx.split) && practice::wants_composed_fields(&mut cx.rng) {
+        let held_out = held_out_phrasings(p::TRANSLATE, &slots);
+        let request = practice::language_first(&mut cx.rng, &text, lang, |t| {
+            held_out.iter().any(|h| practice::same_words(h, t))
+        });
+        cx.ask(request);
+    } else {
+        cx.ask_phrase(p::TRANSLATE, &slots);
+    }
     let r = cx.call_one(
         "translate_text",
         json!({"text": text, "target_language": lang}),
@@ -1237,6 +1244,13 @@ fn email(cx: &mut Cx, fail: bool) -> Follow {
     };
     match address_first {
         Some(template) => cx.ask(fill(template, &slots)),
+        None if cx.practice.fields(cx.split) && practice::wants_composed_fields(&mut cx.rng) => {
+            let held_out = held_out_phrasings(p::EMAIL, &slots);
+            let request = practice::email(&mut cx.rng, [&to, subject, body, &extra], |t| {
+                held_out.iter().any(|h| practice::same_words(h, t))
+            });
+            cx.ask(request);
+        }
         None => cx.ask_phrase(p::EMAIL, &slots),
     }
     let mut pairs = vec![
@@ -2169,6 +2183,14 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
         cx.small_talk(text, reply);
     }
     cx.into_example(&offered, scenario)
+}
+
+/// `list`'s held-out phrasings with `slots` filled: what composed practice
+/// requests must never be.
+fn held_out_phrasings(list: &[&str], slots: &[(&str, &str)]) -> Vec<String> {
+    v::part(list, Split::HeldOut)
+        .map(|t| fill(t, slots))
+        .collect()
 }
 
 /// [`SCENARIOS`]' weight for `scenario` with [`Practice::FollowUps`]: more

@@ -26,10 +26,18 @@
 //! value composed from parts, some after thanks, and more follow-ups and
 //! chained requests.
 //!
+//! v12 took an email's body for its subject when the subject was named in
+//! a word training never used ("titled"), and the language for the text
+//! when the language came first. [`Practice::Fields`] adds to follow-up
+//! practice email and translation requests whose fields are cued in words
+//! composed from parts.
+//!
 //! `ends.rs` writes the value-end practice, `wording.rs` the wider wording,
-//! `follow_ups.rs` the composed follow-ups.
+//! `follow_ups.rs` the composed follow-ups, `fields.rs` the composed field
+//! cues.
 
 mod ends;
+mod fields;
 mod follow_ups;
 mod wording;
 
@@ -37,6 +45,7 @@ pub(crate) use ends::{
     long_place, place_with_city, repeating_number, wants_long_place, wants_place_with_city,
     with_trailer,
 };
+pub(crate) use fields::{email, language_first, wants_composed_fields};
 pub(crate) use follow_ups::{follow_up, wants_composed_follow_up};
 pub(crate) use wording::{
     email_phrasing, greeting, punctuated, same_words, thanks, wants_composed_small_talk,
@@ -65,6 +74,9 @@ pub enum Practice {
     /// Wide practice with follow-ups for another value composed from parts
     /// (some after thanks), and more follow-ups and chained requests.
     FollowUps,
+    /// Follow-up practice with email and translation requests whose fields
+    /// are cued in words composed from parts, in either order.
+    Fields,
 }
 
 impl std::str::FromStr for Practice {
@@ -77,8 +89,9 @@ impl std::str::FromStr for Practice {
             "wide" => Ok(Practice::Wide),
             "wording" => Ok(Practice::Wording),
             "followups" => Ok(Practice::FollowUps),
+            "fields" => Ok(Practice::Fields),
             _ => Err(format!(
-                "expected a practice, `ends`, `wide`, `wording`, `followups` or `standard`, found `{s}`"
+                "expected a practice, `ends`, `wide`, `wording`, `followups`, `fields` or `standard`, found `{s}`"
             )),
         }
     }
@@ -92,6 +105,7 @@ impl std::fmt::Display for Practice {
             Practice::Wide => "wide",
             Practice::Wording => "wording",
             Practice::FollowUps => "followups",
+            Practice::Fields => "fields",
         })
     }
 }
@@ -107,20 +121,29 @@ impl Practice {
     pub(crate) fn wide(self, split: Split) -> bool {
         matches!(
             self,
-            Practice::Wide | Practice::Wording | Practice::FollowUps
+            Practice::Wide | Practice::Wording | Practice::FollowUps | Practice::Fields
         ) && split == Split::Train
     }
 
     /// Whether a conversation of `split` gets the composed follow-ups of
     /// [`Practice::FollowUps`].
     pub(crate) fn follow_ups(self, split: Split) -> bool {
-        self == Practice::FollowUps && split == Split::Train
+        matches!(self, Practice::FollowUps | Practice::Fields) && split == Split::Train
+    }
+
+    /// Whether a conversation of `split` gets the composed field cues of
+    /// [`Practice::Fields`].
+    pub(crate) fn fields(self, split: Split) -> bool {
+        self == Practice::Fields && split == Split::Train
     }
 
     /// Whether a unit after a place is named after a comma or in brackets
     /// in more ways than ", in Celsius".
     pub(crate) fn unit_after_comma(self, split: Split) -> bool {
-        matches!(self, Practice::Wide | Practice::FollowUps) && split == Split::Train
+        matches!(
+            self,
+            Practice::Wide | Practice::FollowUps | Practice::Fields
+        ) && split == Split::Train
     }
 }
 
@@ -136,6 +159,7 @@ mod tests {
             Practice::Wide,
             Practice::Wording,
             Practice::FollowUps,
+            Practice::Fields,
         ] {
             assert_eq!(p.to_string().parse::<Practice>(), Ok(p));
         }
