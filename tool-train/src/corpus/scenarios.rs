@@ -260,10 +260,8 @@ impl<'a> Cx<'a> {
     fn ask_follow_up(&mut self, list: &[&'static str], slot: &str, value: &str) {
         if self.practice.follow_ups(self.split) && practice::wants_composed_follow_up(&mut self.rng)
         {
-            let held_out = held_out_phrasings(list, &[(slot, value)]);
-            let text = practice::follow_up(&mut self.rng, value, |t| {
-                held_out.iter().any(|h| practice::same_words(h, t))
-            });
+            let held_out = held_out_phrasing(list, &[(slot, value)]);
+            let text = practice::follow_up(&mut self.rng, value, held_out);
             self.ask(text);
         } else {
             self.ask_phrase(list, &[(slot, value)]);
@@ -1016,10 +1014,8 @@ fn translate(cx: &mut Cx, fail: bool) -> Follow {
     let lang = *cx.rng.pick(v::LANGUAGES);
     let slots = [("text", text.as_str()), ("lang", lang)];
     if cx.practice.fields(cx.split) && practice::wants_composed_fields(&mut cx.rng) {
-        let held_out = held_out_phrasings(p::TRANSLATE, &slots);
-        let request = practice::language_first(&mut cx.rng, &text, lang, |t| {
-            held_out.iter().any(|h| practice::same_words(h, t))
-        });
+        let held_out = held_out_phrasing(p::TRANSLATE, &slots);
+        let request = practice::language_first(&mut cx.rng, &text, lang, held_out);
         cx.ask(request);
     } else {
         cx.ask_phrase(p::TRANSLATE, &slots);
@@ -1245,10 +1241,8 @@ fn email(cx: &mut Cx, fail: bool) -> Follow {
     match address_first {
         Some(template) => cx.ask(fill(template, &slots)),
         None if cx.practice.fields(cx.split) && practice::wants_composed_fields(&mut cx.rng) => {
-            let held_out = held_out_phrasings(p::EMAIL, &slots);
-            let request = practice::email(&mut cx.rng, [&to, subject, body, &extra], |t| {
-                held_out.iter().any(|h| practice::same_words(h, t))
-            });
+            let held_out = held_out_phrasing(p::EMAIL, &slots);
+            let request = practice::email(&mut cx.rng, [&to, subject, body, &extra], held_out);
             cx.ask(request);
         }
         None => cx.ask_phrase(p::EMAIL, &slots),
@@ -2185,12 +2179,14 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
     cx.into_example(&offered, scenario)
 }
 
-/// `list`'s held-out phrasings with `slots` filled: what composed practice
-/// requests must never be.
-fn held_out_phrasings(list: &[&str], slots: &[(&str, &str)]) -> Vec<String> {
-    v::part(list, Split::HeldOut)
+/// Whether a text is, in other case or marks, one of `list`'s held-out
+/// phrasings with `slots` filled: what composed practice requests must
+/// never be.
+fn held_out_phrasing(list: &[&str], slots: &[(&str, &str)]) -> impl Fn(&str) -> bool {
+    let held_out: Vec<String> = v::part(list, Split::HeldOut)
         .map(|t| fill(t, slots))
-        .collect()
+        .collect();
+    move |text| held_out.iter().any(|h| practice::same_words(h, text))
 }
 
 /// [`SCENARIOS`]' weight for `scenario` with [`Practice::FollowUps`]: more
