@@ -9,6 +9,7 @@
 //! field in many words, in both orders, and never with a held-out
 //! phrasing's words.
 
+use super::unseen;
 use crate::corpus::rng::Rng;
 
 /// How often an email or translation request is composed.
@@ -86,19 +87,19 @@ pub(crate) fn email(
     [to, subject, body, extra]: [&str; 4],
     held_out: impl Fn(&str) -> bool,
 ) -> String {
-    loop {
-        let opener = rng.pick(EMAIL_OPENERS).replace("{to}", to);
-        let subject = rng.pick(SUBJECT_CUES).replace("{subject}", subject);
-        let body = rng.pick(BODY_CUES).replace("{body}", body);
-        let text = if rng.chance(BODY_FIRST) {
-            format!("{opener}{body}{subject}{extra}")
-        } else {
-            format!("{opener}{subject}{body}{extra}")
-        };
-        if !held_out(&text) {
-            return text;
-        }
-    }
+    unseen(
+        || {
+            let opener = rng.pick(EMAIL_OPENERS).replace("{to}", to);
+            let subject = rng.pick(SUBJECT_CUES).replace("{subject}", subject);
+            let body = rng.pick(BODY_CUES).replace("{body}", body);
+            if rng.chance(BODY_FIRST) {
+                format!("{opener}{body}{subject}{extra}")
+            } else {
+                format!("{opener}{subject}{body}{extra}")
+            }
+        },
+        held_out,
+    )
 }
 
 /// A request to translate `text` into `lang` that names the language
@@ -109,15 +110,14 @@ pub(crate) fn language_first(
     lang: &str,
     held_out: impl Fn(&str) -> bool,
 ) -> String {
-    loop {
-        let request = rng
-            .pick(LANGUAGE_FIRST)
-            .replace("{lang}", lang)
-            .replace("{text}", text);
-        if !held_out(&request) {
-            return request;
-        }
-    }
+    unseen(
+        || {
+            rng.pick(LANGUAGE_FIRST)
+                .replace("{lang}", lang)
+                .replace("{text}", text)
+        },
+        held_out,
+    )
 }
 
 #[cfg(test)]

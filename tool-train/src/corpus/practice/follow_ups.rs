@@ -7,6 +7,7 @@
 //! name the next value in many short forms, some of them after thanks
 //! ("Thanks! Now Lima?"), and each gets its call.
 
+use super::unseen;
 use crate::corpus::rng::Rng;
 use crate::corpus::values as v;
 
@@ -68,19 +69,19 @@ pub(crate) fn wants_composed_follow_up(rng: &mut Rng) -> bool {
 /// A follow-up asking the same about `value` ("Thanks! Lima next?"),
 /// never a text `held_out` knows.
 pub(crate) fn follow_up(rng: &mut Rng, value: &str, held_out: impl Fn(&str) -> bool) -> String {
-    loop {
-        let opener = *rng.pick(OPENERS);
-        let core = rng.pick(CORES).replace("{x}", value);
-        let end = *rng.pick(ENDS);
-        let text = if opener.is_empty() {
-            format!("{}{end}", v::capitalized(&core))
-        } else {
-            format!("{opener}{core}{end}")
-        };
-        if !held_out(&text) {
-            return text;
-        }
-    }
+    unseen(
+        || {
+            let opener = *rng.pick(OPENERS);
+            let core = rng.pick(CORES).replace("{x}", value);
+            let end = *rng.pick(ENDS);
+            if opener.is_empty() {
+                format!("{}{end}", v::capitalized(&core))
+            } else {
+                format!("{opener}{core}{end}")
+            }
+        },
+        held_out,
+    )
 }
 
 #[cfg(test)]

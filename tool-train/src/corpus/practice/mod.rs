@@ -54,6 +54,17 @@ pub(crate) use wording::{
 
 use super::Split;
 
+/// The first text `make` draws that `held_out` does not know: composed
+/// practice is never a held-out phrasing.
+fn unseen(mut make: impl FnMut() -> String, held_out: impl Fn(&str) -> bool) -> String {
+    loop {
+        let text = make();
+        if !held_out(&text) {
+            return text;
+        }
+    }
+}
+
 /// What a training corpus adds to the standard conversations
 /// (`tool-train train --extend STEPS@PEAK_LR+ends`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
