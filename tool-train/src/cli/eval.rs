@@ -6,14 +6,23 @@
 //! right tools, exact arguments, calls that parse and validate, no call where
 //! none is due, and answers that contain the tool results they report; and,
 //! by kind of value (place names, numbers, enums, …), how many arguments of
-//! the right tools were right.
+//! the right tools were right. Exact calls are also split by whether the
+//! request's cue words (its words besides the values the calls copy) all
+//! occur in some training request: a word the corpus never shows ("titled",
+//! "middle value") is one no amount of training on it can teach.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::Serialize;
 use serde_json::{json, Value};
-use tool_train::corpus::{self, Split};
+use tool_train::corpus::{self, Split, Vocabulary};
+
+/// The training conversations per practice whose requests make the
+/// vocabulary `eval` splits call turns by: enough that a request of the
+/// training split lacks one of its words about once in 150.
+const VOCABULARY_CONVERSATIONS: usize = 3_000;
+const VOCABULARY_SEED: u64 = 77;
 use tool_use::models::agent::{ChatModel, LocalChat, TurnRequest};
 use tool_use::models::generate::GenerateOptions;
 use tool_use::models::model::Model;
@@ -66,6 +75,11 @@ struct Scores {
     right_tools: usize,
     /// ... where the calls equal the expected ones, arguments included.
     exact_calls: usize,
+    /// Call turns whose request has a cue word (a word besides the values
+    /// the calls copy) that no training request shows.
+    unseen_call_turns: usize,
+    /// ... where the calls are exact.
+    unseen_exact_calls: usize,
     /// Calls the model wrote.
     calls: usize,
     /// ... that parsed and validated against their tool's schema.
@@ -152,6 +166,7 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
         }
     }
     let toolbox = corpus::tools::toolbox(Clock::System);
+    let vocabulary = Vocabulary::of_training(VOCABULARY_SEED, VOCABULARY_CONVERSATIONS);
     let mut results = Vec::new();
     for constrain in [true, false] {
         let model = Model::load(&path).map_err(|e| e.to_string())?;
@@ -159,7 +174,7 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
             .map_err(|e| e.to_string())?
             .constrain(constrain)
             .options(GenerateOptions::greedy(args.max_tokens));
-        let scores = score(&mut chat, &examples, &toolbox, args.verbose)?;
+        let scores = score(&mut chat, &examples, &toolbox, &vocabulary, args.verbose)?;
         results.push((constrain, scores));
     }
     if args.json {
@@ -203,6 +218,17 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
         println!(
             "  exact-match calls    {}",
             pct(s.exact_calls, s.call_turns)
+        );
+        println!(
+            "    in seen words      {}",
+            pct(
+                s.exact_calls - s.unseen_exact_calls,
+                s.call_turns - s.unseen_call_turns
+            )
+        );
+        println!(
+            "    with unseen words  {}",
+            pct(s.unseen_exact_calls, s.unseen_call_turns)
         );
         println!("  valid calls          {}", pct(s.valid_calls, s.calls));
         println!("  no call when none due {}", pct(s.no_call, s.answer_turns));
@@ -258,6 +284,7 @@ fn score(
     chat: &mut LocalChat,
     examples: &[corpus::Example],
     toolbox: &Toolbox,
+    vocabulary: &Vocabulary,
     verbose: bool,
 ) -> Result<Scores, String> {
     let mut s = Scores::default();
@@ -329,6 +356,11 @@ fn score(
                 count_arguments(toolbox, &parsed.tool_calls, &expected.calls, &mut s);
                 let exact = same_calls(&parsed.tool_calls, &expected.calls)
                     && parsed.invalid_tool_calls.is_empty();
+                let unseen = vocabulary.unseen_in(example, expected);
+                if !unseen.is_empty() {
+                    s.unseen_call_turns += 1;
+                    s.unseen_exact_calls += usize::from(exact);
+                }
                 if exact {
                     s.exact_calls += 1;
                 } else if verbose {
@@ -340,18 +372,20 @@ fn score(
                             .join(" | ")
                     };
                     eprintln!(
-                        "wanted: {}\n   got: {}",
+                        "wanted: {}\n   got: {}\n  asked: {:?}{}",
                         show(&expected.calls),
-                        show(&parsed.tool_calls)
+                        show(&parsed.tool_calls),
+                        asked(example, expected),
+                        if unseen.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" (never in training: {})", unseen.join(", "))
+                        }
                     );
                     // A turn with no call says nothing above: show what it
-                    // answered, and to what.
+                    // answered.
                     if parsed.tool_calls.is_empty() && parsed.invalid_tool_calls.is_empty() {
-                        eprintln!(
-                            "  asked: {:?}\n answer: {:?}",
-                            asked(example, expected),
-                            turn.text
-                        );
+                        eprintln!(" answer: {:?}", turn.text);
                     }
                 }
                 exact
@@ -372,7 +406,6 @@ fn score(
     Ok(s)
 }
 
-/// Name and arguments equal, in any order (parallel calls have none).
 /// The last user message before the turn `expected`.
 fn asked<'a>(example: &'a corpus::Example, expected: &corpus::Expectation) -> &'a str {
     example
@@ -384,6 +417,7 @@ fn asked<'a>(example: &'a corpus::Example, expected: &corpus::Expectation) -> &'
         .unwrap_or_default()
 }
 
+/// Name and arguments equal, in any order (parallel calls have none).
 fn same_calls(got: &[ToolCall], want: &[ToolCall]) -> bool {
     let key = |c: &ToolCall| format!("{}\u{0}{}", c.name, c.arguments);
     let mut a: Vec<String> = got.iter().map(key).collect();

@@ -35,11 +35,13 @@ mod scenarios;
 pub mod tokenizer;
 pub mod tools;
 pub mod values;
+mod vocabulary;
 mod weights;
 
 pub use encode::{encode, encode_text, encode_weighted, Encoded};
 pub use practice::Practice;
 pub use tokenizer::{train_tokenizer, TokenizerStats, SPECIAL_TOKENS};
+pub use vocabulary::Vocabulary;
 pub use weights::{byte_weights, LossWeights};
 
 use crate::train::bpe::BpeError;

@@ -122,6 +122,16 @@ impl std::fmt::Display for Practice {
 }
 
 impl Practice {
+    /// Every practice, from the conversations alone to the widest.
+    pub const ALL: [Practice; 6] = [
+        Practice::Standard,
+        Practice::ValueEnds,
+        Practice::Wide,
+        Practice::Wording,
+        Practice::FollowUps,
+        Practice::Fields,
+    ];
+
     /// Whether a conversation of `split` gets value-end practice.
     pub(crate) fn ends(self, split: Split) -> bool {
         self != Practice::Standard && split == Split::Train
