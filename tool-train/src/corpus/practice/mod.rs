@@ -174,14 +174,7 @@ mod tests {
 
     #[test]
     fn practice_reads_back_what_it_writes() {
-        for p in [
-            Practice::Standard,
-            Practice::ValueEnds,
-            Practice::Wide,
-            Practice::Wording,
-            Practice::FollowUps,
-            Practice::Fields,
-        ] {
+        for p in Practice::ALL {
             assert_eq!(p.to_string().parse::<Practice>(), Ok(p));
         }
         let err = "end".parse::<Practice>().unwrap_err();
