@@ -1171,3 +1171,43 @@ fn out_of_scope_requests_name_places_and_counts_from_split_templates() {
             .collect();
     assert_eq!(held, held_templates);
 }
+
+#[test]
+fn decline_practice_asks_for_writing_in_new_words_never_held_out() {
+    // The held-out requests no tool covers: the extension's writing and
+    // place-naming requests, and the pool's held-out part.
+    let held_out: HashSet<String> = corpus::generate_cases(3, 9 * Case::ALL.len())
+        .iter()
+        .filter(|e| matches!(e.case, Some(Case::CreativeWriting | Case::NoToolForIt)))
+        .flat_map(answered_in_words)
+        .chain(values::part(values::OUT_OF_SCOPE, Split::HeldOut).map(|(t, _)| *t))
+        .map(words_of)
+        .collect();
+    assert!(held_out.len() >= 12, "{held_out:?}");
+    // Distinct requests no tool covers, and how many turns need no call.
+    let count = |practice: Practice| {
+        let examples = corpus::generate_with(11, 1_500, Split::Train, practice);
+        let mut distinct = HashSet::new();
+        let mut no_call_turns = 0;
+        for example in &examples {
+            for text in answered_in_words(example) {
+                no_call_turns += 1;
+                if example.scenario == Scenario::OutOfScope {
+                    assert!(!held_out.contains(&words_of(text)), "{text:?} is held out");
+                    distinct.insert(text.to_owned());
+                }
+            }
+        }
+        (distinct.len(), no_call_turns)
+    };
+    let (fields, fields_turns) = count(Practice::Fields);
+    let (declines, declines_turns) = count(Practice::Declines);
+    assert!(
+        declines > fields * 3 / 2,
+        "{declines} against {fields} distinct requests"
+    );
+    assert!(
+        declines_turns > fields_turns,
+        "{declines_turns} against {fields_turns} turns"
+    );
+}

@@ -56,7 +56,9 @@ pub struct TrainArgs {
     /// value-end practice and wider wording, as `+wide`; `wording`: the same
     /// without units after a comma; `followups`: wide practice with composed
     /// follow-ups; `fields`: follow-up practice with email and translation
-    /// requests whose fields are cued in composed words).
+    /// requests whose fields are cued in composed words; `declines`:
+    /// field-cue practice with composed writing requests no tool does and
+    /// more requests that need no tool).
     #[arg(long, default_value_t = Practice::Standard)]
     practice: Practice,
     /// Width of the model.
@@ -124,7 +126,9 @@ pub struct TrainArgs {
     /// follow-ups for another value composed from parts (some after
     /// thanks), and more follow-ups and chained requests; `+fields` is
     /// `+followups` with email and translation requests whose fields are
-    /// cued in words composed from parts, in either order. `+layers=N`
+    /// cued in words composed from parts, in either order; `+declines` is
+    /// `+fields` with writing requests no tool does composed from parts,
+    /// thanks after sessions, and more requests that need no tool. `+layers=N`
     /// grows the model the cycle starts from to N decoder layers, each new
     /// one a copy of the layer before it whose output projections are zero,
     /// so that the cycle starts from the same predictions; later cycles

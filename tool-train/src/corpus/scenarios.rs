@@ -2029,8 +2029,13 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
             } else {
                 weight
             };
-            if practice.follow_ups(split) {
+            let weight = if practice.follow_ups(split) {
                 follow_up_weight(scenario, weight)
+            } else {
+                weight
+            };
+            if practice.declines(split) {
+                decline_weight(scenario, weight)
             } else {
                 weight
             }
@@ -2101,15 +2106,19 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
             offer(&mut rng, intent.tools(), &[], all)
         }
         Scenario::OutOfScope => {
-            let (request, task) = if cx.rng.chance(0.5) {
-                let (template, task) = *v::pick(&mut cx.rng, p::OUT_OF_SCOPE_IN_PLACE, split);
-                let city = cx.city();
-                let n = cx.number(NumberKind::Tiny);
-                (fill(template, &[("city", &city), ("n", &n)]), task)
-            } else {
-                let (request, task) = *v::pick(&mut cx.rng, v::OUT_OF_SCOPE, split);
-                (request.to_owned(), task)
-            };
+            let (request, task) =
+                if cx.practice.declines(split) && practice::wants_composed_decline(&mut cx.rng) {
+                    let topic = v::invented_text(&mut cx.rng, split, 1, 3);
+                    practice::decline(&mut cx.rng, &topic, cases::is_held_out_request)
+                } else if cx.rng.chance(0.5) {
+                    let (template, task) = *v::pick(&mut cx.rng, p::OUT_OF_SCOPE_IN_PLACE, split);
+                    let city = cx.city();
+                    let n = cx.number(NumberKind::Tiny);
+                    (fill(template, &[("city", &city), ("n", &n)]), task)
+                } else {
+                    let (request, task) = *v::pick(&mut cx.rng, v::OUT_OF_SCOPE, split);
+                    (request.to_owned(), task)
+                };
             cx.user(request);
             cx.answer_from(p::CANNOT_ANSWERS, &[("task", task)], Vec::new());
             offer(&mut rng, &[], &[], all)
@@ -2166,12 +2175,12 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
             offered
         }
     };
-    // Sessions keep their three or four requests; a failed request is not
-    // thanked for.
+    // A failed request is not thanked for; sessions are with decline
+    // practice, where v13 called a tool for thanks deep in a session.
     let finished_request = matches!(
         scenario,
         Scenario::Single | Scenario::Parallel | Scenario::Chain
-    );
+    ) || (scenario == Scenario::Session && cx.practice.declines(split));
     if finished_request && cx.practice.wide(split) && practice::wants_thanks(&mut cx.rng) {
         let (text, reply) = practice::thanks(&mut cx.rng, cases::is_held_out_small_talk);
         cx.small_talk(text, reply);
@@ -2196,6 +2205,16 @@ fn follow_up_weight(scenario: Scenario, weight: u32) -> u32 {
     match scenario {
         Scenario::FollowUp => 16,
         Scenario::Chain => 14,
+        _ => weight,
+    }
+}
+
+/// [`SCENARIOS`]' weight for `scenario` with [`Practice::Declines`]: more
+/// requests that need no tool, where v13 called one.
+fn decline_weight(scenario: Scenario, weight: u32) -> u32 {
+    match scenario {
+        Scenario::OutOfScope => 14,
+        Scenario::SmallTalk => 12,
         _ => weight,
     }
 }

@@ -32,15 +32,23 @@
 //! practice email and translation requests whose fields are cued in words
 //! composed from parts.
 //!
+//! v13 then called a tool for writing requests in new words ("Make up a
+//! joke about penguins.") and for small talk deep in a session.
+//! [`Practice::Declines`] adds to field-cue practice writing requests
+//! composed from parts, thanks after sessions too, and more requests no
+//! tool covers and small talk.
+//!
 //! `ends.rs` writes the value-end practice, `wording.rs` the wider wording,
 //! `follow_ups.rs` the composed follow-ups, `fields.rs` the composed field
-//! cues.
+//! cues, `declines.rs` the composed writing requests.
 
+mod declines;
 mod ends;
 mod fields;
 mod follow_ups;
 mod wording;
 
+pub(crate) use declines::{decline, wants_composed_decline};
 pub(crate) use ends::{
     long_place, place_with_city, repeating_number, wants_long_place, wants_place_with_city,
     with_trailer,
@@ -88,6 +96,9 @@ pub enum Practice {
     /// Follow-up practice with email and translation requests whose fields
     /// are cued in words composed from parts, in either order.
     Fields,
+    /// Field-cue practice with writing requests no tool does composed from
+    /// parts, thanks after sessions, and more requests that need no tool.
+    Declines,
 }
 
 impl std::str::FromStr for Practice {
@@ -101,8 +112,9 @@ impl std::str::FromStr for Practice {
             "wording" => Ok(Practice::Wording),
             "followups" => Ok(Practice::FollowUps),
             "fields" => Ok(Practice::Fields),
+            "declines" => Ok(Practice::Declines),
             _ => Err(format!(
-                "expected a practice, `ends`, `wide`, `wording`, `followups`, `fields` or `standard`, found `{s}`"
+                "expected a practice, `ends`, `wide`, `wording`, `followups`, `fields`, `declines` or `standard`, found `{s}`"
             )),
         }
     }
@@ -117,19 +129,21 @@ impl std::fmt::Display for Practice {
             Practice::Wording => "wording",
             Practice::FollowUps => "followups",
             Practice::Fields => "fields",
+            Practice::Declines => "declines",
         })
     }
 }
 
 impl Practice {
     /// Every practice, from the conversations alone to the widest.
-    pub const ALL: [Practice; 6] = [
+    pub const ALL: [Practice; 7] = [
         Practice::Standard,
         Practice::ValueEnds,
         Practice::Wide,
         Practice::Wording,
         Practice::FollowUps,
         Practice::Fields,
+        Practice::Declines,
     ];
 
     /// Whether a conversation of `split` gets value-end practice.
@@ -142,20 +156,33 @@ impl Practice {
     pub(crate) fn wide(self, split: Split) -> bool {
         matches!(
             self,
-            Practice::Wide | Practice::Wording | Practice::FollowUps | Practice::Fields
+            Practice::Wide
+                | Practice::Wording
+                | Practice::FollowUps
+                | Practice::Fields
+                | Practice::Declines
         ) && split == Split::Train
     }
 
     /// Whether a conversation of `split` gets the composed follow-ups of
     /// [`Practice::FollowUps`].
     pub(crate) fn follow_ups(self, split: Split) -> bool {
-        matches!(self, Practice::FollowUps | Practice::Fields) && split == Split::Train
+        matches!(
+            self,
+            Practice::FollowUps | Practice::Fields | Practice::Declines
+        ) && split == Split::Train
     }
 
     /// Whether a conversation of `split` gets the composed field cues of
     /// [`Practice::Fields`].
     pub(crate) fn fields(self, split: Split) -> bool {
-        self == Practice::Fields && split == Split::Train
+        matches!(self, Practice::Fields | Practice::Declines) && split == Split::Train
+    }
+
+    /// Whether a conversation of `split` gets the composed writing requests
+    /// of [`Practice::Declines`].
+    pub(crate) fn declines(self, split: Split) -> bool {
+        self == Practice::Declines && split == Split::Train
     }
 
     /// Whether a unit after a place is named after a comma or in brackets
@@ -163,7 +190,7 @@ impl Practice {
     pub(crate) fn unit_after_comma(self, split: Split) -> bool {
         matches!(
             self,
-            Practice::Wide | Practice::FollowUps | Practice::Fields
+            Practice::Wide | Practice::FollowUps | Practice::Fields | Practice::Declines
         ) && split == Split::Train
     }
 }

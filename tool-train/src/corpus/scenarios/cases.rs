@@ -185,6 +185,17 @@ pub(super) fn is_held_out_small_talk(text: &str) -> bool {
         .any(|(held_out, _)| practice::same_words(held_out, text))
 }
 
+/// Whether `text` is, in other case or marks, a held-out request no tool
+/// covers: a writing request of the extension, one of its requests that
+/// name places and numbers, or one of the pool's held-out part.
+pub(super) fn is_held_out_request(text: &str) -> bool {
+    CREATIVE
+        .iter()
+        .chain(NO_TOOL_FOR_IT)
+        .chain(v::part(v::OUT_OF_SCOPE, Split::HeldOut))
+        .any(|(held_out, _)| practice::same_words(held_out, text))
+}
+
 /// The held-out phrasings standing in for `list` in the terse case.
 pub(super) fn terse(list: &[&'static str]) -> Option<&'static [&'static str]> {
     TERSE.iter().find(|(of, _)| *of == list).map(|(_, t)| *t)

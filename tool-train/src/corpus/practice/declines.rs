@@ -1,0 +1,117 @@
+//! Decline practice: writing requests no tool does, worded from parts.
+//!
+//! v13 called a tool for "Make up a joke about penguins." and "Draft a
+//! tweet about our product launch.", filling an argument with the topic:
+//! training asked for poems, jokes and posts in about fifty fixed
+//! sentences, so a new one read like a request with a value to copy.
+//! Composed requests ask for many kinds of writing, about many topics, in
+//! many words, and are never a held-out text.
+
+use crate::corpus::rng::Rng;
+
+/// How often a request no tool covers is a composed writing request.
+const COMPOSED: f64 = 0.5;
+
+/// How the request starts.
+const ASKS: &[&str] = &[
+    "Write ",
+    "Compose ",
+    "Make up ",
+    "Draft ",
+    "Come up with ",
+    "Give me ",
+    "Create ",
+    "Can you write ",
+    "Could you make up ",
+    "Please write ",
+    "Think up ",
+    "I'd love ",
+    "Would you write ",
+    "Put together ",
+];
+
+/// What is asked for, with how an answer names what no tool does. The
+/// held-out texts' kinds ("sonnet", "lyrics", "rhyme", "fairy tale") are
+/// left out, so that the eval still asks for them in new words.
+const KINDS: &[(&str, &str)] = &[
+    ("a poem", "write poems"),
+    ("a short poem", "write poems"),
+    ("a haiku", "write poems"),
+    ("a limerick", "write poems"),
+    ("a few lines of verse", "write poems"),
+    ("a joke", "tell jokes"),
+    ("a funny joke", "tell jokes"),
+    ("a pun", "tell jokes"),
+    ("a story", "tell stories"),
+    ("a short story", "tell stories"),
+    ("a bedtime story", "tell stories"),
+    ("a song", "write songs"),
+    ("a jingle", "write songs"),
+    ("a riddle", "make up riddles"),
+    ("a tweet", "write posts"),
+    ("a social media post", "write posts"),
+    ("a blog post", "write posts"),
+    ("an essay", "write essays"),
+    ("a speech", "write speeches"),
+    ("a toast", "write speeches"),
+    ("a slogan", "write slogans"),
+    ("a motto", "write slogans"),
+];
+
+/// How the topic joins the kind; `{topic}`.
+const TOPICS: &[&str] = &[
+    " about {topic}",
+    " on {topic}",
+    " for {topic}",
+    " about the {topic}",
+];
+
+const ENDS: &[&str] = &[".", "!", "?", "", ", please.", " for me.", " please"];
+
+/// Whether a request no tool covers should be a composed writing request.
+pub(crate) fn wants_composed_decline(rng: &mut Rng) -> bool {
+    rng.chance(COMPOSED)
+}
+
+/// A writing request about `topic` that no held-out text is, and what an
+/// answer says cannot be done.
+pub(crate) fn decline(
+    rng: &mut Rng,
+    topic: &str,
+    held_out: impl Fn(&str) -> bool,
+) -> (String, &'static str) {
+    loop {
+        let (kind, task) = *rng.pick(KINDS);
+        let about = rng.pick(TOPICS).replace("{topic}", topic);
+        let text = format!("{}{kind}{about}{}", rng.pick(ASKS), rng.pick(ENDS));
+        if !held_out(&text) {
+            return (text, task);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_decline_names_its_topic_and_what_cannot_be_done() {
+        let mut rng = Rng::for_example(41, 0);
+        for _ in 0..200 {
+            let (text, task) = decline(&mut rng, "Velmor tides", |_| false);
+            assert!(text.contains("Velmor tides"), "{text}");
+            let kind = KINDS
+                .iter()
+                .find(|(kind, _)| text.contains(&format!(" {kind} ")))
+                .unwrap_or_else(|| panic!("no kind in {text:?}"));
+            assert_eq!(kind.1, task, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_held_out_text_is_drawn_again() {
+        let mut rng = Rng::for_example(42, 0);
+        let (text, _) = decline(&mut rng, "cats", |t| !t.starts_with("Write a joke"));
+        assert!(text.starts_with("Write a joke"), "{text}");
+    }
+}
