@@ -17,12 +17,6 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::{json, Value};
 use tool_train::corpus::{self, Split, Vocabulary};
-
-/// The training conversations per practice whose requests make the
-/// vocabulary `eval` splits call turns by: enough that a request of the
-/// training split lacks one of its words about once in 150.
-const VOCABULARY_CONVERSATIONS: usize = 3_000;
-const VOCABULARY_SEED: u64 = 77;
 use tool_use::models::agent::{ChatModel, LocalChat, TurnRequest};
 use tool_use::models::generate::GenerateOptions;
 use tool_use::models::model::Model;
@@ -31,6 +25,13 @@ use tool_use::models::template::Clock;
 use tool_use::runtime::validate::{validate_arguments, Policy};
 use tool_use::ToolChoice;
 use tool_use::{Role, ToolCall, Toolbox};
+
+/// The training conversations per practice whose requests make the
+/// vocabulary `eval` splits call turns by: enough that a request of the
+/// training split lacks one of its words about once in 150.
+const VOCABULARY_CONVERSATIONS: usize = 3_000;
+/// The seed they are drawn from (any other than the held-out split's).
+const VOCABULARY_SEED: u64 = 77;
 
 /// Arguments of `tool-train eval`.
 #[derive(clap::Args)]
@@ -337,7 +338,7 @@ fn score(
                 if verbose && !(no_call && contains) {
                     eprintln!(
                         "  asked: {:?}\n answer: {:?} (to contain {:?})",
-                        asked(example, expected),
+                        example.request(expected),
                         turn.text,
                         expected.must_contain
                     );
@@ -375,7 +376,7 @@ fn score(
                         "wanted: {}\n   got: {}\n  asked: {:?}{}",
                         show(&expected.calls),
                         show(&parsed.tool_calls),
-                        asked(example, expected),
+                        example.request(expected),
                         if unseen.is_empty() {
                             String::new()
                         } else {
@@ -404,17 +405,6 @@ fn score(
         }
     }
     Ok(s)
-}
-
-/// The last user message before the turn `expected`.
-fn asked<'a>(example: &'a corpus::Example, expected: &corpus::Expectation) -> &'a str {
-    example
-        .prompt(expected)
-        .iter()
-        .rev()
-        .find(|m| m.role == Role::User)
-        .map(|m| m.text())
-        .unwrap_or_default()
 }
 
 /// Name and arguments equal, in any order (parallel calls have none).

@@ -191,6 +191,17 @@ impl Example {
         &self.messages[..e.index.min(self.messages.len())]
     }
 
+    /// The request expectation `e` answers: the last user message before it
+    /// (empty if there is none).
+    pub fn request(&self, e: &Expectation) -> &str {
+        self.prompt(e)
+            .iter()
+            .rev()
+            .find(|m| m.role == tool_use::Role::User)
+            .map(|m| m.text())
+            .unwrap_or_default()
+    }
+
     /// Whether the offered tools are exactly the demo toolbox of `tool-use chat`.
     pub fn offers_demo_tools(&self) -> bool {
         self.tools == tool_use::demo::definitions()

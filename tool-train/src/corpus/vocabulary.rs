@@ -34,9 +34,9 @@ impl Vocabulary {
 
     /// Adds the cue words of every request of `example`.
     pub fn add(&mut self, example: &Example) {
+        let copied = copied_words(arguments(example));
         for message in example.messages.iter().filter(|m| m.role == Role::User) {
-            self.words
-                .extend(cue_words(message.text(), arguments(example)));
+            self.words.extend(cue_words(message.text(), &copied));
         }
     }
 
@@ -55,14 +55,7 @@ impl Vocabulary {
     /// arguments in `example` are copied, not understood: a chained
     /// request names a place its second call does not.
     pub fn unseen_in(&self, example: &Example, expected: &Expectation) -> Vec<String> {
-        let request = example
-            .prompt(expected)
-            .iter()
-            .rev()
-            .find(|m| m.role == Role::User)
-            .map(|m| m.text())
-            .unwrap_or_default();
-        self.unseen(request, arguments(example))
+        self.unseen(example.request(expected), arguments(example))
     }
 
     /// The cue words of `request` that it does not hold, in order, where
@@ -72,7 +65,7 @@ impl Vocabulary {
         request: &str,
         arguments: impl IntoIterator<Item = &'a Value>,
     ) -> Vec<String> {
-        cue_words(request, arguments)
+        cue_words(request, &copied_words(arguments))
             .into_iter()
             .filter(|w| !self.words.contains(w))
             .collect()
@@ -87,13 +80,18 @@ fn arguments(example: &Example) -> impl Iterator<Item = &Value> {
         .map(|c| &c.arguments)
 }
 
-/// The words of `request`, lower-cased and in order, less those of any
-/// string in `arguments`. Digits and punctuation are not words.
-fn cue_words<'a>(request: &str, arguments: impl IntoIterator<Item = &'a Value>) -> Vec<String> {
+/// The words of every string in `arguments`: what requests copy.
+fn copied_words<'a>(arguments: impl IntoIterator<Item = &'a Value>) -> BTreeSet<String> {
     let mut copied = BTreeSet::new();
     for value in arguments {
         strings(value, &mut |s| copied.extend(words(s)));
     }
+    copied
+}
+
+/// The words of `request`, lower-cased and in order, less the `copied`
+/// ones. Digits and punctuation are not words.
+fn cue_words(request: &str, copied: &BTreeSet<String>) -> Vec<String> {
     let mut seen = BTreeSet::new();
     words(request)
         .filter(|w| !copied.contains(w) && seen.insert(w.clone()))
@@ -126,7 +124,7 @@ mod tests {
         let args = json!({"location": "Paris, France", "days": 3});
         let cues = cue_words(
             "What's the weather in Paris, France for the next 3 days?",
-            [&args],
+            &copied_words([&args]),
         );
         assert_eq!(
             cues,

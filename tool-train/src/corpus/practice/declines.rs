@@ -7,6 +7,7 @@
 //! Composed requests ask for many kinds of writing, about many topics, in
 //! many words, and are never a held-out text.
 
+use super::unseen_by;
 use crate::corpus::rng::Rng;
 
 /// How often a request no tool covers is a composed writing request.
@@ -80,14 +81,16 @@ pub(crate) fn decline(
     topic: &str,
     held_out: impl Fn(&str) -> bool,
 ) -> (String, &'static str) {
-    loop {
-        let (kind, task) = *rng.pick(KINDS);
-        let about = rng.pick(TOPICS).replace("{topic}", topic);
-        let text = format!("{}{kind}{about}{}", rng.pick(ASKS), rng.pick(ENDS));
-        if !held_out(&text) {
-            return (text, task);
-        }
-    }
+    unseen_by(
+        || {
+            let (kind, task) = *rng.pick(KINDS);
+            let about = rng.pick(TOPICS).replace("{topic}", topic);
+            let text = format!("{}{kind}{about}{}", rng.pick(ASKS), rng.pick(ENDS));
+            (text, task)
+        },
+        |(text, _)| text.as_str(),
+        held_out,
+    )
 }
 
 #[cfg(test)]

@@ -64,11 +64,21 @@ use super::Split;
 
 /// The first text `make` draws that `held_out` does not know: composed
 /// practice is never a held-out phrasing.
-fn unseen(mut make: impl FnMut() -> String, held_out: impl Fn(&str) -> bool) -> String {
+fn unseen(make: impl FnMut() -> String, held_out: impl Fn(&str) -> bool) -> String {
+    unseen_by(make, String::as_str, held_out)
+}
+
+/// [`unseen`] for draws that carry more than their text (a request and
+/// the answer it gets): `text` says which part `held_out` must not know.
+fn unseen_by<T>(
+    mut make: impl FnMut() -> T,
+    text: impl Fn(&T) -> &str,
+    held_out: impl Fn(&str) -> bool,
+) -> T {
     loop {
-        let text = make();
-        if !held_out(&text) {
-            return text;
+        let drawn = make();
+        if !held_out(text(&drawn)) {
+            return drawn;
         }
     }
 }
