@@ -12,8 +12,8 @@ use tool_use::models::template::{ModelTemplates, RenderOptions};
 use tool_use::{demo, Message, Role, ToolCall};
 
 /// Standard conversations, then conversations with value-end practice, wide
-/// practice, follow-up practice and field practice: every check of the
-/// training split holds for all.
+/// practice, follow-up practice, field practice and request practice (which
+/// holds decline practice): every check of the training split holds for all.
 fn train() -> &'static [Example] {
     static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
     CORPUS.get_or_init(|| {
@@ -22,6 +22,7 @@ fn train() -> &'static [Example] {
         examples.extend(wide().iter().cloned());
         examples.extend(follow_ups().iter().cloned());
         examples.extend(fields().iter().cloned());
+        examples.extend(requests().iter().cloned());
         examples
     })
 }
@@ -43,6 +44,11 @@ fn follow_ups() -> &'static [Example] {
 fn fields() -> &'static [Example] {
     static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
     CORPUS.get_or_init(|| corpus::generate_with(16, 1200, Split::Train, Practice::Fields))
+}
+
+fn requests() -> &'static [Example] {
+    static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
+    CORPUS.get_or_init(|| corpus::generate_with(17, 1200, Split::Train, Practice::Requests))
 }
 
 fn held_out() -> &'static [Example] {
@@ -1007,12 +1013,21 @@ fn free_text_arguments_are_copied_from_the_conversation() {
 fn sessions_ask_three_or_four_things_and_call_tools_for_each() {
     let sessions: Vec<&Example> = all().filter(|e| e.scenario == Scenario::Session).collect();
     assert!(sessions.len() > 50, "only {} sessions", sessions.len());
+    let mut thanked = 0;
     for example in sessions {
+        // Decline practice thanks the assistant after the last answer.
+        let thanks = example
+            .expectations
+            .last()
+            .filter(|x| x.calls.is_empty() && x.index >= 1)
+            .is_some_and(|x| example.messages[x.index - 1].role == Role::User);
+        thanked += usize::from(thanks);
         let requests = example
             .messages
             .iter()
             .filter(|m| m.role == Role::User)
-            .count();
+            .count()
+            - usize::from(thanks);
         assert!((3..=4).contains(&requests), "{requests} requests");
         // Each request: its calls, then an answer in words.
         let calling = example
@@ -1022,8 +1037,9 @@ fn sessions_ask_three_or_four_things_and_call_tools_for_each() {
             .count();
         let answers = example.expectations.len() - calling;
         assert!(calling >= requests, "{calling} calling turns");
-        assert_eq!(answers, requests);
+        assert_eq!(answers, requests + usize::from(thanks));
     }
+    assert!(thanked > 0, "no session ends in thanks");
 }
 
 #[test]
@@ -1209,5 +1225,105 @@ fn decline_practice_asks_for_writing_in_new_words_never_held_out() {
     assert!(
         declines_turns > fields_turns,
         "{declines_turns} against {fields_turns} turns"
+    );
+}
+
+#[test]
+fn request_practice_words_statistics_and_two_call_requests_anew_never_held_out() {
+    use corpus::phrasing::{MAX, MEAN, MEDIAN, MIN, SUM, TIME_AND_TEMPERATURE};
+    // The phrasings these requests are drawn from, as their words between
+    // the slots.
+    let lists = [MEAN, MEDIAN, MIN, MAX, SUM, TIME_AND_TEMPERATURE];
+    let form = |t: &str| words_of(&t.split(['{', '}']).step_by(2).collect::<Vec<_>>().join(" "));
+    let every: HashSet<String> = lists
+        .iter()
+        .flat_map(|l| l.iter().map(|t| form(t)))
+        .collect();
+    let held_out: HashSet<String> = lists
+        .iter()
+        .flat_map(|l| values::part(l, Split::HeldOut).map(|t| form(t)))
+        .collect();
+    // The form of a request for a statistic of a list it names, or for the
+    // time and the temperature at once: its words less the values copied.
+    let request_form = |request: &str, calls: &[ToolCall]| -> Option<String> {
+        let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
+        let copied = match names.as_slice() {
+            ["calculate_statistics"] => {
+                let items: Vec<String> = calls[0].arguments["numbers"]
+                    .as_array()?
+                    .iter()
+                    .map(|n| n.to_string())
+                    .collect();
+                let (last, init) = items.split_last()?;
+                [format!("{} and {last}", init.join(", ")), items.join(", ")]
+                    .into_iter()
+                    .find(|list| request.contains(list.as_str()))?
+            }
+            ["get_current_time", "get_current_temperature"] => {
+                calls[0].arguments["timezone"].as_str()?.to_owned()
+            }
+            _ => return None,
+        };
+        Some(words_of(&request.replacen(&copied, " ", 1)))
+    };
+    let count = |examples: &[Example]| {
+        let (mut composed, mut requests) = (HashSet::new(), 0);
+        for example in examples {
+            for x in &example.expectations {
+                let Some(form) = request_form(example.request(x), &x.calls) else {
+                    continue;
+                };
+                requests += 1;
+                assert!(!held_out.contains(&form), "{form:?} is held out");
+                if !every.iter().any(|f| form.ends_with(f.as_str())) {
+                    composed.insert(form);
+                }
+            }
+        }
+        (composed.len(), requests)
+    };
+    let (declines, _) = count(&corpus::generate_with(
+        17,
+        1200,
+        Split::Train,
+        Practice::Declines,
+    ));
+    let (composed, requests) = count(requests());
+    assert!(requests > 30, "{requests} requests");
+    assert!(
+        composed > declines + 20,
+        "{composed} forms in no phrasing list, against {declines}"
+    );
+}
+
+#[test]
+fn request_practice_teaches_no_word_only_held_out_requests_use() {
+    use corpus::Vocabulary;
+    // The eval's vocabulary with and without request practice.
+    let mut without = Vocabulary::default();
+    for practice in Practice::ALL
+        .into_iter()
+        .filter(|&p| p != Practice::Requests)
+    {
+        for example in corpus::generate_with(77, 1_000, Split::Train, practice) {
+            without.add(&example);
+        }
+    }
+    let mut with = without.clone();
+    for example in corpus::generate_with(77, 1_000, Split::Train, Practice::Requests) {
+        with.add(&example);
+    }
+    assert!(with.len() > without.len(), "request practice adds no word");
+    let mut unseen = 0;
+    for example in held_out() {
+        for expected in &example.expectations {
+            let before = without.unseen_in(example, expected);
+            assert_eq!(with.unseen_in(example, expected), before);
+            unseen += before.len();
+        }
+    }
+    assert!(
+        unseen > 20,
+        "only {unseen} unseen words in held-out requests"
     );
 }

@@ -288,6 +288,24 @@ impl<'a> Cx<'a> {
         self.answer(fill(template, slots), must_contain);
     }
 
+    /// Asks with a phrasing from `list`, its `slots` filled; with
+    /// [`Practice::Requests`], often in words `compose` puts together from
+    /// parts instead, never one of `list`'s held-out phrasings.
+    fn ask_composed(
+        &mut self,
+        list: &[&'static str],
+        slots: &[(&str, &str)],
+        compose: impl FnOnce(&mut Rng, &dyn Fn(&str) -> bool) -> String,
+    ) {
+        if self.practice.requests(self.split) && practice::wants_composed_request(&mut self.rng) {
+            let held_out = held_out_phrasing(list, slots);
+            let text = compose(&mut self.rng, &held_out);
+            self.ask(text);
+        } else {
+            self.ask_phrase(list, slots);
+        }
+    }
+
     /// A user's turn that needs no tool, and the assistant's `reply`.
     fn small_talk(&mut self, text: String, reply: &str) {
         self.user(text);
@@ -583,7 +601,11 @@ fn answer_temperature(cx: &mut Cx, loc: &str, unit: &str, t: &str) {
 fn temperature(cx: &mut Cx) -> Follow {
     let loc = cx.location();
     let (unit, said) = unit_phrase(cx);
-    cx.ask_phrase(p::TEMPERATURE, &[("loc", &loc), ("unit", said)]);
+    cx.ask_composed(
+        p::TEMPERATURE,
+        &[("loc", &loc), ("unit", said)],
+        |rng, held_out| practice::temperature(rng, &loc, said, held_out),
+    );
     let t = temperature_call(cx, &loc, unit);
     answer_temperature(cx, &loc, unit, &t);
     Follow::Temperature { loc, unit }
@@ -1403,7 +1425,9 @@ fn statistics(cx: &mut Cx) -> Follow {
         and_list(&numbers)
     };
     let phrasings = [p::MEAN, p::MEDIAN, p::MIN, p::MAX, p::SUM][stat];
-    cx.ask_phrase(phrasings, &[("list", &list)]);
+    cx.ask_composed(phrasings, &[("list", &list)], |rng, held_out| {
+        practice::statistic(rng, stat, &list, held_out)
+    });
     let values: Vec<Value> = numbers.iter().map(|n| num(n)).collect();
     let r = cx.call_one(
         "calculate_statistics",
@@ -1569,7 +1593,11 @@ fn two_times(cx: &mut Cx) -> Follow {
 
 fn time_and_temperature(cx: &mut Cx) -> Follow {
     let place = cx.time_city();
-    cx.ask_phrase(p::TIME_AND_TEMPERATURE, &[("place", &place)]);
+    cx.ask_composed(
+        p::TIME_AND_TEMPERATURE,
+        &[("place", &place)],
+        |rng, held_out| practice::time_and_temperature(rng, &place, held_out),
+    );
     let results = cx.call(vec![
         ("get_current_time", json!({ "timezone": place })),
         (
@@ -1713,7 +1741,11 @@ fn flight_in_currency(cx: &mut Cx) -> Follow {
 
 fn temperature_difference(cx: &mut Cx) -> Follow {
     let (a, b) = cx.two_locations();
-    cx.ask_phrase(p::TEMPERATURE_DIFFERENCE, &[("a", &a), ("b", &b)]);
+    cx.ask_composed(
+        p::TEMPERATURE_DIFFERENCE,
+        &[("a", &a), ("b", &b)],
+        |rng, held_out| practice::temperature_difference(rng, &a, &b, held_out),
+    );
     let results = cx.call(vec![
         (
             "get_current_temperature",
@@ -1746,9 +1778,10 @@ fn currency_total(cx: &mut Cx) -> Follow {
     let (c1, c2) = two_currencies(cx);
     let x = amount(cx);
     let y = amount(cx);
-    cx.ask_phrase(
+    cx.ask_composed(
         p::CURRENCY_TOTAL,
         &[("x", &x), ("c1", c1), ("y", &y), ("c2", c2)],
+        |rng, held_out| practice::currency_total(rng, [&x, c1, &y, c2], held_out),
     );
     let r1 = currency_call(cx, &x, c1, c2);
     let r = cx.call_one(
@@ -1773,7 +1806,11 @@ fn currency_total(cx: &mut Cx) -> Follow {
 fn forecast_average(cx: &mut Cx) -> Follow {
     let loc = cx.location();
     let n = cx.rng.range(2, 7).to_string();
-    cx.ask_phrase(p::FORECAST_AVERAGE, &[("loc", &loc), ("n", &n)]);
+    cx.ask_composed(
+        p::FORECAST_AVERAGE,
+        &[("loc", &loc), ("n", &n)],
+        |rng, held_out| practice::forecast_average(rng, &loc, &n, held_out),
+    );
     let highs = cx.call_one(
         "get_weather_forecast",
         json!({"location": loc, "days": num(&n)}),
