@@ -58,7 +58,8 @@ pub struct TrainArgs {
     /// follow-ups; `fields`: follow-up practice with email and translation
     /// requests whose fields are cued in composed words; `declines`:
     /// field-cue practice with composed writing requests no tool does and
-    /// more requests that need no tool).
+    /// more requests that need no tool; `requests`: decline practice with
+    /// composed temperature, statistics, two-call and two-step requests).
     #[arg(long, default_value_t = Practice::Standard)]
     practice: Practice,
     /// Width of the model.
@@ -128,7 +129,9 @@ pub struct TrainArgs {
     /// `+followups` with email and translation requests whose fields are
     /// cued in words composed from parts, in either order; `+declines` is
     /// `+fields` with writing requests no tool does composed from parts,
-    /// thanks after sessions, and more requests that need no tool. `+layers=N`
+    /// thanks after sessions, and more requests that need no tool;
+    /// `+requests` is `+declines` with temperature, statistics, two-call
+    /// and two-step requests composed from parts. `+layers=N`
     /// grows the model the cycle starts from to N decoder layers, each new
     /// one a copy of the layer before it whose output projections are zero,
     /// so that the cycle starts from the same predictions; later cycles
