@@ -144,6 +144,7 @@ pub struct TrainArgs {
         LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Wording, layers: Some(5) },
         LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::FollowUps, layers: None },
         LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Fields, layers: None },
+        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Requests, layers: None },
     ])]
     extend: Vec<LrCycle>,
     /// Start from this model directory's weights (config.json and
