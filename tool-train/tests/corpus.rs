@@ -1297,33 +1297,120 @@ fn request_practice_words_statistics_and_two_call_requests_anew_never_held_out()
 }
 
 #[test]
-fn request_practice_teaches_no_word_only_held_out_requests_use() {
+fn request_and_number_practice_teach_no_word_only_held_out_requests_use() {
     use corpus::Vocabulary;
-    // The eval's vocabulary with and without request practice.
+    // The eval's vocabulary without request and number practice, and with
+    // each of them.
+    let composed = [Practice::Requests, Practice::Numbers];
     let mut without = Vocabulary::default();
-    for practice in Practice::ALL
-        .into_iter()
-        .filter(|&p| p != Practice::Requests)
-    {
+    for practice in Practice::ALL.into_iter().filter(|p| !composed.contains(p)) {
         for example in corpus::generate_with(77, 1_000, Split::Train, practice) {
             without.add(&example);
         }
     }
-    let mut with = without.clone();
-    for example in corpus::generate_with(77, 1_000, Split::Train, Practice::Requests) {
-        with.add(&example);
-    }
-    assert!(with.len() > without.len(), "request practice adds no word");
-    let mut unseen = 0;
-    for example in held_out() {
-        for expected in &example.expectations {
-            let before = without.unseen_in(example, expected);
-            assert_eq!(with.unseen_in(example, expected), before);
-            unseen += before.len();
+    for practice in composed {
+        let mut with = without.clone();
+        for example in corpus::generate_with(77, 1_000, Split::Train, practice) {
+            with.add(&example);
         }
+        assert!(with.len() > without.len(), "{practice} adds no word");
+        let mut unseen = 0;
+        for example in held_out() {
+            for expected in &example.expectations {
+                let before = without.unseen_in(example, expected);
+                assert_eq!(
+                    with.unseen_in(example, expected),
+                    before,
+                    "{practice} teaches a word of {:?}",
+                    example.request(expected)
+                );
+                unseen += before.len();
+            }
+        }
+        assert!(
+            unseen > 20,
+            "only {unseen} unseen words in held-out requests"
+        );
     }
+}
+
+#[test]
+fn number_practice_words_arithmetic_anew_and_repeats_list_values() {
+    use corpus::phrasing::{ADD, DIVIDE, MULTIPLY, POWER, SUBTRACT};
+    let lists = [ADD, SUBTRACT, MULTIPLY, DIVIDE, POWER];
+    let filled = |t: &str, a: &str, b: &str| t.replace("{a}", a).replace("{b}", b);
+    // Arithmetic requests in no phrasing of the lists, those that end on
+    // the second number and a full stop, and lists that repeat a value.
+    let count = |practice: Practice| {
+        let (mut composed, mut ending, mut arithmetic) = (0, 0, 0);
+        let (mut repeating, mut statistics) = (0, 0);
+        for example in corpus::generate_with(19, 1_500, Split::Train, practice) {
+            for x in &example.expectations {
+                let request = example.request(x);
+                for call in &x.calls {
+                    match call.name.as_str() {
+                        "calculate" => {
+                            arithmetic += 1;
+                            let a = call.arguments["a"].to_string();
+                            let b = call.arguments["b"].to_string();
+                            for list in lists {
+                                for t in values::part(list, Split::HeldOut) {
+                                    assert!(
+                                        !request.ends_with(&filled(t, &a, &b)),
+                                        "{request:?} is held out"
+                                    );
+                                }
+                            }
+                            if !lists
+                                .iter()
+                                .flat_map(|l| l.iter())
+                                .any(|t| request.ends_with(&filled(t, &a, &b)))
+                            {
+                                composed += 1;
+                            }
+                            if request.ends_with(&format!(" {b}.")) {
+                                ending += 1;
+                            }
+                        }
+                        "calculate_statistics" => {
+                            statistics += 1;
+                            let items: Vec<String> = call.arguments["numbers"]
+                                .as_array()
+                                .into_iter()
+                                .flatten()
+                                .map(Value::to_string)
+                                .collect();
+                            let distinct: HashSet<&String> = items.iter().collect();
+                            if distinct.len() < items.len() {
+                                repeating += 1;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        assert!(arithmetic > 50 && statistics > 30, "{practice}");
+        (
+            composed as f64 / arithmetic as f64,
+            ending as f64 / arithmetic as f64,
+            repeating as f64 / statistics as f64,
+        )
+    };
+    let (composed_before, ending_before, repeating_before) = count(Practice::Requests);
+    let (composed, ending, repeating) = count(Practice::Numbers);
+    // Chained requests ("then multiply the answer by 11") are in no list
+    // either way.
     assert!(
-        unseen > 20,
-        "only {unseen} unseen words in held-out requests"
+        composed > composed_before + 0.1,
+        "composed arithmetic: {composed:.2} against {composed_before:.2}"
+    );
+    assert!(
+        ending > ending_before * 1.4,
+        "ending on a number: {ending:.2} against {ending_before:.2}"
+    );
+    assert!(
+        repeating > repeating_before + 0.2,
+        "lists repeating a value: {repeating:.2} against {repeating_before:.2}"
     );
 }

@@ -59,7 +59,9 @@ pub struct TrainArgs {
     /// requests whose fields are cued in composed words; `declines`:
     /// field-cue practice with composed writing requests no tool does and
     /// more requests that need no tool; `requests`: decline practice with
-    /// composed temperature, statistics, two-call and two-step requests).
+    /// composed temperature, statistics, two-call and two-step requests;
+    /// `numbers`: request practice with composed arithmetic and lists that
+    /// repeat a value).
     #[arg(long, default_value_t = Practice::Standard)]
     practice: Practice,
     /// Width of the model.
@@ -131,7 +133,9 @@ pub struct TrainArgs {
     /// `+fields` with writing requests no tool does composed from parts,
     /// thanks after sessions, and more requests that need no tool;
     /// `+requests` is `+declines` with temperature, statistics, two-call
-    /// and two-step requests composed from parts. `+layers=N`
+    /// and two-step requests composed from parts; `+numbers` is `+requests`
+    /// with arithmetic composed from parts, most of it ending on a number,
+    /// and lists of numbers that repeat a value. `+layers=N`
     /// grows the model the cycle starts from to N decoder layers, each new
     /// one a copy of the layer before it whose output projections are zero,
     /// so that the cycle starts from the same predictions; later cycles

@@ -297,7 +297,22 @@ impl<'a> Cx<'a> {
         slots: &[(&str, &str)],
         compose: impl FnOnce(&mut Rng, &dyn Fn(&str) -> bool) -> String,
     ) {
-        if self.practice.requests(self.split) && practice::wants_composed_request(&mut self.rng) {
+        let composed =
+            self.practice.requests(self.split) && practice::wants_composed_request(&mut self.rng);
+        self.ask_either(composed, list, slots, compose);
+    }
+
+    /// Asks in the words `compose` puts together if `composed` (never one
+    /// of `list`'s held-out phrasings), or else with a phrasing from
+    /// `list`, its `slots` filled.
+    fn ask_either(
+        &mut self,
+        composed: bool,
+        list: &[&'static str],
+        slots: &[(&str, &str)],
+        compose: impl FnOnce(&mut Rng, &dyn Fn(&str) -> bool) -> String,
+    ) {
+        if composed {
             let held_out = held_out_phrasing(list, slots);
             let text = compose(&mut self.rng, &held_out);
             self.ask(text);
@@ -673,7 +688,14 @@ fn calculate(cx: &mut Cx, fail: bool) -> Follow {
     if fail {
         b = "0".into();
     }
-    cx.ask_phrase(operation_phrasings(op), &[("a", &a), ("b", &b)]);
+    let composed =
+        cx.practice.numbers(cx.split) && practice::wants_composed_arithmetic(&mut cx.rng);
+    cx.ask_either(
+        composed,
+        operation_phrasings(op),
+        &[("a", &a), ("b", &b)],
+        |rng, held_out| practice::arithmetic(rng, op, &a, &b, held_out),
+    );
     let r = cx.call_one(
         "calculate",
         json!({"operation": OPERATIONS[op], "a": num(&a), "b": num(&b)}),
@@ -1413,7 +1435,12 @@ fn numbers_list(cx: &mut Cx) -> Vec<String> {
         NumberKind::Decimal,
         NumberKind::Large,
     ]);
-    (0..count).map(|_| cx.number(kind)).collect()
+    let numbers = (0..count).map(|_| cx.number(kind)).collect();
+    if cx.practice.numbers(cx.split) {
+        practice::with_repeat(&mut cx.rng, numbers)
+    } else {
+        numbers
+    }
 }
 
 fn statistics(cx: &mut Cx) -> Follow {

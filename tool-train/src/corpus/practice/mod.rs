@@ -44,15 +44,22 @@
 //! adds to decline practice temperature, statistics, two-call and
 //! two-step requests composed from parts.
 //!
+//! v14's wrong numbers then came from an integer before a full stop read
+//! as a decimal point and lists that repeat a value. [`Practice::Numbers`]
+//! adds to request practice arithmetic composed from parts, most of it
+//! ending on a number, and lists that repeat a value.
+//!
 //! `ends.rs` writes the value-end practice, `wording.rs` the wider wording,
 //! `follow_ups.rs` the composed follow-ups, `fields.rs` the composed field
 //! cues, `declines.rs` the composed writing requests, `requests.rs` the
-//! composed requests.
+//! composed requests, `numbers.rs` the composed arithmetic and repeating
+//! lists.
 
 mod declines;
 mod ends;
 mod fields;
 mod follow_ups;
+mod numbers;
 mod requests;
 mod wording;
 
@@ -63,6 +70,7 @@ pub(crate) use ends::{
 };
 pub(crate) use fields::{email, language_first, wants_composed_fields};
 pub(crate) use follow_ups::{follow_up, wants_composed_follow_up};
+pub(crate) use numbers::{arithmetic, wants_composed_arithmetic, with_repeat};
 pub(crate) use requests::{
     currency_total, forecast_average, statistic, temperature, temperature_difference,
     time_and_temperature, wants_composed_request,
@@ -72,6 +80,8 @@ pub(crate) use wording::{
     wants_thanks,
 };
 
+use super::phrasing::fill;
+use super::rng::Rng;
 use super::Split;
 
 /// The first text `make` draws that `held_out` does not know: composed
@@ -92,6 +102,39 @@ fn unseen_by<T>(
         if !held_out(text(&drawn)) {
             return drawn;
         }
+    }
+}
+
+/// How a composed request starts: its words, whether it is a question,
+/// and whether it takes only a noun phrase ("What's the sum of …", never
+/// "What's how warm it is …").
+pub(super) type Lead = (&'static str, bool, bool);
+
+/// A lead from `leads` and one of `asked`, its `slots` filled, with a
+/// question mark or a full stop as the lead asks.
+pub(super) fn lead_and(
+    rng: &mut Rng,
+    leads: &[Lead],
+    asked: &[&str],
+    slots: &[(&str, &str)],
+) -> String {
+    let asked = fill(rng.pick::<&str>(asked), slots);
+    let noun = asked.starts_with("the ");
+    let &(lead, question, _) = loop {
+        let lead = rng.pick(leads);
+        if noun || !lead.2 {
+            break lead;
+        }
+    };
+    let mark = if question { "?" } else { "." };
+    capitalised(&format!("{lead}{asked}{mark}"))
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
     }
 }
 
@@ -124,6 +167,9 @@ pub enum Practice {
     /// Decline practice with temperature, statistics, two-call and
     /// two-step requests composed from parts.
     Requests,
+    /// Request practice with arithmetic composed from parts, most of it
+    /// ending on a number, and lists of numbers that repeat a value.
+    Numbers,
 }
 
 impl std::str::FromStr for Practice {
@@ -139,8 +185,9 @@ impl std::str::FromStr for Practice {
             "fields" => Ok(Practice::Fields),
             "declines" => Ok(Practice::Declines),
             "requests" => Ok(Practice::Requests),
+            "numbers" => Ok(Practice::Numbers),
             _ => Err(format!(
-                "expected a practice, `ends`, `wide`, `wording`, `followups`, `fields`, `declines`, `requests` or `standard`, found `{s}`"
+                "expected a practice, `ends`, `wide`, `wording`, `followups`, `fields`, `declines`, `requests`, `numbers` or `standard`, found `{s}`"
             )),
         }
     }
@@ -157,13 +204,14 @@ impl std::fmt::Display for Practice {
             Practice::Fields => "fields",
             Practice::Declines => "declines",
             Practice::Requests => "requests",
+            Practice::Numbers => "numbers",
         })
     }
 }
 
 impl Practice {
     /// Every practice, from the conversations alone to the widest.
-    pub const ALL: [Practice; 8] = [
+    pub const ALL: [Practice; 9] = [
         Practice::Standard,
         Practice::ValueEnds,
         Practice::Wide,
@@ -172,6 +220,7 @@ impl Practice {
         Practice::Fields,
         Practice::Declines,
         Practice::Requests,
+        Practice::Numbers,
     ];
 
     /// Whether a conversation of `split` gets value-end practice.
@@ -190,6 +239,7 @@ impl Practice {
                 | Practice::Fields
                 | Practice::Declines
                 | Practice::Requests
+                | Practice::Numbers
         ) && split == Split::Train
     }
 
@@ -198,7 +248,11 @@ impl Practice {
     pub(crate) fn follow_ups(self, split: Split) -> bool {
         matches!(
             self,
-            Practice::FollowUps | Practice::Fields | Practice::Declines | Practice::Requests
+            Practice::FollowUps
+                | Practice::Fields
+                | Practice::Declines
+                | Practice::Requests
+                | Practice::Numbers
         ) && split == Split::Train
     }
 
@@ -207,20 +261,29 @@ impl Practice {
     pub(crate) fn fields(self, split: Split) -> bool {
         matches!(
             self,
-            Practice::Fields | Practice::Declines | Practice::Requests
+            Practice::Fields | Practice::Declines | Practice::Requests | Practice::Numbers
         ) && split == Split::Train
     }
 
     /// Whether a conversation of `split` gets the composed writing requests
     /// of [`Practice::Declines`].
     pub(crate) fn declines(self, split: Split) -> bool {
-        matches!(self, Practice::Declines | Practice::Requests) && split == Split::Train
+        matches!(
+            self,
+            Practice::Declines | Practice::Requests | Practice::Numbers
+        ) && split == Split::Train
     }
 
     /// Whether a conversation of `split` gets the composed requests of
     /// [`Practice::Requests`].
     pub(crate) fn requests(self, split: Split) -> bool {
-        self == Practice::Requests && split == Split::Train
+        matches!(self, Practice::Requests | Practice::Numbers) && split == Split::Train
+    }
+
+    /// Whether a conversation of `split` gets the composed arithmetic and
+    /// repeating lists of [`Practice::Numbers`].
+    pub(crate) fn numbers(self, split: Split) -> bool {
+        self == Practice::Numbers && split == Split::Train
     }
 
     /// Whether a unit after a place is named after a comma or in brackets
@@ -233,6 +296,7 @@ impl Practice {
                 | Practice::Fields
                 | Practice::Declines
                 | Practice::Requests
+                | Practice::Numbers
         ) && split == Split::Train
     }
 }
@@ -240,6 +304,53 @@ impl Practice {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::corpus::values::part;
+    use std::collections::HashSet;
+
+    /// Lower-case words of `text`, one space apart.
+    pub(super) fn words(text: &str) -> String {
+        let kept: String = text
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '\'' {
+                    c
+                } else {
+                    ' '
+                }
+            })
+            .flat_map(char::to_lowercase)
+            .collect();
+        kept.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    /// The runs of three or more words between the slots of `list`'s
+    /// held-out phrasings: what no composed request may contain.
+    fn held_out_runs(list: &[&str]) -> Vec<String> {
+        part(list, Split::HeldOut)
+            .flat_map(|t| t.split(['{', '}']).step_by(2).map(words))
+            .filter(|run| run.split(' ').count() >= 3)
+            .collect()
+    }
+
+    pub(super) fn check(kind: &str, lists: &[&[&str]], mut make: impl FnMut(&mut Rng) -> String) {
+        let runs: Vec<String> = lists.iter().flat_map(|l| held_out_runs(l)).collect();
+        let mut rng = Rng::for_example(41, 0);
+        let mut seen = HashSet::new();
+        for _ in 0..400 {
+            let text = make(&mut rng);
+            let padded = format!(" {} ", words(&text));
+            for run in &runs {
+                assert!(
+                    !padded.contains(&format!(" {run} ")),
+                    "{text:?} has {run:?}"
+                );
+            }
+            assert!(text.ends_with(['?', '.']), "{text:?}");
+            assert!(text.starts_with(|c: char| !c.is_lowercase()), "{text:?}");
+            seen.insert(text);
+        }
+        assert!(seen.len() > 60, "{kind}: only {} texts", seen.len());
+    }
 
     #[test]
     fn practice_reads_back_what_it_writes() {

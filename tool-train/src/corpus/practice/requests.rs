@@ -11,17 +11,12 @@
 //! tell me ") before what is asked ("the mean value of {list}", "how warm
 //! it is in {loc}"), and never contain a held-out phrasing's words.
 
-use super::unseen;
+use super::{lead_and, unseen, Lead};
 use crate::corpus::phrasing::fill;
 use crate::corpus::rng::Rng;
 
 /// How often a request of a kind this practice covers is composed.
 const COMPOSED: f64 = 0.5;
-
-/// How a composed request starts: its words, whether it is a question,
-/// and whether it takes only a noun phrase ("What's the sum of …", never
-/// "What's how warm it is …").
-type Lead = (&'static str, bool, bool);
 
 /// Leads of requests to look something up.
 const LOOKUP_LEADS: &[Lead] = &[
@@ -223,29 +218,6 @@ pub(crate) fn wants_composed_request(rng: &mut Rng) -> bool {
     rng.chance(COMPOSED)
 }
 
-/// A lead from `leads` and one of `asked`, its `slots` filled, with a
-/// question mark or a full stop as the lead asks.
-fn lead_and(rng: &mut Rng, leads: &[Lead], asked: &[&str], slots: &[(&str, &str)]) -> String {
-    let asked = fill(rng.pick::<&str>(asked), slots);
-    let noun = asked.starts_with("the ");
-    let &(lead, question, _) = loop {
-        let lead = rng.pick(leads);
-        if noun || !lead.2 {
-            break lead;
-        }
-    };
-    let mark = if question { "?" } else { "." };
-    capitalised(&format!("{lead}{asked}{mark}"))
-}
-
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
 /// A temperature request for `loc`, the unit as `unit` says it (maybe
 /// nothing); never a text `held_out` knows.
 pub(crate) fn temperature(
@@ -365,54 +337,7 @@ pub(crate) fn forecast_average(
 mod tests {
     use super::*;
     use crate::corpus::phrasing as p;
-    use crate::corpus::values::part;
-    use crate::corpus::Split;
-    use std::collections::HashSet;
-
-    /// Lower-case words of `text`, one space apart.
-    fn words(text: &str) -> String {
-        let kept: String = text
-            .chars()
-            .map(|c| {
-                if c.is_alphanumeric() || c == '\'' {
-                    c
-                } else {
-                    ' '
-                }
-            })
-            .flat_map(char::to_lowercase)
-            .collect();
-        kept.split_whitespace().collect::<Vec<_>>().join(" ")
-    }
-
-    /// The runs of three or more words between the slots of `list`'s
-    /// held-out phrasings: what no composed request may contain.
-    fn held_out_runs(list: &[&str]) -> Vec<String> {
-        part(list, Split::HeldOut)
-            .flat_map(|t| t.split(['{', '}']).step_by(2).map(words))
-            .filter(|run| run.split(' ').count() >= 3)
-            .collect()
-    }
-
-    fn check(kind: &str, lists: &[&[&str]], mut make: impl FnMut(&mut Rng) -> String) {
-        let runs: Vec<String> = lists.iter().flat_map(|l| held_out_runs(l)).collect();
-        let mut rng = Rng::for_example(41, 0);
-        let mut seen = HashSet::new();
-        for _ in 0..400 {
-            let text = make(&mut rng);
-            let padded = format!(" {} ", words(&text));
-            for run in &runs {
-                assert!(
-                    !padded.contains(&format!(" {run} ")),
-                    "{text:?} has {run:?}"
-                );
-            }
-            assert!(text.ends_with(['?', '.']), "{text:?}");
-            assert!(text.starts_with(|c: char| !c.is_lowercase()), "{text:?}");
-            seen.insert(text);
-        }
-        assert!(seen.len() > 60, "{kind}: only {} texts", seen.len());
-    }
+    use crate::corpus::practice::tests::{check, words};
 
     #[test]
     fn composed_requests_never_contain_held_out_words_between_slots() {
