@@ -130,6 +130,17 @@ pub(super) fn lead_and(
     capitalised(&format!("{lead}{asked}{mark}"))
 }
 
+/// [`lead_and`] drawn again until `held_out` does not know the text.
+pub(super) fn composed(
+    rng: &mut Rng,
+    leads: &[Lead],
+    asked: &[&str],
+    slots: &[(&str, &str)],
+    held_out: impl Fn(&str) -> bool,
+) -> String {
+    unseen(|| lead_and(rng, leads, asked, slots), held_out)
+}
+
 fn capitalised(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {

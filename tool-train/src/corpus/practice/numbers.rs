@@ -12,7 +12,7 @@
 //! often as a statement that ends on `{b}.`; and a share of the lists
 //! repeat one of their values.
 
-use super::{lead_and, unseen, Lead};
+use super::{composed, Lead};
 use crate::corpus::rng::Rng;
 
 /// How often an arithmetic request is composed.
@@ -98,10 +98,7 @@ pub(crate) fn arithmetic(
     b: &str,
     held_out: impl Fn(&str) -> bool,
 ) -> String {
-    unseen(
-        || lead_and(rng, LEADS, ASKED[op], &[("a", a), ("b", b)]),
-        held_out,
-    )
+    composed(rng, LEADS, ASKED[op], &[("a", a), ("b", b)], held_out)
 }
 
 /// `numbers` with one value written again in place of a later one, in a

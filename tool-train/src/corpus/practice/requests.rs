@@ -11,7 +11,7 @@
 //! tell me ") before what is asked ("the mean value of {list}", "how warm
 //! it is in {loc}"), and never contain a held-out phrasing's words.
 
-use super::{lead_and, unseen, Lead};
+use super::{composed, lead_and, unseen, Lead};
 use crate::corpus::phrasing::fill;
 use crate::corpus::rng::Rng;
 
@@ -226,15 +226,11 @@ pub(crate) fn temperature(
     unit: &str,
     held_out: impl Fn(&str) -> bool,
 ) -> String {
-    unseen(
-        || {
-            lead_and(
-                rng,
-                LOOKUP_LEADS,
-                TEMPERATURE,
-                &[("loc", loc), ("unit", unit)],
-            )
-        },
+    composed(
+        rng,
+        LOOKUP_LEADS,
+        TEMPERATURE,
+        &[("loc", loc), ("unit", unit)],
         held_out,
     )
 }
@@ -286,8 +282,11 @@ pub(crate) fn temperature_difference(
     b: &str,
     held_out: impl Fn(&str) -> bool,
 ) -> String {
-    unseen(
-        || lead_and(rng, COMPUTE_LEADS, DIFFERENCE, &[("a", a), ("b", b)]),
+    composed(
+        rng,
+        COMPUTE_LEADS,
+        DIFFERENCE,
+        &[("a", a), ("b", b)],
         held_out,
     )
 }
@@ -299,15 +298,11 @@ pub(crate) fn currency_total(
     [x, c1, y, c2]: [&str; 4],
     held_out: impl Fn(&str) -> bool,
 ) -> String {
-    unseen(
-        || {
-            lead_and(
-                rng,
-                COMPUTE_LEADS,
-                CURRENCY_TOTAL,
-                &[("x", x), ("c1", c1), ("y", y), ("c2", c2)],
-            )
-        },
+    composed(
+        rng,
+        COMPUTE_LEADS,
+        CURRENCY_TOTAL,
+        &[("x", x), ("c1", c1), ("y", y), ("c2", c2)],
         held_out,
     )
 }
@@ -320,15 +315,11 @@ pub(crate) fn forecast_average(
     n: &str,
     held_out: impl Fn(&str) -> bool,
 ) -> String {
-    unseen(
-        || {
-            lead_and(
-                rng,
-                LOOKUP_LEADS,
-                FORECAST_AVERAGE,
-                &[("loc", loc), ("n", n)],
-            )
-        },
+    composed(
+        rng,
+        LOOKUP_LEADS,
+        FORECAST_AVERAGE,
+        &[("loc", loc), ("n", n)],
         held_out,
     )
 }
