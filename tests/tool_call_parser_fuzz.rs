@@ -224,3 +224,27 @@ fn deep_nesting_is_an_invalid_call_not_a_crash() {
         }
     }
 }
+
+#[test]
+fn whitespace_after_a_start_marker_is_skipped_wherever_the_text_is_cut() {
+    // A cut right after `<|python_start|>` once kept the whitespace after it
+    // in an invalid call's raw text, where the whole reading dropped it.
+    let opts = options(ReasoningStart::Closed);
+    for text in [
+        "<|python_start|>\n \n[f(a=1)]<|python_end|>",
+        "<|python_start|>\n \n<|end|>g(",
+        "<|tool_call_start|>\n [f(a=1)]<|tool_call_end|>",
+        "<|tool_call_start|> \n{x}",
+    ] {
+        for format in Format::all() {
+            let whole = format.parse(text, &opts);
+            for cut in 0..=text.len() {
+                if !text.is_char_boundary(cut) {
+                    continue;
+                }
+                let chunked = parse_chunked(format, &opts, &[&text[..cut], &text[cut..]]);
+                assert_eq!(whole, chunked, "{format} on {text:?} cut at {cut}");
+            }
+        }
+    }
+}

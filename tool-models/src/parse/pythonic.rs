@@ -33,6 +33,9 @@ const LFM2: Markers = Markers {
 
 enum State {
     Content,
+    /// After the start marker: whitespace before the list, skipped however
+    /// the text is cut.
+    Lead,
     /// At a `[`: is it a call list?
     Open,
     Body {
@@ -345,12 +348,7 @@ impl Machine for Pythonic {
                     em.content(&rest[..at]);
                     if which == 0 {
                         text.consume(at + self.markers.start.len());
-                        let r = text.rest();
-                        match skip_ws(r) {
-                            Some(ws) => text.consume(ws),
-                            None => text.consume(r.len()),
-                        }
-                        self.state = body();
+                        self.state = State::Lead;
                     } else {
                         text.consume(at);
                         self.state = State::Open;
@@ -362,6 +360,20 @@ impl Machine for Pythonic {
                     em.content(&rest[..n]);
                     text.consume(n);
                     false
+                }
+            },
+            State::Lead => match skip_ws(rest) {
+                Some(ws) => {
+                    text.consume(ws);
+                    self.state = body();
+                    true
+                }
+                None => {
+                    text.consume(rest.len());
+                    if end {
+                        self.state = body();
+                    }
+                    end
                 }
             },
             State::Open => match opens_calls(rest) {
