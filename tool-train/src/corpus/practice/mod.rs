@@ -150,8 +150,10 @@ fn capitalised(text: &str) -> String {
 }
 
 /// What a training corpus adds to the standard conversations
-/// (`tool-train train --extend STEPS@PEAK_LR+ends`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// (`tool-train train --extend STEPS@PEAK_LR+ends`). Each practice holds
+/// those declared before it (the order is what the predicates compare),
+/// but for the units after a comma [`Practice::Wording`] leaves out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Practice {
     /// The conversations alone.
     #[default]
@@ -236,79 +238,56 @@ impl Practice {
 
     /// Whether a conversation of `split` gets value-end practice.
     pub(crate) fn ends(self, split: Split) -> bool {
-        self != Practice::Standard && split == Split::Train
+        self.holds(Practice::ValueEnds, split)
     }
 
     /// Whether a conversation of `split` gets the wider wording of
     /// [`Practice::Wide`].
     pub(crate) fn wide(self, split: Split) -> bool {
-        matches!(
-            self,
-            Practice::Wide
-                | Practice::Wording
-                | Practice::FollowUps
-                | Practice::Fields
-                | Practice::Declines
-                | Practice::Requests
-                | Practice::Numbers
-        ) && split == Split::Train
+        self.holds(Practice::Wide, split)
     }
 
     /// Whether a conversation of `split` gets the composed follow-ups of
     /// [`Practice::FollowUps`].
     pub(crate) fn follow_ups(self, split: Split) -> bool {
-        matches!(
-            self,
-            Practice::FollowUps
-                | Practice::Fields
-                | Practice::Declines
-                | Practice::Requests
-                | Practice::Numbers
-        ) && split == Split::Train
+        self.holds(Practice::FollowUps, split)
     }
 
     /// Whether a conversation of `split` gets the composed field cues of
     /// [`Practice::Fields`].
     pub(crate) fn fields(self, split: Split) -> bool {
-        matches!(
-            self,
-            Practice::Fields | Practice::Declines | Practice::Requests | Practice::Numbers
-        ) && split == Split::Train
+        self.holds(Practice::Fields, split)
     }
 
     /// Whether a conversation of `split` gets the composed writing requests
     /// of [`Practice::Declines`].
     pub(crate) fn declines(self, split: Split) -> bool {
-        matches!(
-            self,
-            Practice::Declines | Practice::Requests | Practice::Numbers
-        ) && split == Split::Train
+        self.holds(Practice::Declines, split)
     }
 
     /// Whether a conversation of `split` gets the composed requests of
     /// [`Practice::Requests`].
     pub(crate) fn requests(self, split: Split) -> bool {
-        matches!(self, Practice::Requests | Practice::Numbers) && split == Split::Train
+        self.holds(Practice::Requests, split)
     }
 
     /// Whether a conversation of `split` gets the composed arithmetic and
     /// repeating lists of [`Practice::Numbers`].
     pub(crate) fn numbers(self, split: Split) -> bool {
-        self == Practice::Numbers && split == Split::Train
+        self.holds(Practice::Numbers, split)
     }
 
     /// Whether a unit after a place is named after a comma or in brackets
-    /// in more ways than ", in Celsius".
+    /// in more ways than ", in Celsius": wide practice and what builds on
+    /// it, but for [`Practice::Wording`], which leaves them out.
     pub(crate) fn unit_after_comma(self, split: Split) -> bool {
-        matches!(
-            self,
-            Practice::Wide
-                | Practice::FollowUps
-                | Practice::Fields
-                | Practice::Declines
-                | Practice::Requests
-                | Practice::Numbers
-        ) && split == Split::Train
+        self.wide(split) && self != Practice::Wording
+    }
+
+    /// Whether a conversation of `split` gets what `practice` adds: each
+    /// practice holds those declared before it (training only).
+    fn holds(self, practice: Practice, split: Split) -> bool {
+        self >= practice && split == Split::Train
     }
 }
 
