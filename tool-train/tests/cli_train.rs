@@ -8,7 +8,7 @@ use common::{log_lines, params, scratch_path};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use tool_train::train::{DataPosition, Llama, Trainer};
+use tool_train::train::{average, DataPosition, Llama, Precision, Trainer};
 
 /// A model directory with the bundled tokenizer, for `--out`.
 fn out_dir(name: &str) -> PathBuf {
@@ -249,6 +249,9 @@ fn a_cycle_can_grow_the_model_deeper_and_later_cycles_keep_it() {
         err.contains("deepened the model from 3 to 4 layers"),
         "{err}"
     );
+    // The model it grew from is not averaged with the grown one.
+    assert!(err.contains("averaging no further back"), "{err}");
+    assert!(!err.contains("mean of"), "{err}");
     assert_eq!(
         Llama::load_hf_dir(&init)
             .unwrap()
@@ -303,4 +306,73 @@ fn the_default_recipe_ends_with_the_bundled_models_shape() {
         default("--hidden <"),
         "{help}"
     );
+}
+
+#[test]
+fn the_export_is_the_mean_of_the_last_cycles_ends() {
+    let out = out_dir("cli-avg-out");
+    let run = scratch_path("cli-avg-run");
+    let cycles = ["--extend", "2@5e-4,2@3e-4"];
+    // The last cycle's own end, then the mean of it and the one before's.
+    assert!(succeeded(&train(
+        &out,
+        &run,
+        &[&cycles[..], &["--average-last", "1"]].concat()
+    )));
+    let own = Llama::load_hf_dir(&out).unwrap();
+    let before = Llama::load_hf_dir(&run.join("cycle3/start")).unwrap();
+    let first = Llama::load_hf_dir(&run.join("cycle2/start")).unwrap();
+    let averaged = train(&out, &run, &cycles);
+    assert!(succeeded(&averaged));
+    let err = String::from_utf8_lossy(&averaged.stderr);
+    assert!(err.contains("exported the mean of"), "{err}");
+    let mean = Llama::load_hf_dir(&out).unwrap();
+    // f16 values: the mean of two is exact before it is rounded again.
+    let want = average(&[&before, &own]).unwrap();
+    assert_eq!(params(&mean), params(&round_f16(&want)));
+    assert_ne!(params(&mean), params(&own));
+
+    // Three ends; more than the run has is all of them (no seeded start).
+    assert!(succeeded(&train(
+        &out,
+        &run,
+        &[&cycles[..], &["--average-last", "3"]].concat()
+    )));
+    let three = average(&[&first, &before, &own]).unwrap();
+    assert_eq!(
+        params(&Llama::load_hf_dir(&out).unwrap()),
+        params(&round_f16(&three))
+    );
+    assert!(succeeded(&train(
+        &out,
+        &run,
+        &[&cycles[..], &["--average-last", "9"]].concat()
+    )));
+    assert_eq!(
+        params(&Llama::load_hf_dir(&out).unwrap()),
+        params(&round_f16(&three))
+    );
+
+    // Stopped before the end, nothing is averaged.
+    let run2 = scratch_path("cli-avg-run2");
+    let early = train(&out, &run2, &[&cycles[..], &["--until", "3"]].concat());
+    assert!(succeeded(&early));
+    assert!(!String::from_utf8_lossy(&early.stderr).contains("mean of"));
+    assert!(!train(&out, &run2, &["--average-last", "0"])
+        .status
+        .success());
+    for dir in [&out, &run, &run2] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
+
+/// `model` as `train` stores it (f16) and loads it again.
+fn round_f16(model: &Llama) -> Llama {
+    let dir = scratch_path("cli-f16");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("model.safetensors");
+    model.save_safetensors_as(&file, Precision::F16).unwrap();
+    let back = Llama::load_safetensors(model.config(), &file).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    back
 }

@@ -13,8 +13,8 @@ use std::time::Instant;
 
 use tool_train::corpus::{self, LossWeights, Practice, Split};
 use tool_train::train::{
-    deepen, AdamWConfig, Example, Llama, LrSchedule, ModelConfig, Precision, TrainConfig,
-    TrainData, TrainError, Trainer,
+    average, deepen, export_hf, AdamWConfig, Example, Llama, LrSchedule, ModelConfig, Precision,
+    TrainConfig, TrainData, TrainError, Trainer,
 };
 
 /// Arguments of `tool-train train`.
@@ -149,6 +149,7 @@ pub struct TrainArgs {
         LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::FollowUps, layers: None },
         LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Fields, layers: None },
         LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Requests, layers: None },
+        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Numbers, layers: None },
     ])]
     extend: Vec<LrCycle>,
     /// Start from this model directory's weights (config.json and
@@ -168,6 +169,13 @@ pub struct TrainArgs {
     /// or a changed generator): its order starts from the beginning.
     #[arg(long)]
     new_data: bool,
+    /// When the last cycle is done, the exported model is the parameter-wise
+    /// mean of the last this many cycles' ends (as each was exported; before
+    /// the first cycle, the `--init-from` model counts as one): 1 exports
+    /// the last cycle's own weights. Ends of another shape than the last
+    /// (before a cycle that grew the model) are left out.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
+    average_last: u64,
     /// How the exported weights are stored: f16 (how the model ships, half
     /// the size) or f32 (the trained values exactly).
     #[arg(long, default_value = "f16")]
@@ -371,6 +379,55 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
             .export_hf(&next, args.precision)
             .map_err(|e| e.to_string())?;
     }
+    let total: u64 = cycles.iter().map(|c| c.steps).sum();
+    if until >= total {
+        average_ends(&args, cycles.len())?;
+    }
+    Ok(())
+}
+
+/// Replaces the exported model by the mean of the last `--average-last`
+/// cycles' ends: the export itself, and the models the cycles before
+/// started from (what the cycle before each exported, or `--init-from`),
+/// back to the first of another shape (a cycle that grew the model).
+fn average_ends(args: &TrainArgs, cycles: usize) -> Result<(), String> {
+    let wanted = usize::try_from(args.average_last).unwrap_or(usize::MAX);
+    let load = |dir: &Path| Llama::load_hf_dir(dir).map_err(|e| format!("{}: {e}", dir.display()));
+    let mut ends = vec![(args.out.clone(), load(&args.out)?)];
+    for k in (0..cycles).rev() {
+        if ends.len() >= wanted {
+            break;
+        }
+        let dir = match (k, &args.init_from) {
+            (0, Some(init)) => init.clone(),
+            (0, None) => break,
+            _ => cycle_dir(&args.run_dir, k).join("start"),
+        };
+        let end = load(&dir)?;
+        if end.config() != ends[0].1.config() {
+            eprintln!(
+                "averaging no further back than the model grew: {} has another shape",
+                dir.display()
+            );
+            break;
+        }
+        ends.push((dir, end));
+    }
+    if ends.len() == 1 {
+        return Ok(());
+    }
+    // Oldest first, so that the sum's order is the recipe's.
+    ends.reverse();
+    let models: Vec<&Llama> = ends.iter().map(|(_, m)| m).collect();
+    let mean =
+        average(&models).map_err(|e| format!("--average-last {}: {e}", args.average_last))?;
+    export_hf(&mean, &args.out, args.precision).map_err(|e| e.to_string())?;
+    let names: Vec<String> = ends.iter().map(|(d, _)| d.display().to_string()).collect();
+    eprintln!(
+        "exported the mean of {} to {}",
+        names.join(", "),
+        args.out.display()
+    );
     Ok(())
 }
 

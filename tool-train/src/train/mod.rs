@@ -10,6 +10,7 @@
 //! - [`export_hf`]: the model as a Hugging Face directory that transformers and
 //!   candle-transformers load.
 //! - [`deepen`]: a trained model grown by layers that start out adding nothing.
+//! - [`average`]: the parameter-wise mean of models of one shape.
 //! - [`bpe`]: byte-level BPE tokenizer training.
 //!
 //! ```no_run
@@ -36,6 +37,7 @@
 
 mod adamw;
 mod alloc;
+mod average;
 mod batch;
 pub mod bpe;
 mod checkpoint;
@@ -56,6 +58,7 @@ mod trainer;
 
 pub use adamw::{AdamW, AdamWConfig};
 pub use alloc::keep_freed_memory;
+pub use average::average;
 pub use batch::{Batch, Example};
 pub use config::ModelConfig;
 pub use data::{DataPosition, TrainData};
