@@ -150,6 +150,7 @@ pub struct TrainArgs {
         LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Fields, layers: None },
         LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Requests, layers: None },
         LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Numbers, layers: None },
+        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Numbers, layers: None },
     ])]
     extend: Vec<LrCycle>,
     /// Start from this model directory's weights (config.json and
