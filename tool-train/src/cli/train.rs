@@ -393,6 +393,9 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
 /// back to the first of another shape (a cycle that grew the model).
 fn average_ends(args: &TrainArgs, cycles: usize) -> Result<(), String> {
     let wanted = usize::try_from(args.average_last).unwrap_or(usize::MAX);
+    if wanted <= 1 {
+        return Ok(());
+    }
     let load = |dir: &Path| Llama::load_hf_dir(dir).map_err(|e| format!("{}: {e}", dir.display()));
     let mut ends = vec![(args.out.clone(), load(&args.out)?)];
     for k in (0..cycles).rev() {
