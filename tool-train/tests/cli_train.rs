@@ -155,7 +155,7 @@ fn extend_alone_is_one_cycle_and_a_malformed_cycle_is_refused() {
         ("10@-1e-3", "above 0"),
         (
             "10@6e-4+end",
-            "expected a practice, `ends`, `wide`, `wording`, `followups`, `fields`, `declines`, `requests`, `numbers` or `standard`, found `end`",
+            "expected a practice, `ends`, `wide`, `wording`, `followups`, `fields`, `declines`, `requests`, `numbers`, `lookalikes` or `standard`, found `end`",
         ),
         ("10@6e+4+", "STEPS@PEAK_LR"),
         ("10@6e-4+layers=0", "layers above 0"),
@@ -178,6 +178,18 @@ fn extend_alone_is_one_cycle_and_a_malformed_cycle_is_refused() {
         err.contains("expected a practice") && err.contains("`end`"),
         "{err}"
     );
+    // A model directory without the tokenizer is named as what is wrong.
+    let bare = scratch_path("cli-bare-out");
+    std::fs::create_dir_all(&bare).unwrap();
+    let refused = train(&bare, &scratch_path("cli-bare-run"), &[]);
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("--out") && err.contains("expected a model directory with the tokenizer"),
+        "{err}"
+    );
+    assert!(!bare.join("model.safetensors").exists());
+    std::fs::remove_dir_all(&bare).unwrap();
     std::fs::remove_dir_all(&out).unwrap();
     std::fs::remove_dir_all(&run).unwrap();
 }

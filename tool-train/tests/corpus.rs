@@ -1301,7 +1301,7 @@ fn request_and_number_practice_teach_no_word_only_held_out_requests_use() {
     use corpus::Vocabulary;
     // The eval's vocabulary without request and number practice, and with
     // each of them.
-    let composed = [Practice::Requests, Practice::Numbers];
+    let composed = [Practice::Requests, Practice::Numbers, Practice::Lookalikes];
     let mut without = Vocabulary::default();
     for practice in Practice::ALL.into_iter().filter(|p| !composed.contains(p)) {
         for example in corpus::generate_with(77, 1_000, Split::Train, practice) {
@@ -1412,5 +1412,80 @@ fn number_practice_words_arithmetic_anew_and_repeats_list_values() {
     assert!(
         repeating > repeating_before + 0.2,
         "lists repeating a value: {repeating:.2} against {repeating_before:.2}"
+    );
+}
+
+#[test]
+fn lookalike_practice_offers_lookalikes_and_words_forecasts_anew_never_held_out() {
+    use corpus::phrasing::FORECAST;
+    // What a refusal names, and tools a request for it looks like.
+    let lookalikes: [(&str, &[&str]); 4] = [
+        ("search the web", &["search_flights", "translate_text"]),
+        (
+            "check the temperature",
+            &["get_current_time", "convert_units"],
+        ),
+        ("set reminders", &["set_lights", "create_calendar_event"]),
+        ("search for flights", &["get_distance", "search_web"]),
+    ];
+    let lower = |t: &str| t.to_lowercase();
+    let held_out: Vec<String> = values::part(FORECAST, Split::HeldOut)
+        .map(|t| lower(t))
+        .collect();
+    let is_held_out = |request: &str| {
+        let request = lower(request);
+        held_out.iter().any(|t| {
+            (0..request.len())
+                .filter(|&i| request.is_char_boundary(i))
+                .any(|i| fills(t, &request[i..]))
+        })
+    };
+    // How often a request for a tool not offered is offered a lookalike,
+    // and how many plain forecasts are in no phrasing of the list.
+    let count = |practice: Practice| {
+        let (mut unavailable, mut alike) = (0, 0);
+        let (mut forecasts, mut composed) = (0, 0);
+        for example in corpus::generate_with(23, 3_000, Split::Train, practice) {
+            let offered = offered_names(&example);
+            if example.scenario == Scenario::Unavailable {
+                let answer = example.messages.last().map_or("", |m| m.text());
+                for (capability, tools) in lookalikes {
+                    if answer.contains(capability) {
+                        unavailable += 1;
+                        alike += usize::from(tools.iter().any(|t| offered.contains(t)));
+                    }
+                }
+            }
+            for x in &example.expectations {
+                let request = example.request(x);
+                let plain = x.calls.len() == 1
+                    && x.calls[0].name == "get_weather_forecast"
+                    && !request.contains("average")
+                    && !request.contains("mean");
+                if plain {
+                    assert!(!is_held_out(request), "{request:?} is held out");
+                    forecasts += 1;
+                    composed += usize::from(!FORECAST.iter().any(|t| fills(t, request)));
+                }
+            }
+        }
+        assert!(
+            unavailable > 40 && forecasts > 40,
+            "{practice}: {unavailable}, {forecasts}"
+        );
+        (
+            alike as f64 / unavailable as f64,
+            composed as f64 / forecasts as f64,
+        )
+    };
+    let (alike_before, composed_before) = count(Practice::Numbers);
+    let (alike, composed) = count(Practice::Lookalikes);
+    assert!(
+        alike > 0.7 && alike > alike_before + 0.3,
+        "lookalikes offered: {alike:.2} against {alike_before:.2}"
+    );
+    assert!(
+        composed > composed_before + 0.3,
+        "composed forecasts: {composed:.2} against {composed_before:.2}"
     );
 }

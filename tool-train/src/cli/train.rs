@@ -61,7 +61,9 @@ pub struct TrainArgs {
     /// more requests that need no tool; `requests`: decline practice with
     /// composed temperature, statistics, two-call and two-step requests;
     /// `numbers`: request practice with composed arithmetic and lists that
-    /// repeat a value).
+    /// repeat a value; `lookalikes`: number practice with lookalike tools
+    /// offered beside requests for a tool not offered, and composed
+    /// forecasts).
     #[arg(long, default_value_t = Practice::Standard)]
     practice: Practice,
     /// Width of the model.
@@ -135,7 +137,10 @@ pub struct TrainArgs {
     /// `+requests` is `+declines` with temperature, statistics, two-call
     /// and two-step requests composed from parts; `+numbers` is `+requests`
     /// with arithmetic composed from parts, most of it ending on a number,
-    /// and lists of numbers that repeat a value. `+layers=N`
+    /// and lists of numbers that repeat a value; `+lookalikes` is
+    /// `+numbers` with a tool that shares words or arguments with the one
+    /// asked for offered beside most requests for a tool not offered, and
+    /// forecasts composed from parts. `+layers=N`
     /// grows the model the cycle starts from to N decoder layers, each new
     /// one a copy of the layer before it whose output projections are zero,
     /// so that the cycle starts from the same predictions; later cycles
@@ -237,8 +242,13 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
     // Fresh large tensors each step would otherwise page-fault: 20-30% of the time.
     tool_train::train::keep_freed_memory();
     let tokenizer_path = args.out.join("tokenizer.json");
-    let tokenizer = tool_train::train::bpe::Tokenizer::from_file(&tokenizer_path)
-        .map_err(|e| format!("{}: {e}", tokenizer_path.display()))?;
+    let tokenizer = tool_train::train::bpe::Tokenizer::from_file(&tokenizer_path).map_err(|e| {
+        format!(
+            "--out {}: expected a model directory with the tokenizer to train with, but {}: {e}",
+            args.out.display(),
+            tokenizer_path.display()
+        )
+    })?;
     let template = corpus::bundled_template().map_err(|e| e.to_string())?;
     // The held-out loss stays unweighted, comparable across recipes.
     let encode = |examples: Vec<corpus::Example>,

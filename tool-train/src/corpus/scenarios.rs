@@ -1406,7 +1406,14 @@ fn forecast(cx: &mut Cx, fail: bool) -> Follow {
         cx.rng.range(2, 7)
     }
     .to_string();
-    cx.ask_phrase(p::FORECAST, &[("loc", &loc), ("n", &n)]);
+    let composed =
+        cx.practice.lookalikes(cx.split) && practice::wants_composed_request(&mut cx.rng);
+    cx.ask_either(
+        composed,
+        p::FORECAST,
+        &[("loc", &loc), ("n", &n)],
+        |rng, held_out| practice::forecast(rng, &loc, &n, held_out),
+    );
     let r = cx.call_one(
         "get_weather_forecast",
         json!({"location": loc, "days": num(&n)}),
@@ -2225,7 +2232,14 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
             );
             let mut excluded: Vec<&str> = intent.tools().to_vec();
             excluded.extend(intent.relatives());
-            offer(&mut rng, &[], &excluded, all)
+            // With lookalike practice, often beside a tool it could be
+            // mistaken for.
+            let alike = if practice.lookalikes(split) {
+                practice::lookalike(&mut rng, intent.tools()[0], &excluded)
+            } else {
+                None
+            };
+            offer(&mut rng, alike.as_slice(), &excluded, all)
         }
         Scenario::Capabilities => {
             let offered = offer(&mut rng, &[], &[], all);

@@ -49,16 +49,26 @@
 //! adds to request practice arithmetic composed from parts, most of it
 //! ending on a number, and lists that repeat a value.
 //!
+//! v16 then called a tool offered beside a request for one that was not,
+//! where the two share words or arguments ("Search online for …" got
+//! `search_flights`), and the statistics tool after a forecast asked in
+//! held-out words ("How hot will Madrid get over the next 2 days?"):
+//! request practice composed averages of forecasts but not forecasts.
+//! [`Practice::Lookalikes`] adds to number practice lookalike tools offered
+//! beside requests for a tool not offered, and forecasts composed from
+//! parts.
+//!
 //! `ends.rs` writes the value-end practice, `wording.rs` the wider wording,
 //! `follow_ups.rs` the composed follow-ups, `fields.rs` the composed field
 //! cues, `declines.rs` the composed writing requests, `requests.rs` the
 //! composed requests, `numbers.rs` the composed arithmetic and repeating
-//! lists.
+//! lists, `lookalikes.rs` which tools look like which.
 
 mod declines;
 mod ends;
 mod fields;
 mod follow_ups;
+mod lookalikes;
 mod numbers;
 mod requests;
 mod wording;
@@ -70,9 +80,10 @@ pub(crate) use ends::{
 };
 pub(crate) use fields::{email, language_first, wants_composed_fields};
 pub(crate) use follow_ups::{follow_up, wants_composed_follow_up};
+pub(crate) use lookalikes::lookalike;
 pub(crate) use numbers::{arithmetic, wants_composed_arithmetic, with_repeat};
 pub(crate) use requests::{
-    currency_total, forecast_average, statistic, temperature, temperature_difference,
+    currency_total, forecast, forecast_average, statistic, temperature, temperature_difference,
     time_and_temperature, wants_composed_request,
 };
 pub(crate) use wording::{
@@ -183,6 +194,9 @@ pub enum Practice {
     /// Request practice with arithmetic composed from parts, most of it
     /// ending on a number, and lists of numbers that repeat a value.
     Numbers,
+    /// Number practice with a lookalike tool offered beside most requests
+    /// for a tool not offered, and forecasts composed from parts.
+    Lookalikes,
 }
 
 impl std::str::FromStr for Practice {
@@ -199,8 +213,9 @@ impl std::str::FromStr for Practice {
             "declines" => Ok(Practice::Declines),
             "requests" => Ok(Practice::Requests),
             "numbers" => Ok(Practice::Numbers),
+            "lookalikes" => Ok(Practice::Lookalikes),
             _ => Err(format!(
-                "expected a practice, `ends`, `wide`, `wording`, `followups`, `fields`, `declines`, `requests`, `numbers` or `standard`, found `{s}`"
+                "expected a practice, `ends`, `wide`, `wording`, `followups`, `fields`, `declines`, `requests`, `numbers`, `lookalikes` or `standard`, found `{s}`"
             )),
         }
     }
@@ -218,13 +233,14 @@ impl std::fmt::Display for Practice {
             Practice::Declines => "declines",
             Practice::Requests => "requests",
             Practice::Numbers => "numbers",
+            Practice::Lookalikes => "lookalikes",
         })
     }
 }
 
 impl Practice {
     /// Every practice, from the conversations alone to the widest.
-    pub const ALL: [Practice; 9] = [
+    pub const ALL: [Practice; 10] = [
         Practice::Standard,
         Practice::ValueEnds,
         Practice::Wide,
@@ -234,6 +250,7 @@ impl Practice {
         Practice::Declines,
         Practice::Requests,
         Practice::Numbers,
+        Practice::Lookalikes,
     ];
 
     /// Whether a conversation of `split` gets value-end practice.
@@ -275,6 +292,12 @@ impl Practice {
     /// repeating lists of [`Practice::Numbers`].
     pub(crate) fn numbers(self, split: Split) -> bool {
         self.holds(Practice::Numbers, split)
+    }
+
+    /// Whether a conversation of `split` gets the lookalike offers and
+    /// composed forecasts of [`Practice::Lookalikes`].
+    pub(crate) fn lookalikes(self, split: Split) -> bool {
+        self.holds(Practice::Lookalikes, split)
     }
 
     /// Whether a unit after a place is named after a comma or in brackets

@@ -213,6 +213,26 @@ const FORECAST_AVERAGE: &[&str] = &[
     "the average of the highs forecast for {loc}, {n} days",
 ];
 
+/// What a forecast request asks, in no word of an average: `{loc}`, `{n}`.
+/// v16 took "How hot will Madrid get over the next 2 days?" for an
+/// average, which practice composed and plain forecasts were not.
+const FORECAST: &[&str] = &[
+    "the forecast for {loc} for the next {n} days",
+    "the {n}-day forecast in {loc}",
+    "the daily highs for {loc} over the next {n} days",
+    "the highs forecast for {loc} for {n} days",
+    "the forecast highs in {loc} over the coming {n} days",
+    "the temperatures forecast for {loc}, {n} days",
+    "the weather ahead in {loc} for {n} days",
+    "how warm it will get in {loc} over the next {n} days",
+    "how hot {loc} will be each day for the next {n} days",
+    "how hot it will get in {loc} during the next {n} days",
+    "how cold {loc} will be over the coming {n} days",
+    "what the temperatures will be in {loc} for the next {n} days",
+    "what the highs will be in {loc} each day for {n} days",
+    "how the next {n} days look in {loc}",
+];
+
 /// Whether a request of a kind this practice covers should be composed.
 pub(crate) fn wants_composed_request(rng: &mut Rng) -> bool {
     rng.chance(COMPOSED)
@@ -307,6 +327,23 @@ pub(crate) fn currency_total(
     )
 }
 
+/// A request for the forecast highs in `loc` for each of `n` days, in no
+/// word of an average; never a text `held_out` knows.
+pub(crate) fn forecast(
+    rng: &mut Rng,
+    loc: &str,
+    n: &str,
+    held_out: impl Fn(&str) -> bool,
+) -> String {
+    composed(
+        rng,
+        LOOKUP_LEADS,
+        FORECAST,
+        &[("loc", loc), ("n", n)],
+        held_out,
+    )
+}
+
 /// A request for the average forecast high in `loc` over `n` days; never a
 /// text `held_out` knows.
 pub(crate) fn forecast_average(
@@ -360,9 +397,31 @@ mod tests {
         check("currency", &[p::CURRENCY_TOTAL], |rng| {
             currency_total(rng, ["12", "EUR", "30", "USD"], no)
         });
-        check("forecast", &[p::FORECAST_AVERAGE], |rng| {
+        check("forecast average", &[p::FORECAST_AVERAGE], |rng| {
             forecast_average(rng, "Ulm", "4", no)
         });
+        check("forecast", &[p::FORECAST, p::FORECAST_AVERAGE], |rng| {
+            let text = forecast(rng, "Ulm", "4", no);
+            assert!(text.contains("Ulm") && text.contains('4'), "{text}");
+            text
+        });
+    }
+
+    #[test]
+    fn a_forecast_names_no_average_and_an_average_always_does() {
+        let mut rng = Rng::for_example(45, 0);
+        let average = |text: &str| {
+            let words = words(text);
+            ["average", "mean"]
+                .iter()
+                .any(|w| words.split(' ').any(|t| t == *w))
+        };
+        for _ in 0..300 {
+            let text = forecast(&mut rng, "Ulm", "4", |_| false);
+            assert!(!average(&text), "{text}");
+            let text = forecast_average(&mut rng, "Ulm", "4", |_| false);
+            assert!(average(&text), "{text}");
+        }
     }
 
     #[test]
