@@ -1412,7 +1412,7 @@ fn forecast(cx: &mut Cx, fail: bool) -> Follow {
         composed,
         p::FORECAST,
         &[("loc", &loc), ("n", &n)],
-        |rng, held_out| practice::forecast(rng, &loc, &n, held_out),
+        |rng, held_out| practice::forecast(rng, false, [&loc, &n], held_out),
     );
     let r = cx.call_one(
         "get_weather_forecast",
@@ -1843,7 +1843,7 @@ fn forecast_average(cx: &mut Cx) -> Follow {
     cx.ask_composed(
         p::FORECAST_AVERAGE,
         &[("loc", &loc), ("n", &n)],
-        |rng, held_out| practice::forecast_average(rng, &loc, &n, held_out),
+        |rng, held_out| practice::forecast(rng, true, [&loc, &n], held_out),
     );
     let highs = cx.call_one(
         "get_weather_forecast",

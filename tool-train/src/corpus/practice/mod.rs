@@ -83,8 +83,8 @@ pub(crate) use follow_ups::{follow_up, wants_composed_follow_up};
 pub(crate) use lookalikes::lookalike;
 pub(crate) use numbers::{arithmetic, wants_composed_arithmetic, with_repeat};
 pub(crate) use requests::{
-    currency_total, forecast, forecast_average, statistic, temperature, temperature_difference,
-    time_and_temperature, wants_composed_request,
+    currency_total, forecast, statistic, temperature, temperature_difference, time_and_temperature,
+    wants_composed_request,
 };
 pub(crate) use wording::{
     email_phrasing, greeting, punctuated, same_words, thanks, wants_composed_small_talk,

@@ -327,35 +327,20 @@ pub(crate) fn currency_total(
     )
 }
 
-/// A request for the forecast highs in `loc` for each of `n` days, in no
-/// word of an average; never a text `held_out` knows.
+/// A request for the forecast highs in `loc` over `n` days: their
+/// average if `average`, or else each day's, in no word of an average;
+/// never a text `held_out` knows.
 pub(crate) fn forecast(
     rng: &mut Rng,
-    loc: &str,
-    n: &str,
+    average: bool,
+    [loc, n]: [&str; 2],
     held_out: impl Fn(&str) -> bool,
 ) -> String {
+    let asked = if average { FORECAST_AVERAGE } else { FORECAST };
     composed(
         rng,
         LOOKUP_LEADS,
-        FORECAST,
-        &[("loc", loc), ("n", n)],
-        held_out,
-    )
-}
-
-/// A request for the average forecast high in `loc` over `n` days; never a
-/// text `held_out` knows.
-pub(crate) fn forecast_average(
-    rng: &mut Rng,
-    loc: &str,
-    n: &str,
-    held_out: impl Fn(&str) -> bool,
-) -> String {
-    composed(
-        rng,
-        LOOKUP_LEADS,
-        FORECAST_AVERAGE,
+        asked,
         &[("loc", loc), ("n", n)],
         held_out,
     )
@@ -398,10 +383,10 @@ mod tests {
             currency_total(rng, ["12", "EUR", "30", "USD"], no)
         });
         check("forecast average", &[p::FORECAST_AVERAGE], |rng| {
-            forecast_average(rng, "Ulm", "4", no)
+            forecast(rng, true, ["Ulm", "4"], no)
         });
         check("forecast", &[p::FORECAST, p::FORECAST_AVERAGE], |rng| {
-            let text = forecast(rng, "Ulm", "4", no);
+            let text = forecast(rng, false, ["Ulm", "4"], no);
             assert!(text.contains("Ulm") && text.contains('4'), "{text}");
             text
         });
@@ -417,9 +402,9 @@ mod tests {
                 .any(|w| words.split(' ').any(|t| t == *w))
         };
         for _ in 0..300 {
-            let text = forecast(&mut rng, "Ulm", "4", |_| false);
+            let text = forecast(&mut rng, false, ["Ulm", "4"], |_| false);
             assert!(!average(&text), "{text}");
-            let text = forecast_average(&mut rng, "Ulm", "4", |_| false);
+            let text = forecast(&mut rng, true, ["Ulm", "4"], |_| false);
             assert!(average(&text), "{text}");
         }
     }
