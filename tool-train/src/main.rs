@@ -21,6 +21,8 @@ enum Command {
     Eval(cli::eval::EvalArgs),
     /// Rewrite a model directory's weights in another precision (f16 is how the model ships).
     Convert(cli::convert::ConvertArgs),
+    /// Write the parameter-wise mean of models of one shape (weight averaging of separate runs).
+    Average(cli::average::AverageArgs),
 }
 
 fn main() -> ExitCode {
@@ -28,6 +30,7 @@ fn main() -> ExitCode {
         Command::Train(args) => ("train", cli::train::run(*args)),
         Command::Eval(args) => ("eval", cli::eval::run(args)),
         Command::Convert(args) => ("convert", cli::convert::run(args)),
+        Command::Average(args) => ("average", cli::average::run(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,7 +8,7 @@ use common::{log_lines, params, scratch_path};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use tool_train::train::{average, DataPosition, Llama, Precision, Trainer};
+use tool_train::train::{average, export_hf, DataPosition, Llama, Precision, Trainer};
 
 /// A model directory with the bundled tokenizer, for `--out`.
 fn out_dir(name: &str) -> PathBuf {
@@ -334,7 +334,11 @@ fn the_export_is_the_mean_of_the_last_cycles_ends() {
     let own = Llama::load_hf_dir(&out).unwrap();
     let before = Llama::load_hf_dir(&run.join("cycle3/start")).unwrap();
     let first = Llama::load_hf_dir(&run.join("cycle2/start")).unwrap();
-    let averaged = train(&out, &run, &cycles);
+    let averaged = train(
+        &out,
+        &run,
+        &[&cycles[..], &["--average-last", "2"]].concat(),
+    );
     assert!(succeeded(&averaged));
     let err = String::from_utf8_lossy(&averaged.stderr);
     assert!(err.contains("exported the mean of"), "{err}");
@@ -364,6 +368,43 @@ fn the_export_is_the_mean_of_the_last_cycles_ends() {
         params(&Llama::load_hf_dir(&out).unwrap()),
         params(&round_f16(&three))
     );
+
+    // `tool-train average` takes the same mean of ends kept anywhere, and
+    // names a directory it cannot load.
+    let own_dir = scratch_path("cli-avg-own");
+    export_hf(&own, &own_dir, Precision::F16).unwrap();
+    let apart = scratch_path("cli-avg-apart");
+    let ends = [
+        run.join("cycle2/start"),
+        run.join("cycle3/start"),
+        own_dir.clone(),
+    ];
+    let averaged = Command::new(env!("CARGO_BIN_EXE_tool-train"))
+        .arg("average")
+        .arg("--out")
+        .arg(&apart)
+        .args(&ends)
+        .output()
+        .unwrap();
+    assert!(succeeded(&averaged));
+    assert_eq!(
+        params(&Llama::load_hf_dir(&apart).unwrap()),
+        params(&round_f16(&three))
+    );
+    let missing = scratch_path("cli-avg-missing");
+    let refused = Command::new(env!("CARGO_BIN_EXE_tool-train"))
+        .args(["average", "--out"])
+        .arg(&apart)
+        .arg(&own_dir)
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains(&missing.display().to_string()), "{err}");
+    for dir in [&own_dir, &apart] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 
     // Stopped before the end, nothing is averaged.
     let run2 = scratch_path("cli-avg-run2");

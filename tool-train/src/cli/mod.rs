@@ -1,5 +1,6 @@
 //! The `tool-train` command's subcommands, one file each.
 
+pub mod average;
 pub mod convert;
 pub mod eval;
 pub mod train;

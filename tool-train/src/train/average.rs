@@ -2,8 +2,8 @@
 //!
 //! Two models that one continues training from the other sit in the same
 //! basin, and their mean is often better than either (weight averaging, as
-//! in "model soups"): the bundled model is the mean of its last two cycles'
-//! ends, each stronger where the other's practice was.
+//! in "model soups"): the bundled model is the mean of its last three
+//! cycles' ends, each stronger where the others' practice was.
 
 use std::collections::HashMap;
 use std::path::Path;
