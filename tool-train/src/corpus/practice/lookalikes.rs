@@ -51,7 +51,8 @@ const LOOKALIKES: &[(&str, &[&str])] = &[
 ];
 
 /// A tool to offer beside a request for `tool`, which is not offered,
-/// never one of `excluded`; none as often as practice leaves it to chance.
+/// never one of `excluded`; or none (one time in four, or when every
+/// lookalike is excluded), and the offer is drawn at random as before.
 pub(crate) fn lookalike(rng: &mut Rng, tool: &str, excluded: &[&str]) -> Option<&'static str> {
     if !rng.chance(LOOKALIKE) {
         return None;
