@@ -2,7 +2,7 @@
 //! as `train --average-last` takes it of a run's last cycles, for the ends
 //! of separate runs.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use tool_train::train::{average, export_hf, Llama, Precision};
 
@@ -25,23 +25,34 @@ pub struct AverageArgs {
 
 /// Runs `tool-train average`.
 pub fn run(args: AverageArgs) -> Result<(), String> {
-    let models = args
+    let ends = args
         .models
-        .iter()
-        .map(|dir| Llama::load_hf_dir(dir).map_err(|e| format!("{}: {e}", dir.display())))
+        .into_iter()
+        .map(|dir| load(&dir).map(|model| (dir, model)))
         .collect::<Result<Vec<_>, _>>()?;
-    let refs: Vec<&Llama> = models.iter().collect();
-    let mean = average(&refs).map_err(|e| e.to_string())?;
-    export_hf(&mean, &args.out, args.precision).map_err(|e| e.to_string())?;
-    let names: Vec<String> = args
-        .models
-        .iter()
-        .map(|d| d.display().to_string())
-        .collect();
+    export_mean(&ends, &args.out, args.precision)
+}
+
+/// The model in `dir`, or an error that names the directory.
+pub(crate) fn load(dir: &Path) -> Result<Llama, String> {
+    Llama::load_hf_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))
+}
+
+/// Writes the mean of `ends` (each with the directory it came from,
+/// oldest first) to `out`, and says which it averaged.
+pub(crate) fn export_mean(
+    ends: &[(PathBuf, Llama)],
+    out: &Path,
+    precision: Precision,
+) -> Result<(), String> {
+    let models: Vec<&Llama> = ends.iter().map(|(_, m)| m).collect();
+    let mean = average(&models).map_err(|e| e.to_string())?;
+    export_hf(&mean, out, precision).map_err(|e| e.to_string())?;
+    let names: Vec<String> = ends.iter().map(|(d, _)| d.display().to_string()).collect();
     eprintln!(
         "exported the mean of {} to {}",
         names.join(", "),
-        args.out.display()
+        out.display()
     );
     Ok(())
 }

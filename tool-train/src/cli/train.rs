@@ -11,10 +11,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use super::average::{export_mean, load};
 use tool_train::corpus::{self, LossWeights, Practice, Split};
 use tool_train::train::{
-    average, deepen, export_hf, AdamWConfig, Example, Llama, LrSchedule, ModelConfig, Precision,
-    TrainConfig, TrainData, TrainError, Trainer,
+    deepen, AdamWConfig, Example, Llama, LrSchedule, ModelConfig, Precision, TrainConfig,
+    TrainData, TrainError, Trainer,
 };
 
 /// Arguments of `tool-train train`.
@@ -407,7 +408,6 @@ fn average_ends(args: &TrainArgs, cycles: usize) -> Result<(), String> {
     if wanted <= 1 {
         return Ok(());
     }
-    let load = |dir: &Path| Llama::load_hf_dir(dir).map_err(|e| format!("{}: {e}", dir.display()));
     let mut ends = vec![(args.out.clone(), load(&args.out)?)];
     for k in (0..cycles).rev() {
         if ends.len() >= wanted {
@@ -433,17 +433,7 @@ fn average_ends(args: &TrainArgs, cycles: usize) -> Result<(), String> {
     }
     // Oldest first, so that the sum's order is the recipe's.
     ends.reverse();
-    let models: Vec<&Llama> = ends.iter().map(|(_, m)| m).collect();
-    let mean =
-        average(&models).map_err(|e| format!("--average-last {}: {e}", args.average_last))?;
-    export_hf(&mean, &args.out, args.precision).map_err(|e| e.to_string())?;
-    let names: Vec<String> = ends.iter().map(|(d, _)| d.display().to_string()).collect();
-    eprintln!(
-        "exported the mean of {} to {}",
-        names.join(", "),
-        args.out.display()
-    );
-    Ok(())
+    export_mean(&ends, &args.out, args.precision)
 }
 
 /// Where cycle `k` (from 0) keeps its checkpoints: the run directory for
