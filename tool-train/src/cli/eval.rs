@@ -6,10 +6,11 @@
 //! right tools, exact arguments, calls that parse and validate, no call where
 //! none is due, and answers that contain the tool results they report; and,
 //! by kind of value (place names, numbers, enums, …), how many arguments of
-//! the right tools were right. Exact calls are also split by whether the
-//! request's cue words (its words besides the values the calls copy) all
-//! occur in some training request: a word the corpus never shows ("titled",
-//! "middle value") is one no amount of training on it can teach.
+//! the right tools were right. Exact calls, no call on a request and the
+//! arguments right are also split by whether the request's cue words (its
+//! words besides the values the calls copy) all occur in some training
+//! request: a word the corpus never shows ("titled", "middle value", "wake
+//! me up") is one no amount of training on it can teach.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -95,6 +96,12 @@ struct Scores {
     request_turns: usize,
     /// ... where the model made no call.
     request_no_call: usize,
+    /// Request turns whose request has a cue word no training request
+    /// shows ("Wake me up …"): a model trained on this corpus alone cannot
+    /// tell whether a tool does what it asks.
+    unseen_request_turns: usize,
+    /// ... where the model made no call.
+    unseen_request_no_call: usize,
     /// Per kind of conversation: (turns done right, turns). A call turn is
     /// right when its calls match exactly; an answer turn when it makes no
     /// call and contains every expected text.
@@ -108,6 +115,8 @@ struct Scores {
     /// Per kind of argument value: (right, expected) over the calls of the
     /// right tool.
     arguments: BTreeMap<&'static str, (usize, usize)>,
+    /// The same, over the requests in seen words only.
+    seen_arguments: BTreeMap<&'static str, (usize, usize)>,
     /// Per kind of argument value: how the wrong ones were wrong.
     wrong_arguments: BTreeMap<&'static str, Wrong>,
     /// Generated tokens, for speed.
@@ -238,6 +247,17 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
             pct(s.request_no_call, s.request_turns)
         );
         println!(
+            "      in seen words     {}",
+            pct(
+                s.request_no_call - s.unseen_request_no_call,
+                s.request_turns - s.unseen_request_turns
+            )
+        );
+        println!(
+            "      with unseen words {}",
+            pct(s.unseen_request_no_call, s.unseen_request_turns)
+        );
+        println!(
             "    after tool results  {}",
             pct(
                 s.no_call - s.request_no_call,
@@ -248,8 +268,12 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
             "  answers with results {}",
             pct(s.answers_with_results, s.result_turns)
         );
-        println!("  arguments right, by kind (calls of the right tool):");
+        println!("  arguments right, by kind (calls of the right tool; in seen words, last):");
         for (kind, (right, of)) in &s.arguments {
+            let seen = s
+                .seen_arguments
+                .get(kind)
+                .map_or_else(|| "n/a".into(), |(r, o)| pct(*r, *o));
             let wrong = match s.wrong_arguments.get(kind) {
                 Some(w) if right < of => format!(
                     "   wrong: {} too long, {} too short, {} otherwise",
@@ -257,7 +281,7 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
                 ),
                 _ => String::new(),
             };
-            println!("    {kind:<24} {}{wrong}", pct(*right, *of));
+            println!("    {kind:<24} {}{wrong}   seen: {seen}", pct(*right, *of));
         }
         println!("  turns right, by kind of conversation:");
         for (scenario, (right, of)) in &s.by_scenario {
@@ -317,6 +341,12 @@ fn score(
             {
                 eprintln!("invalid call(s): {:?}", turn.text);
             }
+            let unseen = vocabulary.unseen_in(example, expected);
+            let never_in_training = if unseen.is_empty() {
+                String::new()
+            } else {
+                format!(" (never in training: {})", unseen.join(", "))
+            };
             let right = if expected.calls.is_empty() {
                 s.answer_turns += 1;
                 let text = parsed.content.unwrap_or_default();
@@ -329,6 +359,10 @@ fn score(
                 if after_request {
                     s.request_turns += 1;
                     s.request_no_call += usize::from(no_call);
+                    if !unseen.is_empty() {
+                        s.unseen_request_turns += 1;
+                        s.unseen_request_no_call += usize::from(no_call);
+                    }
                 }
                 let contains = expected.must_contain.iter().all(|m| text.contains(m));
                 if !expected.must_contain.is_empty() {
@@ -337,7 +371,7 @@ fn score(
                 }
                 if verbose && !(no_call && contains) {
                     eprintln!(
-                        "  asked: {:?}\n answer: {:?} (to contain {:?})",
+                        "  asked: {:?}{never_in_training}\n answer: {:?} (to contain {:?})",
                         example.request(expected),
                         turn.text,
                         expected.must_contain
@@ -354,10 +388,15 @@ fn score(
                 if got == want && parsed.invalid_tool_calls.is_empty() {
                     s.right_tools += 1;
                 }
-                count_arguments(toolbox, &parsed.tool_calls, &expected.calls, &mut s);
+                count_arguments(
+                    toolbox,
+                    &parsed.tool_calls,
+                    &expected.calls,
+                    unseen.is_empty(),
+                    &mut s,
+                );
                 let exact = same_calls(&parsed.tool_calls, &expected.calls)
                     && parsed.invalid_tool_calls.is_empty();
-                let unseen = vocabulary.unseen_in(example, expected);
                 if !unseen.is_empty() {
                     s.unseen_call_turns += 1;
                     s.unseen_exact_calls += usize::from(exact);
@@ -373,15 +412,10 @@ fn score(
                             .join(" | ")
                     };
                     eprintln!(
-                        "wanted: {}\n   got: {}\n  asked: {:?}{}",
+                        "wanted: {}\n   got: {}\n  asked: {:?}{never_in_training}",
                         show(&expected.calls),
                         show(&parsed.tool_calls),
                         example.request(expected),
-                        if unseen.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" (never in training: {})", unseen.join(", "))
-                        }
                     );
                     // A turn with no call says nothing above: show what it
                     // answered.
@@ -418,9 +452,15 @@ fn same_calls(got: &[ToolCall], want: &[ToolCall]) -> bool {
 }
 
 /// Pairs each expected call with the first unused call of the same tool and
-/// counts, per kind of value, the expected arguments it got right, and how
-/// the others were wrong.
-fn count_arguments(toolbox: &Toolbox, got: &[ToolCall], want: &[ToolCall], s: &mut Scores) {
+/// counts, per kind of value, the expected arguments it got right (apart
+/// too when the request is in `seen_words`), and how the others were wrong.
+fn count_arguments(
+    toolbox: &Toolbox,
+    got: &[ToolCall],
+    want: &[ToolCall],
+    seen_words: bool,
+    s: &mut Scores,
+) {
     let mut used = vec![false; got.len()];
     for expected in want {
         let Some(i) = (0..got.len()).find(|&i| !used[i] && got[i].name == expected.name) else {
@@ -439,9 +479,14 @@ fn count_arguments(toolbox: &Toolbox, got: &[ToolCall], want: &[ToolCall], s: &m
             let entry = s.arguments.entry(kind).or_default();
             entry.1 += 1;
             let written = got[i].arguments.get(key);
-            if written == Some(value) {
-                entry.0 += 1;
-            } else {
+            let right = written == Some(value);
+            entry.0 += usize::from(right);
+            if seen_words {
+                let seen = s.seen_arguments.entry(kind).or_default();
+                seen.0 += usize::from(right);
+                seen.1 += 1;
+            }
+            if !right {
                 s.wrong_arguments
                     .entry(kind)
                     .or_default()
