@@ -64,7 +64,8 @@ pub struct TrainArgs {
     /// `numbers`: request practice with composed arithmetic and lists that
     /// repeat a value; `lookalikes`: number practice with lookalike tools
     /// offered beside requests for a tool not offered, and composed
-    /// forecasts).
+    /// forecasts; `bare`: lookalike practice with requests asked without
+    /// their lead, "Average of …").
     #[arg(long, default_value_t = Practice::Standard)]
     practice: Practice,
     /// Width of the model.
@@ -141,7 +142,10 @@ pub struct TrainArgs {
     /// and lists of numbers that repeat a value; `+lookalikes` is
     /// `+numbers` with a tool that shares words or arguments with the one
     /// asked for offered beside most requests for a tool not offered, and
-    /// forecasts composed from parts. `+layers=N`
+    /// forecasts composed from parts; `+bare` is `+lookalikes` with
+    /// requests asked without their lead, starting with what they ask for
+    /// capitalised ("Average of …" for "What's the average of …").
+    /// `+layers=N`
     /// grows the model the cycle starts from to N decoder layers, each new
     /// one a copy of the layer before it whose output projections are zero,
     /// so that the cycle starts from the same predictions; later cycles

@@ -273,7 +273,22 @@ impl<'a> Cx<'a> {
     /// corpus for a seed, and the bundled model was trained on that corpus.
     fn ask_phrase(&mut self, list: &[&'static str], slots: &[(&str, &str)]) {
         let template = self.phrase(list);
-        self.ask(fill(template, slots));
+        let text = fill(template, slots);
+        let text = self.maybe_bare(text, list, slots);
+        self.ask(text);
+    }
+
+    /// With [`Practice::Bare`], often `text` without its lead ("Average of
+    /// …" for "What's the average of …"), never one of `list`'s held-out
+    /// phrasings with `slots` filled.
+    fn maybe_bare(&mut self, text: String, list: &[&str], slots: &[(&str, &str)]) -> String {
+        if !(self.practice.bare(self.split) && practice::wants_bare(&mut self.rng)) {
+            return text;
+        }
+        match practice::bare(&text) {
+            Some(bare) if !held_out_phrasing(list, slots)(&bare) => bare,
+            _ => text,
+        }
     }
 
     /// Answers with a template from `list`, its `slots` filled; the answer
@@ -315,6 +330,7 @@ impl<'a> Cx<'a> {
         if composed {
             let held_out = held_out_phrasing(list, slots);
             let text = compose(&mut self.rng, &held_out);
+            let text = self.maybe_bare(text, list, slots);
             self.ask(text);
         } else {
             self.ask_phrase(list, slots);

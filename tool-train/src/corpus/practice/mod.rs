@@ -58,12 +58,20 @@
 //! beside requests for a tool not offered, and forecasts composed from
 //! parts.
 //!
+//! v17's wrong enums in words training shows were then requests that
+//! start with the statistic, capitalised ("Average of 64, 68, 50?" got the
+//! median): the tokenizer spells a capitalised word letter by letter, and
+//! training's requests start with a lead or a verb. [`Practice::Bare`]
+//! adds to lookalike practice requests asked without their lead.
+//!
 //! `ends.rs` writes the value-end practice, `wording.rs` the wider wording,
 //! `follow_ups.rs` the composed follow-ups, `fields.rs` the composed field
 //! cues, `declines.rs` the composed writing requests, `requests.rs` the
 //! composed requests, `numbers.rs` the composed arithmetic and repeating
-//! lists, `lookalikes.rs` which tools look like which.
+//! lists, `lookalikes.rs` which tools look like which, `bare.rs` the
+//! requests without their lead.
 
+mod bare;
 mod declines;
 mod ends;
 mod fields;
@@ -73,6 +81,7 @@ mod numbers;
 mod requests;
 mod wording;
 
+pub(crate) use bare::{bare, wants_bare};
 pub(crate) use declines::{decline, wants_composed_decline};
 pub(crate) use ends::{
     long_place, place_with_city, repeating_number, wants_long_place, wants_place_with_city,
@@ -197,6 +206,9 @@ pub enum Practice {
     /// Number practice with a lookalike tool offered beside most requests
     /// for a tool not offered, and forecasts composed from parts.
     Lookalikes,
+    /// Lookalike practice with requests asked without their lead, starting
+    /// with what they ask for, capitalised ("Average of …").
+    Bare,
 }
 
 impl std::str::FromStr for Practice {
@@ -214,8 +226,9 @@ impl std::str::FromStr for Practice {
             "requests" => Ok(Practice::Requests),
             "numbers" => Ok(Practice::Numbers),
             "lookalikes" => Ok(Practice::Lookalikes),
+            "bare" => Ok(Practice::Bare),
             _ => Err(format!(
-                "expected a practice, `ends`, `wide`, `wording`, `followups`, `fields`, `declines`, `requests`, `numbers`, `lookalikes` or `standard`, found `{s}`"
+                "expected a practice, `ends`, `wide`, `wording`, `followups`, `fields`, `declines`, `requests`, `numbers`, `lookalikes`, `bare` or `standard`, found `{s}`"
             )),
         }
     }
@@ -234,13 +247,14 @@ impl std::fmt::Display for Practice {
             Practice::Requests => "requests",
             Practice::Numbers => "numbers",
             Practice::Lookalikes => "lookalikes",
+            Practice::Bare => "bare",
         })
     }
 }
 
 impl Practice {
     /// Every practice, from the conversations alone to the widest.
-    pub const ALL: [Practice; 10] = [
+    pub const ALL: [Practice; 11] = [
         Practice::Standard,
         Practice::ValueEnds,
         Practice::Wide,
@@ -251,6 +265,7 @@ impl Practice {
         Practice::Requests,
         Practice::Numbers,
         Practice::Lookalikes,
+        Practice::Bare,
     ];
 
     /// Whether a conversation of `split` gets value-end practice.
@@ -298,6 +313,12 @@ impl Practice {
     /// composed forecasts of [`Practice::Lookalikes`].
     pub(crate) fn lookalikes(self, split: Split) -> bool {
         self.holds(Practice::Lookalikes, split)
+    }
+
+    /// Whether a conversation of `split` gets the requests without their
+    /// lead of [`Practice::Bare`].
+    pub(crate) fn bare(self, split: Split) -> bool {
+        self.holds(Practice::Bare, split)
     }
 
     /// Whether a unit after a place is named after a comma or in brackets
