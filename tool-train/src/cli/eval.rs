@@ -283,6 +283,13 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
             };
             println!("    {kind:<24} {}{wrong}   seen: {seen}", pct(*right, *of));
         }
+        // Every turn is of one kind of conversation; a turn of the
+        // extension is also counted by its case below.
+        let (right, of) = s
+            .by_scenario
+            .values()
+            .fold((0, 0), |(r, o), (right, of)| (r + right, o + of));
+        println!("  turns right          {}", pct(right, of));
         println!("  turns right, by kind of conversation:");
         for (scenario, (right, of)) in &s.by_scenario {
             println!("    {scenario:<24} {}", pct(*right, *of));
