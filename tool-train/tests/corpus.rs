@@ -1556,3 +1556,39 @@ fn bare_practice_starts_requests_with_what_they_ask_never_held_out() {
         "statistics asked bare: {statistics} against {statistics_before}"
     );
 }
+
+#[test]
+fn chat_practice_adds_small_talk_and_thanks_after_answers() {
+    // Conversations of small talk, and finished requests thanked for.
+    let count = |practice: Practice| {
+        let (mut small_talk, mut thanked, mut finished) = (0, 0, 0);
+        let examples = corpus::generate_with(37, 3_000, Split::Train, practice);
+        for example in &examples {
+            small_talk += usize::from(example.scenario == Scenario::SmallTalk);
+            if matches!(
+                example.scenario,
+                Scenario::Single | Scenario::Parallel | Scenario::Chain
+            ) {
+                finished += 1;
+                // Thanks come last, after the answer to the request.
+                let last_user = example.messages.iter().rposition(|m| m.role == Role::User);
+                let first_call = example.messages.iter().position(|m| m.role == Role::Tool);
+                thanked += usize::from(last_user > first_call);
+            }
+        }
+        (
+            small_talk as f64 / examples.len() as f64,
+            thanked as f64 / finished as f64,
+        )
+    };
+    let (small_talk_before, thanked_before) = count(Practice::Bare);
+    let (small_talk, thanked) = count(Practice::Chat);
+    assert!(
+        small_talk > small_talk_before + 0.04,
+        "small talk: {small_talk:.3} against {small_talk_before:.3}"
+    );
+    assert!(
+        thanked > thanked_before * 1.3,
+        "finished requests thanked for: {thanked:.3} against {thanked_before:.3}"
+    );
+}

@@ -65,7 +65,8 @@ pub struct TrainArgs {
     /// repeat a value; `lookalikes`: number practice with lookalike tools
     /// offered beside requests for a tool not offered, and composed
     /// forecasts; `bare`: lookalike practice with requests asked without
-    /// their lead, "Average of …").
+    /// their lead, "Average of …"; `chat`: bare practice with more small
+    /// talk and thanks after answers).
     #[arg(long, default_value_t = Practice::Standard)]
     practice: Practice,
     /// Width of the model.
@@ -144,7 +145,8 @@ pub struct TrainArgs {
     /// asked for offered beside most requests for a tool not offered, and
     /// forecasts composed from parts; `+bare` is `+lookalikes` with
     /// requests asked without their lead, starting with what they ask for
-    /// capitalised ("Average of …" for "What's the average of …").
+    /// capitalised ("Average of …" for "What's the average of …"); `+chat`
+    /// is `+bare` with more small talk and more thanks after answers.
     /// `+layers=N`
     /// grows the model the cycle starts from to N decoder layers, each new
     /// one a copy of the layer before it whose output projections are zero,

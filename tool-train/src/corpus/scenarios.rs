@@ -2121,8 +2121,13 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
             } else {
                 weight
             };
-            if practice.declines(split) {
+            let weight = if practice.declines(split) {
                 decline_weight(scenario, weight)
+            } else {
+                weight
+            };
+            if practice.chat(split) {
+                chat_weight(scenario, weight)
             } else {
                 weight
             }
@@ -2275,7 +2280,12 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
         scenario,
         Scenario::Single | Scenario::Parallel | Scenario::Chain
     ) || (scenario == Scenario::Session && cx.practice.declines(split));
-    if finished_request && cx.practice.wide(split) && practice::wants_thanks(&mut cx.rng) {
+    // With chat practice, thanks are drawn twice as often.
+    let thanks = finished_request
+        && cx.practice.wide(split)
+        && (practice::wants_thanks(&mut cx.rng)
+            || (cx.practice.chat(split) && practice::wants_thanks(&mut cx.rng)));
+    if thanks {
         let (text, reply) = practice::thanks(&mut cx.rng, cases::is_held_out_small_talk);
         cx.small_talk(text, reply);
     }
@@ -2299,6 +2309,16 @@ fn follow_up_weight(scenario: Scenario, weight: u32) -> u32 {
     match scenario {
         Scenario::FollowUp => 16,
         Scenario::Chain => 14,
+        _ => weight,
+    }
+}
+
+/// [`SCENARIOS`]' weight for `scenario` with [`Practice::Chat`]: more
+/// small talk, where bare practice's short requests made greetings look
+/// like requests.
+fn chat_weight(scenario: Scenario, weight: u32) -> u32 {
+    match scenario {
+        Scenario::SmallTalk => 20,
         _ => weight,
     }
 }

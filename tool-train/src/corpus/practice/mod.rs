@@ -64,6 +64,11 @@
 //! training's requests start with a lead or a verb. [`Practice::Bare`]
 //! adds to lookalike practice requests asked without their lead.
 //!
+//! Bare requests are short capitalised texts, as greetings and goodbyes
+//! are: the cycle trained on them called tools for "Good day to you" and
+//! "See you later!". [`Practice::Chat`] adds to bare practice more small
+//! talk and more thanks after answers.
+//!
 //! `ends.rs` writes the value-end practice, `wording.rs` the wider wording,
 //! `follow_ups.rs` the composed follow-ups, `fields.rs` the composed field
 //! cues, `declines.rs` the composed writing requests, `requests.rs` the
@@ -209,6 +214,8 @@ pub enum Practice {
     /// Lookalike practice with requests asked without their lead, starting
     /// with what they ask for, capitalised ("Average of …").
     Bare,
+    /// Bare practice with more small talk and more thanks after answers.
+    Chat,
 }
 
 impl std::str::FromStr for Practice {
@@ -227,8 +234,9 @@ impl std::str::FromStr for Practice {
             "numbers" => Ok(Practice::Numbers),
             "lookalikes" => Ok(Practice::Lookalikes),
             "bare" => Ok(Practice::Bare),
+            "chat" => Ok(Practice::Chat),
             _ => Err(format!(
-                "expected a practice, `ends`, `wide`, `wording`, `followups`, `fields`, `declines`, `requests`, `numbers`, `lookalikes`, `bare` or `standard`, found `{s}`"
+                "expected a practice, `ends`, `wide`, `wording`, `followups`, `fields`, `declines`, `requests`, `numbers`, `lookalikes`, `bare`, `chat` or `standard`, found `{s}`"
             )),
         }
     }
@@ -248,13 +256,14 @@ impl std::fmt::Display for Practice {
             Practice::Numbers => "numbers",
             Practice::Lookalikes => "lookalikes",
             Practice::Bare => "bare",
+            Practice::Chat => "chat",
         })
     }
 }
 
 impl Practice {
     /// Every practice, from the conversations alone to the widest.
-    pub const ALL: [Practice; 11] = [
+    pub const ALL: [Practice; 12] = [
         Practice::Standard,
         Practice::ValueEnds,
         Practice::Wide,
@@ -266,6 +275,7 @@ impl Practice {
         Practice::Numbers,
         Practice::Lookalikes,
         Practice::Bare,
+        Practice::Chat,
     ];
 
     /// Whether a conversation of `split` gets value-end practice.
@@ -319,6 +329,12 @@ impl Practice {
     /// lead of [`Practice::Bare`].
     pub(crate) fn bare(self, split: Split) -> bool {
         self.holds(Practice::Bare, split)
+    }
+
+    /// Whether a conversation of `split` gets the small talk and thanks of
+    /// [`Practice::Chat`].
+    pub(crate) fn chat(self, split: Split) -> bool {
+        self.holds(Practice::Chat, split)
     }
 
     /// Whether a unit after a place is named after a comma or in brackets
