@@ -229,16 +229,10 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
             "  exact-match calls    {}",
             pct(s.exact_calls, s.call_turns)
         );
-        println!(
-            "    in seen words      {}",
-            pct(
-                s.exact_calls - s.unseen_exact_calls,
-                s.call_turns - s.unseen_call_turns
-            )
-        );
-        println!(
-            "    with unseen words  {}",
-            pct(s.unseen_exact_calls, s.unseen_call_turns)
+        by_words(
+            "    ",
+            (s.exact_calls, s.call_turns),
+            (s.unseen_exact_calls, s.unseen_call_turns),
         );
         println!("  valid calls          {}", pct(s.valid_calls, s.calls));
         println!("  no call when none due {}", pct(s.no_call, s.answer_turns));
@@ -246,16 +240,10 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
             "    on a request        {}",
             pct(s.request_no_call, s.request_turns)
         );
-        println!(
-            "      in seen words     {}",
-            pct(
-                s.request_no_call - s.unseen_request_no_call,
-                s.request_turns - s.unseen_request_turns
-            )
-        );
-        println!(
-            "      with unseen words {}",
-            pct(s.unseen_request_no_call, s.unseen_request_turns)
+        by_words(
+            "      ",
+            (s.request_no_call, s.request_turns),
+            (s.unseen_request_no_call, s.unseen_request_turns),
         );
         println!(
             "    after tool results  {}",
@@ -303,6 +291,19 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
         println!("  {} tokens in {:.1}s", s.generated_tokens, s.seconds);
     }
     Ok(())
+}
+
+/// Prints `all` (right, of) apart for requests in seen words and those
+/// with a word training never shows, `unseen` of them.
+fn by_words(indent: &str, all: (usize, usize), unseen: (usize, usize)) {
+    let width = 24 - indent.len();
+    let seen = pct(all.0 - unseen.0, all.1 - unseen.1);
+    println!("{indent}{:<width$}{seen}", "in seen words");
+    println!(
+        "{indent}{:<width$}{}",
+        "with unseen words",
+        pct(unseen.0, unseen.1)
+    );
 }
 
 fn pct(n: usize, of: usize) -> String {
