@@ -2280,7 +2280,7 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
         scenario,
         Scenario::Single | Scenario::Parallel | Scenario::Chain
     ) || (scenario == Scenario::Session && cx.practice.declines(split));
-    // With chat practice, thanks are drawn twice as often.
+    // With chat practice, thanks get a second draw.
     let thanks = finished_request
         && cx.practice.wide(split)
         && (practice::wants_thanks(&mut cx.rng)
