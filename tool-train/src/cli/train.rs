@@ -440,6 +440,7 @@ fn average_ends(args: &TrainArgs, cycles: usize) -> Result<(), String> {
     // Oldest first, so that the sum's order is the recipe's.
     ends.reverse();
     export_mean(&ends, &args.out, args.precision)
+        .map_err(|e| format!("--average-last {}: {e}", args.average_last))
 }
 
 /// Where cycle `k` (from 0) keeps its checkpoints: the run directory for

@@ -274,19 +274,18 @@ impl<'a> Cx<'a> {
     fn ask_phrase(&mut self, list: &[&'static str], slots: &[(&str, &str)]) {
         let template = self.phrase(list);
         let text = fill(template, slots);
-        let text = self.maybe_bare(text, list, slots);
+        let text = self.maybe_bare(text, |bare| held_out_phrasing(list, slots)(bare));
         self.ask(text);
     }
 
     /// With [`Practice::Bare`], often `text` without its lead ("Average of
-    /// …" for "What's the average of …"), never one of `list`'s held-out
-    /// phrasings with `slots` filled.
-    fn maybe_bare(&mut self, text: String, list: &[&str], slots: &[(&str, &str)]) -> String {
+    /// …" for "What's the average of …"), never a text `held_out` knows.
+    fn maybe_bare(&mut self, text: String, held_out: impl Fn(&str) -> bool) -> String {
         if !(self.practice.bare(self.split) && practice::wants_bare(&mut self.rng)) {
             return text;
         }
         match practice::bare(&text) {
-            Some(bare) if !held_out_phrasing(list, slots)(&bare) => bare,
+            Some(bare) if !held_out(&bare) => bare,
             _ => text,
         }
     }
@@ -330,7 +329,7 @@ impl<'a> Cx<'a> {
         if composed {
             let held_out = held_out_phrasing(list, slots);
             let text = compose(&mut self.rng, &held_out);
-            let text = self.maybe_bare(text, list, slots);
+            let text = self.maybe_bare(text, &held_out);
             self.ask(text);
         } else {
             self.ask_phrase(list, slots);
