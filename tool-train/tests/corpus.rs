@@ -104,6 +104,45 @@ fn the_standard_corpus_is_the_one_the_shipped_model_was_trained_on() {
 const STANDARD_FINGERPRINT: u64 = 16_295_586_627_628_463_615;
 
 #[test]
+fn every_practice_corpus_is_the_one_its_cycles_were_trained_on() {
+    // `train`'s defaults reproduce the shipped model only while each
+    // practice's corpus stays as its cycles saw it: a change to one is a
+    // new practice.
+    let found: Vec<(Practice, u64)> = Practice::ALL
+        .iter()
+        .map(|&p| {
+            (
+                p,
+                fingerprint(&corpus::generate_with(1, 300, Split::Train, p)),
+            )
+        })
+        .collect();
+    let changed: Vec<String> = found
+        .iter()
+        .zip(PRACTICE_FINGERPRINTS)
+        .filter(|((p, f), (q, g))| p != q || f != g)
+        .map(|((p, f), (q, g))| format!("{p}: expected {g} ({q}), found {f}"))
+        .collect();
+    assert_eq!(found.len(), PRACTICE_FINGERPRINTS.len());
+    assert!(changed.is_empty(), "{changed:#?}");
+}
+
+const PRACTICE_FINGERPRINTS: [(Practice, u64); 12] = [
+    (Practice::Standard, STANDARD_FINGERPRINT),
+    (Practice::ValueEnds, 13_633_776_751_953_220_169),
+    (Practice::Wide, 7_810_107_094_496_249_504),
+    (Practice::Wording, 13_779_366_729_035_032_999),
+    (Practice::FollowUps, 8_245_492_598_779_257_831),
+    (Practice::Fields, 10_677_517_033_298_353_214),
+    (Practice::Declines, 13_178_275_540_228_605_892),
+    (Practice::Requests, 4_767_106_662_394_930_701),
+    (Practice::Numbers, 8_886_090_646_810_621_299),
+    (Practice::Lookalikes, 18_357_235_179_796_256_415),
+    (Practice::Bare, 4_804_063_591_307_157_713),
+    (Practice::Chat, 9_800_976_593_984_836_851),
+];
+
+#[test]
 fn practice_changes_training_conversations_only() {
     for practice in [
         Practice::ValueEnds,
