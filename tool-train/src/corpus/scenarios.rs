@@ -2110,26 +2110,10 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
     let weights: Vec<u32> = SCENARIOS
         .iter()
         .map(|&(scenario, weight)| {
-            let weight = if practice.wide(split) {
-                wide_weight(scenario, weight)
-            } else {
-                weight
-            };
-            let weight = if practice.follow_ups(split) {
-                follow_up_weight(scenario, weight)
-            } else {
-                weight
-            };
-            let weight = if practice.declines(split) {
-                decline_weight(scenario, weight)
-            } else {
-                weight
-            };
-            if practice.chat(split) {
-                chat_weight(scenario, weight)
-            } else {
-                weight
-            }
+            REWEIGHTS
+                .iter()
+                .filter(|(holds, _)| holds(practice, split))
+                .fold(weight, |weight, (_, reweigh)| reweigh(scenario, weight))
         })
         .collect();
     let scenario = SCENARIOS[rng.weighted(&weights)].0;
@@ -2311,6 +2295,20 @@ fn follow_up_weight(scenario: Scenario, weight: u32) -> u32 {
         _ => weight,
     }
 }
+
+/// Whether a practice holds for a conversation of a split.
+type PracticeHolds = fn(Practice, Split) -> bool;
+/// A scenario's weight under a practice, from the one before it.
+type Reweigh = fn(Scenario, u32) -> u32;
+
+/// The practices that change [`SCENARIOS`]' weights, each applied on top
+/// of the ones before it where the practice holds.
+const REWEIGHTS: [(PracticeHolds, Reweigh); 4] = [
+    (Practice::wide, wide_weight),
+    (Practice::follow_ups, follow_up_weight),
+    (Practice::declines, decline_weight),
+    (Practice::chat, chat_weight),
+];
 
 /// [`SCENARIOS`]' weight for `scenario` with [`Practice::Chat`]: more
 /// small talk, where bare practice's short requests made greetings look
