@@ -168,6 +168,7 @@ pub struct TrainArgs {
         LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Bare, layers: None },
         LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Chat, layers: None },
         LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Chat, layers: None },
+        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Chat, layers: None },
     ])]
     extend: Vec<LrCycle>,
     /// Start from this model directory's weights (config.json and
@@ -192,7 +193,7 @@ pub struct TrainArgs {
     /// the first cycle, the `--init-from` model counts as one): 1 exports
     /// the last cycle's own weights. Ends of another shape than the last
     /// (before a cycle that grew the model) are left out.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
     average_last: u64,
     /// How the exported weights are stored: f16 (how the model ships, half
     /// the size) or f32 (the trained values exactly).
