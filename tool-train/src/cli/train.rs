@@ -152,24 +152,7 @@ pub struct TrainArgs {
     /// one a copy of the layer before it whose output projections are zero,
     /// so that the cycle starts from the same predictions; later cycles
     /// keep N.
-    #[arg(long, value_name = "STEPS@PEAK_LR[+PRACTICE][+layers=N]", value_delimiter = ',', num_args = 0.., default_values_t = [
-        LrCycle { steps: 2_000, lr: 6e-4, practice: Practice::Standard, layers: None },
-        LrCycle { steps: 2_000, lr: 4e-4, practice: Practice::Standard, layers: None },
-        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::ValueEnds, layers: None },
-        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Wording, layers: None },
-        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Wording, layers: Some(5) },
-        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::FollowUps, layers: None },
-        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Fields, layers: None },
-        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Requests, layers: None },
-        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Numbers, layers: None },
-        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Numbers, layers: None },
-        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Lookalikes, layers: None },
-        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Lookalikes, layers: None },
-        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Bare, layers: None },
-        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Chat, layers: None },
-        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Chat, layers: None },
-        LrCycle { steps: 2_000, lr: 3e-4, practice: Practice::Chat, layers: None },
-    ])]
+    #[arg(long, value_name = "STEPS@PEAK_LR[+PRACTICE][+layers=N]", value_delimiter = ',', num_args = 0.., default_values_t = shipped_recipe())]
     extend: Vec<LrCycle>,
     /// Start from this model directory's weights (config.json and
     /// model.safetensors, as `train` exports them) instead of a seeded
@@ -456,6 +439,39 @@ fn cycle_dir(run_dir: &Path, k: usize) -> PathBuf {
     } else {
         run_dir.join(format!("cycle{}", k + 1))
     }
+}
+
+/// `--extend`'s default: the cycles after the first that trained the
+/// shipped model, 2,000 steps each.
+fn shipped_recipe() -> Vec<LrCycle> {
+    use Practice::*;
+    let cycle = |lr, practice| LrCycle {
+        steps: 2_000,
+        lr,
+        practice,
+        layers: None,
+    };
+    vec![
+        cycle(6e-4, Standard),
+        cycle(4e-4, Standard),
+        cycle(3e-4, ValueEnds),
+        cycle(3e-4, Wording),
+        LrCycle {
+            layers: Some(5),
+            ..cycle(3e-4, Wording)
+        },
+        cycle(3e-4, FollowUps),
+        cycle(3e-4, Fields),
+        cycle(3e-4, Requests),
+        cycle(3e-4, Numbers),
+        cycle(3e-4, Numbers),
+        cycle(3e-4, Lookalikes),
+        cycle(3e-4, Lookalikes),
+        cycle(3e-4, Bare),
+        cycle(3e-4, Chat),
+        cycle(3e-4, Chat),
+        cycle(3e-4, Chat),
+    ]
 }
 
 /// A learning-rate cycle's length, peak and corpus, as `--extend` gives
