@@ -34,6 +34,7 @@
 //! | `templates` | [`models::template`]: chat templates as transformers renders them; [`demo`] | minijinja |
 //! | `parse` | [`models::parse`]: tool-call parsers for 16 model families | — |
 //! | `agent` | [`models::agent`]: the agent loop over any chat model | — |
+//! | `eval` | [`models::eval`]: models and engines measured on BFCL with BFCL's checker | — |
 //! | `remote` | [`models::remote`]: models served by OpenAI-compatible engines | reqwest, tokio, minijinja |
 //! | `remote-tls` | HTTPS for hosted APIs | rustls, ring |
 //! | `server` | [`models::server`]: an OpenAI-compatible server for local models | axum, tokio |

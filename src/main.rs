@@ -33,6 +33,10 @@ enum Command {
     Mcp(cli::mcp::McpArgs),
     /// Parse a model's raw output (stdin) into content, reasoning and tool calls.
     Parse(cli::parse::ParseArgs),
+    /// Measure a model (local, or on an OpenAI-compatible engine) on a
+    /// function-calling benchmark.
+    #[command(subcommand)]
+    Eval(cli::eval::EvalCommand),
 }
 
 fn main() -> ExitCode {
@@ -44,5 +48,6 @@ fn main() -> ExitCode {
         Command::Serve(args) => cli::finish("serve", cli::serve::run(args)),
         Command::Mcp(args) => cli::finish("mcp", cli::mcp::run(args)),
         Command::Generate(args) => cli::finish("generate", cli::generate::run(args)),
+        Command::Eval(command) => cli::finish("eval", cli::eval::run(command)),
     }
 }

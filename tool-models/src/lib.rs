@@ -10,6 +10,7 @@
 //! | `agent` | [`agent`] (the loop over any [`agent::ChatModel`]) | nothing |
 //! | `remote` (default) | [`remote`]: models served by OpenAI-compatible engines (with `templates`, for the raw-completions mode) | reqwest, tokio |
 //! | `remote-tls` | HTTPS for [`remote`] | rustls, ring |
+//! | `eval` | [`eval`]: models and engines measured on BFCL, BFCL's checker | nothing |
 //! | `local` (default) | [`model`], [`generate`], [`constrain`], [`agent::LocalChat`] | candle, tokenizers, llguidance |
 //!
 //! Reading the calls out of a model's output:
@@ -38,6 +39,8 @@
 pub mod agent;
 #[cfg(feature = "local")]
 pub mod constrain;
+#[cfg(feature = "eval")]
+pub mod eval;
 #[cfg(feature = "local")]
 pub mod generate;
 #[cfg(feature = "local")]

@@ -93,31 +93,38 @@ impl Toolbox {
     /// grounded: the setting for a small model that should copy what the
     /// user wrote rather than make values up.
     pub fn ground_free_strings(mut self) -> Toolbox {
-        let names: Vec<(String, Vec<String>)> = self
-            .tools
-            .iter()
-            .map(|t| {
-                let params = t
-                    .definition()
-                    .pointer("/function/parameters/properties")
-                    .and_then(Value::as_object)
-                    .map(|p| {
-                        p.iter()
-                            .filter(|(_, s)| not_groundable(s).is_none())
-                            .map(|(k, _)| k.clone())
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                (t.name().to_owned(), params)
-            })
-            .collect();
-        for (tool, params) in names.iter().filter(|(_, p)| !p.is_empty()) {
-            let params: Vec<&str> = params.iter().map(String::as_str).collect();
-            // Every parameter was just checked to be groundable.
-            let _ = self.ground(tool, &params);
+        for tool in &mut self.tools {
+            let mut definition = tool.definition().clone();
+            if ground_free_strings(&mut definition) > 0 {
+                let inner = tool.clone();
+                *tool = Arc::new(Grounded { inner, definition });
+            }
         }
         self
     }
+}
+
+/// Marks every free string parameter (and list of them) of one
+/// transformers-form definition grounded, as
+/// [`Toolbox::ground_free_strings`] does for a toolbox's tools; how many it
+/// marked. For definitions that belong to no toolbox (a benchmark's).
+pub fn ground_free_strings(definition: &mut Value) -> usize {
+    let Some(properties) = definition
+        .pointer_mut("/function/parameters/properties")
+        .and_then(Value::as_object_mut)
+    else {
+        return 0;
+    };
+    let mut marked = 0;
+    for schema in properties.values_mut() {
+        if not_groundable(schema).is_none() {
+            if let Some(obj) = schema.as_object_mut() {
+                obj.insert(GROUNDED.into(), Value::Bool(true));
+                marked += 1;
+            }
+        }
+    }
+    marked
 }
 
 #[cfg(test)]

@@ -35,6 +35,7 @@ pub mod error;
 pub mod exec;
 pub mod format;
 mod grounded;
+
 pub mod message;
 pub mod partial_json;
 pub mod schema;
@@ -46,6 +47,7 @@ pub use call::{ChunkIdConflict, InvalidToolCall, ToolCall, ToolCallChunk};
 pub use choice::{EmptyToolChoice, ToolChoice};
 pub use error::{ArgIssue, ToolError};
 pub use format::DefinitionFormat;
+pub use grounded::ground_free_strings;
 pub use message::{Message, Role};
 pub use tool::{FromArgument, Invocation, Tool, ToolOutput, ToolResult};
 pub use toolbox::{ToolSet, Toolbox, ToolboxError};

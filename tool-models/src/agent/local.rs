@@ -104,6 +104,18 @@ impl LocalChat {
         let format = model
             .tool_format()
             .ok_or_else(|| LocalChatError::UnknownFormat(Format::ids().join(", ")))?;
+        LocalChat::with_format(model, format)
+    }
+
+    /// [`LocalChat::new`] for a model whose template does not show its
+    /// tool-call format (one that ignores tools, say): its calls are read,
+    /// and constrained, in `format`.
+    pub fn with_format(model: Model, format: Format) -> Result<LocalChat, LocalChatError> {
+        if model.chat_template().is_none() {
+            return Err(LocalChatError::NoTemplate(
+                model.path().display().to_string(),
+            ));
+        }
         let special_tokens = model
             .templates()
             .map(|t| t.special_tokens.clone())
@@ -260,6 +272,19 @@ impl LocalChat {
         request: &TurnRequest<'_>,
         answer_schema: Option<&Value>,
     ) -> Result<PreparedTurn, LocalChatError> {
+        let prompt = self.render(request)?;
+        let tokens = self.encode_prompt(&prompt)?;
+        self.model.check_prompt(&tokens)?;
+        let constraint = self.constraint(request, answer_schema)?;
+        Ok(PreparedTurn {
+            prompt,
+            tokens,
+            constraint,
+        })
+    }
+
+    /// `request` rendered with the model's chat template.
+    fn render(&self, request: &TurnRequest<'_>) -> Result<String, LocalChatError> {
         // The model is shown the definitions as they would be without grounding.
         let shown = ground::strip(request.tools);
         let render = RenderOptions::new(request.messages)
@@ -270,15 +295,7 @@ impl LocalChat {
             .model
             .chat_template()
             .ok_or_else(|| LocalChatError::NoTemplate(self.model.path().display().to_string()))?;
-        let prompt = template.render(&render)?;
-        let tokens = self.encode_prompt(&prompt.text)?;
-        self.model.check_prompt(&tokens)?;
-        let constraint = self.constraint(request, answer_schema)?;
-        Ok(PreparedTurn {
-            prompt: prompt.text,
-            tokens,
-            constraint,
-        })
+        Ok(template.render(&render)?.text)
     }
 
     /// Generates the turn `prepare` made ready, with `options` (this
@@ -315,6 +332,10 @@ impl LocalChat {
 impl ChatModel for LocalChat {
     fn format(&self) -> Format {
         self.format
+    }
+
+    fn prompt(&self, request: &TurnRequest<'_>) -> Option<String> {
+        self.render(request).ok()
     }
 
     fn respond(

@@ -111,6 +111,15 @@ pub trait ChatModel {
         request: &TurnRequest<'_>,
         out: &mut dyn FnMut(ModelDelta<'_>),
     ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>>;
+
+    /// The prompt `request` renders to, where the model renders it here
+    /// (a local model's chat template, the raw-completions mode); `None`
+    /// where an engine renders its own, or rendering fails (`respond`
+    /// then says why).
+    fn prompt(&self, request: &TurnRequest<'_>) -> Option<String> {
+        let _ = request;
+        None
+    }
 }
 
 /// The error a model's turn may end in.

@@ -527,6 +527,11 @@ impl ChatModel for RemoteChat {
             .map_or(Format::Hermes, |c| c.format)
     }
 
+    /// The rendered prompt in the raw-completions mode.
+    fn prompt(&self, request: &TurnRequest<'_>) -> Option<String> {
+        self.completions.as_ref()?.render(request).ok()
+    }
+
     fn respond(
         &mut self,
         request: &TurnRequest<'_>,

@@ -41,6 +41,22 @@ impl Completions {
         self.special_tokens = tokens;
     }
 
+    /// The prompt: the conversation and tools rendered with the template.
+    pub(super) fn render(&self, request: &TurnRequest<'_>) -> Result<String, RemoteError> {
+        let shown = crate::agent::ground::strip(request.tools);
+        let mut render = RenderOptions::new(request.messages)
+            .add_generation_prompt(true)
+            .special_tokens(&self.special_tokens);
+        if !shown.is_empty() {
+            render = render.tools(&shown);
+        }
+        Ok(self
+            .template
+            .render(&render)
+            .map_err(|e| RemoteError::Template(e.to_string()))?
+            .text)
+    }
+
     /// The body of `POST /v1/completions`: the rendered prompt and the options.
     pub(super) fn body(
         &self,
@@ -49,18 +65,7 @@ impl Completions {
         options: &RequestOptions,
         stream: bool,
     ) -> Result<Value, RemoteError> {
-        let shown = crate::agent::ground::strip(request.tools);
-        let mut render = RenderOptions::new(request.messages)
-            .add_generation_prompt(true)
-            .special_tokens(&self.special_tokens);
-        if !shown.is_empty() {
-            render = render.tools(&shown);
-        }
-        let prompt = self
-            .template
-            .render(&render)
-            .map_err(|e| RemoteError::Template(e.to_string()))?
-            .text;
+        let prompt = self.render(request)?;
         let mut body = Map::new();
         body.insert("model".into(), Value::from(model));
         body.insert("prompt".into(), Value::from(prompt));

@@ -1,0 +1,297 @@
+//! `tool-use eval bfcl`: a local model or an engine's model measured on
+//! BFCL, with a progress bar, a summary per category and group, and every
+//! case in JSON.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{json, Value};
+use tool_use::models::agent::{ChatModel, LocalChat};
+use tool_use::models::eval::{self, CaseResult, Category, Report, RunOptions, Selection};
+use tool_use::models::generate::GenerateOptions;
+use tool_use::models::parse::Format;
+use tool_use::models::remote::{RemoteChat, RequestOptions};
+use tool_use::models::template::ModelTemplates;
+
+/// Benchmarks to measure a model on.
+#[derive(clap::Subcommand)]
+pub enum EvalCommand {
+    /// BFCL v4, the Berkeley Function Calling Leaderboard: its single-turn
+    /// categories, judged by BFCL's AST checker. The data comes from the
+    /// installed `bfcl-eval` package (`pip install --no-deps
+    /// bfcl-eval==2026.3.23`); multi-turn categories are not run yet.
+    Bfcl(BfclArgs),
+}
+
+/// Arguments of `tool-use eval bfcl`.
+#[derive(clap::Args)]
+pub struct BfclArgs {
+    /// BFCL's data folder (`bfcl_eval/data`); default: `$TOOL_USE_BFCL_DATA`,
+    /// else the package `$TOOL_USE_PYTHON` (or `python3`) imports.
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// The categories to run, comma-separated (default: all eleven).
+    #[arg(long, value_delimiter = ',')]
+    categories: Vec<String>,
+    /// At most this many cases per category (the first ones).
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Only these case ids, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    ids: Vec<String>,
+    /// A Hugging Face model directory or a `.gguf` file, run in-process
+    /// with its own template, parser and constrained calls (default: the
+    /// bundled model). With `--base-url --completions`, where the served
+    /// model's chat template is read from.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// An OpenAI-compatible engine to ask instead (vLLM, llama-server,
+    /// `tool-use serve`…), e.g. `http://127.0.0.1:8080/v1`; its tools API
+    /// renders and parses.
+    #[arg(long)]
+    base_url: Option<String>,
+    /// The served model's name (default: the engine's first).
+    #[arg(long, requires = "base_url")]
+    model_name: Option<String>,
+    /// Ask the engine's raw `/v1/completions` with the prompt rendered here
+    /// from the model's chat template (`--template`, else `--model`), and
+    /// read the calls with its family's parser.
+    #[arg(long, requires = "base_url")]
+    completions: bool,
+    /// The chat template for `--completions`: a `.jinja` file, a
+    /// `tokenizer_config.json`, a model directory or a `.gguf` file.
+    #[arg(long, requires = "completions")]
+    template: Option<PathBuf>,
+    /// The environment variable that holds the engine's API key.
+    #[arg(long, requires = "base_url")]
+    api_key_env: Option<String>,
+    /// Requests in flight at once (remote engines; a local model runs one
+    /// case at a time).
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    /// The most tokens the model may write for a case.
+    #[arg(long, default_value_t = 512)]
+    max_tokens: usize,
+    /// Let a local model write calls freely instead of constraining them
+    /// to the tools' schemas.
+    #[arg(long)]
+    no_constrain: bool,
+    /// Ground every free string argument: a local model may only copy runs
+    /// of the question's words there. Ignored by remote engines.
+    #[arg(long)]
+    grounded: bool,
+    /// The tool-call format a local model writes, for models whose template
+    /// does not show it (one of `tool-use parse --help`'s formats).
+    #[arg(long)]
+    tool_format: Option<String>,
+    /// Write every case (prompt, raw output, calls, verdict and reason,
+    /// time) and the summary to this JSON file; written on Ctrl-C too.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+/// Runs `tool-use eval`.
+pub fn run(command: EvalCommand) -> Result<ExitCode, String> {
+    match command {
+        EvalCommand::Bfcl(args) => bfcl(args),
+    }
+}
+
+fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
+    if args.jobs == 0 {
+        return Err("--jobs must be at least 1".into());
+    }
+    let categories = args
+        .categories
+        .iter()
+        .map(|c| c.parse::<Category>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let data = eval::find_data(args.data.as_deref()).map_err(|e| e.to_string())?;
+    let selection = Selection {
+        categories,
+        limit: args.limit,
+        ids: args.ids.clone(),
+    };
+    let cases = eval::load_cases(&data, &selection).map_err(|e| e.to_string())?;
+    if cases.is_empty() {
+        return Err("no case selected".into());
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    stop_on_ctrl_c(stop.clone());
+    let options = RunOptions {
+        grounded: args.grounded,
+        stop: Some(stop.clone()),
+    };
+    let bar = progress_bar(cases.len());
+    let mut right = 0usize;
+    let mut done = 0usize;
+    let mut on_result = |result: &CaseResult| {
+        done += 1;
+        right += usize::from(result.valid);
+        bar.set_message(format!(
+            "{right}/{done} right ({:.1}%)",
+            100.0 * right as f64 / done as f64
+        ));
+        bar.inc(1);
+    };
+    let started = Instant::now();
+    let (engine, results) = match &args.base_url {
+        Some(base_url) => {
+            let mut models = (0..args.jobs)
+                .map(|_| remote_chat(base_url, &args))
+                .collect::<Result<Vec<_>, _>>()?;
+            let engine = describe_remote(base_url, &models[0], &args);
+            let results = eval::run_jobs(&cases, &mut models, &options, &mut on_result);
+            (engine, results)
+        }
+        None => {
+            let mut local = local_chat(&args)?;
+            let engine = json!({
+                "kind": "local",
+                "model": args.model.as_ref().map_or("bundled".to_owned(), |p| p.display().to_string()),
+                "format": ChatModel::format(&local).id(),
+                "constrained": !args.no_constrain && local.can_constrain(),
+            });
+            let results = eval::run(&cases, &mut local, &options, &mut on_result);
+            (engine, results)
+        }
+    };
+    bar.finish_and_clear();
+    let interrupted = results.len() < cases.len();
+    let mut engine = engine;
+    engine["grounded"] = Value::Bool(args.grounded);
+    engine["max_tokens"] = Value::from(args.max_tokens);
+    engine["bfcl"] = Value::from(eval::BFCL_PACKAGE);
+    let report = Report::new(
+        engine,
+        results,
+        interrupted,
+        started.elapsed().as_secs_f64(),
+    );
+    for line in report.summary.lines() {
+        println!("{line}");
+    }
+    if let Some(path) = &args.json {
+        write_json(path, &report)?;
+    }
+    if interrupted {
+        eprintln!(
+            "tool-use eval: interrupted after {} of {} cases; the scores are theirs",
+            report.cases.len(),
+            cases.len()
+        );
+        return Ok(ExitCode::from(130));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The local model, with its format (or `--tool-format`), greedy, its
+/// calls constrained unless `--no-constrain`.
+fn local_chat(args: &BfclArgs) -> Result<LocalChat, String> {
+    let model = super::load_model(args.model.as_deref())?;
+    let chat = match &args.tool_format {
+        Some(id) => {
+            let format = Format::from_id(id).map_err(|e| format!("--tool-format: {e}"))?;
+            LocalChat::with_format(model, format)
+        }
+        None => LocalChat::new(model),
+    }
+    .map_err(|e| match e {
+        tool_use::models::agent::LocalChatError::UnknownFormat(_) => {
+            format!("{e}, with --tool-format")
+        }
+        e => e.to_string(),
+    })?;
+    Ok(chat
+        .options(GenerateOptions::greedy(args.max_tokens))
+        .constrain(!args.no_constrain))
+}
+
+/// One client of the engine (one per job): the tools API, or raw
+/// completions with the template rendered here.
+fn remote_chat(base_url: &str, args: &BfclArgs) -> Result<RemoteChat, String> {
+    let name = args.model_name.clone().unwrap_or_default();
+    let mut chat = if args.completions {
+        let source = args.template.as_deref().or(args.model.as_deref()).ok_or(
+            "--completions renders the model's chat template: name it with --template or --model",
+        )?;
+        let templates = ModelTemplates::load(source).map_err(|e| e.to_string())?;
+        let template = templates.select(None, true).map_err(|e| e.to_string())?;
+        RemoteChat::completions(base_url, name, template)
+            .map_err(|e| e.to_string())?
+            .special_tokens(templates.special_tokens.clone())
+    } else {
+        RemoteChat::openai_compatible(base_url, name)
+    };
+    chat = chat.stream(false).options(RequestOptions {
+        temperature: Some(0.0),
+        max_tokens: Some(args.max_tokens),
+        ..RequestOptions::default()
+    });
+    if let Some(var) = &args.api_key_env {
+        chat = chat.api_key_env(var).map_err(|e| e.to_string())?;
+    }
+    if args.model_name.is_none() {
+        let first = chat
+            .models()
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("{base_url} serves no model; name one with --model-name"))?;
+        chat = chat.model(first);
+    }
+    Ok(chat)
+}
+
+fn describe_remote(base_url: &str, chat: &RemoteChat, args: &BfclArgs) -> Value {
+    json!({
+        "kind": if args.completions { "remote completions" } else { "remote tools API" },
+        "base_url": base_url,
+        "model": chat.model_name(),
+        "format": args.completions.then(|| ChatModel::format(chat).id()),
+        "jobs": args.jobs,
+    })
+}
+
+fn progress_bar(len: usize) -> ProgressBar {
+    let bar = ProgressBar::new(len as u64);
+    if let Ok(style) = ProgressStyle::with_template(
+        "{bar:30} {pos}/{len} cases, {msg} [{elapsed_precise} < {eta}]",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// The first Ctrl-C stops new cases from starting (the report of those
+/// answered is still written); a second ends the program at once.
+fn stop_on_ctrl_c(stop: Arc<AtomicBool>) {
+    std::thread::spawn(move || {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        runtime.block_on(async {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("\ntool-use eval: stopping after the cases in flight (Ctrl-C again to quit now)");
+                stop.store(true, Ordering::Relaxed);
+            }
+            if tokio::signal::ctrl_c().await.is_ok() {
+                std::process::exit(130);
+            }
+        });
+    });
+}
+
+fn write_json(path: &Path, report: &Report) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(report)
+        .map_err(|e| format!("cannot write the report: {e}"))?;
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}

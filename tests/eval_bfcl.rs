@@ -1,0 +1,270 @@
+//! `tool-use eval bfcl` against BFCL's own code and data: the checker's
+//! verdicts equal those of the checker shipped in the installed `bfcl-eval`
+//! package on a committed set of model outputs, and a small run's report
+//! says what its JSON holds.
+//!
+//! The package comes from `$TOOL_USE_PYTHON` (CI installs it there with
+//! `pip install --no-deps bfcl-eval==2026.3.23 filelock==3.20.0`: the
+//! questions, the answers and the AST checker need nothing else, and
+//! `tests/bfcl/verdicts.py` loads the checker without BFCL's model
+//! registry, which would import every provider's SDK). Without it the
+//! tests say so and pass, unless `TOOL_USE_REQUIRE_PYTHON_CLIENTS=1`.
+
+mod python;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+use tool_use::models::eval::{self, Case, Category, Decoded};
+
+/// The Python that has the package, and BFCL's data folder through it
+/// (`find_data` asks the same interpreter).
+fn data() -> Option<(String, PathBuf)> {
+    let python = python::python_with("bfcl_eval")?;
+    let data = eval::find_data(None).expect("the package imports, so its data is there");
+    Some((python, data))
+}
+
+fn cases_by_id(data: &std::path::Path) -> BTreeMap<String, Case> {
+    let mut cases = BTreeMap::new();
+    for category in Category::ALL {
+        for case in eval::load_category(data, category).unwrap() {
+            cases.insert(case.id.clone(), case);
+        }
+    }
+    cases
+}
+
+#[test]
+fn the_checker_agrees_with_bfcls_on_every_committed_output() {
+    let Some((python, data)) = data() else { return };
+    let outputs = format!("{}/tests/bfcl/outputs.jsonl", env!("CARGO_MANIFEST_DIR"));
+    let theirs = python::run_script(&python, "bfcl/verdicts.py", &[&outputs]);
+    let ours = std::fs::read_to_string(&outputs).unwrap();
+    let cases = cases_by_id(&data);
+
+    let (mut compared, mut right, mut mismatches) = (0, 0, Vec::new());
+    let mut categories = BTreeSet::new();
+    let mut sources = BTreeSet::new();
+    for (line, verdict) in ours.lines().zip(theirs.lines()) {
+        let output: Value = serde_json::from_str(line).unwrap();
+        let verdict: Value = serde_json::from_str(verdict).unwrap();
+        assert_eq!(
+            output["id"], verdict["id"],
+            "verdicts come in the outputs' order"
+        );
+        assert!(
+            verdict["valid"].is_boolean(),
+            "BFCL's checker raised on {line}: {verdict}"
+        );
+        let case = &cases[output["id"].as_str().unwrap()];
+        let decoded = match &output["decoded"] {
+            Value::Array(calls) => Decoded::Calls(calls.clone()),
+            _ => Decoded::Failed(output["decode_error"].as_str().unwrap().to_owned()),
+        };
+        let mine = eval::check(case, &decoded);
+        let same = Value::Bool(mine.valid) == verdict["valid"]
+            && mine.error_type.as_deref() == verdict["error_type"].as_str();
+        if !same {
+            mismatches.push(format!(
+                "{}: BFCL {} {}, ours {} {:?} {:?}",
+                case.id,
+                verdict["valid"],
+                verdict["error_type"],
+                mine.valid,
+                mine.error_type,
+                mine.errors
+            ));
+        }
+        compared += 1;
+        right += usize::from(mine.valid);
+        categories.insert(case.category);
+        let source = output["source"].as_str().unwrap();
+        sources.insert(source.split(':').next().unwrap().to_owned());
+    }
+    assert_eq!(compared, theirs.lines().count());
+    assert!(compared >= 300, "only {compared} outputs");
+    assert_eq!(
+        categories.len(),
+        Category::ALL.len(),
+        "every category is covered"
+    );
+    assert!(
+        right > compared / 5 && right < compared * 4 / 5,
+        "right and wrong answers both: {right} of {compared}"
+    );
+    assert!(
+        mismatches.is_empty(),
+        "{} of {compared} verdicts differ:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+    assert!(
+        sources.contains("model") && sources.contains("mutation"),
+        "{sources:?}"
+    );
+}
+
+/// `category: right/total (pct%) …` lines of the summary, parsed.
+fn printed_scores(stdout: &str) -> BTreeMap<String, (usize, usize)> {
+    stdout
+        .lines()
+        .filter_map(|line| {
+            let (name, rest) = line.split_once(": ")?;
+            let (right, rest) = rest.split_once('/')?;
+            let total = rest.split_whitespace().next()?;
+            Some((name.to_owned(), (right.parse().ok()?, total.parse().ok()?)))
+        })
+        .collect()
+}
+
+#[test]
+fn a_small_run_on_the_bundled_model_reports_what_its_json_holds() {
+    let Some((_, data)) = data() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+        .args([
+            "eval",
+            "bfcl",
+            "--limit",
+            "2",
+            "--max-tokens",
+            "48",
+            "--json",
+        ])
+        .arg(&json)
+        .arg("--data")
+        .arg(&data)
+        .env_remove("TOOL_USE_MODEL")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let cases = report["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 2 * Category::ALL.len());
+    assert_eq!(report["interrupted"], false);
+    assert_eq!(report["engine"]["kind"], "local");
+
+    // Every case carries its question, output, verdict and time.
+    for case in cases {
+        for key in [
+            "id", "category", "messages", "prompt", "raw", "calls", "valid", "seconds",
+        ] {
+            assert!(!case[key].is_null(), "{key} missing in {case}");
+        }
+        let decoded = !case["decoded"].is_null();
+        assert_ne!(decoded, !case["decode_error"].is_null(), "{case}");
+        assert_eq!(
+            case["valid"] == false,
+            !case["error_type"].is_null(),
+            "{case}"
+        );
+    }
+
+    // The printed scores, the JSON summary and a recount of the cases agree.
+    let mut recount: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for case in cases {
+        let entry = recount
+            .entry(case["category"].as_str().unwrap().to_owned())
+            .or_default();
+        entry.0 += usize::from(case["valid"] == true);
+        entry.1 += 1;
+    }
+    assert_eq!(printed_scores(&stdout), recount, "{stdout}");
+    for score in report["summary"]["categories"].as_array().unwrap() {
+        let (right, total) = recount[score["category"].as_str().unwrap()];
+        assert_eq!(score["right"], right);
+        assert_eq!(score["total"], total);
+        assert_eq!(
+            score["accuracy"].as_f64().unwrap(),
+            right as f64 / total as f64
+        );
+    }
+    let accuracy = |name: &str| {
+        let (right, total) = recount[name];
+        right as f64 / total as f64
+    };
+    let groups: BTreeMap<&str, f64> = report["summary"]["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["group"].as_str().unwrap(),
+                g["accuracy"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let non_live = ["simple_python", "multiple", "parallel", "parallel_multiple"];
+    let mean = non_live.iter().map(|c| accuracy(c)).sum::<f64>() / 4.0;
+    assert!((groups["non_live_ast"] - mean).abs() < 1e-12);
+    let live = [
+        "live_simple",
+        "live_multiple",
+        "live_parallel",
+        "live_parallel_multiple",
+    ];
+    let (right, total) = live
+        .iter()
+        .fold((0, 0), |(r, t), c| (r + recount[*c].0, t + recount[*c].1));
+    assert!((groups["live_ast"] - right as f64 / total as f64).abs() < 1e-12);
+    let irrelevance = (accuracy("irrelevance") + accuracy("live_irrelevance")) / 2.0;
+    assert!((groups["irrelevance_mean"] - irrelevance).abs() < 1e-12);
+    assert!((groups["relevance_mean"] - accuracy("live_relevance")).abs() < 1e-12);
+    for group in [
+        "non_live_ast",
+        "live_ast",
+        "irrelevance_mean",
+        "relevance_mean",
+    ] {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{group}: ")))
+            .unwrap();
+        assert!(
+            line.contains(&format!("{:.1}%", 100.0 * groups[group])),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn bad_selections_are_refused_with_the_valid_choices() {
+    let Some((_, data)) = data() else { return };
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+            .args(["eval", "bfcl", "--data"])
+            .arg(&data)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let e = run(&["--categories", "simple"]);
+    assert!(
+        e.contains("unknown category `simple`; the categories are simple_python, multiple"),
+        "{e}"
+    );
+    let e = run(&["--ids", "simple_python_0,simple_python_9999"]);
+    assert!(e.contains("simple_python_9999"), "{e}");
+    let missing = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+        .args(["eval", "bfcl", "--data"])
+        .arg(missing.path())
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("BFCL's data was not found") && e.contains("BFCL_v4_simple_python.json"),
+        "{e}"
+    );
+}

@@ -1,0 +1,257 @@
+//! BFCL's single-turn categories, how each is checked, and the groups its
+//! leaderboard averages them in.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::EvalError;
+
+/// A BFCL v4 test category with one user turn (multi-turn, memory, web
+/// search and the Java/JavaScript categories are not run yet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Category {
+    /// One function offered, one call expected.
+    SimplePython,
+    /// Several functions offered, one call to the right one expected.
+    Multiple,
+    /// One function, several calls to it expected, in any order.
+    Parallel,
+    /// Several functions, several calls expected, in any order.
+    ParallelMultiple,
+    /// No offered function fits: no call expected.
+    Irrelevance,
+    /// User-contributed questions, one function, one call.
+    LiveSimple,
+    /// User-contributed, several functions, one call.
+    LiveMultiple,
+    /// User-contributed, one function, several calls.
+    LiveParallel,
+    /// User-contributed, several functions, several calls.
+    LiveParallelMultiple,
+    /// User-contributed, no offered function fits: no call expected.
+    LiveIrrelevance,
+    /// User-contributed, a function fits: any call counts.
+    LiveRelevance,
+}
+
+/// How a category's answers are judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// Exactly one call, to the one function offered.
+    Simple,
+    /// Exactly one call, to the expected one of the functions offered.
+    Multiple,
+    /// The expected calls, in any order.
+    Parallel,
+    /// No call.
+    NoCall,
+    /// At least one call.
+    AnyCall,
+}
+
+/// The groups BFCL's leaderboard reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    /// Non-live AST: the unweighted mean of simple, multiple, parallel and
+    /// parallel_multiple.
+    NonLiveAst,
+    /// Live AST: the four live AST categories, weighted by their sizes.
+    LiveAst,
+    /// Irrelevance: the unweighted mean of irrelevance and live_irrelevance.
+    Irrelevance,
+    /// Relevance: live_relevance.
+    Relevance,
+}
+
+impl Group {
+    /// Every group, in the leaderboard's order.
+    pub const ALL: [Group; 4] = [
+        Group::NonLiveAst,
+        Group::LiveAst,
+        Group::Irrelevance,
+        Group::Relevance,
+    ];
+
+    /// The group's name in reports (`non_live_ast`…).
+    pub fn name(self) -> &'static str {
+        match self {
+            Group::NonLiveAst => "non_live_ast",
+            Group::LiveAst => "live_ast",
+            Group::Irrelevance => "irrelevance_mean",
+            Group::Relevance => "relevance_mean",
+        }
+    }
+
+    /// Whether the group's mean weights categories by their sizes (BFCL's
+    /// live groups) rather than counting each once.
+    pub fn weighted(self) -> bool {
+        matches!(self, Group::LiveAst)
+    }
+}
+
+impl Category {
+    /// Every category, in BFCL's order.
+    pub const ALL: [Category; 11] = [
+        Category::SimplePython,
+        Category::Multiple,
+        Category::Parallel,
+        Category::ParallelMultiple,
+        Category::Irrelevance,
+        Category::LiveSimple,
+        Category::LiveMultiple,
+        Category::LiveParallel,
+        Category::LiveParallelMultiple,
+        Category::LiveIrrelevance,
+        Category::LiveRelevance,
+    ];
+
+    /// BFCL's name for it (`simple_python`…), also the prefix of its ids.
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::SimplePython => "simple_python",
+            Category::Multiple => "multiple",
+            Category::Parallel => "parallel",
+            Category::ParallelMultiple => "parallel_multiple",
+            Category::Irrelevance => "irrelevance",
+            Category::LiveSimple => "live_simple",
+            Category::LiveMultiple => "live_multiple",
+            Category::LiveParallel => "live_parallel",
+            Category::LiveParallelMultiple => "live_parallel_multiple",
+            Category::LiveIrrelevance => "live_irrelevance",
+            Category::LiveRelevance => "live_relevance",
+        }
+    }
+
+    /// The question file's name in `bfcl_eval/data/` (the possible answers
+    /// have the same name under `possible_answer/`).
+    pub fn file_name(self) -> String {
+        format!("BFCL_v4_{}.json", self.name())
+    }
+
+    /// How answers are judged; BFCL decides this from the name
+    /// (`"parallel" in category`, then `"multiple" in category`).
+    pub fn check(self) -> Check {
+        match self {
+            Category::SimplePython | Category::LiveSimple => Check::Simple,
+            Category::Multiple | Category::LiveMultiple => Check::Multiple,
+            Category::Parallel
+            | Category::ParallelMultiple
+            | Category::LiveParallel
+            | Category::LiveParallelMultiple => Check::Parallel,
+            Category::Irrelevance | Category::LiveIrrelevance => Check::NoCall,
+            Category::LiveRelevance => Check::AnyCall,
+        }
+    }
+
+    /// Whether its cases come with possible answers.
+    pub fn has_answers(self) -> bool {
+        !matches!(self.check(), Check::NoCall | Check::AnyCall)
+    }
+
+    /// The leaderboard group it counts in.
+    pub fn group(self) -> Group {
+        match self {
+            Category::SimplePython
+            | Category::Multiple
+            | Category::Parallel
+            | Category::ParallelMultiple => Group::NonLiveAst,
+            Category::LiveSimple
+            | Category::LiveMultiple
+            | Category::LiveParallel
+            | Category::LiveParallelMultiple => Group::LiveAst,
+            Category::Irrelevance | Category::LiveIrrelevance => Group::Irrelevance,
+            Category::LiveRelevance => Group::Relevance,
+        }
+    }
+
+    /// The category a case id belongs to (`live_simple_12-3-4` →
+    /// `live_simple`): the longest category name the id starts with,
+    /// followed by `_` and a digit.
+    pub fn of_id(id: &str) -> Option<Category> {
+        Category::ALL
+            .iter()
+            .copied()
+            .filter(|c| {
+                id.strip_prefix(c.name())
+                    .and_then(|rest| rest.strip_prefix('_'))
+                    .is_some_and(|rest| rest.starts_with(|ch: char| ch.is_ascii_digit()))
+            })
+            .max_by_key(|c| c.name().len())
+    }
+
+    /// Every category's name, comma-separated, for messages.
+    pub fn names() -> String {
+        Category::ALL.map(Category::name).join(", ")
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Category {
+    type Err = EvalError;
+
+    /// A category by its BFCL name.
+    fn from_str(name: &str) -> Result<Category, EvalError> {
+        Category::ALL
+            .into_iter()
+            .find(|c| c.name() == name.trim())
+            .ok_or_else(|| EvalError::UnknownCategory {
+                name: name.to_owned(),
+                known: Category::names(),
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_ones_list_the_valid() {
+        for c in Category::ALL {
+            assert_eq!(c.name().parse::<Category>().unwrap(), c);
+            assert_eq!(Category::of_id(&format!("{}_17", c.name())), Some(c));
+        }
+        let e = "simple".parse::<Category>().unwrap_err().to_string();
+        assert!(e.contains("simple_python, multiple"), "{e}");
+    }
+
+    #[test]
+    fn ids_pick_the_longest_category() {
+        assert_eq!(
+            Category::of_id("parallel_multiple_3"),
+            Some(Category::ParallelMultiple)
+        );
+        assert_eq!(
+            Category::of_id("live_parallel_0-0-0"),
+            Some(Category::LiveParallel)
+        );
+        assert_eq!(
+            Category::of_id("live_multiple_1-2-3"),
+            Some(Category::LiveMultiple)
+        );
+        assert_eq!(Category::of_id("multi_turn_base_0"), None);
+    }
+
+    #[test]
+    fn checks_follow_bfcls_name_rules() {
+        for c in Category::ALL {
+            let expected = if c.name().contains("irrelevance") {
+                Check::NoCall
+            } else if c.name().contains("relevance") {
+                Check::AnyCall
+            } else if c.name().contains("parallel") {
+                Check::Parallel
+            } else if c.name().contains("multiple") {
+                Check::Multiple
+            } else {
+                Check::Simple
+            };
+            assert_eq!(c.check(), expected, "{c}");
+        }
+    }
+}

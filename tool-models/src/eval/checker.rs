@@ -1,0 +1,653 @@
+//! BFCL's AST checker and relevance rules, rule for rule
+//! (`ast_checker.py` and `eval_runner.py` of `bfcl-eval`), so a verdict here
+//! is the leaderboard's verdict. Where BFCL's checker would raise on odd
+//! data (a malformed possible answer), this one returns an invalid verdict
+//! with the reason instead. Error types are BFCL's strings.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tool_runtime::ToolCall;
+
+use super::category::Check;
+use super::python::{self, contains, eq, repr, standardize, standardized, PyType};
+use super::schema::tool_name;
+use super::Case;
+use crate::parse::ParsedResponse;
+
+/// What BFCL's decoder makes of an answer: the calls, each
+/// `{name: arguments}`, or why there are none.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decoded {
+    /// The calls, in the order written; each item is `{name: {args}}`.
+    Calls(Vec<Value>),
+    /// The answer holds no readable call: text, or a call whose arguments
+    /// are not JSON.
+    Failed(String),
+}
+
+impl Decoded {
+    /// The decoded form of a parsed answer, as BFCL's tool-API decoder
+    /// reads the same answer: no call means text; arguments that are not
+    /// JSON fail the decoding. A call the parser refused only for naming a
+    /// tool that was not offered still counts as a call, as it does for
+    /// BFCL.
+    pub fn from_parsed(parsed: &ParsedResponse) -> Decoded {
+        if let Some(bad) = parsed.invalid_tool_calls.first() {
+            let readable = bad.name.as_ref().and_then(|name| {
+                let args: Value = serde_json::from_str(bad.raw_arguments.as_deref()?).ok()?;
+                Some(call(name, args))
+            });
+            match (readable, parsed.invalid_tool_calls.len()) {
+                (Some(c), 1) if parsed.tool_calls.is_empty() => return Decoded::Calls(vec![c]),
+                _ => return Decoded::Failed(format!("unreadable call: {}", bad.error)),
+            }
+        }
+        if parsed.tool_calls.is_empty() {
+            return Decoded::Failed(match &parsed.content {
+                Some(text) => format!("no call, only text: {}", snippet(text)),
+                None => "no call and no text".to_owned(),
+            });
+        }
+        Decoded::from_calls(&parsed.tool_calls)
+    }
+
+    /// The decoded form of calls an engine returned.
+    pub fn from_calls(calls: &[ToolCall]) -> Decoded {
+        let mut decoded = Vec::with_capacity(calls.len());
+        for c in calls {
+            // A tool API hands arguments over as a JSON string; ours kept
+            // it a string only where it was not JSON, which BFCL cannot decode.
+            if let Value::String(raw) = &c.arguments {
+                return Decoded::Failed(format!(
+                    "the arguments of `{}` are not JSON: {}",
+                    c.name,
+                    snippet(raw)
+                ));
+            }
+            decoded.push(call(&c.name, c.arguments.clone()));
+        }
+        Decoded::Calls(decoded)
+    }
+
+    /// The calls, if decoding succeeded.
+    pub fn calls(&self) -> Option<&[Value]> {
+        match self {
+            Decoded::Calls(calls) => Some(calls),
+            Decoded::Failed(_) => None,
+        }
+    }
+}
+
+fn call(name: &str, arguments: Value) -> Value {
+    let mut item = Map::new();
+    item.insert(name.to_owned(), arguments);
+    Value::Object(item)
+}
+
+fn snippet(text: &str) -> String {
+    let text = text.trim();
+    match text.char_indices().nth(120) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+/// The checker's verdict on one answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    /// Whether the answer is right.
+    pub valid: bool,
+    /// BFCL's error type (`simple_function_checker:missing_required`…)
+    /// when it is not.
+    pub error_type: Option<String>,
+    /// What was wrong, in BFCL's words.
+    pub errors: Vec<String>,
+}
+
+impl Verdict {
+    fn valid() -> Verdict {
+        Verdict {
+            valid: true,
+            error_type: None,
+            errors: Vec::new(),
+        }
+    }
+
+    fn invalid(error_type: &str, error: impl Into<String>) -> Verdict {
+        Verdict {
+            valid: false,
+            error_type: Some(error_type.to_owned()),
+            errors: vec![error.into()],
+        }
+    }
+}
+
+/// Judges `decoded` as BFCL judges an answer to `case`.
+pub fn check(case: &Case, decoded: &Decoded) -> Verdict {
+    match case.category.check() {
+        Check::NoCall | Check::AnyCall => relevance(case.category.check(), decoded),
+        check => match decoded {
+            Decoded::Failed(why) => Verdict::invalid(
+                "ast_decoder:decoder_failed",
+                format!("Invalid syntax. Failed to decode AST. {why}"),
+            ),
+            Decoded::Calls(calls) if !well_formed(calls) => Verdict::invalid(
+                "ast_decoder:decoder_wrong_output_format",
+                "Did not output in the specified format.",
+            ),
+            Decoded::Calls(calls) => ast(check, &case.functions, calls, &case.answers),
+        },
+    }
+}
+
+/// BFCL's `is_function_calling_format_output`: every item `{name: {args}}`.
+fn well_formed(calls: &[Value]) -> bool {
+    calls.iter().all(|item| {
+        item.as_object()
+            .is_some_and(|o| o.len() == 1 && o.values().all(Value::is_object))
+    })
+}
+
+/// Irrelevance (no call) and relevance (some call); BFCL's
+/// `is_empty_output` decides what is no call.
+fn relevance(check: Check, decoded: &Decoded) -> Verdict {
+    let called = match decoded {
+        Decoded::Failed(_) => false,
+        Decoded::Calls(calls) => well_formed(calls) && !calls.is_empty(),
+    };
+    match (check, called) {
+        (Check::NoCall, false) | (Check::AnyCall, true) => Verdict::valid(),
+        (Check::NoCall, true) => Verdict::invalid(
+            "irrelevance_error:decoder_success",
+            "Valid syntax. Successfully decode AST when it should not.",
+        ),
+        _ => Verdict::invalid(
+            "relevance_error:decoder_failed",
+            "Invalid syntax. Failed to decode AST when it should have.",
+        ),
+    }
+}
+
+/// `ast_checker`: the calls against the possible answers.
+fn ast(check: Check, functions: &[Value], calls: &[Value], answers: &[Value]) -> Verdict {
+    match check {
+        Check::Parallel => parallel(functions, calls, answers),
+        Check::Multiple => {
+            if calls.len() != answers.len() {
+                return Verdict::invalid(
+                    "multiple_function_checker:wrong_count",
+                    "Wrong number of functions.",
+                );
+            }
+            let Some(expected) = answers.first().and_then(answer_name) else {
+                return Verdict::invalid(
+                    "multiple_function_checker:wrong_count",
+                    "No possible answer.",
+                );
+            };
+            match find_function(functions, expected) {
+                Some(function) => simple(function, &calls[0], &answers[0]),
+                None => missing_function(expected),
+            }
+        }
+        _ => {
+            if calls.len() != 1 {
+                return Verdict::invalid(
+                    "simple_function_checker:wrong_count",
+                    "Wrong number of functions.",
+                );
+            }
+            match (functions.first(), answers.first()) {
+                (Some(function), Some(answer)) => simple(function, &calls[0], answer),
+                _ => missing_function("the first function"),
+            }
+        }
+    }
+}
+
+/// The function name of a possible answer `{name: {...}}`.
+fn answer_name(answer: &Value) -> Option<&str> {
+    answer.as_object()?.keys().next().map(String::as_str)
+}
+
+fn find_function<'a>(functions: &'a [Value], name: &str) -> Option<&'a Value> {
+    functions.iter().find(|f| f["name"] == name)
+}
+
+/// Where BFCL's checker would raise: the case's data is inconsistent.
+fn missing_function(name: &str) -> Verdict {
+    Verdict::invalid(
+        "checker:bad_possible_answer",
+        format!("The possible answer names {name}, which no offered function is."),
+    )
+}
+
+/// `parallel_function_checker_no_order`: each possible answer, in order,
+/// takes the first unmatched call that fits it (greedy, as BFCL's).
+fn parallel(functions: &[Value], calls: &[Value], answers: &[Value]) -> Verdict {
+    if calls.len() != answers.len() {
+        return Verdict::invalid(
+            "parallel_function_checker_no_order:wrong_count",
+            "Wrong number of functions.",
+        );
+    }
+    let mut matched = vec![false; calls.len()];
+    for (i, answer) in answers.iter().enumerate() {
+        let Some(expected) = answer_name(answer) else {
+            return missing_function("nothing");
+        };
+        let Some(function) = find_function(functions, expected) else {
+            return missing_function(expected);
+        };
+        let mut errors = Vec::new();
+        let found = (0..calls.len()).filter(|&j| !matched[j]).find(|&j| {
+            let verdict = simple(function, &calls[j], answer);
+            if !verdict.valid {
+                errors.push(format!(
+                    "Model Result Index {j}: {}",
+                    verdict.errors.join(" ")
+                ));
+            }
+            verdict.valid
+        });
+        match found {
+            Some(j) => matched[j] = true,
+            None => {
+                let left: Vec<String> = (0..calls.len())
+                    .filter(|&j| !matched[j])
+                    .map(|j| j.to_string())
+                    .collect();
+                errors.insert(
+                    0,
+                    format!(
+                        "Could not find a matching function among index [{}] of model output for index {i} of possible answers.",
+                        left.join(", ")
+                    ),
+                );
+                return Verdict {
+                    valid: false,
+                    error_type: Some("parallel_function_checker_no_order:cannot_find_match".into()),
+                    errors,
+                };
+            }
+        }
+    }
+    Verdict::valid()
+}
+
+/// A parameter's type as BFCL's Python checker maps it
+/// (`PYTHON_TYPE_MAPPING`); `None` for a name it does not know.
+fn python_type(bfcl_type: &str) -> Option<PyType> {
+    Some(match bfcl_type {
+        "string" | "any" => PyType::Str,
+        "integer" => PyType::Int,
+        "float" => PyType::Float,
+        "boolean" => PyType::Bool,
+        "array" | "tuple" => PyType::List,
+        "dict" => PyType::Dict,
+        _ => return None,
+    })
+}
+
+/// `simple_function_checker`: one call against one possible answer.
+fn simple(function: &Value, call: &Value, answer: &Value) -> Verdict {
+    let Some(possible) = answer
+        .as_object()
+        .and_then(|a| a.values().next())
+        .and_then(Value::as_object)
+    else {
+        return Verdict::invalid(
+            "checker:bad_possible_answer",
+            format!("Unreadable possible answer {answer}."),
+        );
+    };
+    let name = tool_name(function["name"].as_str().unwrap_or_default());
+    let empty = Map::new();
+    let properties = function["parameters"]["properties"]
+        .as_object()
+        .unwrap_or(&empty);
+    let required = function["parameters"]["required"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+
+    let Some(args) = call.get(&name).and_then(Value::as_object) else {
+        return Verdict::invalid(
+            "simple_function_checker:wrong_func_name",
+            format!(
+                "Function name {} not found in model output.",
+                python::str_repr(&name)
+            ),
+        );
+    };
+    for param in required.iter().filter_map(Value::as_str) {
+        if !args.contains_key(param) {
+            return Verdict::invalid(
+                "simple_function_checker:missing_required",
+                format!("Missing required parameter: {}.", python::str_repr(param)),
+            );
+        }
+    }
+    for (param, value) in args {
+        let (Some(details), Some(allowed)) = (properties.get(param), possible.get(param)) else {
+            return Verdict::invalid(
+                "simple_function_checker:unexpected_param",
+                format!("Unexpected parameter: {}.", python::str_repr(param)),
+            );
+        };
+        let allowed = allowed.as_array().map_or(&[][..], Vec::as_slice);
+        let description = details["type"].as_str().unwrap_or_default();
+        let Some(expected) = python_type(description) else {
+            return Verdict::invalid(
+                "checker:unknown_type",
+                format!("Parameter {} has type {description}, which BFCL's Python checker does not know.", python::str_repr(param)),
+            );
+        };
+        let nested = match description {
+            "array" | "tuple" => details["items"]["type"].as_str().and_then(python_type),
+            _ => None,
+        };
+        // Python lets an int stand for a float.
+        let value = match (description, value) {
+            ("float", Value::Number(n)) if !n.is_f64() => n
+                .as_f64()
+                .and_then(serde_json::Number::from_f64)
+                .map_or(value.clone(), Value::Number),
+            _ => value.clone(),
+        };
+        let typed = type_check(param, &value, allowed, description, expected, nested);
+        if !typed.valid {
+            return typed.verdict;
+        }
+        if !typed.is_variable {
+            let verdict = match (expected, nested) {
+                (PyType::Dict, _) => Some(dict_check(&value, allowed)),
+                (PyType::List, Some(PyType::Dict)) => Some(list_dict_check(&value, allowed)),
+                (PyType::Str, _) => Some(string_check(param, &value, allowed)),
+                (PyType::List, _) => Some(list_check(param, &value, allowed)),
+                _ => None,
+            };
+            match verdict {
+                Some(v) if !v.valid => return v,
+                Some(_) => continue,
+                None => {}
+            }
+        }
+        if !contains(allowed, &value) {
+            return Verdict::invalid(
+                "value_error:others",
+                format!(
+                    "Invalid value for parameter {}: {}. Expected one of {}.",
+                    python::str_repr(param),
+                    repr(&value),
+                    repr(&Value::Array(allowed.to_vec()))
+                ),
+            );
+        }
+    }
+    for (param, allowed) in possible {
+        if !args.contains_key(param) && !may_be_absent(allowed) {
+            return Verdict::invalid(
+                "simple_function_checker:missing_optional",
+                format!(
+                    "Optional parameter {} not provided and not marked as optional.",
+                    python::str_repr(param)
+                ),
+            );
+        }
+    }
+    Verdict::valid()
+}
+
+/// What `type_checker` returns.
+struct Typed {
+    valid: bool,
+    is_variable: bool,
+    verdict: Verdict,
+}
+
+/// The type of the first possible answer that is not `""` (the marker of
+/// an optional parameter): BFCL reads a value of another type than the
+/// parameter's as a variable's name.
+fn answer_type(allowed: &[Value]) -> Option<PyType> {
+    allowed
+        .iter()
+        .find(|a| a.as_str() != Some(""))
+        .map(PyType::of)
+}
+
+/// `type_checker`, including its quirks: a failed nested check falls
+/// through to the variable check, and only one level is checked.
+fn type_check(
+    param: &str,
+    value: &Value,
+    allowed: &[Value],
+    description: &str,
+    expected: PyType,
+    nested: Option<PyType>,
+) -> Typed {
+    let mut errors = Vec::new();
+    let mut error_type = "type_error:simple";
+    let mut valid = true;
+    let answer_type = answer_type(allowed);
+    let is_variable = answer_type.is_some_and(|t| t != expected);
+    if PyType::of(value) == expected {
+        let Some(nested) = nested else {
+            return Typed {
+                valid: true,
+                is_variable,
+                verdict: Verdict::valid(),
+            };
+        };
+        let items = value.as_array().map_or(&[][..], Vec::as_slice);
+        for possible in allowed {
+            let fits = match possible.as_array() {
+                Some(possible) => items.iter().all(|item| {
+                    type_check(param, item, possible, &nested.class_repr(), nested, None).valid
+                }),
+                None => true,
+            };
+            if fits {
+                return Typed {
+                    valid: true,
+                    is_variable,
+                    verdict: Verdict::valid(),
+                };
+            }
+        }
+        valid = false;
+        errors.push(format!(
+            "Nested type checking failed for parameter {}. Expected outer type {description} with inner type {}. Parameter value: {}.",
+            python::str_repr(param),
+            nested.class_repr(),
+            repr(value)
+        ));
+        error_type = "type_error:nested";
+    }
+    if answer_type == Some(PyType::of(value)) {
+        return Typed {
+            valid,
+            is_variable: true,
+            verdict: Verdict {
+                valid,
+                error_type: (!valid).then(|| error_type.to_owned()),
+                errors,
+            },
+        };
+    }
+    errors.push(format!(
+        "Incorrect type for parameter {}. Expected type {description}, got {}. Parameter value: {}.",
+        python::str_repr(param),
+        PyType::of(value).name(),
+        repr(value)
+    ));
+    Typed {
+        valid: false,
+        is_variable,
+        verdict: Verdict {
+            valid: false,
+            error_type: Some("type_error:simple".into()),
+            errors,
+        },
+    }
+}
+
+/// `string_checker`: the standardised string among the standardised
+/// string answers.
+fn string_check(param: &str, value: &Value, allowed: &[Value]) -> Verdict {
+    let given = standardize(value.as_str().unwrap_or_default());
+    if allowed
+        .iter()
+        .filter_map(Value::as_str)
+        .any(|a| standardize(a) == given)
+    {
+        return Verdict::valid();
+    }
+    Verdict::invalid(
+        "value_error:string",
+        format!(
+            "Invalid value for parameter {}: {}. Expected one of {}. Case insensitive.",
+            python::str_repr(param),
+            repr(value),
+            repr(&Value::Array(allowed.to_vec()))
+        ),
+    )
+}
+
+/// Python's `"" in options`: whether the possible values include `""`, the
+/// marker of a parameter that may be left out (for a string, a substring
+/// test, which `""` always passes).
+fn may_be_absent(options: &Value) -> bool {
+    match options {
+        Value::Array(items) => contains(items, &Value::from("")),
+        Value::String(_) => true,
+        _ => false,
+    }
+}
+
+/// The items of a possible answer as Python iterates them: a list's items,
+/// a string's characters (BFCL iterates `""`, its optional marker, to nothing).
+fn iterate(value: &Value) -> Vec<Value> {
+    match value {
+        Value::Array(items) => items.clone(),
+        Value::String(s) => s.chars().map(|c| Value::String(c.to_string())).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `list_checker`: the list, strings standardised, equal to one of the
+/// answers, order included.
+fn list_check(param: &str, value: &Value, allowed: &[Value]) -> Verdict {
+    let given = Value::Array(iterate(value).iter().map(standardized).collect());
+    let fits = allowed.iter().any(|a| {
+        eq(
+            &Value::Array(iterate(a).iter().map(standardized).collect()),
+            &given,
+        )
+    });
+    if fits {
+        return Verdict::valid();
+    }
+    Verdict::invalid(
+        "value_error:list/tuple",
+        format!(
+            "Invalid value for parameter {}: {}. Expected one of {}.",
+            python::str_repr(param),
+            repr(value),
+            repr(&Value::Array(allowed.to_vec()))
+        ),
+    )
+}
+
+/// `dict_checker`: the dict against each possible dict in turn; the last
+/// one's complaint is the verdict when none fits.
+fn dict_check(value: &Value, allowed: &[Value]) -> Verdict {
+    let empty = Map::new();
+    let given = value.as_object().unwrap_or(&empty);
+    let mut verdict = Verdict {
+        valid: false,
+        error_type: Some("dict_checker:unclear".into()),
+        errors: Vec::new(),
+    };
+    for possible in allowed {
+        if possible.as_str() == Some("") {
+            continue;
+        }
+        verdict = Verdict {
+            valid: false,
+            error_type: Some("dict_checker:unclear".into()),
+            errors: Vec::new(),
+        };
+        let mut fits = true;
+        let possible = possible.as_object().unwrap_or(&empty);
+        for (key, v) in given {
+            let Some(options) = possible.get(key) else {
+                verdict
+                    .errors
+                    .push(format!("Unexpected dict key parameter: '{key}'."));
+                verdict.error_type = Some("value_error:dict_key".into());
+                fits = false;
+                break;
+            };
+            let options: Vec<Value> = iterate(options).iter().map(standardized).collect();
+            if !contains(&options, &standardized(v)) {
+                verdict.errors.push(format!(
+                    "Invalid value for parameter {}: {}. Expected one of {}.",
+                    python::str_repr(key),
+                    repr(v),
+                    repr(&Value::Array(options))
+                ));
+                verdict.error_type = Some("value_error:dict_value".into());
+                fits = false;
+                break;
+            }
+        }
+        for (key, options) in possible {
+            if !given.contains_key(key) && !may_be_absent(options) {
+                verdict
+                    .errors
+                    .push(format!("Missing dict key parameter: '{key}'."));
+                verdict.error_type = Some("value_error:dict_key".into());
+                fits = false;
+                break;
+            }
+        }
+        if fits {
+            return Verdict::valid();
+        }
+    }
+    verdict
+}
+
+/// `list_dict_checker`: the list of dicts against each possible list, item
+/// by item in order.
+fn list_dict_check(value: &Value, allowed: &[Value]) -> Verdict {
+    let given = value.as_array().map_or(&[][..], Vec::as_slice);
+    let mut verdict = Verdict {
+        valid: false,
+        error_type: Some("list_dict_checker:unclear".into()),
+        errors: Vec::new(),
+    };
+    for possible in allowed {
+        let possible = iterate(possible);
+        if given.len() != possible.len() {
+            verdict = Verdict::invalid(
+                "value_error:list_dict_count",
+                "Wrong number of dictionaries in the list.",
+            );
+            continue;
+        }
+        let mut fits = true;
+        for (item, expected) in given.iter().zip(&possible) {
+            verdict = dict_check(item, std::slice::from_ref(expected));
+            if !verdict.valid {
+                fits = false;
+                break;
+            }
+        }
+        if fits {
+            return Verdict::valid();
+        }
+    }
+    verdict
+}

@@ -1,0 +1,296 @@
+//! BFCL's questions and possible answers, read from the installed
+//! `bfcl-eval` package (never downloaded): where they are, and the cases
+//! they make.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use tool_runtime::Message;
+
+use super::schema::tool_definition;
+use super::{Category, EvalError};
+
+/// The environment variable naming BFCL's data folder (`bfcl_eval/data`).
+pub const DATA_ENV: &str = "TOOL_USE_BFCL_DATA";
+
+/// The package version the checker and the docs' numbers were made with.
+pub const BFCL_PACKAGE: &str = "bfcl-eval==2026.3.23";
+
+/// What BFCL appends to every function's description in the Python
+/// categories (`_get_language_specific_hint`), so models see what the
+/// leaderboard's models see.
+const PYTHON_HINT: &str = " Note that the provided function is in Python 3 syntax.";
+
+/// One question with its functions and possible answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    /// BFCL's id (`simple_python_12`, `live_multiple_3-1-0`).
+    pub id: String,
+    /// Its category.
+    pub category: Category,
+    /// The conversation: BFCL's first (and, in these categories, only) turn.
+    pub messages: Vec<Message>,
+    /// BFCL's function documents, with its Python hint, as its checker reads them.
+    pub functions: Vec<Value>,
+    /// The functions as tool definitions for the model (see [`super::schema`]).
+    pub tools: Vec<Value>,
+    /// The possible answers (`ground_truth`): one `{name: {param: [values]}}`
+    /// per expected call; empty where the category has none.
+    pub answers: Vec<Value>,
+}
+
+/// Which cases to load.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// The categories, in order (all when empty).
+    pub categories: Vec<Category>,
+    /// At most this many cases of each category, the first ones.
+    pub limit: Option<usize>,
+    /// Only these ids (all when empty).
+    pub ids: Vec<String>,
+}
+
+/// BFCL's data folder: `explicit`, else `$TOOL_USE_BFCL_DATA`, else the
+/// installed package's, as the Python interpreter `$TOOL_USE_PYTHON` (or
+/// `python3`) finds it.
+///
+/// # Errors
+/// [`EvalError::NoData`], saying how to install the package, when none of
+/// these is a folder holding BFCL's files.
+pub fn find_data(explicit: Option<&Path>) -> Result<PathBuf, EvalError> {
+    let check = |dir: PathBuf, from: &str| -> Result<PathBuf, EvalError> {
+        if dir.join(Category::SimplePython.file_name()).is_file() {
+            Ok(dir)
+        } else {
+            Err(EvalError::NoData(format!(
+                "{from} names {}, which holds no {}",
+                dir.display(),
+                Category::SimplePython.file_name()
+            )))
+        }
+    };
+    if let Some(dir) = explicit {
+        return check(dir.to_path_buf(), "--data");
+    }
+    if let Some(dir) = std::env::var_os(DATA_ENV).filter(|d| !d.is_empty()) {
+        return check(PathBuf::from(dir), DATA_ENV);
+    }
+    let python = std::env::var("TOOL_USE_PYTHON").unwrap_or_else(|_| "python3".into());
+    let script =
+        "import bfcl_eval, os; print(os.path.join(os.path.dirname(bfcl_eval.__file__), 'data'))";
+    let found = Command::new(&python)
+        .args(["-c", script])
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned());
+    match found {
+        Some(dir) if !dir.is_empty() => check(PathBuf::from(dir), &format!("{python}'s bfcl_eval")),
+        _ => Err(EvalError::NoData(format!(
+            "`{python}` cannot import bfcl_eval. Install BFCL's data with \
+             `{python} -m pip install --no-deps {BFCL_PACKAGE}` (its questions and answers \
+             are all the evaluation needs), or pass --data DIR / set {DATA_ENV} to its \
+             bfcl_eval/data folder"
+        ))),
+    }
+}
+
+/// The cases `selection` names, from the data folder `dir`.
+///
+/// # Errors
+/// [`EvalError::Data`] for a file that is missing or not BFCL's format
+/// (naming the file and line), [`EvalError::UnknownIds`] for ids no
+/// selected category has.
+pub fn load_cases(dir: &Path, selection: &Selection) -> Result<Vec<Case>, EvalError> {
+    let categories = if selection.categories.is_empty() {
+        Category::ALL.to_vec()
+    } else {
+        selection.categories.clone()
+    };
+    let mut cases = Vec::new();
+    for category in categories {
+        let mut these = load_category(dir, category)?;
+        if !selection.ids.is_empty() {
+            these.retain(|c| selection.ids.contains(&c.id));
+        }
+        if let Some(limit) = selection.limit {
+            these.truncate(limit);
+        }
+        cases.extend(these);
+    }
+    let missing: Vec<&str> = selection
+        .ids
+        .iter()
+        .filter(|id| !cases.iter().any(|c| &c.id == *id))
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        return Err(EvalError::UnknownIds(missing.join(", ")));
+    }
+    Ok(cases)
+}
+
+/// Every case of `category`, its possible answers matched by line (as
+/// BFCL's runner matches them).
+pub fn load_category(dir: &Path, category: Category) -> Result<Vec<Case>, EvalError> {
+    let questions = read_lines(&dir.join(category.file_name()))?;
+    let answers = if category.has_answers() {
+        let path = dir.join("possible_answer").join(category.file_name());
+        let answers = read_lines(&path)?;
+        if answers.len() != questions.len() {
+            return Err(EvalError::Data {
+                file: path.display().to_string(),
+                line: answers.len().min(questions.len()) + 1,
+                reason: format!(
+                    "{} possible answers for {} questions",
+                    answers.len(),
+                    questions.len()
+                ),
+            });
+        }
+        answers
+    } else {
+        Vec::new()
+    };
+    let file = dir.join(category.file_name()).display().to_string();
+    questions
+        .into_iter()
+        .enumerate()
+        .map(|(index, question)| {
+            let answer = answers.get(index);
+            case(category, question, answer).map_err(|reason| EvalError::Data {
+                file: file.clone(),
+                line: index + 1,
+                reason,
+            })
+        })
+        .collect()
+}
+
+/// The JSON objects of a JSON-lines file.
+fn read_lines(path: &Path) -> Result<Vec<Value>, EvalError> {
+    let text = std::fs::read_to_string(path).map_err(|e| EvalError::Data {
+        file: path.display().to_string(),
+        line: 0,
+        reason: format!("cannot read it: {e}"),
+    })?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(index, line)| {
+            serde_json::from_str(line).map_err(|e| EvalError::Data {
+                file: path.display().to_string(),
+                line: index + 1,
+                reason: format!("not JSON: {e}"),
+            })
+        })
+        .collect()
+}
+
+/// One case from its question line and possible-answer line.
+fn case(category: Category, question: Value, answer: Option<&Value>) -> Result<Case, String> {
+    let id = question["id"]
+        .as_str()
+        .ok_or("expected an `id` string")?
+        .to_owned();
+    let turns = question["question"]
+        .as_array()
+        .ok_or("expected `question`, a list of turns")?;
+    let [turn] = turns.as_slice() else {
+        return Err(format!(
+            "expected one turn in `question`, found {} (multi-turn categories are not run)",
+            turns.len()
+        ));
+    };
+    let messages: Vec<Message> =
+        serde_json::from_value(turn.clone()).map_err(|e| format!("`question`'s messages: {e}"))?;
+    let mut functions = question["function"]
+        .as_array()
+        .ok_or("expected `function`, a list of function documents")?
+        .clone();
+    for function in &mut functions {
+        let description = function
+            .get("description")
+            .and_then(Value::as_str)
+            .ok_or("expected every function to have a `description` string")?;
+        function["description"] = Value::from(format!("{description}{PYTHON_HINT}"));
+        if !function["parameters"]["properties"].is_object() {
+            return Err(format!(
+                "function `{}` has no `parameters.properties` object",
+                function["name"]
+            ));
+        }
+    }
+    let answers = match answer {
+        None => Vec::new(),
+        Some(answer) => {
+            if answer["id"] != question["id"] {
+                return Err(format!(
+                    "the possible answer on this line is for {}, not {id}",
+                    answer["id"]
+                ));
+            }
+            answer["ground_truth"]
+                .as_array()
+                .ok_or("expected the possible answer's `ground_truth` list")?
+                .clone()
+        }
+    };
+    Ok(Case {
+        id,
+        category,
+        messages,
+        tools: functions.iter().map(tool_definition).collect(),
+        functions,
+        answers,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_case_gets_bfcls_hint_and_tool_definitions() {
+        let question = json!({"id": "simple_python_0", "question": [[{"role": "user", "content": "Area?"}]],
+            "function": [{"name": "math.area", "description": "Area.", "parameters": {"type": "dict", "properties": {"r": {"type": "float", "description": "r"}}, "required": ["r"]}}]});
+        let answer =
+            json!({"id": "simple_python_0", "ground_truth": [{"math.area": {"r": [1.0]}}]});
+        let case = case(Category::SimplePython, question, Some(&answer)).unwrap();
+        assert_eq!(case.messages, [Message::user("Area?")]);
+        assert_eq!(
+            case.functions[0]["description"],
+            "Area. Note that the provided function is in Python 3 syntax."
+        );
+        assert_eq!(
+            case.functions[0]["parameters"]["properties"]["r"]["type"],
+            "float"
+        );
+        assert_eq!(case.tools[0]["function"]["name"], "math_area");
+        assert_eq!(case.answers.len(), 1);
+    }
+
+    #[test]
+    fn malformed_lines_say_what_is_wrong() {
+        let two_turns = json!({"id": "x_1", "question": [[], []], "function": []});
+        let e = case(Category::SimplePython, two_turns, None).unwrap_err();
+        assert!(e.contains("found 2"), "{e}");
+        let question = json!({"id": "simple_python_0", "question": [[{"role": "user", "content": "?"}]], "function": []});
+        let e = case(
+            Category::SimplePython,
+            question,
+            Some(&json!({"id": "simple_python_1", "ground_truth": []})),
+        )
+        .unwrap_err();
+        assert!(e.contains("simple_python_1"), "{e}");
+    }
+
+    #[test]
+    fn missing_data_says_how_to_install_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = find_data(Some(dir.path())).unwrap_err().to_string();
+        assert!(e.contains("BFCL_v4_simple_python.json"), "{e}");
+    }
+}

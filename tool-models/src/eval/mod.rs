@@ -1,0 +1,76 @@
+//! Measuring any model and any engine on BFCL, the Berkeley Function
+//! Calling Leaderboard: how well does it call tools it has never seen?
+//!
+//! The questions, functions and possible answers come from the installed
+//! `bfcl-eval` package (`pip install --no-deps bfcl-eval==2026.3.23`; never
+//! downloaded at run time), found by [`find_data`]. Each [`Case`] is asked
+//! through any [`ChatModel`](crate::agent::ChatModel) — a local model with
+//! its own template, parser and constrained calls, or an OpenAI-compatible
+//! engine — with BFCL's functions converted as BFCL converts them for tool
+//! APIs ([`schema`]). The answer is judged by [`check`], which follows
+//! BFCL's AST checker rule for rule (a test compares its verdicts with
+//! BFCL's own code), and [`Summary`] averages the categories into BFCL's
+//! groups.
+//!
+//! The eleven single-turn categories run ([`Category::ALL`]); multi-turn,
+//! memory, web search and the Java/JavaScript categories do not yet. BFCL's
+//! non-live simple score also averages in Java and JavaScript, so our
+//! `non_live_ast` is over the Python categories only.
+//!
+//! ```no_run
+//! use tool_models::eval::{self, RunOptions, Selection, Summary};
+//! # fn model() -> tool_models::remote::RemoteChat { unimplemented!() }
+//!
+//! let data = eval::find_data(None)?;
+//! let selection = Selection { limit: Some(20), ..Selection::default() };
+//! let cases = eval::load_cases(&data, &selection)?;
+//! let mut model = model();
+//! let results = eval::run(&cases, &mut model, &RunOptions::default(), &mut |_| {});
+//! for line in Summary::of(&results).lines() {
+//!     println!("{line}");
+//! }
+//! # Ok::<(), tool_models::eval::EvalError>(())
+//! ```
+
+mod category;
+mod checker;
+mod data;
+mod python;
+mod report;
+mod run;
+pub mod schema;
+
+pub use category::{Category, Check, Group};
+pub use checker::{check, Decoded, Verdict};
+pub use data::{find_data, load_cases, load_category, Case, Selection, BFCL_PACKAGE, DATA_ENV};
+pub use report::{CategoryScore, GroupScore, Report, Summary};
+pub use run::{ask, evaluate, run, run_jobs, Answer, CaseResult, RunOptions};
+
+/// Why an evaluation cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    /// BFCL's data is not installed where it was looked for.
+    #[error("BFCL's data was not found: {0}")]
+    NoData(String),
+    /// A data file is missing or not in BFCL's format.
+    #[error("{file}, line {line}: {reason}")]
+    Data {
+        /// The file.
+        file: String,
+        /// The line (1-based; 0 when the file could not be read).
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A category name BFCL does not have (or we do not run).
+    #[error("unknown category `{name}`; the categories are {known}")]
+    UnknownCategory {
+        /// The name given.
+        name: String,
+        /// The valid names.
+        known: String,
+    },
+    /// Ids that no selected category has.
+    #[error("no selected category has the case(s) {0}")]
+    UnknownIds(String),
+}

@@ -1,0 +1,224 @@
+//! Scores: per category, BFCL's group means, the lines a person or a script
+//! reads, and the JSON report with every case.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{CaseResult, Category, Group};
+
+/// One category's score.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CategoryScore {
+    /// The category.
+    pub category: Category,
+    /// Cases answered right.
+    pub right: usize,
+    /// Cases run.
+    pub total: usize,
+    /// Cases whose engine failed (counted wrong).
+    pub errors: usize,
+    /// `right / total`, as a fraction.
+    pub accuracy: f64,
+    /// Seconds spent asking, summed over the cases.
+    pub seconds: f64,
+}
+
+/// One of BFCL's group means, over the categories of it that were run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupScore {
+    /// The group.
+    pub group: &'static str,
+    /// The mean, as a fraction: unweighted, or weighted by category size
+    /// where BFCL weights it (live AST).
+    pub accuracy: f64,
+    /// The categories it averages.
+    pub categories: Vec<Category>,
+}
+
+/// Scores per category and per group.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    /// Each category run, in BFCL's order.
+    pub categories: Vec<CategoryScore>,
+    /// Each group with a category run.
+    pub groups: Vec<GroupScore>,
+}
+
+impl Summary {
+    /// The scores of `results`.
+    pub fn of(results: &[CaseResult]) -> Summary {
+        let categories: Vec<CategoryScore> = Category::ALL
+            .into_iter()
+            .filter_map(|category| {
+                let mine: Vec<&CaseResult> =
+                    results.iter().filter(|r| r.category == category).collect();
+                if mine.is_empty() {
+                    return None;
+                }
+                let right = mine.iter().filter(|r| r.valid).count();
+                Some(CategoryScore {
+                    category,
+                    right,
+                    total: mine.len(),
+                    errors: mine.iter().filter(|r| r.engine_error.is_some()).count(),
+                    accuracy: right as f64 / mine.len() as f64,
+                    seconds: mine.iter().map(|r| r.seconds).sum(),
+                })
+            })
+            .collect();
+        let groups = Group::ALL
+            .into_iter()
+            .filter_map(|group| {
+                let members: Vec<&CategoryScore> = categories
+                    .iter()
+                    .filter(|s| s.category.group() == group)
+                    .collect();
+                if members.is_empty() {
+                    return None;
+                }
+                let accuracy = if group.weighted() {
+                    let right: usize = members.iter().map(|s| s.right).sum();
+                    let total: usize = members.iter().map(|s| s.total).sum();
+                    right as f64 / total as f64
+                } else {
+                    members.iter().map(|s| s.accuracy).sum::<f64>() / members.len() as f64
+                };
+                Some(GroupScore {
+                    group: group.name(),
+                    accuracy,
+                    categories: members.iter().map(|s| s.category).collect(),
+                })
+            })
+            .collect();
+        Summary { categories, groups }
+    }
+
+    /// One line per category (`simple_python: 12/20 (60.0%) in 3.2 s`, with
+    /// `, N engine errors` when there were any), then one per group
+    /// (`non_live_ast: 41.3% (mean of simple_python, multiple)`).
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .categories
+            .iter()
+            .map(|s| {
+                let errors = match s.errors {
+                    0 => String::new(),
+                    1 => ", 1 engine error".to_owned(),
+                    n => format!(", {n} engine errors"),
+                };
+                format!(
+                    "{}: {}/{} ({:.1}%) in {:.1} s{errors}",
+                    s.category,
+                    s.right,
+                    s.total,
+                    100.0 * s.accuracy,
+                    s.seconds
+                )
+            })
+            .collect();
+        for g in &self.groups {
+            let names: Vec<&str> = g.categories.iter().map(|c| c.name()).collect();
+            let how = if g.group == Group::LiveAst.name() {
+                "weighted mean"
+            } else {
+                "mean"
+            };
+            lines.push(format!(
+                "{}: {:.1}% ({how} of {})",
+                g.group,
+                100.0 * g.accuracy,
+                names.join(", ")
+            ));
+        }
+        lines
+    }
+}
+
+/// A whole run: what ran, the scores, every case.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// The engine and settings, as the caller describes them.
+    pub engine: Value,
+    /// Whether the run was stopped before every case was asked.
+    pub interrupted: bool,
+    /// Wall time of the whole run, in seconds.
+    pub wall_s: f64,
+    /// The scores.
+    pub summary: Summary,
+    /// Every case asked, in the cases' order.
+    pub cases: Vec<CaseResult>,
+}
+
+impl Report {
+    /// The report of `cases`, scored.
+    pub fn new(engine: Value, cases: Vec<CaseResult>, interrupted: bool, wall_s: f64) -> Report {
+        Report {
+            engine,
+            interrupted,
+            wall_s,
+            summary: Summary::of(&cases),
+            cases,
+        }
+    }
+}
+
+impl Serialize for Category {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(category: Category, valid: bool, engine_error: bool) -> CaseResult {
+        CaseResult {
+            id: format!("{category}_0"),
+            category,
+            messages: Vec::new(),
+            prompt: None,
+            raw: String::new(),
+            calls: Vec::new(),
+            decoded: None,
+            decode_error: None,
+            valid,
+            error_type: None,
+            errors: Vec::new(),
+            engine_error: engine_error.then(|| "down".to_owned()),
+            seconds: 0.5,
+            prompt_tokens: 0,
+            generated_tokens: 0,
+        }
+    }
+
+    #[test]
+    fn groups_average_as_bfcl_does() {
+        let mut results = Vec::new();
+        // simple 1/2, multiple 1/1: non-live AST is the plain mean, 75%.
+        results.push(result(Category::SimplePython, true, false));
+        results.push(result(Category::SimplePython, false, true));
+        results.push(result(Category::Multiple, true, false));
+        // live simple 0/1, live multiple 3/3: live AST weights, 75%.
+        results.push(result(Category::LiveSimple, false, false));
+        for _ in 0..3 {
+            results.push(result(Category::LiveMultiple, true, false));
+        }
+        let summary = Summary::of(&results);
+        let lines = summary.lines();
+        assert_eq!(
+            lines[0],
+            "simple_python: 1/2 (50.0%) in 1.0 s, 1 engine error"
+        );
+        assert_eq!(lines[1], "multiple: 1/1 (100.0%) in 0.5 s");
+        assert_eq!(
+            lines[4],
+            "non_live_ast: 75.0% (mean of simple_python, multiple)"
+        );
+        assert_eq!(
+            lines[5],
+            "live_ast: 75.0% (weighted mean of live_simple, live_multiple)"
+        );
+        assert_eq!(lines.len(), 6);
+    }
+}

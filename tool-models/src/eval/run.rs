@@ -1,0 +1,240 @@
+//! Asking a model each case and judging its answer: one model in the
+//! calling thread, or several (one per concurrent request) on threads of
+//! their own.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::Value;
+use tool_runtime::{Message, ToolCall, ToolChoice};
+
+use super::checker::{check, Decoded, Verdict};
+use super::{Case, Category};
+use crate::agent::{ChatModel, ModelDelta, ModelError, TurnRequest, TurnStats};
+use crate::parse::{Collector, ParseOptions, ParsedResponse};
+
+/// How cases are run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Mark every free string parameter grounded (see
+    /// [`crate::agent::ground`]): a local model may then only copy runs of
+    /// the user's words there. Remote engines ignore it.
+    pub grounded: bool,
+    /// Set to stop: no case starts after it is set; the cases already
+    /// answered are kept.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl RunOptions {
+    fn stopped(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+}
+
+/// One case's outcome: what the model was asked and wrote, and the verdict.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseResult {
+    /// BFCL's id.
+    pub id: String,
+    /// Its category.
+    pub category: Category,
+    /// The conversation the model was given.
+    pub messages: Vec<Message>,
+    /// The rendered prompt, where the engine renders it here (local models,
+    /// raw completions); a tool API renders its own.
+    pub prompt: Option<String>,
+    /// What the model wrote: raw text with its tool-call markup, or the
+    /// text beside the calls a tool API returned.
+    pub raw: String,
+    /// The calls read from it.
+    pub calls: Vec<ToolCall>,
+    /// The calls as BFCL's decoder reads them (`[{name: {args}}]`), when readable.
+    pub decoded: Option<Vec<Value>>,
+    /// Why no call could be read, when none could.
+    pub decode_error: Option<String>,
+    /// Whether the answer is right.
+    pub valid: bool,
+    /// BFCL's error type when it is not (`inference_error` when the
+    /// engine failed).
+    pub error_type: Option<String>,
+    /// What was wrong.
+    pub errors: Vec<String>,
+    /// The engine's error, when asking failed (the case counts as wrong).
+    pub engine_error: Option<String>,
+    /// Seconds from asking to the answer.
+    pub seconds: f64,
+    /// Tokens in the prompt (as the engine counts them).
+    pub prompt_tokens: usize,
+    /// Tokens generated.
+    pub generated_tokens: usize,
+}
+
+/// A model's answer to one request, parsed.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The raw text (a tool API's text beside its calls).
+    pub raw: String,
+    /// Content and calls, as the agent would read them.
+    pub parsed: ParsedResponse,
+    /// Token counts and timings.
+    pub stats: TurnStats,
+}
+
+/// Asks `model` for one turn and reads its calls as the agent does: raw
+/// text through the model's parser, calls an engine parsed as they are.
+///
+/// # Errors
+/// The model's error.
+pub fn ask(model: &mut dyn ChatModel, request: &TurnRequest<'_>) -> Result<Answer, ModelError> {
+    let options = ParseOptions {
+        tools: request.tools.to_vec(),
+        ..ParseOptions::default()
+    };
+    let mut parser = model.format().stream(&options);
+    let mut collector = Collector::default();
+    let turn = model.respond(request, &mut |delta| match delta {
+        ModelDelta::Text(text) => collector.extend(parser.feed(text)),
+        ModelDelta::Parsed(event) => collector.push(event),
+    })?;
+    collector.extend(parser.finish());
+    Ok(Answer {
+        raw: turn.text,
+        parsed: collector.finish(),
+        stats: turn.stats,
+    })
+}
+
+/// Asks `model` one case and judges the answer.
+pub fn evaluate(case: &Case, model: &mut dyn ChatModel, options: &RunOptions) -> CaseResult {
+    let tools: Vec<Value> = if options.grounded {
+        let mut tools = case.tools.clone();
+        for tool in &mut tools {
+            tool_runtime::ground_free_strings(tool);
+        }
+        tools
+    } else {
+        case.tools.clone()
+    };
+    let choice = ToolChoice::Auto;
+    let request = TurnRequest {
+        messages: &case.messages,
+        tools: &tools,
+        tool_choice: &choice,
+    };
+    let prompt = model.prompt(&request);
+    let started = Instant::now();
+    let answer = ask(model, &request);
+    let seconds = started.elapsed().as_secs_f64();
+    let mut result = CaseResult {
+        id: case.id.clone(),
+        category: case.category,
+        messages: case.messages.clone(),
+        prompt,
+        raw: String::new(),
+        calls: Vec::new(),
+        decoded: None,
+        decode_error: None,
+        valid: false,
+        error_type: None,
+        errors: Vec::new(),
+        engine_error: None,
+        seconds,
+        prompt_tokens: 0,
+        generated_tokens: 0,
+    };
+    match answer {
+        Ok(answer) => {
+            let decoded = Decoded::from_parsed(&answer.parsed);
+            let Verdict {
+                valid,
+                error_type,
+                errors,
+            } = check(case, &decoded);
+            result.valid = valid;
+            result.error_type = error_type;
+            result.errors = errors;
+            match decoded {
+                Decoded::Calls(calls) => result.decoded = Some(calls),
+                Decoded::Failed(why) => result.decode_error = Some(why),
+            }
+            result.raw = answer.raw;
+            result.calls = answer.parsed.tool_calls;
+            result.prompt_tokens = answer.stats.prompt_tokens;
+            result.generated_tokens = answer.stats.generated_tokens;
+        }
+        Err(e) => {
+            // Counted wrong whatever the category: a failed engine has
+            // shown nothing, not the absence of a call.
+            result.error_type = Some("inference_error".into());
+            result.errors = vec![e.to_string()];
+            result.engine_error = Some(e.to_string());
+        }
+    }
+    result
+}
+
+/// Runs `cases` on `model`, one after another, reporting each result to
+/// `on_result` as it comes; the results in the cases' order (fewer when
+/// stopped).
+pub fn run(
+    cases: &[Case],
+    model: &mut dyn ChatModel,
+    options: &RunOptions,
+    on_result: &mut dyn FnMut(&CaseResult),
+) -> Vec<CaseResult> {
+    let mut results = Vec::with_capacity(cases.len());
+    for case in cases {
+        if options.stopped() {
+            break;
+        }
+        let result = evaluate(case, model, options);
+        on_result(&result);
+        results.push(result);
+    }
+    results
+}
+
+/// Runs `cases` on several models at once, one thread each (one model per
+/// concurrent request to an engine); `on_result` hears of each result as
+/// it comes, in the calling thread. The results in the cases' order.
+pub fn run_jobs<M: ChatModel + Send>(
+    cases: &[Case],
+    models: &mut [M],
+    options: &RunOptions,
+    on_result: &mut dyn FnMut(&CaseResult),
+) -> Vec<CaseResult> {
+    if let [model] = models {
+        return run(cases, model, options, on_result);
+    }
+    let next = AtomicUsize::new(0);
+    let mut slots: Vec<Option<CaseResult>> = vec![None; cases.len()];
+    std::thread::scope(|scope| {
+        let (send, receive) = mpsc::channel();
+        for model in models.iter_mut() {
+            let send = send.clone();
+            let next = &next;
+            scope.spawn(move || loop {
+                if options.stopped() {
+                    break;
+                }
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(case) = cases.get(index) else {
+                    break;
+                };
+                if send.send((index, evaluate(case, model, options))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(send);
+        for (index, result) in receive {
+            on_result(&result);
+            slots[index] = Some(result);
+        }
+    });
+    slots.into_iter().flatten().collect()
+}
