@@ -800,11 +800,16 @@ def model_lines(name, path, per_model):
         if category not in pools:
             skipped["category not cross-checked"] += 1
             continue
+        if case.get("engine_error") is not None:
+            # No output to judge: the engine failed (a prompt over the
+            # model's context, say), which the eval counts wrong by itself.
+            skipped["engine error"] += 1
+            continue
         line = {"id": case["id"], "source": f"model:{name}"}
-        if case.get("decode_error") is None and case.get("decoded") is not None:
+        if case.get("decoded") is not None:
             line["decoded"] = case["decoded"]
         else:
-            line["decode_error"] = case.get("decode_error") or "no decoded output"
+            line["decode_error"] = case["decode_error"]
         valid = bv.verdict(line)["valid"]
         if valid is None:
             skipped["BFCL raised"] += 1

@@ -160,8 +160,11 @@ fn a_small_run_on_the_bundled_model_reports_what_its_json_holds() {
         ] {
             assert!(!case[key].is_null(), "{key} missing in {case}");
         }
-        let decoded = !case["decoded"].is_null();
-        assert_ne!(decoded, !case["decode_error"].is_null(), "{case}");
+        let outcomes = ["decoded", "decode_error", "engine_error"]
+            .iter()
+            .filter(|key| !case[**key].is_null())
+            .count();
+        assert_eq!(outcomes, 1, "calls, no calls or an engine error: {case}");
         assert_eq!(
             case["valid"] == false,
             !case["error_type"].is_null(),
@@ -267,4 +270,106 @@ fn bad_selections_are_refused_with_the_valid_choices() {
         e.contains("BFCL's data was not found") && e.contains("BFCL_v4_simple_python.json"),
         "{e}"
     );
+}
+
+#[test]
+fn ctrl_c_stops_the_run_and_keeps_what_was_answered() {
+    let Some((_, data)) = data() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+        .args([
+            "eval",
+            "bfcl",
+            "--categories",
+            "simple_python,live_multiple",
+            "--max-tokens",
+            "48",
+            "--json",
+        ])
+        .arg(&json)
+        .arg("--data")
+        .arg(&data)
+        .env_remove("TOOL_USE_MODEL")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut child = python::Running(child);
+    let mut stderr_pipe = child.0.stderr.take().unwrap();
+    // Time to load the model and answer a few of the 1,453 cases.
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut stderr_pipe, &mut stderr).unwrap();
+    let status = child.0.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted after"), "{stderr}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["interrupted"], true);
+    let asked = report["cases"].as_array().unwrap().len();
+    assert!(asked < 1453, "{asked} cases");
+    let total: u64 = report["summary"]["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["total"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        total, asked as u64,
+        "the scores are those of the cases answered"
+    );
+}
+
+/// Runs `tool-use eval bfcl ARGS --json FILE`; the report.
+fn eval_report(data: &std::path::Path, args: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+        .args(["eval", "bfcl", "--data"])
+        .arg(data)
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .env_remove("TOOL_USE_MODEL")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+}
+
+#[test]
+fn in_process_and_through_tool_use_serve_the_bundled_model_answers_alike() {
+    let Some((_, data)) = data() else { return };
+    let args = ["--limit", "1", "--max-tokens", "48"];
+    let local = eval_report(&data, &args);
+    let (_server, url) = python::start_listening(&["serve", "--port", "0"], &[]);
+    let mut remote_args = args.to_vec();
+    remote_args.extend(["--base-url", &url, "--jobs", "2"]);
+    let remote = eval_report(&data, &remote_args);
+    assert_eq!(remote["engine"]["kind"], "remote tools API");
+    let (local, remote) = (
+        local["cases"].as_array().unwrap(),
+        remote["cases"].as_array().unwrap(),
+    );
+    assert_eq!(local.len(), Category::ALL.len());
+    assert_eq!(local.len(), remote.len());
+    for (l, r) in local.iter().zip(remote) {
+        assert_eq!(l["id"], r["id"]);
+        for key in ["decoded", "valid", "error_type"] {
+            assert_eq!(
+                l[key], r[key],
+                "{key} of {}: in-process {l}\nserved {r}",
+                l["id"]
+            );
+        }
+    }
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use serde_json::json;
 use tool_use::mcp::{McpClient, ToolboxMcp};
-use tool_use::models::agent::{Agent, AgentEvent, ChatModel, LocalChat};
+use tool_use::models::agent::{Agent, AgentEvent, ChatModel};
 use tool_use::models::generate::GenerateOptions;
 use tool_use::models::remote::{RemoteChat, RequestOptions};
 use tool_use::{Message, Role, ToolChoice, Toolbox};
@@ -60,6 +60,10 @@ pub struct ChatArgs {
     /// ignored by remote engines.
     #[arg(long)]
     grounded: bool,
+    /// The tool-call format a local model writes, for models whose
+    /// template does not show it (one of `tool-use parse --help`'s formats).
+    #[arg(long)]
+    tool_format: Option<String>,
     /// A system message to start the conversation with.
     #[arg(long)]
     system: Option<String>,
@@ -135,8 +139,7 @@ pub fn run(args: ChatArgs) -> Result<ExitCode, String> {
         seed: args.seed,
         ..GenerateOptions::default()
     };
-    let local = LocalChat::new(model)
-        .map_err(|e| e.to_string())?
+    let local = super::local_chat(model, args.tool_format.as_deref())?
         .options(options)
         .constrain(!args.no_constrain);
     if !args.no_constrain && !local.can_constrain() && !args.json {

@@ -13,7 +13,6 @@ use serde_json::{json, Value};
 use tool_use::models::agent::{ChatModel, LocalChat};
 use tool_use::models::eval::{self, CaseResult, Category, Report, RunOptions, Selection};
 use tool_use::models::generate::GenerateOptions;
-use tool_use::models::parse::Format;
 use tool_use::models::remote::{RemoteChat, RequestOptions};
 use tool_use::models::template::ModelTemplates;
 
@@ -105,6 +104,13 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
     if args.jobs == 0 {
         return Err("--jobs must be at least 1".into());
     }
+    if args.base_url.is_some() && args.model.is_some() && !args.completions {
+        return Err(
+            "with --base-url, the served model is named by --model-name; \
+                    --model names its files, for --completions to read its template"
+                .into(),
+        );
+    }
     let categories = args
         .categories
         .iter()
@@ -130,13 +136,24 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
     let bar = progress_bar(cases.len());
     let mut right = 0usize;
     let mut done = 0usize;
+    // Without a terminal (a log file, CI) the bar is hidden: a line every
+    // twentieth of the run says how far it is instead.
+    let every = if bar.is_hidden() {
+        (cases.len() / 20).max(1)
+    } else {
+        usize::MAX
+    };
     let mut on_result = |result: &CaseResult| {
         done += 1;
         right += usize::from(result.valid);
-        bar.set_message(format!(
+        let so_far = format!(
             "{right}/{done} right ({:.1}%)",
             100.0 * right as f64 / done as f64
-        ));
+        );
+        if done.is_multiple_of(every) {
+            eprintln!("tool-use eval: {done}/{} cases, {so_far}", cases.len());
+        }
+        bar.set_message(so_far);
         bar.inc(1);
     };
     let started = Instant::now();
@@ -194,19 +211,7 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
 /// calls constrained unless `--no-constrain`.
 fn local_chat(args: &BfclArgs) -> Result<LocalChat, String> {
     let model = super::load_model(args.model.as_deref())?;
-    let chat = match &args.tool_format {
-        Some(id) => {
-            let format = Format::from_id(id).map_err(|e| format!("--tool-format: {e}"))?;
-            LocalChat::with_format(model, format)
-        }
-        None => LocalChat::new(model),
-    }
-    .map_err(|e| match e {
-        tool_use::models::agent::LocalChatError::UnknownFormat(_) => {
-            format!("{e}, with --tool-format")
-        }
-        e => e.to_string(),
-    })?;
+    let chat = super::local_chat(model, args.tool_format.as_deref())?;
     Ok(chat
         .options(GenerateOptions::greedy(args.max_tokens))
         .constrain(!args.no_constrain))

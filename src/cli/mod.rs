@@ -12,7 +12,9 @@ pub mod template;
 use std::path::Path;
 use std::process::{ExitCode, Termination};
 
+use tool_use::models::agent::{LocalChat, LocalChatError};
 use tool_use::models::model::Model;
+use tool_use::models::parse::Format;
 
 /// The model `--model` names, or the bundled one (`$TOOL_USE_MODEL` when set).
 pub fn load_model(path: Option<&Path>) -> Result<Model, String> {
@@ -21,6 +23,22 @@ pub fn load_model(path: Option<&Path>) -> Result<Model, String> {
         None => tool_use::bundled::load(),
     }
     .map_err(|e| e.to_string())
+}
+
+/// `model` wrapped for the agent, its tool-call format `tool_format` (a
+/// format id) or else the one its template shows.
+pub fn local_chat(model: Model, tool_format: Option<&str>) -> Result<LocalChat, String> {
+    match tool_format {
+        Some(id) => {
+            let format = Format::from_id(id).map_err(|e| format!("--tool-format: {e}"))?;
+            LocalChat::with_format(model, format)
+        }
+        None => LocalChat::new(model),
+    }
+    .map_err(|e| match e {
+        LocalChatError::UnknownFormat(_) => format!("{e} with --tool-format"),
+        e => e.to_string(),
+    })
 }
 
 /// The multi-thread runtime the serving subcommands run on.

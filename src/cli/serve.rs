@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 
-use tool_use::models::agent::LocalChat;
 use tool_use::models::generate::GenerateOptions;
 use tool_use::models::server::Server;
 
@@ -37,6 +36,10 @@ pub struct ServeArgs {
     /// Generate calls freely instead of constraining them to the tools' schemas.
     #[arg(long)]
     no_constrain: bool,
+    /// The tool-call format the model writes, for models whose template
+    /// does not show it (one of `tool-use parse --help`'s formats).
+    #[arg(long)]
+    tool_format: Option<String>,
 }
 
 /// Runs `tool-use serve` until interrupted.
@@ -49,9 +52,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         None => "tool-use-mini".to_owned(),
     };
     let context = model.context_length();
-    let chat = LocalChat::new(model)
-        .map_err(|e| e.to_string())?
-        .constrain(!args.no_constrain);
+    let chat = super::local_chat(model, args.tool_format.as_deref())?.constrain(!args.no_constrain);
     let server_name = args.name.clone().unwrap_or(default_name);
     let mut server = Server::new(chat, server_name.clone())
         .max_queue(args.max_queue)

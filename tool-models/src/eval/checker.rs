@@ -33,23 +33,27 @@ impl Decoded {
     /// tool that was not offered still counts as a call, as it does for
     /// BFCL.
     pub fn from_parsed(parsed: &ParsedResponse) -> Decoded {
-        if let Some(bad) = parsed.invalid_tool_calls.first() {
+        let mut calls = match Decoded::from_calls(&parsed.tool_calls) {
+            Decoded::Calls(calls) => calls,
+            failed => return failed,
+        };
+        for bad in &parsed.invalid_tool_calls {
             let readable = bad.name.as_ref().and_then(|name| {
                 let args: Value = serde_json::from_str(bad.raw_arguments.as_deref()?).ok()?;
                 Some(call(name, args))
             });
-            match (readable, parsed.invalid_tool_calls.len()) {
-                (Some(c), 1) if parsed.tool_calls.is_empty() => return Decoded::Calls(vec![c]),
-                _ => return Decoded::Failed(format!("unreadable call: {}", bad.error)),
+            match readable {
+                Some(c) => calls.push(c),
+                None => return Decoded::Failed(format!("unreadable call: {}", bad.error)),
             }
         }
-        if parsed.tool_calls.is_empty() {
+        if calls.is_empty() {
             return Decoded::Failed(match &parsed.content {
                 Some(text) => format!("no call, only text: {}", snippet(text)),
                 None => "no call and no text".to_owned(),
             });
         }
-        Decoded::from_calls(&parsed.tool_calls)
+        Decoded::Calls(calls)
     }
 
     /// The decoded form of calls an engine returned.
@@ -650,4 +654,176 @@ fn list_dict_check(value: &Value, allowed: &[Value]) -> Verdict {
         }
     }
     verdict
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::Category;
+    use serde_json::json;
+
+    /// A case offering `math.area(base: float, unit: string = "units",
+    /// tags: array of string)`, expecting `base` 10 and `unit` "cm" or
+    /// nothing.
+    fn case(category: Category, answers: Vec<Value>) -> Case {
+        let function = json!({"name": "math.area", "description": "Area.", "parameters": {"type": "dict",
+            "properties": {
+                "base": {"type": "float", "description": "b"},
+                "unit": {"type": "string", "description": "u"},
+                "tags": {"type": "array", "items": {"type": "string"}, "description": "t"}
+            }, "required": ["base"]}});
+        Case {
+            id: format!("{category}_0"),
+            category,
+            messages: Vec::new(),
+            tools: vec![crate::eval::schema::tool_definition(&function)],
+            functions: vec![function],
+            answers,
+        }
+    }
+
+    fn answer(base: f64) -> Value {
+        json!({"math.area": {"base": [base], "unit": ["cm", ""], "tags": [["Red Sky", "x"], ""]}})
+    }
+
+    fn calls(calls: Value) -> Decoded {
+        Decoded::Calls(calls.as_array().unwrap().clone())
+    }
+
+    fn error_type(case: &Case, decoded: Value) -> Option<String> {
+        check(case, &calls(decoded)).error_type
+    }
+
+    #[test]
+    fn a_right_call_passes_under_python_rules() {
+        let simple = case(Category::SimplePython, vec![answer(10.0)]);
+        // The name with its dot made an underscore, an int for a float,
+        // strings compared without case, spaces or punctuation.
+        let verdict = check(
+            &simple,
+            &calls(json!([{"math_area": {"base": 10, "unit": "CM.", "tags": ["red-sky", "X"]}}])),
+        );
+        assert_eq!(verdict, Verdict::valid());
+        assert_eq!(
+            error_type(&simple, json!([{"math_area": {"base": 10.0}}])),
+            None,
+            "optional ones may be left out"
+        );
+    }
+
+    #[test]
+    fn each_mistake_gets_bfcls_error_type() {
+        let simple = case(Category::SimplePython, vec![answer(10.0)]);
+        for (output, expected) in [
+            (
+                json!([{"math.area": {"base": 10}}]),
+                "simple_function_checker:wrong_func_name",
+            ),
+            (
+                json!([{"math_area": {"unit": "cm"}}]),
+                "simple_function_checker:missing_required",
+            ),
+            (
+                json!([{"math_area": {"base": 10, "size": 1}}]),
+                "simple_function_checker:unexpected_param",
+            ),
+            (json!([{"math_area": {"base": "10"}}]), "type_error:simple"),
+            (json!([{"math_area": {"base": true}}]), "type_error:simple"),
+            (
+                json!([{"math_area": {"base": 10, "tags": "x"}}]),
+                "type_error:simple",
+            ),
+            (json!([{"math_area": {"base": 11}}]), "value_error:others"),
+            (
+                json!([{"math_area": {"base": 10, "unit": "mm"}}]),
+                "value_error:string",
+            ),
+            (
+                json!([{"math_area": {"base": 10, "tags": ["x", "red sky"]}}]),
+                "value_error:list/tuple",
+            ),
+            (
+                json!([{"math_area": {"base": 10}}, {"math_area": {"base": 10}}]),
+                "simple_function_checker:wrong_count",
+            ),
+            (
+                json!([{"math_area": [10]}]),
+                "ast_decoder:decoder_wrong_output_format",
+            ),
+        ] {
+            assert_eq!(
+                error_type(&simple, output.clone()).as_deref(),
+                Some(expected),
+                "{output}"
+            );
+        }
+        let failed = check(&simple, &Decoded::Failed("no call".into()));
+        assert_eq!(
+            failed.error_type.as_deref(),
+            Some("ast_decoder:decoder_failed")
+        );
+    }
+
+    #[test]
+    fn parallel_calls_match_in_any_order_but_each_once() {
+        let parallel = case(Category::Parallel, vec![answer(10.0), answer(20.0)]);
+        let both = json!([{"math_area": {"base": 20}}, {"math_area": {"base": 10}}]);
+        assert_eq!(error_type(&parallel, both), None);
+        let twice = json!([{"math_area": {"base": 10}}, {"math_area": {"base": 10}}]);
+        assert_eq!(
+            error_type(&parallel, twice).as_deref(),
+            Some("parallel_function_checker_no_order:cannot_find_match")
+        );
+        let one = json!([{"math_area": {"base": 10}}]);
+        assert_eq!(
+            error_type(&parallel, one).as_deref(),
+            Some("parallel_function_checker_no_order:wrong_count")
+        );
+    }
+
+    #[test]
+    fn relevance_is_about_whether_there_is_a_call() {
+        let irrelevance = case(Category::Irrelevance, Vec::new());
+        let relevance = case(Category::LiveRelevance, Vec::new());
+        let any_call = json!([{"anything": {"x": 1}}]);
+        assert!(check(&irrelevance, &Decoded::Failed("text".into())).valid);
+        assert!(check(&irrelevance, &calls(json!([]))).valid);
+        assert_eq!(
+            error_type(&irrelevance, any_call.clone()).as_deref(),
+            Some("irrelevance_error:decoder_success")
+        );
+        assert!(check(&relevance, &calls(any_call)).valid);
+        assert_eq!(
+            check(&relevance, &Decoded::Failed("text".into()))
+                .error_type
+                .as_deref(),
+            Some("relevance_error:decoder_failed")
+        );
+    }
+
+    #[test]
+    fn parsed_answers_decode_as_bfcl_reads_a_tool_api() {
+        let call = ToolCall::new("1", "f", json!({"x": 1}));
+        let parsed = ParsedResponse {
+            content: Some("Sure.".into()),
+            tool_calls: vec![call.clone()],
+            ..ParsedResponse::default()
+        };
+        assert_eq!(
+            Decoded::from_parsed(&parsed),
+            Decoded::Calls(vec![json!({"f": {"x": 1}})])
+        );
+        let text = ParsedResponse {
+            content: Some("No tool fits.".into()),
+            ..ParsedResponse::default()
+        };
+        assert!(
+            matches!(Decoded::from_parsed(&text), Decoded::Failed(why) if why.contains("No tool fits."))
+        );
+        let not_json = ToolCall::new("1", "f", json!("{x: 1"));
+        assert!(matches!(
+            Decoded::from_calls(&[not_json]),
+            Decoded::Failed(_)
+        ));
+    }
 }

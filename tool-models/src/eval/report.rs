@@ -194,13 +194,14 @@ mod tests {
 
     #[test]
     fn groups_average_as_bfcl_does() {
-        let mut results = Vec::new();
-        // simple 1/2, multiple 1/1: non-live AST is the plain mean, 75%.
-        results.push(result(Category::SimplePython, true, false));
-        results.push(result(Category::SimplePython, false, true));
-        results.push(result(Category::Multiple, true, false));
-        // live simple 0/1, live multiple 3/3: live AST weights, 75%.
-        results.push(result(Category::LiveSimple, false, false));
+        let mut results = vec![
+            // simple 1/2, multiple 1/1: non-live AST is the plain mean, 75%.
+            result(Category::SimplePython, true, false),
+            result(Category::SimplePython, false, true),
+            result(Category::Multiple, true, false),
+            // live simple 0/1, live multiple 3/3: live AST weights, 75%.
+            result(Category::LiveSimple, false, false),
+        ];
         for _ in 0..3 {
             results.push(result(Category::LiveMultiple, true, false));
         }
