@@ -123,31 +123,7 @@ fn printed_scores(stdout: &str) -> BTreeMap<String, (usize, usize)> {
 #[test]
 fn a_small_run_on_the_bundled_model_reports_what_its_json_holds() {
     let Some((_, data)) = data() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("report.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
-        .args([
-            "eval",
-            "bfcl",
-            "--limit",
-            "2",
-            "--max-tokens",
-            "48",
-            "--json",
-        ])
-        .arg(&json)
-        .arg("--data")
-        .arg(&data)
-        .env_remove("TOOL_USE_MODEL")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (stdout, report) = eval_report(&data, &["--limit", "2", "--max-tokens", "48"]);
     let cases = report["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 2 * Category::ALL.len());
     assert_eq!(report["interrupted"], false);
@@ -325,8 +301,9 @@ fn ctrl_c_stops_the_run_and_keeps_what_was_answered() {
     );
 }
 
-/// Runs `tool-use eval bfcl ARGS --json FILE`; the report.
-fn eval_report(data: &std::path::Path, args: &[&str]) -> Value {
+/// Runs `tool-use eval bfcl --data DATA ARGS --json FILE` on the bundled
+/// model; what it printed, and the report.
+fn eval_report(data: &std::path::Path, args: &[&str]) -> (String, Value) {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("report.json");
     let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
@@ -338,23 +315,25 @@ fn eval_report(data: &std::path::Path, args: &[&str]) -> Value {
         .env_remove("TOOL_USE_MODEL")
         .output()
         .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
-        "{}",
+        "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+    let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (stdout, report)
 }
 
 #[test]
 fn in_process_and_through_tool_use_serve_the_bundled_model_answers_alike() {
     let Some((_, data)) = data() else { return };
     let args = ["--limit", "1", "--max-tokens", "48"];
-    let local = eval_report(&data, &args);
+    let (_, local) = eval_report(&data, &args);
     let (_server, url) = python::start_listening(&["serve", "--port", "0"], &[]);
     let mut remote_args = args.to_vec();
     remote_args.extend(["--base-url", &url, "--jobs", "2"]);
-    let remote = eval_report(&data, &remote_args);
+    let (_, remote) = eval_report(&data, &remote_args);
     assert_eq!(remote["engine"]["kind"], "remote tools API");
     let (local, remote) = (
         local["cases"].as_array().unwrap(),

@@ -378,15 +378,7 @@ fn simple(function: &Value, call: &Value, answer: &Value) -> Verdict {
             }
         }
         if !contains(allowed, &value) {
-            return Verdict::invalid(
-                "value_error:others",
-                format!(
-                    "Invalid value for parameter {}: {}. Expected one of {}.",
-                    python::str_repr(param),
-                    repr(&value),
-                    repr(&Value::Array(allowed.to_vec()))
-                ),
-            );
+            return Verdict::invalid("value_error:others", not_among(param, &value, allowed));
         }
     }
     for (param, allowed) in possible {
@@ -496,6 +488,16 @@ fn type_check(
     }
 }
 
+/// BFCL's message for a value that is none of the possible ones.
+fn not_among(param: &str, value: &Value, allowed: &[Value]) -> String {
+    format!(
+        "Invalid value for parameter {}: {}. Expected one of {}.",
+        python::str_repr(param),
+        repr(value),
+        repr(&Value::Array(allowed.to_vec()))
+    )
+}
+
 /// `string_checker`: the standardised string among the standardised
 /// string answers.
 fn string_check(param: &str, value: &Value, allowed: &[Value]) -> Verdict {
@@ -507,15 +509,8 @@ fn string_check(param: &str, value: &Value, allowed: &[Value]) -> Verdict {
     {
         return Verdict::valid();
     }
-    Verdict::invalid(
-        "value_error:string",
-        format!(
-            "Invalid value for parameter {}: {}. Expected one of {}. Case insensitive.",
-            python::str_repr(param),
-            repr(value),
-            repr(&Value::Array(allowed.to_vec()))
-        ),
-    )
+    let message = not_among(param, value, allowed);
+    Verdict::invalid("value_error:string", format!("{message} Case insensitive."))
 }
 
 /// Python's `"" in options`: whether the possible values include `""`, the
@@ -552,15 +547,7 @@ fn list_check(param: &str, value: &Value, allowed: &[Value]) -> Verdict {
     if fits {
         return Verdict::valid();
     }
-    Verdict::invalid(
-        "value_error:list/tuple",
-        format!(
-            "Invalid value for parameter {}: {}. Expected one of {}.",
-            python::str_repr(param),
-            repr(value),
-            repr(&Value::Array(allowed.to_vec()))
-        ),
-    )
+    Verdict::invalid("value_error:list/tuple", not_among(param, value, allowed))
 }
 
 /// `dict_checker`: the dict against each possible dict in turn; the last
@@ -595,12 +582,7 @@ fn dict_check(value: &Value, allowed: &[Value]) -> Verdict {
             };
             let options: Vec<Value> = iterate(options).iter().map(standardized).collect();
             if !contains(&options, &standardized(v)) {
-                verdict.errors.push(format!(
-                    "Invalid value for parameter {}: {}. Expected one of {}.",
-                    python::str_repr(key),
-                    repr(v),
-                    repr(&Value::Array(options))
-                ));
+                verdict.errors.push(not_among(key, v, &options));
                 verdict.error_type = Some("value_error:dict_value".into());
                 fits = false;
                 break;
