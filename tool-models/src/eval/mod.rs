@@ -35,14 +35,16 @@
 mod category;
 mod checker;
 mod data;
+mod decoded;
 mod python;
 mod report;
 mod run;
 pub mod schema;
 
 pub use category::{Category, Check, Group};
-pub use checker::{check, Decoded, Verdict};
+pub use checker::{check, Verdict};
 pub use data::{find_data, load_cases, load_category, Case, Selection, BFCL_PACKAGE, DATA_ENV};
+pub use decoded::Decoded;
 pub use report::{CategoryScore, GroupScore, Report, Summary};
 pub use run::{ask, evaluate, run, run_jobs, Answer, CaseResult, RunOptions};
 

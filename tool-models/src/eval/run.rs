@@ -10,7 +10,8 @@ use serde::Serialize;
 use serde_json::Value;
 use tool_runtime::{Message, ToolCall, ToolChoice};
 
-use super::checker::{check, Decoded, Verdict};
+use super::checker::{check, Verdict};
+use super::decoded::Decoded;
 use super::{Case, Category};
 use crate::agent::{ChatModel, ModelDelta, ModelError, TurnRequest, TurnStats};
 use crate::parse::{Collector, ParseOptions, ParsedResponse};
