@@ -159,9 +159,14 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
     let started = Instant::now();
     let (engine, results) = match &args.base_url {
         Some(base_url) => {
-            let mut models = (0..args.jobs)
-                .map(|_| remote_chat(base_url, &args))
-                .collect::<Result<Vec<_>, _>>()?;
+            // The first client learns the served model's name; the other
+            // jobs ask for the same one without asking the engine again.
+            let first = remote_chat(base_url, &args, args.model_name.as_deref())?;
+            let name = first.model_name().to_owned();
+            let mut models = vec![first];
+            for _ in 1..args.jobs {
+                models.push(remote_chat(base_url, &args, Some(&name))?);
+            }
             let engine = describe_remote(base_url, &models[0], &args);
             let results = eval::run_jobs(&cases, &mut models, &options, &mut on_result);
             (engine, results)
@@ -219,19 +224,19 @@ fn local_chat(args: &BfclArgs) -> Result<LocalChat, String> {
 
 /// One client of the engine (one per job): the tools API, or raw
 /// completions with the template rendered here.
-fn remote_chat(base_url: &str, args: &BfclArgs) -> Result<RemoteChat, String> {
-    let name = args.model_name.clone().unwrap_or_default();
+fn remote_chat(base_url: &str, args: &BfclArgs, name: Option<&str>) -> Result<RemoteChat, String> {
+    let served = name.unwrap_or_default().to_owned();
     let mut chat = if args.completions {
         let source = args.template.as_deref().or(args.model.as_deref()).ok_or(
             "--completions renders the model's chat template: name it with --template or --model",
         )?;
         let templates = ModelTemplates::load(source).map_err(|e| e.to_string())?;
         let template = templates.select(None, true).map_err(|e| e.to_string())?;
-        RemoteChat::completions(base_url, name, template)
+        RemoteChat::completions(base_url, served, template)
             .map_err(|e| e.to_string())?
             .special_tokens(templates.special_tokens.clone())
     } else {
-        RemoteChat::openai_compatible(base_url, name)
+        RemoteChat::openai_compatible(base_url, served)
     };
     chat = chat.stream(false).options(RequestOptions {
         temperature: Some(0.0),
@@ -241,7 +246,7 @@ fn remote_chat(base_url: &str, args: &BfclArgs) -> Result<RemoteChat, String> {
     if let Some(var) = &args.api_key_env {
         chat = chat.api_key_env(var).map_err(|e| e.to_string())?;
     }
-    if args.model_name.is_none() {
+    if name.is_none() {
         let first = chat
             .models()
             .map_err(|e| e.to_string())?

@@ -2,6 +2,7 @@
 //! calling thread, or several (one per concurrent request) on threads of
 //! their own.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Instant;
@@ -111,14 +112,14 @@ pub fn ask(model: &mut dyn ChatModel, request: &TurnRequest<'_>) -> Result<Answe
 
 /// Asks `model` one case and judges the answer.
 pub fn evaluate(case: &Case, model: &mut dyn ChatModel, options: &RunOptions) -> CaseResult {
-    let tools: Vec<Value> = if options.grounded {
+    let tools: Cow<'_, [Value]> = if options.grounded {
         let mut tools = case.tools.clone();
         for tool in &mut tools {
             tool_runtime::ground_free_strings(tool);
         }
-        tools
+        Cow::Owned(tools)
     } else {
-        case.tools.clone()
+        Cow::Borrowed(&case.tools)
     };
     let choice = ToolChoice::Auto;
     let request = TurnRequest {
