@@ -1,21 +1,28 @@
 //! Turns the shared schema fixtures (`../shared/fixtures/schema/cases.jsonl`)
 //! into a test module, so `tests/schema_fixtures.rs` compiles every case's
 //! Rust function with `#[tool]` while reading the expected JSON at run time.
-//! Outside this repository the file is absent and the module is empty.
+//! The fixtures are found as the tests find them (tests/common/fixtures.rs):
+//! under `$TOOL_USE_FIXTURES`, else `../shared/fixtures`. Without them (a
+//! plain clone, the published crate) the module is empty.
 
 use std::fmt::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A case's name and its schema function.
 const CASE_TYPE: &str = "pub type Case = (&'static str, fn() -> &'static ::serde_json::Value);\n";
 
 fn main() {
-    let fixtures = Path::new("../shared/fixtures/schema/cases.jsonl");
+    let root = std::env::var_os("TOOL_USE_FIXTURES")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("../shared/fixtures"));
+    let fixtures = root.join("schema/cases.jsonl");
+    println!("cargo::rerun-if-env-changed=TOOL_USE_FIXTURES");
     println!("cargo::rerun-if-changed={}", fixtures.display());
     println!("cargo::rerun-if-changed=build.rs");
     let out =
         Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("schema_cases.rs");
-    let code = match std::fs::read_to_string(fixtures) {
+    let code = match std::fs::read_to_string(&fixtures) {
         Ok(text) => cases_module(&text),
         Err(_) => {
             format!("{CASE_TYPE}pub static CASES: &[Case] = &[];\n")

@@ -5,15 +5,14 @@
 //! `scripts/bench_templates.py` renders the same inputs with transformers'
 //! own renderer, for comparison.
 
+#[path = "../tests/common/fixtures.rs"]
+mod fixtures;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::Value;
 use std::hint::black_box;
+use std::path::Path;
 use tool_models::template::{ChatTemplate, Clock, DateTime};
-
-const FIXTURES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/fixtures/chat-templates"
-);
 
 /// The templates benchmarked, by fixture file name.
 const TEMPLATES: [(&str, &str); 3] = [
@@ -26,9 +25,8 @@ const TEMPLATES: [(&str, &str); 3] = [
 ];
 
 /// The `kwargs` and `expected` of `case` for `template`.
-fn fixture(template: &str, case: &str) -> (Value, String) {
-    let cases = std::fs::read_to_string(format!("{FIXTURES}/cases.jsonl"))
-        .expect("the shared fixtures at ../shared/fixtures/chat-templates");
+fn fixture(fixtures: &Path, template: &str, case: &str) -> (Value, String) {
+    let cases = std::fs::read_to_string(fixtures.join("cases.jsonl")).expect("the fixtures' cases");
     cases
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -41,15 +39,18 @@ fn fixture(template: &str, case: &str) -> (Value, String) {
 }
 
 fn bench(c: &mut Criterion) {
+    let Some(fixtures) = fixtures::dir("chat-templates") else {
+        return;
+    };
     let clock = Clock::Fixed(DateTime::parse("2026-01-15T10:30:00").expect("a date"));
     let mut group = c.benchmark_group("render tool_round_trip");
     for (label, file) in TEMPLATES {
         let source =
-            std::fs::read_to_string(format!("{FIXTURES}/templates/{file}")).expect("a template");
+            std::fs::read_to_string(fixtures.join("templates").join(file)).expect("a template");
         let template = ChatTemplate::new(&source)
             .expect("compiles")
             .with_clock(clock);
-        let (kwargs, expected) = fixture(file, "tool_round_trip");
+        let (kwargs, expected) = fixture(&fixtures, file, "tool_round_trip");
         assert_eq!(template.render_json(&kwargs).expect("renders"), expected);
         group.bench_function(label, |b| {
             b.iter(|| template.render_json(black_box(&kwargs)))
@@ -72,7 +73,7 @@ fn bench(c: &mut Criterion) {
         });
     }
     group.finish();
-    let source = std::fs::read_to_string(format!("{FIXTURES}/templates/{}", TEMPLATES[0].1))
+    let source = std::fs::read_to_string(fixtures.join("templates").join(TEMPLATES[0].1))
         .expect("a template");
     c.bench_function("compile hermes3", |b| {
         b.iter(|| ChatTemplate::new(black_box(&source)))

@@ -29,22 +29,14 @@
 //! `toolbox!`, [`Toolbox`], messages and calls: serde, serde_json and
 //! schemars, nothing else. The rest is opt-in:
 //!
-//! | feature | gives | compiles |
-//! |---|---|---|
-//! | `templates` | [`models::template`]: chat templates as transformers renders them; [`demo`] | minijinja |
-//! | `parse` | [`models::parse`]: tool-call parsers for 16 model families | — |
-//! | `agent` | [`models::agent`]: the agent loop over any chat model | — |
-//! | `eval` | [`models::eval`]: models and engines measured on BFCL with BFCL's checker | — |
-//! | `remote` | [`models::remote`]: models served by OpenAI-compatible engines | reqwest, tokio, minijinja |
-//! | `remote-tls` | HTTPS for hosted APIs | rustls, ring |
-//! | `server` | [`models::server`]: an OpenAI-compatible server for local models | axum, tokio |
-//! | `local` | local models on the CPU, constrained calls (`models::model`, `generate`, `constrain`) | candle, tokenizers, llguidance |
-//! | `bundled` | [`bundled`]: the project's small model, embedded (about 7 MB) | |
-//! | `cli` (default) | the `tool-use` command; all of the above but `remote-tls` | clap |
-
+#![doc = include_str!("features.md")]
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+// The book's examples, checked as doctests (the whole book needs every
+// default feature; the published crate has no book).
+#[cfg(all(doctest, feature = "cli"))]
+mod book;
 #[cfg(feature = "bundled")]
 pub mod bundled;
 #[cfg(feature = "templates")]

@@ -1,12 +1,11 @@
 //! `tool-use template render`, run as a user runs it.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+#[path = "common/fixtures.rs"]
+mod fixtures;
 
-const FIXTURES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/fixtures/chat-templates"
-);
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
 
 fn run(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tool-use"))
@@ -25,9 +24,14 @@ fn run(args: &[&str], stdin: &str) -> Output {
     child.wait_with_output().expect("it finishes")
 }
 
+/// A path as a command-line argument.
+fn path(p: &Path) -> String {
+    p.to_str().expect("a UTF-8 path").to_owned()
+}
+
 /// The `kwargs` and `expected` of a fixture case.
-fn case(template: &str, name: &str) -> (String, String) {
-    let cases = std::fs::read_to_string(format!("{FIXTURES}/cases.jsonl")).expect("fixtures");
+fn case(fixtures: &Path, template: &str, name: &str) -> (String, String) {
+    let cases = std::fs::read_to_string(fixtures.join("cases.jsonl")).expect("fixtures");
     let case: serde_json::Value = cases
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
@@ -41,9 +45,12 @@ fn case(template: &str, name: &str) -> (String, String) {
 
 #[test]
 fn renders_a_fixture_exactly_from_stdin_and_from_a_file() {
+    let Some(fixtures) = fixtures::dir("chat-templates") else {
+        return;
+    };
     let name = "meta-llama-Llama-3.1-8B-Instruct.jinja";
-    let template = format!("{FIXTURES}/templates/{name}");
-    let (kwargs, expected) = case(name, "tool_round_trip");
+    let template = path(&fixtures.join("templates").join(name));
+    let (kwargs, expected) = case(&fixtures, name, "tool_round_trip");
     let args = [
         "template",
         "render",
@@ -77,9 +84,12 @@ fn renders_a_fixture_exactly_from_stdin_and_from_a_file() {
 
 #[test]
 fn a_template_error_exits_non_zero_with_the_message() {
+    let Some(fixtures) = fixtures::dir("chat-templates") else {
+        return;
+    };
     let name = "google-gemma-2-2b-it.jinja";
-    let template = format!("{FIXTURES}/templates/{name}");
-    let (kwargs, _) = case(name, "plain");
+    let template = path(&fixtures.join("templates").join(name));
+    let (kwargs, _) = case(&fixtures, name, "plain");
     let out = run(
         &[
             "template",
@@ -105,7 +115,10 @@ fn bad_arguments_are_reported() {
     );
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/x.jinja"));
-    let template = format!("{FIXTURES}/templates/Qwen-Qwen2.5-7B-Instruct.jinja");
+    let Some(fixtures) = fixtures::dir("chat-templates") else {
+        return;
+    };
+    let template = path(&fixtures.join("templates/Qwen-Qwen2.5-7B-Instruct.jinja"));
     let out = run(&["template", "render", "--template", &template], "[1, 2]");
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("JSON object"));

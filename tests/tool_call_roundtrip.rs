@@ -4,27 +4,27 @@
 //! the template source, and get the same calls back; offered other tools,
 //! the parser reports the same calls as invalid.
 
+#[path = "common/fixtures.rs"]
+mod fixtures;
 #[path = "../tool-models/tests/common/turns.rs"]
 mod turns;
 
 use serde_json::{json, Value};
 use tool_use::models::parse::{Format, ParseOptions, ReasoningStart};
 
-const DIRS: &[&str] = &[
-    concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/fixtures/chat-templates/templates"
-    ),
-    concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tool-models/tests/data/llama-cpp-templates"
-    ),
-];
+const LLAMA_CPP_TEMPLATES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tool-models/tests/data/llama-cpp-templates"
+);
 
 #[test]
 fn calls_rendered_by_each_template_parse_back() {
     let mut checked = Vec::new();
-    let (turns, mut failures) = turns::turns(DIRS);
+    let Some(shared) = fixtures::dir("chat-templates") else {
+        return;
+    };
+    let shared = shared.join("templates").display().to_string();
+    let (turns, mut failures) = turns::turns(&[&shared, LLAMA_CPP_TEMPLATES]);
     for turns::Turn {
         name,
         format,
