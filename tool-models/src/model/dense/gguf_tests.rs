@@ -138,6 +138,19 @@ fn quantized_files_agree_with_their_widened_weights_as_closely_as_candle() {
                     GgmlDType::Q6K,
                 ],
             ),
+            (GgufWeights::Q4_1, vec![GgmlDType::F32, GgmlDType::Q4_1]),
+            (
+                GgufWeights::Mixed,
+                vec![
+                    GgmlDType::F32,
+                    GgmlDType::Q8_0,
+                    GgmlDType::Q4_0,
+                    GgmlDType::Q5_1,
+                    GgmlDType::Q2K,
+                    GgmlDType::Q3K,
+                    GgmlDType::Q5K,
+                ],
+            ),
         ] {
             let path = tmp.path().join(format!("{arch:?}-{payload:?}.gguf"));
             write_tiny_gguf_as(&path, &spec(arch), payload).unwrap();

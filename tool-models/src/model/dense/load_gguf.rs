@@ -220,7 +220,13 @@ impl Reader<'_> {
         let quant = match dtype {
             GgmlDType::Q8_0 => Some(Quant::Q8_0),
             GgmlDType::Q5_0 => Some(Quant::Q5_0),
+            GgmlDType::Q5_1 => Some(Quant::Q5_1),
+            GgmlDType::Q4_0 => Some(Quant::Q4_0),
+            GgmlDType::Q4_1 => Some(Quant::Q4_1),
+            GgmlDType::Q2K => Some(Quant::Q2K),
+            GgmlDType::Q3K => Some(Quant::Q3K),
             GgmlDType::Q4K => Some(Quant::Q4K),
+            GgmlDType::Q5K => Some(Quant::Q5K),
             GgmlDType::Q6K => Some(Quant::Q6K),
             _ => None,
         };

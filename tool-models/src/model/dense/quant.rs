@@ -1,5 +1,5 @@
-//! GGUF's block-quantized weights (Q8_0, Q5_0, Q4_K, Q6_K) computed with as
-//! they are stored. A matrix-vector product quantizes the vector to 8 bits
+//! GGUF's block-quantized weights (Q8_0, Q5_0, Q5_1, Q4_0, Q4_1, Q2_K,
+//! Q3_K, Q4_K, Q5_K, Q6_K) computed with as they are stored. A matrix-vector product quantizes the vector to 8 bits
 //! in blocks of 32 once, then takes integer dot products against each row
 //! (AVX2 where the CPU has it), so a decode step streams a quarter to a half
 //! of the bytes of f16 and never widens a weight.
@@ -19,9 +19,23 @@ pub(crate) enum Quant {
     Q8_0,
     /// Blocks of 32: an f16 scale, the fifth bits, and 32 nibbles (value − 16).
     Q5_0,
+    /// Blocks of 32: f16 scale and minimum, the fifth bits, 32 nibbles.
+    Q5_1,
+    /// Blocks of 32: an f16 scale and 32 nibbles (value − 8).
+    Q4_0,
+    /// Blocks of 32: f16 scale and minimum, and 32 nibbles.
+    Q4_1,
+    /// Blocks of 256: sixteen 4-bit sub-scales and sub-minimums, 256
+    /// two-bit values, f16 scale and minimum.
+    Q2K,
+    /// Blocks of 256: the third bits, 256 two-bit values (value − 4 where
+    /// the third bit is clear), sixteen 6-bit sub-scales (− 32), an f16 scale.
+    Q3K,
     /// Blocks of 256: f16 scale and minimum, eight 6-bit sub-scales and
     /// sub-minimums, 256 nibbles.
     Q4K,
+    /// Blocks of 256: as Q4_K, with the fifth bits of the 256 values.
+    Q5K,
     /// Blocks of 256: 256 six-bit values (value − 32), sixteen 8-bit
     /// sub-scales, an f16 scale.
     Q6K,
@@ -31,8 +45,8 @@ impl Quant {
     /// Values per block.
     pub(crate) fn block_values(self) -> usize {
         match self {
-            Quant::Q8_0 | Quant::Q5_0 => 32,
-            Quant::Q4K | Quant::Q6K => 256,
+            Quant::Q8_0 | Quant::Q5_0 | Quant::Q5_1 | Quant::Q4_0 | Quant::Q4_1 => 32,
+            Quant::Q2K | Quant::Q3K | Quant::Q4K | Quant::Q5K | Quant::Q6K => 256,
         }
     }
 
@@ -41,7 +55,13 @@ impl Quant {
         match self {
             Quant::Q8_0 => 34,
             Quant::Q5_0 => 22,
+            Quant::Q5_1 => 24,
+            Quant::Q4_0 => 18,
+            Quant::Q4_1 => 20,
+            Quant::Q2K => 84,
+            Quant::Q3K => 110,
             Quant::Q4K => 144,
+            Quant::Q5K => 176,
             Quant::Q6K => 210,
         }
     }
@@ -202,19 +222,79 @@ impl Unpacked {
                     *q = *v as i8;
                 }
             }
-            Quant::Q5_0 => {
-                let d = f16_at(b, 0);
-                self.scale[..2].fill(d);
-                self.min[..2].fill(0.0);
-                let high = u32::from_le_bytes([b[2], b[3], b[4], b[5]]);
-                for (j, v) in b[6..22].iter().enumerate() {
+            Quant::Q5_0 | Quant::Q5_1 => {
+                // Q5_1 stores the values as they are, with a minimum;
+                // Q5_0 stores value + 16 and has none.
+                let (offset, min, at) = match quant {
+                    Quant::Q5_0 => (16, 0.0, 2),
+                    _ => (0, -f16_at(b, 2), 4),
+                };
+                self.scale[..2].fill(f16_at(b, 0));
+                self.min[..2].fill(min);
+                let high = u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+                for (j, v) in b[at + 4..at + 20].iter().enumerate() {
                     let low = v & 0xF | (((high >> j) & 1) << 4) as u8;
                     let up = v >> 4 | (((high >> (j + 16)) & 1) << 4) as u8;
-                    self.q[j] = low as i8 - 16;
-                    self.q[j + 16] = up as i8 - 16;
+                    self.q[j] = low as i8 - offset;
+                    self.q[j + 16] = up as i8 - offset;
                 }
             }
-            Quant::Q4K => {
+            Quant::Q4_0 | Quant::Q4_1 => {
+                let (offset, min, at) = match quant {
+                    Quant::Q4_0 => (8, 0.0, 2),
+                    _ => (0, -f16_at(b, 2), 4),
+                };
+                self.scale[..2].fill(f16_at(b, 0));
+                self.min[..2].fill(min);
+                for (j, v) in b[at..at + 16].iter().enumerate() {
+                    self.q[j] = (v & 0xF) as i8 - offset;
+                    self.q[j + 16] = (v >> 4) as i8 - offset;
+                }
+            }
+            Quant::Q2K => {
+                let (scales, qs) = (&b[..16], &b[16..80]);
+                let (d, dmin) = (f16_at(b, 80), f16_at(b, 82));
+                for (s, sc) in scales.iter().enumerate() {
+                    self.scale[s] = d * (sc & 0xF) as f32;
+                    self.min[s] = dmin * (sc >> 4) as f32;
+                }
+                // Each 32 bytes hold four 2-bit layers of 32 values, each
+                // layer two groups of 16.
+                for (n, qs) in qs.chunks_exact(32).enumerate() {
+                    for layer in 0..4 {
+                        for (l, v) in qs.iter().enumerate() {
+                            self.q[128 * n + 32 * layer + l] = ((v >> (2 * layer)) & 3) as i8;
+                        }
+                    }
+                }
+            }
+            Quant::Q3K => {
+                let (hmask, qs, packed) = (&b[..32], &b[32..96], &b[96..108]);
+                let d = f16_at(b, 108);
+                for s in 0..16 {
+                    // Sixteen 6-bit scales: low nibbles in the first eight
+                    // bytes, high pairs in the last four.
+                    let low = if s < 8 {
+                        packed[s] & 0xF
+                    } else {
+                        packed[s - 8] >> 4
+                    };
+                    let high = (packed[8 + s % 4] >> (2 * (s / 4))) & 3;
+                    self.scale[s] = d * ((low | high << 4) as i8 - 32) as f32;
+                    self.min[s] = 0.0;
+                }
+                for (n, qs) in qs.chunks_exact(32).enumerate() {
+                    for layer in 0..4 {
+                        let bit = 4 * n + layer;
+                        for (l, v) in qs.iter().enumerate() {
+                            let low = ((v >> (2 * layer)) & 3) as i8;
+                            let third = hmask[l] >> bit & 1;
+                            self.q[128 * n + 32 * layer + l] = low - if third == 1 { 0 } else { 4 };
+                        }
+                    }
+                }
+            }
+            Quant::Q4K | Quant::Q5K => {
                 let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
                 let scales = &b[4..16];
                 for sub in 0..8 {
@@ -222,10 +302,24 @@ impl Unpacked {
                     self.scale[2 * sub..2 * sub + 2].fill(d * sc as f32);
                     self.min[2 * sub..2 * sub + 2].fill(dmin * m as f32);
                 }
-                for (chunk, qs) in b[16..144].chunks_exact(32).enumerate() {
+                // Q5_K puts the fifth bits of all 256 values between the
+                // scales and the nibbles: bit 2·chunk (low half) and
+                // 2·chunk + 1 (high half) of byte `l`.
+                let (qh, nibbles) = match quant {
+                    Quant::Q4K => (None, &b[16..144]),
+                    _ => (Some(&b[16..48]), &b[48..176]),
+                };
+                for (chunk, qs) in nibbles.chunks_exact(32).enumerate() {
                     for (l, v) in qs.iter().enumerate() {
-                        self.q[64 * chunk + l] = (v & 0xF) as i8;
-                        self.q[64 * chunk + 32 + l] = (v >> 4) as i8;
+                        let (low, high) = match qh {
+                            Some(qh) => (
+                                (qh[l] >> (2 * chunk) & 1) << 4,
+                                (qh[l] >> (2 * chunk + 1) & 1) << 4,
+                            ),
+                            None => (0, 0),
+                        };
+                        self.q[64 * chunk + l] = (v & 0xF | low) as i8;
+                        self.q[64 * chunk + 32 + l] = (v >> 4 | high) as i8;
                     }
                 }
             }
@@ -276,7 +370,7 @@ fn dot_portable(quant: Quant, row: &[u8], x: &Q8Vector) -> f32 {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{q4k_scale_min, Q8Vector, Quant, QK};
+    use super::{f16_at, q4k_scale_min, Q8Vector, Quant, QK};
     use std::arch::x86_64::*;
 
     /// # Safety
@@ -295,9 +389,15 @@ mod x86 {
             *o = unsafe {
                 match quant {
                     Quant::Q8_0 => dot_q8_0(row, x),
-                    Quant::Q5_0 => dot_q5_0(row, x),
-                    Quant::Q4K => dot_q4k(row, x),
+                    Quant::Q5_0 => dot_q5(row, x, false),
+                    Quant::Q5_1 => dot_q5(row, x, true),
+                    Quant::Q4_0 => dot_q4(row, x, false),
+                    Quant::Q4_1 => dot_q4(row, x, true),
+                    Quant::Q4K => dot_q4k(row, x, false),
+                    Quant::Q5K => dot_q4k(row, x, true),
                     Quant::Q6K => dot_q6k(row, x),
+                    // Rare in files, and small: the portable reference.
+                    Quant::Q2K | Quant::Q3K => super::dot_portable(quant, row, x),
                 }
             };
         }
@@ -387,16 +487,18 @@ mod x86 {
 
     #[inline]
     #[target_feature(enable = "avx2,fma,f16c")]
-    unsafe fn dot_q5_0(row: &[u8], x: &Q8Vector) -> f32 {
+    unsafe fn dot_q5(row: &[u8], x: &Q8Vector, with_min: bool) -> f32 {
         let mut acc = _mm256_setzero_ps();
         let mut offset = 0f32;
         let low = _mm_set1_epi8(0xF);
-        for (b, block) in row.chunks_exact(22).enumerate() {
+        // Q5_1 adds a minimum after the scale; Q5_0 stores value + 16.
+        let (bytes, at) = if with_min { (24, 4) } else { (22, 2) };
+        for (b, block) in row.chunks_exact(bytes).enumerate() {
             prefetch(block);
             let scale = f16(block, 0) * x.scales[b];
-            let high = u32::from_le_bytes([block[2], block[3], block[4], block[5]]);
-            // SAFETY: 16 bytes from 6 lie within the 22-byte block.
-            let packed = unsafe { _mm_loadu_si128(block.as_ptr().add(6).cast()) };
+            let high = u32::from_le_bytes([block[at], block[at + 1], block[at + 2], block[at + 3]]);
+            // SAFETY: 16 bytes from `at + 4` lie within the block.
+            let packed = unsafe { _mm_loadu_si128(block.as_ptr().add(at + 4).cast()) };
             let nibbles = _mm256_set_m128i(
                 _mm_and_si128(_mm_srli_epi16(packed, 4), low),
                 _mm_and_si128(packed, low),
@@ -405,28 +507,85 @@ mod x86 {
             let w = _mm256_or_si256(nibbles, fifth);
             let dot = dot_u8_i8(w, load_x(x, b * QK));
             acc = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), acc);
-            // Stored values are value + 16.
-            offset += scale * 16.0 * (x.sums[2 * b] + x.sums[2 * b + 1]) as f32;
+            offset += block_offset(block, with_min, 16.0, scale, x, b);
+        }
+        hsum(acc) - offset
+    }
+
+    /// What a 32-value block's stored values are off by, times `x`: the
+    /// minimum (Q4_1, Q5_1: value = scale · q + min), or the `shift` the
+    /// values are stored with (Q4_0: + 8, Q5_0: + 16).
+    #[inline(always)]
+    fn block_offset(
+        block: &[u8],
+        with_min: bool,
+        shift: f32,
+        scale: f32,
+        x: &Q8Vector,
+        b: usize,
+    ) -> f32 {
+        let sum = (x.sums[2 * b] + x.sums[2 * b + 1]) as f32;
+        if with_min {
+            -f16_at(block, 2) * x.scales[b] * sum
+        } else {
+            scale * shift * sum
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn dot_q4(row: &[u8], x: &Q8Vector, with_min: bool) -> f32 {
+        let mut acc = _mm256_setzero_ps();
+        let mut offset = 0f32;
+        let low = _mm_set1_epi8(0xF);
+        let (bytes, at) = if with_min { (20, 4) } else { (18, 2) };
+        for (b, block) in row.chunks_exact(bytes).enumerate() {
+            prefetch(block);
+            let scale = f16(block, 0) * x.scales[b];
+            // SAFETY: 16 bytes from `at` lie within the block.
+            let packed = unsafe { _mm_loadu_si128(block.as_ptr().add(at).cast()) };
+            let w = _mm256_set_m128i(
+                _mm_and_si128(_mm_srli_epi16(packed, 4), low),
+                _mm_and_si128(packed, low),
+            );
+            let dot = dot_u8_i8(w, load_x(x, b * QK));
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), acc);
+            offset += block_offset(block, with_min, 8.0, scale, x, b);
         }
         hsum(acc) - offset
     }
 
     #[inline]
     #[target_feature(enable = "avx2,fma,f16c")]
-    unsafe fn dot_q4k(row: &[u8], x: &Q8Vector) -> f32 {
+    unsafe fn dot_q4k(row: &[u8], x: &Q8Vector, fifth_bits: bool) -> f32 {
         let mut acc = _mm256_setzero_ps();
         let mut offset = 0f32;
         let low = _mm256_set1_epi8(0xF);
-        for (b, block) in row.chunks_exact(144).enumerate() {
+        let one = _mm256_set1_epi8(1);
+        // Q5_K: the fifth bits of the block's 256 values come first.
+        let (bytes, nibbles) = if fifth_bits { (176, 48) } else { (144, 16) };
+        for (b, block) in row.chunks_exact(bytes).enumerate() {
             prefetch(block);
             let (d, dmin) = (f16(block, 0), f16(block, 2));
             let scales = &block[4..16];
+            let qh = if fifth_bits {
+                load(block, 16)
+            } else {
+                _mm256_setzero_si256()
+            };
             for chunk in 0..4 {
-                let q = load(block, 16 + 32 * chunk);
-                let halves = [
+                let q = load(block, nibbles + 32 * chunk);
+                let mut halves = [
                     _mm256_and_si256(q, low),
                     _mm256_and_si256(_mm256_srli_epi16(q, 4), low),
                 ];
+                if fifth_bits {
+                    for (half, w) in halves.iter_mut().enumerate() {
+                        let shift = _mm_cvtsi32_si128((2 * chunk + half) as i32);
+                        let bit = _mm256_and_si256(_mm256_srl_epi16(qh, shift), one);
+                        *w = _mm256_or_si256(*w, _mm256_slli_epi16(bit, 4));
+                    }
+                }
                 for (half, w) in halves.into_iter().enumerate() {
                     let sub = 2 * chunk + half;
                     let k = b * 8 + sub;
@@ -495,10 +654,16 @@ mod tests {
     use candle_core::{Device, Tensor};
     use proptest::prelude::*;
 
-    const ALL: [(Quant, GgmlDType); 4] = [
+    const ALL: [(Quant, GgmlDType); 10] = [
         (Quant::Q8_0, GgmlDType::Q8_0),
         (Quant::Q5_0, GgmlDType::Q5_0),
+        (Quant::Q5_1, GgmlDType::Q5_1),
+        (Quant::Q4_0, GgmlDType::Q4_0),
+        (Quant::Q4_1, GgmlDType::Q4_1),
+        (Quant::Q2K, GgmlDType::Q2K),
+        (Quant::Q3K, GgmlDType::Q3K),
         (Quant::Q4K, GgmlDType::Q4K),
+        (Quant::Q5K, GgmlDType::Q5K),
         (Quant::Q6K, GgmlDType::Q6K),
     ];
 

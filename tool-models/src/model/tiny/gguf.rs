@@ -25,6 +25,13 @@ pub enum GgufWeights {
     /// of 256 values, Q5_0 for Q4_K and Q8_0 for Q6_K, as llama.cpp falls
     /// back.
     Q4K,
+    /// Q4_1 (4 bits, a scale and a minimum per 32), as SmolLM2-135M's
+    /// `Q4_1` file stores its matrices.
+    Q4_1,
+    /// Every other block format, one per kind of matrix: q Q4_0, k Q5_1,
+    /// v Q2_K, the attention output Q3_K, the MLP Q5_K (Q4_0 where a row
+    /// is not a multiple of 256 values), the embedding and output Q8_0.
+    Mixed,
 }
 
 impl GgufWeights {
@@ -42,6 +49,21 @@ impl GgufWeights {
             GgufWeights::Q4K if more_bits => GgmlDType::Q8_0,
             GgufWeights::Q4K if fits(GgmlDType::Q4K) => GgmlDType::Q4K,
             GgufWeights::Q4K => GgmlDType::Q5_0,
+            GgufWeights::Q4_1 => GgmlDType::Q4_1,
+            GgufWeights::Mixed => {
+                let kinds = [
+                    ("attn_q.", GgmlDType::Q4_0),
+                    ("attn_k.", GgmlDType::Q5_1),
+                    ("attn_v.", GgmlDType::Q2K),
+                    ("attn_output.", GgmlDType::Q3K),
+                    ("ffn_", GgmlDType::Q5K),
+                ];
+                match kinds.iter().find(|(kind, _)| name.contains(kind)) {
+                    Some(&(_, t)) if fits(t) => t,
+                    Some(_) => GgmlDType::Q4_0,
+                    None => GgmlDType::Q8_0,
+                }
+            }
         };
         if name.ends_with(".weight") && !name.contains("norm") && fits(wanted) {
             wanted
