@@ -87,6 +87,11 @@ fn smollm2_q4_1_prompts_as_transformers_and_decodes_as_llama_cpp() {
     let ids = |key: &str| -> Vec<u32> {
         serde_json::from_value(json[key].clone()).unwrap_or_else(|e| panic!("{key}: {e}"))
     };
+    // Every matrix multiplied as stored: 30 layers' four, and the embedding.
+    assert_eq!(
+        json["matrices"],
+        serde_json::json!({"Q4_1": 120, "Q8_0": 1})
+    );
     assert_eq!(ids("prompt_ids"), PROMPT_IDS);
     assert_eq!(ids("ids"), LLAMA_CPP_IDS, "{}", json["text"]);
     assert_eq!(

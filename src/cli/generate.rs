@@ -23,8 +23,8 @@ pub struct GenerateArgs {
     /// The most tokens to generate.
     #[arg(long, default_value_t = 64)]
     max_tokens: usize,
-    /// Print the prompt, its ids, the generated ids, the text and the speed
-    /// as JSON.
+    /// Print the prompt, its ids, the generated ids, the text, the speed and
+    /// the formats the weights are computed in as JSON.
     #[arg(long)]
     json: bool,
     /// Keep generating past end-of-sequence tokens, to `--max-tokens` (for
@@ -102,6 +102,9 @@ pub fn run(args: GenerateArgs) -> Result<(), String> {
             "text": generation.text,
             "prefill_tokens_per_s": prefill,
             "decode_tokens_per_s": decode,
+            // How the weights are computed with: matrices per format, or
+            // `"candle"` for models candle-transformers runs.
+            "matrices": model.matrix_formats().map_or(json!("candle"), |m| json!(m)),
         });
         println!("{out}");
     } else {

@@ -90,6 +90,15 @@ impl Backend {
         })
     }
 
+    /// How many matrices the project's decoder computes with in each
+    /// format; `None` where candle-transformers runs the model.
+    pub(crate) fn matrix_formats(&self) -> Option<std::collections::BTreeMap<String, usize>> {
+        match self {
+            Backend::Dense { model, .. } => Some(model.matrix_formats()),
+            _ => None,
+        }
+    }
+
     /// Runs `tokens`, which sit at positions `offset..`, through the network
     /// and returns the logits of the last one.
     pub(crate) fn forward(

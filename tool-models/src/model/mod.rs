@@ -235,4 +235,12 @@ impl Model {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Which path the weights take: how many matrices the project's decoder
+    /// computes with in each format, as stored (`Q4_1`, `Q4_K`, `f16`…,
+    /// multiplied in that format) or widened at load (`f32 (widened from
+    /// Q8_1)`); `None` where a candle-transformers model runs it.
+    pub fn matrix_formats(&self) -> Option<std::collections::BTreeMap<String, usize>> {
+        self.backend.matrix_formats()
+    }
 }

@@ -165,7 +165,15 @@ fn quantized_files_agree_with_their_widened_weights_as_closely_as_candle() {
             let exact_path = tmp.path().join("widened.gguf");
             widened(&path, &exact_path);
 
-            let ours = dense_steps(&dense(&path, arch), &TOKENS);
+            let model = dense(&path, arch);
+            // Every stored format is computed with as stored, none widened.
+            let formats = model.matrix_formats();
+            assert!(
+                formats.keys().all(|f| !f.contains("widened")),
+                "{arch:?} {payload:?}: {formats:?}"
+            );
+            assert_eq!(formats.len(), wanted.len() - 1, "{formats:?}"); // norms: f32 vectors
+            let ours = dense_steps(&model, &TOKENS);
             let theirs = candle_steps(&path, arch, &TOKENS);
             let exact = dense_steps(&dense(&exact_path, arch), &TOKENS);
             let (mut worst_ours, mut worst_theirs) = (0f32, 0f32);

@@ -224,7 +224,13 @@ fn read_matrix(
     };
     let flat = tensor.flatten_all().map_err(fail)?;
     Ok(match tensor.dtype() {
-        _ if !keep_half => Matrix::f32(read(weights, name, shape)?, cols),
+        DType::F32 => Matrix::f32(read(weights, name, shape)?, cols),
+        // Small models: widened once, for the f32 kernels' speed.
+        dtype if !keep_half => Matrix::widened(
+            read(weights, name, shape)?,
+            cols,
+            format!("{dtype:?}").to_lowercase(),
+        ),
         DType::F16 => {
             let values = flat.to_vec1::<half::f16>().map_err(fail)?;
             Matrix::f16(values.into_iter().map(half::f16::to_bits).collect(), cols)

@@ -258,7 +258,7 @@ impl Reader<'_> {
                     .and_then(|t| t.flatten_all())
                     .and_then(|t| t.to_vec1::<f32>())
                     .map_err(|e| self.fail(name, e))?;
-                Matrix::f32(values, cols)
+                Matrix::widened(values, cols, format!("{dtype:?}"))
             }
         })
     }

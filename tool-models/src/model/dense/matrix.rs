@@ -13,6 +13,8 @@ use std::cell::RefCell;
 pub(crate) struct Matrix {
     cols: usize,
     data: Data,
+    /// The format the file stored, where it was widened to f32 at load.
+    widened_from: Option<String>,
 }
 
 #[derive(Debug)]
@@ -45,6 +47,7 @@ impl Matrix {
         Matrix {
             cols,
             data: Data::F32(values),
+            widened_from: None,
         }
     }
 
@@ -52,6 +55,7 @@ impl Matrix {
         Matrix {
             cols,
             data: Data::F16(bits),
+            widened_from: None,
         }
     }
 
@@ -59,6 +63,7 @@ impl Matrix {
         Matrix {
             cols,
             data: Data::Bf16(bits),
+            widened_from: None,
         }
     }
 
@@ -70,7 +75,35 @@ impl Matrix {
         Matrix {
             cols,
             data: Data::Quant(quant, bytes),
+            widened_from: None,
         }
+    }
+
+    /// `values` that the file stored in `format` and the loader widened.
+    pub(crate) fn widened(values: Vec<f32>, cols: usize, format: impl Into<String>) -> Matrix {
+        Matrix {
+            widened_from: Some(format.into()),
+            ..Matrix::f32(values, cols)
+        }
+    }
+
+    /// How each part of this matrix is computed with, counted into
+    /// `counts`: `Q4_1`, `f16`… as stored, or `f32 (widened from …)`.
+    pub(crate) fn count_formats(&self, counts: &mut std::collections::BTreeMap<String, usize>) {
+        let format = match (&self.data, &self.widened_from) {
+            (Data::Stack(parts), _) => {
+                for part in parts {
+                    part.count_formats(counts);
+                }
+                return;
+            }
+            (Data::F32(_), Some(from)) => format!("f32 (widened from {from})"),
+            (Data::F32(_), None) => "f32".to_owned(),
+            (Data::F16(_), _) => "f16".to_owned(),
+            (Data::Bf16(_), _) => "bf16".to_owned(),
+            (Data::Quant(q, _), _) => q.name().to_owned(),
+        };
+        *counts.entry(format).or_default() += 1;
     }
 
     /// Stacks matrices of the same width row-wise (fused projections): one
@@ -101,6 +134,7 @@ impl Matrix {
             return Matrix {
                 cols,
                 data: Data::Stack(parts),
+                widened_from: None,
             };
         }
         let all = |f: fn(&Data) -> bool| parts.iter().all(|m| f(&m.data));
@@ -118,13 +152,19 @@ impl Matrix {
                 Matrix::bf16(bits, cols)
             };
         }
+        // Parts widened from one format stay reported as that format.
+        let from = parts[0].widened_from.clone();
+        let same_origin = parts.iter().all(|m| m.widened_from == from);
         let mut values = Vec::new();
         for m in &parts {
             let start = values.len();
             values.resize(start + m.len(), 0.0);
             m.widen_rows(0, &mut values[start..]);
         }
-        Matrix::f32(values, cols)
+        match from {
+            Some(from) if same_origin => Matrix::widened(values, cols, from),
+            _ => Matrix::f32(values, cols),
+        }
     }
 
     /// The number of values.

@@ -83,6 +83,23 @@ pub(crate) struct Scratch {
 }
 
 impl Dense {
+    /// How many of the model's matrices are computed with in each format
+    /// (see [`Matrix::count_formats`]); fused projections count once per
+    /// stored format.
+    pub(crate) fn matrix_formats(&self) -> std::collections::BTreeMap<String, usize> {
+        let mut counts = std::collections::BTreeMap::new();
+        self.embed.count_formats(&mut counts);
+        for layer in &self.layers {
+            for m in [&layer.qkv, &layer.o, &layer.gate_up, &layer.down] {
+                m.count_formats(&mut counts);
+            }
+        }
+        if let Some(head) = &self.lm_head {
+            head.count_formats(&mut counts);
+        }
+        counts
+    }
+
     /// An empty cache for this model.
     pub(crate) fn new_cache(&self) -> KvCache {
         KvCache::new(self.layers.len(), self.cfg.heads.kv_width())

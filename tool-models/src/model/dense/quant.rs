@@ -66,6 +66,22 @@ impl Quant {
         }
     }
 
+    /// ggml's name of the format.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Quant::Q8_0 => "Q8_0",
+            Quant::Q5_0 => "Q5_0",
+            Quant::Q5_1 => "Q5_1",
+            Quant::Q4_0 => "Q4_0",
+            Quant::Q4_1 => "Q4_1",
+            Quant::Q2K => "Q2_K",
+            Quant::Q3K => "Q3_K",
+            Quant::Q4K => "Q4_K",
+            Quant::Q5K => "Q5_K",
+            Quant::Q6K => "Q6_K",
+        }
+    }
+
     /// Bytes of a row of `cols` values (a multiple of [`block_values`](Self::block_values)).
     pub(crate) fn row_bytes(self, cols: usize) -> usize {
         cols / self.block_values() * self.block_bytes()
