@@ -342,7 +342,7 @@ impl ChatModel for LocalChat {
         &mut self,
         request: &TurnRequest<'_>,
         out: &mut dyn FnMut(ModelDelta<'_>),
-    ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>> {
+    ) -> Result<Turn, super::TurnError> {
         let schema = self.schema.clone();
         let turn = self.prepare(request, schema.as_ref())?;
         let options = self.options.clone();

@@ -6,9 +6,7 @@ use std::time::Instant;
 use serde_json::Value;
 use tool_runtime::{DefinitionFormat, InvalidToolCall, Message, ToolCall, ToolChoice, Toolbox};
 
-use super::{
-    AgentError, AgentEvent, AgentRun, ModelDelta, ModelError, RunStats, Turn, TurnRequest,
-};
+use super::{AgentError, AgentEvent, AgentRun, ModelDelta, RunStats, Turn, TurnError, TurnRequest};
 use crate::parse::{Format, ParseOptions, StreamEvent, StreamParser};
 
 /// A call as parsed, readable or not, in the order the model wrote it.
@@ -105,7 +103,7 @@ impl Run {
         &mut self,
         round: usize,
         mut state: Round,
-        turn: Result<Turn, ModelError>,
+        turn: Result<Turn, TurnError>,
         on_event: &mut (dyn FnMut(AgentEvent) + '_),
     ) -> Result<Step, AgentError> {
         let turn = match turn {

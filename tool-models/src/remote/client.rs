@@ -13,7 +13,7 @@ use super::error::{snippet, RemoteError};
 use super::stream::{ChunkMerger, Usage};
 use super::wire::{chat_request, RequestOptions};
 use crate::agent::{
-    AsyncChatModel, ChatModel, ModelDelta, Turn, TurnFuture, TurnRequest, TurnStats,
+    AsyncChatModel, ChatModel, ModelDelta, Turn, TurnError, TurnFuture, TurnRequest, TurnStats,
 };
 use crate::parse::{Format, StreamEvent};
 
@@ -536,7 +536,7 @@ impl ChatModel for RemoteChat {
         &mut self,
         request: &TurnRequest<'_>,
         out: &mut dyn FnMut(ModelDelta<'_>),
-    ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>> {
+    ) -> Result<Turn, TurnError> {
         // Taken out so that `self` can be borrowed by the future.
         let runtime = self.take_runtime()?;
         let result = runtime.block_on(self.respond_async(request, out));
