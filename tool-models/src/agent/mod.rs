@@ -58,7 +58,7 @@ pub use error::AgentError;
 pub use event::AgentEvent;
 #[cfg(feature = "local")]
 pub use local::{LocalChat, LocalChatError, PreparedTurn};
-pub use stats::{RunStats, TurnStats};
+pub use stats::{RunStats, TurnStats, Usage};
 
 use serde_json::Value;
 use tool_runtime::{Message, Toolbox};

@@ -21,19 +21,8 @@ use serde_json::{Map, Value};
 use tool_runtime::{InvalidToolCall, ToolCall};
 
 use super::error::{snippet, RemoteError};
+use crate::agent::Usage;
 use crate::parse::StreamEvent;
-
-/// Token counts an engine reports.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Usage {
-    /// Tokens of the prompt.
-    pub prompt_tokens: usize,
-    /// Tokens generated.
-    pub completion_tokens: usize,
-    /// Prompt tokens served from the engine's cache
-    /// (`prompt_tokens_details.cached_tokens`), when it says.
-    pub cached_tokens: Option<usize>,
-}
 
 /// How a turn ended, as the engine reported it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -195,7 +184,7 @@ impl ChunkMerger {
         if let Some(model) = object.get("model").and_then(Value::as_str) {
             self.completion.model = Some(model.to_owned());
         }
-        if let Some(usage) = object.get("usage").and_then(read_usage) {
+        if let Some(usage) = object.get("usage").and_then(Usage::from_json) {
             self.completion.usage = Some(usage);
         }
         let mut events = Vec::new();
@@ -391,19 +380,6 @@ fn is_first(choice: &Value) -> bool {
 /// The first choice of a `choices` array.
 pub(super) fn first_choice(choices: &Value) -> Option<&Value> {
     choices.as_array()?.iter().find(|c| is_first(c))
-}
-
-pub(super) fn read_usage(usage: &Value) -> Option<Usage> {
-    let count = |key: &str| usage.get(key).and_then(Value::as_u64).map(|n| n as usize);
-    Some(Usage {
-        prompt_tokens: count("prompt_tokens")?,
-        completion_tokens: count("completion_tokens").unwrap_or(0),
-        cached_tokens: usage
-            .get("prompt_tokens_details")
-            .and_then(|d| d.get("cached_tokens"))
-            .and_then(Value::as_u64)
-            .map(|n| n as usize),
-    })
 }
 
 /// The engine's own words: `error.message`, or the error as text.
