@@ -125,7 +125,8 @@ pub trait ChatModel {
 /// Why a model could not write its turn: whatever the model's own error is
 /// (a local model's generation, a remote engine's HTTP or stream error),
 /// boxed, since the agent only reports it. Distinct from
-/// [`crate::model::ModelError`], which is about loading a model's files.
+/// `model::ModelError` (the `local` feature), which is about loading a
+/// model's files.
 pub type TurnError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A future a model returns, borrowing what it was given.

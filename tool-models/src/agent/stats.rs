@@ -49,7 +49,7 @@ impl Usage {
 }
 
 /// What one generation cost: an agent's turn, a bare
-/// [`generate`](crate::generate) call, a served answer.
+/// `generate` call (the `local` feature), a served answer.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct TurnStats {
     /// Tokens in the rendered prompt.
