@@ -10,6 +10,7 @@
 //! ```
 
 use tool_use::models::agent::{Agent, AgentEvent};
+use tool_use::models::parse::StreamEvent;
 use tool_use::models::remote::RemoteChat;
 use tool_use::Message;
 
@@ -43,7 +44,9 @@ fn main() {
     let mut agent = Agent::new(chat, tool_use::demo::toolbox()).max_rounds(4);
     println!("user: {question}");
     let result = agent.run_with(vec![Message::user(question)], &mut |event| match event {
-        AgentEvent::ToolCall(call) => println!("  → {}({})", call.name, call.arguments),
+        AgentEvent::Stream(StreamEvent::ToolCallEnd { call, .. }) => {
+            println!("  → {}({})", call.name, call.arguments)
+        }
         AgentEvent::ToolResult { message } | AgentEvent::InvalidToolCall { message } => {
             println!("  ← {}", message.text())
         }

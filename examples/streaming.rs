@@ -10,6 +10,7 @@
 use std::io::Write;
 
 use tool_use::models::agent::{Agent, AgentEvent, LocalChat};
+use tool_use::models::parse::StreamEvent;
 use tool_use::Message;
 
 fn main() {
@@ -33,13 +34,15 @@ fn main() {
         match event {
             AgentEvent::RoundStart { round } => print!("\n[round {round}] assistant: "),
             // Text arrives piece by piece; tool-call markup never shows here.
-            AgentEvent::TextDelta(text) => print!("{text}"),
-            AgentEvent::ReasoningDelta(text) => print!("({text})"),
+            AgentEvent::Stream(StreamEvent::Content(text)) => print!("{text}"),
+            AgentEvent::Stream(StreamEvent::Reasoning(text)) => print!("({text})"),
             // A call's name as soon as it is known, its arguments as written
             // (all at once for formats that do not stream them), then the call.
-            AgentEvent::ToolCallStart { name, .. } => print!("\n  → {name}("),
-            AgentEvent::ToolCallArguments { delta, .. } => print!("{delta}"),
-            AgentEvent::ToolCall(call) => print!(")  [complete: {}]", call.arguments),
+            AgentEvent::Stream(StreamEvent::ToolCallStart { name, .. }) => print!("\n  → {name}("),
+            AgentEvent::Stream(StreamEvent::ToolCallArguments { delta, .. }) => print!("{delta}"),
+            AgentEvent::Stream(StreamEvent::ToolCallEnd { call, .. }) => {
+                print!(")  [complete: {}]", call.arguments)
+            }
             AgentEvent::InvalidToolCall { message } => print!("\n  ✗ {}", message.text()),
             AgentEvent::ToolResult { message } => print!(
                 "\n  ← {}: {}",
@@ -51,6 +54,8 @@ fn main() {
                 stats.prompt_tokens, stats.reused_tokens, stats.generated_tokens
             ),
             AgentEvent::Answer(answer) => print!("\n\nanswer: {answer}"),
+            // Unreadable calls come as `InvalidToolCall`, with their error.
+            AgentEvent::Stream(StreamEvent::InvalidToolCall(_)) => {}
         }
         let _ = stdout.flush();
     });

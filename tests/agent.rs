@@ -7,7 +7,7 @@ use std::time::Duration;
 use tool_use::models::agent::{
     Agent, AgentError, AgentEvent, ChatModel, ModelDelta, Turn, TurnRequest, TurnStats,
 };
-use tool_use::models::parse::Format;
+use tool_use::models::parse::{Format, StreamEvent};
 use tool_use::ToolChoice;
 use tool_use::{tool, toolbox, DefinitionFormat, Message, Role, Toolbox};
 
@@ -130,11 +130,12 @@ fn a_call_then_an_answer_builds_the_transcript_and_reports_each_step() {
         .iter()
         .map(|e| match e {
             AgentEvent::RoundStart { .. } => "round",
-            AgentEvent::TextDelta(_) => "text",
-            AgentEvent::ReasoningDelta(_) => "reasoning",
-            AgentEvent::ToolCallStart { .. } => "start",
-            AgentEvent::ToolCallArguments { .. } => "arguments",
-            AgentEvent::ToolCall(_) => "call",
+            AgentEvent::Stream(StreamEvent::Content(_)) => "text",
+            AgentEvent::Stream(StreamEvent::Reasoning(_)) => "reasoning",
+            AgentEvent::Stream(StreamEvent::ToolCallStart { .. }) => "start",
+            AgentEvent::Stream(StreamEvent::ToolCallArguments { .. }) => "arguments",
+            AgentEvent::Stream(StreamEvent::ToolCallEnd { .. }) => "call",
+            AgentEvent::Stream(StreamEvent::InvalidToolCall(_)) => "invalid (stream)",
             AgentEvent::InvalidToolCall { .. } => "invalid",
             AgentEvent::ToolResult { .. } => "result",
             AgentEvent::TurnEnd { .. } => "end",
@@ -162,7 +163,9 @@ fn a_call_then_an_answer_builds_the_transcript_and_reports_each_step() {
     let streamed_arguments: String = events
         .iter()
         .filter_map(|e| match e {
-            AgentEvent::ToolCallArguments { index: 0, delta } => Some(delta.as_str()),
+            AgentEvent::Stream(StreamEvent::ToolCallArguments { index: 0, delta }) => {
+                Some(delta.as_str())
+            }
             _ => None,
         })
         .collect();
@@ -170,12 +173,12 @@ fn a_call_then_an_answer_builds_the_transcript_and_reports_each_step() {
     assert_eq!(streamed_arguments, call.arguments);
     assert!(events.iter().any(|e| matches!(
         e,
-        AgentEvent::ToolCallStart { index: 0, id, name } if *id == call.id && name == "get_current_temperature"
+        AgentEvent::Stream(StreamEvent::ToolCallStart { index: 0, id, name }) if *id == call.id && name == "get_current_temperature"
     )));
     let streamed: String = events
         .iter()
         .filter_map(|e| match e {
-            AgentEvent::TextDelta(s) => Some(s.as_str()),
+            AgentEvent::Stream(StreamEvent::Content(s)) => Some(s.as_str()),
             _ => None,
         })
         .collect();

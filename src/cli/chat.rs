@@ -9,6 +9,7 @@ use serde_json::json;
 use tool_use::mcp::{McpClient, ToolboxMcp};
 use tool_use::models::agent::{Agent, AgentEvent, ChatModel};
 use tool_use::models::generate::GenerateOptions;
+use tool_use::models::parse::StreamEvent;
 use tool_use::models::remote::{RemoteChat, RequestOptions};
 use tool_use::{Message, Role, ToolChoice, Toolbox};
 
@@ -232,12 +233,14 @@ fn show(out: &mut std::io::Stdout, at_line_start: &mut bool, event: AgentEvent) 
         *at_line_start = true;
     };
     match event {
-        AgentEvent::ToolCall(call) => line(format!("→ {}({})", call.name, call.arguments)),
+        AgentEvent::Stream(StreamEvent::ToolCallEnd { call, .. }) => {
+            line(format!("→ {}({})", call.name, call.arguments))
+        }
         AgentEvent::ToolResult { message } | AgentEvent::InvalidToolCall { message } => {
             debug_assert_eq!(message.role, Role::Tool);
             line(format!("← {}", message.text()))
         }
-        AgentEvent::TextDelta(text) => {
+        AgentEvent::Stream(StreamEvent::Content(text)) => {
             let _ = write!(out, "{text}");
             let _ = out.flush();
             *at_line_start = text.ends_with('\n');
@@ -249,9 +252,12 @@ fn show(out: &mut std::io::Stdout, at_line_start: &mut bool, event: AgentEvent) 
             }
         }
         AgentEvent::RoundStart { .. }
-        | AgentEvent::ReasoningDelta(_)
-        | AgentEvent::ToolCallStart { .. }
-        | AgentEvent::ToolCallArguments { .. }
+        | AgentEvent::Stream(
+            StreamEvent::Reasoning(_)
+            | StreamEvent::ToolCallStart { .. }
+            | StreamEvent::ToolCallArguments { .. }
+            | StreamEvent::InvalidToolCall(_),
+        )
         | AgentEvent::TurnEnd { .. } => {}
     }
 }

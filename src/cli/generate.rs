@@ -82,16 +82,16 @@ pub fn run(args: GenerateArgs) -> Result<(), String> {
         })
         .map_err(|e| e.to_string())?;
     let (mut prefill, mut decode) = (
-        generation.prefill_tokens_per_second(),
-        generation.decode_tokens_per_second(),
+        generation.stats.prefill_tokens_per_second(),
+        generation.stats.decode_tokens_per_second(),
     );
     for _ in 1..args.repeat {
         model.reset_cache();
         let again = model
             .generate(&ids, &options, None, &mut |_| {})
             .map_err(|e| e.to_string())?;
-        prefill = prefill.max(again.prefill_tokens_per_second());
-        decode = decode.max(again.decode_tokens_per_second());
+        prefill = prefill.max(again.stats.prefill_tokens_per_second());
+        decode = decode.max(again.stats.decode_tokens_per_second());
     }
     if args.json {
         let out = json!({

@@ -109,8 +109,8 @@ fn three_rounds(model: &mut Model, first: &[u32], reuse: bool) -> (usize, usize)
         let out = model
             .generate(&prompt, &options(DECODE_TOKENS), None, &mut |_| {})
             .expect("generates");
-        total += out.prompt_tokens;
-        reused += out.reused_tokens;
+        total += out.stats.prompt_tokens;
+        reused += out.stats.reused_tokens;
         prompt.extend(&out.tokens);
         prompt.extend(&tool_turn);
     }

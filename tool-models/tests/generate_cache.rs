@@ -108,7 +108,7 @@ fn a_prompt_extending_the_last_generation_reuses_all_of_it() {
         let out1 = model
             .generate(&first, &GenerateOptions::greedy(10), None, &mut |_| {})
             .unwrap();
-        assert_eq!(out1.reused_tokens, 0);
+        assert_eq!(out1.stats.reused_tokens, 0);
         assert_eq!(out1.stop_reason, StopReason::MaxTokens);
         // The next round: the conversation so far plus a tool result.
         let mut second = first.clone();
@@ -123,11 +123,14 @@ fn a_prompt_extending_the_last_generation_reuses_all_of_it() {
             .generate(&second, &GenerateOptions::greedy(10), None, &mut |_| {})
             .unwrap();
         // The last generated token was sampled but never run through the model.
-        assert_eq!(out2.reused_tokens, first.len() + out1.tokens.len() - 1);
+        assert_eq!(
+            out2.stats.reused_tokens,
+            first.len() + out1.tokens.len() - 1
+        );
         let expected = reference
             .generate(&second, &GenerateOptions::greedy(10), None, &mut |_| {})
             .unwrap();
-        assert_eq!(expected.reused_tokens, 0);
+        assert_eq!(expected.stats.reused_tokens, 0);
         assert_eq!(out2.tokens, expected.tokens, "{:?}", spec.arch);
         assert_eq!(out2.text, expected.text);
         let d = max_diff(
@@ -157,7 +160,7 @@ fn a_prompt_extending_only_the_last_prompt_restarts_from_the_snapshot() {
         let out2 = model
             .generate(&second, &GenerateOptions::greedy(8), None, &mut |_| {})
             .unwrap();
-        assert_eq!(out2.reused_tokens, first.len(), "{:?}", spec.arch);
+        assert_eq!(out2.stats.reused_tokens, first.len(), "{:?}", spec.arch);
         let expected = reference
             .generate(&second, &GenerateOptions::greedy(8), None, &mut |_| {})
             .unwrap();
@@ -173,7 +176,7 @@ fn a_prompt_extending_only_the_last_prompt_restarts_from_the_snapshot() {
         let out3 = model
             .generate(&unrelated, &GenerateOptions::greedy(4), None, &mut |_| {})
             .unwrap();
-        assert_eq!(out3.reused_tokens, 0);
+        assert_eq!(out3.stats.reused_tokens, 0);
         let expected = reference
             .generate(&unrelated, &GenerateOptions::greedy(4), None, &mut |_| {})
             .unwrap();
@@ -191,7 +194,7 @@ fn the_same_prompt_twice_reuses_everything_and_repeats_the_output() {
     let b = model
         .generate(&p, &GenerateOptions::greedy(6), None, &mut |_| {})
         .unwrap();
-    assert_eq!(b.reused_tokens, p.len());
+    assert_eq!(b.stats.reused_tokens, p.len());
     assert_eq!(a.tokens, b.tokens);
 }
 
@@ -223,7 +226,7 @@ fn a_prompt_diverging_inside_the_cache_keeps_the_shared_prefix() {
         let out = model
             .generate(&edited, &GenerateOptions::greedy(8), None, &mut |_| {})
             .unwrap();
-        assert_eq!(out.reused_tokens, shared, "{:?}", spec.arch);
+        assert_eq!(out.stats.reused_tokens, shared, "{:?}", spec.arch);
         assert_eq!(model.cached_tokens()[..edited.len()], edited[..]);
         let expected = reference
             .generate(&edited, &GenerateOptions::greedy(8), None, &mut |_| {})

@@ -255,7 +255,7 @@ fn a_constraint_allowing_nothing_is_an_error_not_a_panic() {
     let out = model
         .generate(&p, &GenerateOptions::greedy(3), None, &mut |_| {})
         .unwrap();
-    assert_eq!(out.reused_tokens, p.len());
+    assert_eq!(out.stats.reused_tokens, p.len());
 }
 
 #[test]
@@ -352,10 +352,10 @@ fn timings_and_counts_are_reported() {
         ..GenerateOptions::greedy(8)
     };
     let (out, _) = run(&mut model, &p, &options);
-    assert_eq!(out.prompt_tokens, p.len());
-    assert!(out.time_to_first_token >= out.prefill_time);
-    assert!(out.prefill_tokens_per_second() > 0.0);
+    assert_eq!(out.stats.prompt_tokens, p.len());
+    assert!(out.stats.time_to_first_token >= out.stats.prefill);
+    assert!(out.stats.prefill_tokens_per_second() > 0.0);
     assert_eq!(out.tokens.len(), 8);
-    assert!(out.decode_tokens_per_second() > 0.0);
-    assert!(out.decode_time > std::time::Duration::ZERO);
+    assert!(out.stats.decode_tokens_per_second() > 0.0);
+    assert!(out.stats.decode > std::time::Duration::ZERO);
 }

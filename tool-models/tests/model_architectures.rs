@@ -284,7 +284,7 @@ fn every_architecture_reuses_prefixes_with_the_same_output() {
         second.extend(&extension);
         let out2 = model.generate(&second, &greedy, None, &mut |_| {}).unwrap();
         assert_eq!(
-            out2.reused_tokens,
+            out2.stats.reused_tokens,
             first.len() + out1.tokens.len() - 1,
             "{arch}"
         );
@@ -301,7 +301,7 @@ fn every_architecture_reuses_prefixes_with_the_same_output() {
         let out3 = model.generate(&third, &greedy, None, &mut |_| {}).unwrap();
         let snapshots = arch != "Gemma3ForCausalLM";
         assert_eq!(
-            out3.reused_tokens,
+            out3.stats.reused_tokens,
             if snapshots { second.len() } else { 0 },
             "{arch}"
         );

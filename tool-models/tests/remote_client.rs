@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use tool_models::agent::{Agent, AgentError, AgentEvent};
+use tool_models::parse::StreamEvent;
 use tool_models::remote::{RemoteChat, RemoteError, Timeouts};
 use tool_runtime::{Invocation, Message, Role, Tool, ToolCall, Toolbox};
 
@@ -252,16 +253,16 @@ fn the_agent_runs_a_streamed_tool_round_trip_over_http() {
     // The same events as a local model: start, argument pieces, the call.
     assert!(events
         .iter()
-        .any(|e| matches!(e, AgentEvent::ToolCallStart { name, .. } if name == "get_temperature")));
+        .any(|e| matches!(e, AgentEvent::Stream(StreamEvent::ToolCallStart { name, .. }) if name == "get_temperature")));
     let pieces = events
         .iter()
-        .filter(|e| matches!(e, AgentEvent::ToolCallArguments { .. }))
+        .filter(|e| matches!(e, AgentEvent::Stream(StreamEvent::ToolCallArguments { .. })))
         .count();
     assert_eq!(pieces, 2);
     let streamed: String = events
         .iter()
         .filter_map(|e| match e {
-            AgentEvent::TextDelta(t) => Some(t.as_str()),
+            AgentEvent::Stream(StreamEvent::Content(t)) => Some(t.as_str()),
             _ => None,
         })
         .collect();

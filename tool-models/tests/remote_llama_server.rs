@@ -16,6 +16,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tool_models::agent::{Agent, AgentEvent};
 use tool_models::model::tiny::TINY_CHAT_TEMPLATE;
+use tool_models::parse::StreamEvent;
 use tool_models::remote::{RemoteChat, RequestOptions, Timeouts};
 use tool_runtime::{Invocation, Message, Role, Tool, Toolbox};
 
@@ -95,7 +96,7 @@ fn the_agent_runs_against_llama_server() {
             .iter()
             .take_while(|e| !matches!(e, AgentEvent::TurnEnd { .. }))
             .filter_map(|e| match e {
-                AgentEvent::TextDelta(t) => Some(t.as_str()),
+                AgentEvent::Stream(StreamEvent::Content(t)) => Some(t.as_str()),
                 _ => None,
             })
             .collect();

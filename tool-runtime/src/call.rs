@@ -173,38 +173,84 @@ impl ToolCallChunk {
         Ok(merged)
     }
 
-    /// The call this (merged) chunk describes. Arguments still being written
-    /// are completed as far as they go; text that can never be a JSON object,
-    /// or a missing name, makes an [`InvalidToolCall`].
+    /// The call this (merged) chunk describes while its stream goes on.
+    /// Arguments still being written are completed as far as they go; text
+    /// that can never be a JSON object, or a missing name, makes an
+    /// [`InvalidToolCall`].
     pub fn to_call(&self) -> Result<ToolCall, InvalidToolCall> {
-        let raw = self.arguments_delta.clone().unwrap_or_default();
-        let invalid = |error: String| InvalidToolCall {
-            id: self.id.clone(),
-            name: self.name.clone(),
-            raw_arguments: Some(raw.clone()),
-            error,
-        };
         let name = match self.name.as_deref() {
             Some(n) if !n.is_empty() => n.to_owned(),
-            _ => return Err(invalid("the tool call has no name".into())),
+            _ => return Err(self.invalid(NO_NAME.into())),
         };
-        let arguments = match parse_partial(&raw) {
+        let arguments = match parse_partial(self.raw_arguments()) {
             Ok(None) => Value::Object(Map::new()),
             Ok(Some(v @ Value::Object(_))) => v,
-            Ok(Some(v)) => {
-                return Err(invalid(format!(
-                    "arguments must be a JSON object, found {}",
-                    crate::json_kind(&v)
-                )))
-            }
-            Err(e) => return Err(invalid(format!("arguments are not JSON: {e}"))),
+            Ok(Some(v)) => return Err(self.invalid(not_an_object(&v))),
+            Err(e) => return Err(self.invalid(format!("arguments are not JSON: {e}"))),
         };
-        Ok(ToolCall {
+        Ok(self.call(name, arguments))
+    }
+
+    /// The call this (merged) chunk describes once its stream has ended.
+    /// Unlike [`to_call`](Self::to_call), the arguments must be whole JSON:
+    /// an object, or a JSON string holding one (engines that encode them
+    /// twice); blank arguments are `{}`. A blank name is a missing one, and
+    /// an [`InvalidToolCall`] names no tool rather than an empty name.
+    pub fn to_finished_call(&self) -> Result<ToolCall, InvalidToolCall> {
+        let invalid = |error: String| InvalidToolCall {
+            name: self.name.clone().filter(|n| !n.is_empty()),
+            ..self.invalid(error)
+        };
+        let name = match self.name.as_deref() {
+            Some(n) if !n.trim().is_empty() => n.to_owned(),
+            _ => return Err(invalid(NO_NAME.into())),
+        };
+        let text = self.raw_arguments().trim();
+        let arguments = if text.is_empty() {
+            Value::Object(Map::new())
+        } else {
+            match serde_json::from_str::<Value>(text) {
+                Ok(v @ Value::Object(_)) => v,
+                Ok(Value::String(inner)) => match serde_json::from_str::<Value>(&inner) {
+                    Ok(v @ Value::Object(_)) => v,
+                    _ => return Err(invalid(not_an_object(&Value::String(inner)))),
+                },
+                Ok(v) => return Err(invalid(not_an_object(&v))),
+                Err(e) => return Err(invalid(format!("arguments are not valid JSON: {e}"))),
+            }
+        };
+        Ok(self.call(name, arguments))
+    }
+
+    fn raw_arguments(&self) -> &str {
+        self.arguments_delta.as_deref().unwrap_or_default()
+    }
+
+    fn call(&self, name: String, arguments: Value) -> ToolCall {
+        ToolCall {
             id: self.id.clone().unwrap_or_default(),
             name,
             arguments,
-        })
+        }
     }
+
+    fn invalid(&self, error: String) -> InvalidToolCall {
+        InvalidToolCall {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            raw_arguments: Some(self.raw_arguments().to_owned()),
+            error,
+        }
+    }
+}
+
+const NO_NAME: &str = "the tool call has no name";
+
+fn not_an_object(value: &Value) -> String {
+    format!(
+        "arguments must be a JSON object, found {}",
+        crate::json_kind(value)
+    )
 }
 
 #[cfg(test)]
@@ -286,6 +332,33 @@ mod tests {
             .unwrap_err()
             .error
             .starts_with("arguments are not JSON"));
+    }
+
+    #[test]
+    fn finished_chunks_need_whole_json() {
+        let cut = chunk(0, Some("a"), Some("f"), r#"{"city": "Ber"#);
+        let err = cut.to_finished_call().unwrap_err();
+        assert!(
+            err.error.starts_with("arguments are not valid JSON"),
+            "{err:?}"
+        );
+        let twice = chunk(0, Some("a"), Some("f"), r#" "{\"city\": \"Bern\"}" "#);
+        assert_eq!(
+            twice.to_finished_call().unwrap(),
+            ToolCall::new("a", "f", json!({"city": "Bern"}))
+        );
+        let text = chunk(0, Some("a"), Some("f"), r#""Bern""#);
+        assert_eq!(
+            text.to_finished_call().unwrap_err().error,
+            "arguments must be a JSON object, found a string"
+        );
+        let blank = chunk(0, Some("a"), Some("f"), "  ");
+        assert_eq!(blank.to_finished_call().unwrap().arguments, json!({}));
+        let nameless = chunk(0, Some("a"), Some(" "), "{}").to_finished_call();
+        assert_eq!(nameless.unwrap_err().name.as_deref(), Some(" "));
+        let unnamed = chunk(0, Some("a"), Some(""), "{}").to_finished_call();
+        let err = unnamed.unwrap_err();
+        assert_eq!((err.name, err.error.as_str()), (None, NO_NAME));
     }
 
     #[test]

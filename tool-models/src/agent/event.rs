@@ -1,8 +1,9 @@
 //! What the agent reports while it runs, for a UI.
 
-use tool_runtime::{Message, ToolCall};
+use tool_runtime::Message;
 
 use super::TurnStats;
+use crate::parse::StreamEvent;
 
 /// One step of an agent run, reported as it happens.
 #[derive(Debug, Clone, PartialEq)]
@@ -12,30 +13,13 @@ pub enum AgentEvent {
         /// The round's number.
         round: usize,
     },
-    /// More of the assistant's text for the user (tool-call markup excluded).
-    TextDelta(String),
-    /// More of the assistant's reasoning, for models that think aloud.
-    ReasoningDelta(String),
-    /// A call begins: its name is known, its arguments follow.
-    ToolCallStart {
-        /// Its position among the turn's calls.
-        index: usize,
-        /// Its id.
-        id: String,
-        /// The tool's name.
-        name: String,
-    },
-    /// More of a call's arguments, as JSON text (formats and engines that
-    /// stream them; others send them whole with [`AgentEvent::ToolCall`]).
-    ToolCallArguments {
-        /// The call's index.
-        index: usize,
-        /// The next piece of the arguments' JSON text.
-        delta: String,
-    },
-    /// The model asked for a tool, and the call is complete; it runs once
-    /// the turn is complete.
-    ToolCall(ToolCall),
+    /// What the model streams, as its format's parser (or the engine) reads
+    /// it: text for the user (tool-call markup excluded), reasoning, a call's
+    /// start and argument pieces, and each readable call once complete (it
+    /// runs once the turn is complete). A call that cannot be read is not
+    /// passed on here but as [`AgentEvent::InvalidToolCall`], with the error
+    /// that goes back to the model.
+    Stream(StreamEvent),
     /// A call could not be read; the error goes back to the model.
     InvalidToolCall {
         /// The tool message that answers it.

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::ground;
-use super::{ChatModel, ModelDelta, Turn, TurnRequest, TurnStats};
+use super::{ChatModel, ModelDelta, Turn, TurnRequest};
 use crate::constrain::{ConstrainError, TokenEnv, ToolConstraint};
 use crate::generate::{GenerateError, GenerateOptions, Generation, TokenConstraint};
 use crate::model::{Model, ModelError};
@@ -342,22 +342,14 @@ impl ChatModel for LocalChat {
         &mut self,
         request: &TurnRequest<'_>,
         out: &mut dyn FnMut(ModelDelta<'_>),
-    ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>> {
+    ) -> Result<Turn, super::TurnError> {
         let schema = self.schema.clone();
         let turn = self.prepare(request, schema.as_ref())?;
         let options = self.options.clone();
         let generation = self.generate(turn, &options, &mut |text| out(ModelDelta::Text(text)))?;
-        let stats = TurnStats {
-            prompt_tokens: generation.prompt_tokens,
-            reused_tokens: generation.reused_tokens,
-            generated_tokens: generation.tokens.len(),
-            prefill: generation.prefill_time,
-            decode: generation.decode_time,
-            time_to_first_token: generation.time_to_first_token,
-        };
         Ok(Turn {
             text: generation.text,
-            stats,
+            stats: generation.stats,
         })
     }
 }

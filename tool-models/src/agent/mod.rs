@@ -58,7 +58,7 @@ pub use error::AgentError;
 pub use event::AgentEvent;
 #[cfg(feature = "local")]
 pub use local::{LocalChat, LocalChatError, PreparedTurn};
-pub use stats::{RunStats, TurnStats};
+pub use stats::{RunStats, TurnStats, Usage};
 
 use serde_json::Value;
 use tool_runtime::{Message, Toolbox};
@@ -110,7 +110,7 @@ pub trait ChatModel {
         &mut self,
         request: &TurnRequest<'_>,
         out: &mut dyn FnMut(ModelDelta<'_>),
-    ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>>;
+    ) -> Result<Turn, TurnError>;
 
     /// The prompt `request` renders to, where the model renders it here
     /// (a local model's chat template, the raw-completions mode); `None`
@@ -122,12 +122,16 @@ pub trait ChatModel {
     }
 }
 
-/// The error a model's turn may end in.
-pub type ModelError = Box<dyn std::error::Error + Send + Sync>;
+/// Why a model could not write its turn: whatever the model's own error is
+/// (a local model's generation, a remote engine's HTTP or stream error),
+/// boxed, since the agent only reports it. Distinct from
+/// `model::ModelError` (the `local` feature), which is about loading a
+/// model's files.
+pub type TurnError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A future a model returns, borrowing what it was given.
 pub type TurnFuture<'a> =
-    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Turn, ModelError>> + Send + 'a>>;
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Turn, TurnError>> + Send + 'a>>;
 
 /// A model the agent can drive from async code ([`Agent::run_async`]):
 /// a remote engine is awaited instead of blocked on.

@@ -6,9 +6,7 @@ use std::time::Instant;
 use serde_json::Value;
 use tool_runtime::{DefinitionFormat, InvalidToolCall, Message, ToolCall, ToolChoice, Toolbox};
 
-use super::{
-    AgentError, AgentEvent, AgentRun, ModelDelta, ModelError, RunStats, Turn, TurnRequest,
-};
+use super::{AgentError, AgentEvent, AgentRun, ModelDelta, RunStats, Turn, TurnError, TurnRequest};
 use crate::parse::{Format, ParseOptions, StreamEvent, StreamParser};
 
 /// A call as parsed, readable or not, in the order the model wrote it.
@@ -105,7 +103,7 @@ impl Run {
         &mut self,
         round: usize,
         mut state: Round,
-        turn: Result<Turn, ModelError>,
+        turn: Result<Turn, TurnError>,
         on_event: &mut (dyn FnMut(AgentEvent) + '_),
     ) -> Result<Step, AgentError> {
         let turn = match turn {
@@ -219,27 +217,24 @@ impl Round {
 
     fn events(&mut self, events: Vec<StreamEvent>, on_event: &mut (dyn FnMut(AgentEvent) + '_)) {
         for event in events {
-            match event {
+            match &event {
                 StreamEvent::Content(s) => {
-                    self.content.get_or_insert_with(String::new).push_str(&s);
-                    on_event(AgentEvent::TextDelta(s));
+                    self.content.get_or_insert_with(String::new).push_str(s);
                 }
                 StreamEvent::Reasoning(s) => {
-                    self.reasoning.get_or_insert_with(String::new).push_str(&s);
-                    on_event(AgentEvent::ReasoningDelta(s));
+                    self.reasoning.get_or_insert_with(String::new).push_str(s);
                 }
-                StreamEvent::ToolCallStart { index, id, name } => {
-                    on_event(AgentEvent::ToolCallStart { index, id, name });
-                }
-                StreamEvent::ToolCallArguments { index, delta } => {
-                    on_event(AgentEvent::ToolCallArguments { index, delta });
-                }
+                StreamEvent::ToolCallStart { .. } | StreamEvent::ToolCallArguments { .. } => {}
                 StreamEvent::ToolCallEnd { call, .. } => {
-                    on_event(AgentEvent::ToolCall(call.clone()));
-                    self.parsed.push(Parsed::Call(call));
+                    self.parsed.push(Parsed::Call(call.clone()));
                 }
-                StreamEvent::InvalidToolCall(call) => self.parsed.push(Parsed::Invalid(call)),
+                StreamEvent::InvalidToolCall(call) => {
+                    // Reported once its answer exists, in `dispatched`.
+                    self.parsed.push(Parsed::Invalid(call.clone()));
+                    continue;
+                }
             }
+            on_event(AgentEvent::Stream(event));
         }
     }
 }

@@ -14,7 +14,7 @@ use tool_runtime::{Message, ToolCall, ToolChoice};
 use super::checker::{check, Verdict};
 use super::decoded::Decoded;
 use super::{Case, Category};
-use crate::agent::{ChatModel, ModelDelta, ModelError, TurnRequest, TurnStats};
+use crate::agent::{ChatModel, ModelDelta, TurnError, TurnRequest, TurnStats};
 use crate::parse::{Collector, ParseOptions, ParsedResponse};
 
 /// How cases are run.
@@ -91,7 +91,7 @@ pub struct Answer {
 ///
 /// # Errors
 /// The model's error.
-pub fn ask(model: &mut dyn ChatModel, request: &TurnRequest<'_>) -> Result<Answer, ModelError> {
+pub fn ask(model: &mut dyn ChatModel, request: &TurnRequest<'_>) -> Result<Answer, TurnError> {
     let options = ParseOptions {
         tools: request.tools.to_vec(),
         ..ParseOptions::default()

@@ -27,7 +27,7 @@
 //! are run. When it extends the previous *prompt* but not what was generated
 //! after it, the model restarts from a snapshot taken right after the
 //! previous prompt. Otherwise the cache is cleared and the prompt recomputed.
-//! [`Generation::reused_tokens`] says how many prompt tokens were reused.
+//! [`Generation::stats`] says how many prompt tokens were reused.
 //!
 //! **Stopping.** Generation stops at the model's end-of-sequence tokens
 //! (plus [`GenerateOptions::eos_token_ids`]), at a stop string, after

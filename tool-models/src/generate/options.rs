@@ -1,8 +1,7 @@
 //! What a generation is asked to do, and what it reports.
 
-use std::time::Duration;
-
 use super::CancelFlag;
+use crate::agent::TurnStats;
 
 /// How to generate. The default is greedy decoding of up to 256 tokens,
 /// stopping at the model's end-of-sequence tokens.
@@ -110,37 +109,6 @@ pub struct Generation {
     pub text: String,
     /// Why generation ended.
     pub stop_reason: StopReason,
-    /// Tokens in the prompt.
-    pub prompt_tokens: usize,
-    /// Prompt tokens whose KV cache was reused from an earlier call, not recomputed.
-    pub reused_tokens: usize,
-    /// Time to run the prompt's new tokens through the model.
-    pub prefill_time: Duration,
-    /// Time from the first generated token to the end.
-    pub decode_time: Duration,
-    /// Time from the call to the first generated token.
-    pub time_to_first_token: Duration,
-}
-
-impl Generation {
-    /// Prompt tokens run per second (reused ones not counted).
-    pub fn prefill_tokens_per_second(&self) -> f64 {
-        rate(
-            self.prompt_tokens.saturating_sub(self.reused_tokens),
-            self.prefill_time,
-        )
-    }
-
-    /// Generated tokens per second after the first.
-    pub fn decode_tokens_per_second(&self) -> f64 {
-        rate(self.tokens.len().saturating_sub(1), self.decode_time)
-    }
-}
-
-fn rate(tokens: usize, time: Duration) -> f64 {
-    if time.is_zero() {
-        0.0
-    } else {
-        tokens as f64 / time.as_secs_f64()
-    }
+    /// Token counts (`generated_tokens` is `tokens.len()`) and timings.
+    pub stats: TurnStats,
 }

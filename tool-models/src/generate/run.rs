@@ -3,6 +3,7 @@
 use super::sampler::Sampler;
 use super::stop::StopMatcher;
 use super::{CancelFlag, GenerateError, GenerateOptions, Generation, StopReason, TokenConstraint};
+use crate::agent::TurnStats;
 use crate::model::Model;
 use std::time::{Duration, Instant};
 
@@ -120,15 +121,19 @@ impl Model {
             Some(first) => (first - start, end - first),
             None => (end - start, Duration::ZERO),
         };
+        let generated_tokens = tokens.len();
         Ok(Generation {
             tokens,
             text: stops.into_text(),
             stop_reason,
-            prompt_tokens: prompt.len(),
-            reused_tokens: reused,
-            prefill_time,
-            decode_time,
-            time_to_first_token,
+            stats: TurnStats {
+                prompt_tokens: prompt.len(),
+                reused_tokens: reused,
+                generated_tokens,
+                prefill: prefill_time,
+                decode: decode_time,
+                time_to_first_token,
+            },
         })
     }
 }

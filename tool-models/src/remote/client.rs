@@ -10,10 +10,11 @@ use serde_json::Value;
 
 use super::completions::{read_piece, Completions};
 use super::error::{snippet, RemoteError};
-use super::stream::{ChunkMerger, Usage};
+use super::stream::ChunkMerger;
 use super::wire::{chat_request, RequestOptions};
 use crate::agent::{
-    AsyncChatModel, ChatModel, ModelDelta, Turn, TurnFuture, TurnRequest, TurnStats,
+    AsyncChatModel, ChatModel, ModelDelta, Turn, TurnError, TurnFuture, TurnRequest, TurnStats,
+    Usage,
 };
 use crate::parse::{Format, StreamEvent};
 
@@ -536,7 +537,7 @@ impl ChatModel for RemoteChat {
         &mut self,
         request: &TurnRequest<'_>,
         out: &mut dyn FnMut(ModelDelta<'_>),
-    ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>> {
+    ) -> Result<Turn, TurnError> {
         // Taken out so that `self` can be borrowed by the future.
         let runtime = self.take_runtime()?;
         let result = runtime.block_on(self.respond_async(request, out));
@@ -555,16 +556,13 @@ fn finished_turn(
 ) -> Turn {
     let elapsed = started.elapsed();
     let first = first.unwrap_or(elapsed);
-    let usage = usage.unwrap_or_default();
     Turn {
         text,
         stats: TurnStats {
-            prompt_tokens: usage.prompt_tokens,
-            reused_tokens: usage.cached_tokens.unwrap_or(0),
-            generated_tokens: usage.completion_tokens,
             prefill: first,
             decode: elapsed.saturating_sub(first),
             time_to_first_token: first,
+            ..TurnStats::from(usage.unwrap_or_default())
         },
     }
 }

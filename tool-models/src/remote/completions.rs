@@ -8,9 +8,10 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::error::{snippet, RemoteError};
-use super::stream::{error_message, first_choice, read_usage, Usage};
+use super::stream::{error_message, first_choice};
 use super::wire::{add_sampling, RequestOptions};
 use crate::agent::TurnRequest;
+use crate::agent::Usage;
 use crate::parse::{detect_format, Format};
 use crate::template::{ChatTemplate, RenderOptions};
 
@@ -93,7 +94,7 @@ pub(super) fn read_piece(data: &str) -> Result<Piece, RemoteError> {
         return Err(RemoteError::Engine(error_message(error)));
     }
     let mut piece = Piece {
-        usage: value.get("usage").and_then(read_usage),
+        usage: value.get("usage").and_then(Usage::from_json),
         ..Piece::default()
     };
     if let Some(choice) = value.get("choices").and_then(first_choice) {

@@ -18,7 +18,8 @@ mod error;
 mod stream;
 mod wire;
 
+pub use crate::agent::Usage;
 pub use client::{RemoteChat, Timeouts};
 pub use error::RemoteError;
-pub use stream::{ChunkMerger, Completion, Usage};
+pub use stream::{ChunkMerger, Completion};
 pub use wire::{chat_request, wire_message, RequestOptions, ResponseFormat};

@@ -14,26 +14,17 @@
 //! - a usage-only chunk has `choices: []`; an error may arrive as a chunk
 //!   `{"error": ...}` under HTTP 200; a stream may end without `[DONE]`.
 //!
-//! Malformed arguments become an [`InvalidToolCall`] for the model to read,
-//! never an error of the stream.
+//! A call's fragments are joined as [`ToolCallChunk`]s, and read as a
+//! [`ToolCallChunk::to_finished_call`] once closed: malformed arguments become
+//! an [`InvalidToolCall`](tool_runtime::InvalidToolCall) for the model to
+//! read, never an error of the stream.
 
 use serde_json::{Map, Value};
-use tool_runtime::{InvalidToolCall, ToolCall};
+use tool_runtime::ToolCallChunk;
 
 use super::error::{snippet, RemoteError};
+use crate::agent::Usage;
 use crate::parse::StreamEvent;
-
-/// Token counts an engine reports.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Usage {
-    /// Tokens of the prompt.
-    pub prompt_tokens: usize,
-    /// Tokens generated.
-    pub completion_tokens: usize,
-    /// Prompt tokens served from the engine's cache
-    /// (`prompt_tokens_details.cached_tokens`), when it says.
-    pub cached_tokens: Option<usize>,
-}
 
 /// How a turn ended, as the engine reported it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -49,11 +40,8 @@ pub struct Completion {
 /// One call being assembled.
 #[derive(Debug, Default)]
 struct Slot {
-    /// The wire `index` its fragments carry.
-    wire_index: Option<u64>,
-    id: String,
-    name: String,
-    arguments: String,
+    /// Its fragments so far, joined; `index` is the wire `index` they carry.
+    call: ToolCallChunk,
     /// Whether `ToolCallStart` has gone out (then arguments stream as they come).
     started: bool,
     closed: bool,
@@ -195,7 +183,7 @@ impl ChunkMerger {
         if let Some(model) = object.get("model").and_then(Value::as_str) {
             self.completion.model = Some(model.to_owned());
         }
-        if let Some(usage) = object.get("usage").and_then(read_usage) {
+        if let Some(usage) = object.get("usage").and_then(Usage::from_json) {
             self.completion.usage = Some(usage);
         }
         let mut events = Vec::new();
@@ -250,30 +238,33 @@ impl ChunkMerger {
             .get("function")
             .and_then(Value::as_object)
             .unwrap_or(fragment);
-        let wire_index = fragment.get("index").and_then(Value::as_u64);
+        let wire_index = fragment
+            .get("index")
+            .and_then(Value::as_u64)
+            .map(|i| i as usize);
         let id = fragment
             .get("id")
             .and_then(Value::as_str)
             .filter(|id| !id.is_empty());
         let ordinal = self.slot_for(wire_index, id, events);
-        let slot = &mut self.slots[ordinal];
-        if let Some(id) = id {
-            slot.id = id.to_owned();
-        }
         let name = function.get("name").and_then(Value::as_str).unwrap_or("");
-        // Names arrive whole in practice; pieces concatenate, as in LangChain.
-        slot.name.push_str(name);
         let delta = match function.get("arguments") {
             Some(Value::String(text)) => text.clone(),
             Some(Value::Null) | None => String::new(),
             Some(other) => other.to_string(),
         };
+        // Names arrive whole in practice; pieces concatenate, as in LangChain.
+        let joined = self.slots[ordinal].call.merge(ToolCallChunk {
+            index: wire_index,
+            id: id.map(str::to_owned),
+            name: Some(name.to_owned()),
+            arguments_delta: Some(delta.clone()),
+        });
+        debug_assert!(joined.is_ok(), "slot_for opens a new call for a new id");
         if !name.is_empty() || !delta.is_empty() {
             self.start_through(ordinal, events);
         }
         if !delta.is_empty() {
-            let slot = &mut self.slots[ordinal];
-            slot.arguments.push_str(&delta);
             events.push(StreamEvent::ToolCallArguments {
                 index: ordinal,
                 delta,
@@ -284,7 +275,7 @@ impl ChunkMerger {
     /// The call a fragment belongs to, opening one when needed.
     fn slot_for(
         &mut self,
-        wire_index: Option<u64>,
+        wire_index: Option<usize>,
         id: Option<&str>,
         events: &mut Vec<StreamEvent>,
     ) -> usize {
@@ -292,7 +283,7 @@ impl ChunkMerger {
             Some(i) => self
                 .slots
                 .iter()
-                .rposition(|s| s.wire_index == Some(i) && !s.closed),
+                .rposition(|s| s.call.index == Some(i) && !s.closed),
             // No index: the call after the last, unless this continues it.
             None => match (self.slots.len().checked_sub(1), id) {
                 (Some(last), None) if !self.slots[last].closed => Some(last),
@@ -301,14 +292,17 @@ impl ChunkMerger {
         };
         if let Some(ordinal) = existing {
             let slot = &self.slots[ordinal];
-            let new_call = matches!(id, Some(id) if !slot.id.is_empty() && slot.id != id);
+            let new_call = matches!((id, &slot.call.id), (Some(id), Some(had)) if had != id);
             if !new_call {
                 return ordinal;
             }
             self.close(ordinal, events);
         }
         self.slots.push(Slot {
-            wire_index,
+            call: ToolCallChunk {
+                index: wire_index,
+                ..ToolCallChunk::default()
+            },
             ..Slot::default()
         });
         self.slots.len() - 1
@@ -322,7 +316,7 @@ impl ChunkMerger {
         self.start_through(ordinal, events);
         let slot = &mut self.slots[ordinal];
         slot.closed = true;
-        events.push(match finish_call(slot) {
+        events.push(match slot.call.to_finished_call() {
             Ok(call) => StreamEvent::ToolCallEnd {
                 index: ordinal,
                 call,
@@ -334,52 +328,16 @@ impl ChunkMerger {
 
 fn start(ordinal: usize, slot: &mut Slot, events: &mut Vec<StreamEvent>) {
     slot.started = true;
-    if slot.id.is_empty() {
-        slot.id = format!("call_{ordinal}");
-    }
+    let id = slot
+        .call
+        .id
+        .get_or_insert_with(|| format!("call_{ordinal}"))
+        .clone();
     events.push(StreamEvent::ToolCallStart {
         index: ordinal,
-        id: slot.id.clone(),
-        name: slot.name.clone(),
+        id,
+        name: slot.call.name.clone().unwrap_or_default(),
     });
-}
-
-/// The call a closed slot holds, or why it cannot be run.
-fn finish_call(slot: &Slot) -> Result<ToolCall, InvalidToolCall> {
-    let invalid = |error: String| InvalidToolCall {
-        id: Some(slot.id.clone()),
-        name: (!slot.name.is_empty()).then(|| slot.name.clone()),
-        raw_arguments: Some(slot.arguments.clone()),
-        error,
-    };
-    if slot.name.trim().is_empty() {
-        return Err(invalid("the tool call has no name".into()));
-    }
-    let text = slot.arguments.trim();
-    let arguments = if text.is_empty() {
-        Value::Object(Map::new())
-    } else {
-        match serde_json::from_str::<Value>(text) {
-            Ok(v @ Value::Object(_)) => v,
-            // Arguments encoded twice: a JSON string holding the object.
-            Ok(Value::String(inner)) => match serde_json::from_str::<Value>(&inner) {
-                Ok(v @ Value::Object(_)) => v,
-                _ => {
-                    return Err(invalid(
-                        "arguments must be a JSON object, found a string".into(),
-                    ))
-                }
-            },
-            Ok(other) => {
-                return Err(invalid(format!(
-                    "arguments must be a JSON object, found {}",
-                    tool_runtime::json_kind(&other)
-                )))
-            }
-            Err(e) => return Err(invalid(format!("arguments are not valid JSON: {e}"))),
-        }
-    };
-    Ok(ToolCall::new(slot.id.clone(), slot.name.clone(), arguments))
 }
 
 /// Whether `choice` is the first (index 0, or no index): the turn; `n` > 1
@@ -391,19 +349,6 @@ fn is_first(choice: &Value) -> bool {
 /// The first choice of a `choices` array.
 pub(super) fn first_choice(choices: &Value) -> Option<&Value> {
     choices.as_array()?.iter().find(|c| is_first(c))
-}
-
-pub(super) fn read_usage(usage: &Value) -> Option<Usage> {
-    let count = |key: &str| usage.get(key).and_then(Value::as_u64).map(|n| n as usize);
-    Some(Usage {
-        prompt_tokens: count("prompt_tokens")?,
-        completion_tokens: count("completion_tokens").unwrap_or(0),
-        cached_tokens: usage
-            .get("prompt_tokens_details")
-            .and_then(|d| d.get("cached_tokens"))
-            .and_then(Value::as_u64)
-            .map(|n| n as usize),
-    })
 }
 
 /// The engine's own words: `error.message`, or the error as text.

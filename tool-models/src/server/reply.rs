@@ -5,6 +5,7 @@
 use rand::distr::{Alphanumeric, SampleString};
 use serde_json::{json, Map, Value};
 
+use crate::agent::Usage;
 use crate::parse::StreamEvent;
 
 /// Why the answer ended, as the API names it.
@@ -22,26 +23,6 @@ impl Finish {
             Finish::Length => "length",
             Finish::ToolCalls => "tool_calls",
         }
-    }
-}
-
-/// Token counts of one answer.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Usage {
-    pub prompt_tokens: usize,
-    pub completion_tokens: usize,
-    /// Prompt tokens whose KV cache was reused from an earlier request.
-    pub cached_tokens: usize,
-}
-
-impl Usage {
-    pub fn to_json(self) -> Value {
-        json!({
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "total_tokens": self.prompt_tokens + self.completion_tokens,
-            "prompt_tokens_details": {"cached_tokens": self.cached_tokens},
-        })
     }
 }
 

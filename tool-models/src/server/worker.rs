@@ -9,9 +9,9 @@ use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::error::ApiError;
-use super::reply::{Finish, Usage};
+use super::reply::Finish;
 use super::request::ChatRequest;
-use crate::agent::{ChatModel, LocalChat, TurnRequest};
+use crate::agent::{ChatModel, LocalChat, TurnRequest, Usage};
 use crate::generate::{CancelFlag, GenerateOptions, StopReason};
 use crate::parse::{ParseOptions, StreamEvent};
 
@@ -167,11 +167,7 @@ fn serve(chat: &mut LocalChat, defaults: &GenerateOptions, job: &Job) -> Result<
     } else {
         Finish::Stop
     };
-    let usage = Usage {
-        prompt_tokens: generation.prompt_tokens,
-        completion_tokens: generation.tokens.len(),
-        cached_tokens: generation.reused_tokens,
-    };
+    let usage = generation.stats.usage();
     let _ = job.replies.send(Reply::Done { finish, usage });
     Ok(())
 }
