@@ -51,20 +51,14 @@ pub struct ChatArgs {
     /// `auto`, `required`, `none`, or a tool's name.
     #[arg(long, default_value = "auto")]
     tool_choice: String,
-    /// Let the model write calls freely instead of constraining them to the
-    /// tools' schemas.
-    #[arg(long)]
-    no_constrain: bool,
+    #[command(flatten)]
+    decoding: super::DecodingArgs,
     /// Ground every free string argument: a local model may only write runs
     /// of words of your messages there (a city, a query), so it cannot
     /// misspell one or make one up. Helps small models like the bundled one;
     /// ignored by remote engines.
     #[arg(long)]
     grounded: bool,
-    /// The tool-call format a local model writes, for models whose
-    /// template does not show it (one of `tool-use parse --help`'s formats).
-    #[arg(long)]
-    tool_format: Option<String>,
     /// A system message to start the conversation with.
     #[arg(long)]
     system: Option<String>,
@@ -140,10 +134,8 @@ pub fn run(args: ChatArgs) -> Result<ExitCode, String> {
         seed: args.seed,
         ..GenerateOptions::default()
     };
-    let local = super::local_chat(model, args.tool_format.as_deref())?
-        .options(options)
-        .constrain(!args.no_constrain);
-    if !args.no_constrain && !local.can_constrain() && !args.json {
+    let local = args.decoding.local_chat(model)?.options(options);
+    if !args.decoding.no_constrain && !local.can_constrain() && !args.json {
         eprintln!(
             "note: calls in the `{}` format cannot be constrained; generating freely",
             tool_use::models::agent::ChatModel::format(&local)

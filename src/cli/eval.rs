@@ -75,18 +75,12 @@ pub struct BfclArgs {
     /// The most tokens the model may write for a case.
     #[arg(long, default_value_t = 512)]
     max_tokens: usize,
-    /// Let a local model write calls freely instead of constraining them
-    /// to the tools' schemas.
-    #[arg(long)]
-    no_constrain: bool,
+    #[command(flatten)]
+    decoding: super::DecodingArgs,
     /// Ground every free string argument: a local model may only copy runs
     /// of the question's words there. Ignored by remote engines.
     #[arg(long)]
     grounded: bool,
-    /// The tool-call format a local model writes, for models whose template
-    /// does not show it (one of `tool-use parse --help`'s formats).
-    #[arg(long)]
-    tool_format: Option<String>,
     /// Write every case (prompt, raw output, calls, verdict and reason,
     /// time) and the summary to this JSON file; written on Ctrl-C too.
     #[arg(long, value_name = "FILE")]
@@ -177,7 +171,7 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
                 "kind": "local",
                 "model": args.model.as_ref().map_or("bundled".to_owned(), |p| p.display().to_string()),
                 "format": ChatModel::format(&local).id(),
-                "constrained": !args.no_constrain && local.can_constrain(),
+                "constrained": !args.decoding.no_constrain && local.can_constrain(),
             });
             let results = eval::run(&cases, &mut local, &options, &mut on_result);
             (engine, results)
@@ -216,10 +210,10 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
 /// calls constrained unless `--no-constrain`.
 fn local_chat(args: &BfclArgs) -> Result<LocalChat, String> {
     let model = super::load_model(args.model.as_deref())?;
-    let chat = super::local_chat(model, args.tool_format.as_deref())?;
-    Ok(chat
-        .options(GenerateOptions::greedy(args.max_tokens))
-        .constrain(!args.no_constrain))
+    Ok(args
+        .decoding
+        .local_chat(model)?
+        .options(GenerateOptions::greedy(args.max_tokens)))
 }
 
 /// One client of the engine (one per job): the tools API, or raw

@@ -25,9 +25,30 @@ pub fn load_model(path: Option<&Path>) -> Result<Model, String> {
     .map_err(|e| e.to_string())
 }
 
+/// How a local model writes its calls: the options `chat`, `serve` and
+/// `eval` share.
+#[derive(clap::Args)]
+pub struct DecodingArgs {
+    /// Let a local model write calls freely instead of constraining them to
+    /// the tools' schemas.
+    #[arg(long)]
+    pub no_constrain: bool,
+    /// The tool-call format a local model writes, for models whose template
+    /// does not show it (one of `tool-use parse --help`'s formats).
+    #[arg(long)]
+    pub tool_format: Option<String>,
+}
+
+impl DecodingArgs {
+    /// `model` wrapped for the agent as these options say.
+    pub fn local_chat(&self, model: Model) -> Result<LocalChat, String> {
+        Ok(local_chat(model, self.tool_format.as_deref())?.constrain(!self.no_constrain))
+    }
+}
+
 /// `model` wrapped for the agent, its tool-call format `tool_format` (a
 /// format id) or else the one its template shows.
-pub fn local_chat(model: Model, tool_format: Option<&str>) -> Result<LocalChat, String> {
+fn local_chat(model: Model, tool_format: Option<&str>) -> Result<LocalChat, String> {
     match tool_format {
         Some(id) => {
             let format = Format::from_id(id).map_err(|e| format!("--tool-format: {e}"))?;

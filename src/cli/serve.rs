@@ -33,13 +33,8 @@ pub struct ServeArgs {
     /// Temperature for requests that do not give one (0 is greedy).
     #[arg(long, default_value_t = 0.0)]
     temperature: f32,
-    /// Generate calls freely instead of constraining them to the tools' schemas.
-    #[arg(long)]
-    no_constrain: bool,
-    /// The tool-call format the model writes, for models whose template
-    /// does not show it (one of `tool-use parse --help`'s formats).
-    #[arg(long)]
-    tool_format: Option<String>,
+    #[command(flatten)]
+    decoding: super::DecodingArgs,
 }
 
 /// Runs `tool-use serve` until interrupted.
@@ -52,7 +47,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         None => "tool-use-mini".to_owned(),
     };
     let context = model.context_length();
-    let chat = super::local_chat(model, args.tool_format.as_deref())?.constrain(!args.no_constrain);
+    let chat = args.decoding.local_chat(model)?;
     let server_name = args.name.clone().unwrap_or(default_name);
     let mut server = Server::new(chat, server_name.clone())
         .max_queue(args.max_queue)
