@@ -58,21 +58,7 @@ pub(super) fn two_times(cx: &mut Cx) -> Follow {
             break b;
         }
     };
-    cx.ask_phrase(p::TWO_TIMES, &[("a", &a), ("b", &b)]);
-    let results = cx.call(vec![
-        ("get_current_time", json!({ "timezone": a })),
-        ("get_current_time", json!({ "timezone": b })),
-    ]);
-    cx.answer_from(
-        p::TWO_TIMES_ANSWERS,
-        &[
-            ("a", &a),
-            ("ra", &results[0]),
-            ("b", &b),
-            ("rb", &results[1]),
-        ],
-        results.clone(),
-    );
+    ask_both(cx, &a, &b, &TWO_TIMES);
     Follow::Time
 }
 
@@ -106,22 +92,53 @@ pub(super) fn two_stocks(cx: &mut Cx) -> Follow {
             break b;
         }
     };
-    cx.ask_phrase(p::TWO_STOCKS, &[("a", &a), ("b", &b)]);
+    ask_both(cx, &a, &b, &TWO_STOCKS);
+    Follow::Stock
+}
+
+/// One tool asked about two values at once, with the phrasings that ask
+/// and answer: the answer names `{a}` and `{b}` with their results.
+struct Both {
+    asks: &'static [&'static str],
+    answers: &'static [&'static str],
+    tool: &'static str,
+    argument: &'static str,
+    /// The answer's slots for the results of `a` and `b`.
+    results: (&'static str, &'static str),
+}
+
+const TWO_TIMES: Both = Both {
+    asks: p::TWO_TIMES,
+    answers: p::TWO_TIMES_ANSWERS,
+    tool: "get_current_time",
+    argument: "timezone",
+    results: ("ra", "rb"),
+};
+
+const TWO_STOCKS: Both = Both {
+    asks: p::TWO_STOCKS,
+    answers: p::TWO_STOCKS_ANSWERS,
+    tool: "get_stock_price",
+    argument: "symbol",
+    results: ("pa", "pb"),
+};
+
+fn ask_both(cx: &mut Cx, a: &str, b: &str, both: &Both) {
+    cx.ask_phrase(both.asks, &[("a", a), ("b", b)]);
     let results = cx.call(vec![
-        ("get_stock_price", json!({ "symbol": a })),
-        ("get_stock_price", json!({ "symbol": b })),
+        (both.tool, json!({ both.argument: a })),
+        (both.tool, json!({ both.argument: b })),
     ]);
     cx.answer_from(
-        p::TWO_STOCKS_ANSWERS,
+        both.answers,
         &[
-            ("a", &a),
-            ("pa", &results[0]),
-            ("b", &b),
-            ("pb", &results[1]),
+            ("a", a),
+            (both.results.0, &results[0]),
+            ("b", b),
+            (both.results.1, &results[1]),
         ],
         results.clone(),
     );
-    Follow::Stock
 }
 
 pub(super) fn translate_two(cx: &mut Cx) -> Follow {
