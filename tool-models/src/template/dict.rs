@@ -7,7 +7,7 @@
 //! render inputs answer dot lookups of `dict` method names with a method,
 //! and of mutating ones with undefined (the immutable sandbox hides them).
 
-use super::tojson::JsonStyle;
+use super::json_style::JsonStyle;
 use minijinja::value::{Enumerator, Object, ObjectExt, ObjectRepr, Value};
 use minijinja::{Error, ErrorKind, State};
 use std::collections::HashMap;

@@ -1,8 +1,8 @@
 //! Filters and tests whose Jinja2 behaviour differs from minijinja's built-in ones.
 
 use super::limits;
-use super::operators::escape_html;
 use super::python::{self, is_none};
+use super::python_ops::escape_html;
 use minijinja::filters as builtin;
 use minijinja::value::{Kwargs, Rest, StringInput, Value, ValueKind, ValueOrKwargs};
 use minijinja::{Error, ErrorKind, State};

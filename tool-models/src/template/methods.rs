@@ -3,8 +3,8 @@
 //! arguments and return `Markup` again, as markupsafe's do.
 
 use super::limits;
-use super::operators::escape_html;
 use super::python::{pad, Align};
+use super::python_ops::escape_html;
 use minijinja::value::{from_args, Tuple, Value, ValueKind};
 use minijinja::Error;
 use std::borrow::Cow;

@@ -32,11 +32,14 @@ mod filters;
 mod generation;
 mod gguf;
 mod input;
+mod json_style;
 mod limits;
 mod load;
 mod methods;
 mod operators;
 mod python;
+mod python_ops;
+mod range;
 pub mod tojson;
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! `1e+20`, `{'a': 1}`. minijinja prints its own spellings (`true`, `none`,
 //! `{"a": 1}`); the formatter installed by `env.rs` calls [`write_str`] instead.
 
-use super::env::PyRange;
+use super::range::PyRange;
 use minijinja::value::{Object, ObjectRepr, Value, ValueKind};
 use std::fmt::{self, Write};
 use std::sync::Arc;

@@ -5,36 +5,12 @@
 //! `", "`/`": "` separators, `1e+20` and `1.0` for floats, raw non-ASCII text.
 
 use super::dict::PyDict;
+pub use super::json_style::JsonStyle;
 use super::python::{float_repr, is_none};
 use minijinja::value::{Kwargs, ValueKind};
 use minijinja::{Error, ErrorKind, Value};
 use std::fmt::Write;
 use std::sync::Arc;
-
-/// How to lay out JSON, as `json.dumps`'s keyword arguments.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JsonStyle {
-    /// Escape every non-ASCII character as `\uXXXX`.
-    pub ensure_ascii: bool,
-    /// Pretty-print with this indent string (`indent=2` is two spaces).
-    pub indent: Option<String>,
-    /// Between items and between a key and its value.
-    pub separators: (String, String),
-    /// Print object keys sorted.
-    pub sort_keys: bool,
-}
-
-impl Default for JsonStyle {
-    /// `json.dumps(x, ensure_ascii=False)`.
-    fn default() -> JsonStyle {
-        JsonStyle {
-            ensure_ascii: false,
-            indent: None,
-            separators: (", ".into(), ": ".into()),
-            sort_keys: false,
-        }
-    }
-}
 
 /// Serialises a template value as Python's `json.dumps` would.
 pub fn dumps(value: &Value, style: &JsonStyle) -> Result<String, Error> {

@@ -18,7 +18,7 @@ use super::data::DataPosition;
 use super::error::{io_err, TrainError};
 use super::files::{read_json, read_safetensors, write_json, write_safetensors, Precision};
 use super::llama::Llama;
-use super::trainer::TrainConfig;
+use super::train_config::TrainConfig;
 
 const FORMAT_VERSION: u32 = 1;
 

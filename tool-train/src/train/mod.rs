@@ -54,6 +54,7 @@ mod log;
 #[cfg(test)]
 mod reference;
 mod schedule;
+mod train_config;
 mod trainer;
 
 pub use adamw::{AdamW, AdamWConfig};
@@ -69,4 +70,5 @@ pub use grow::deepen;
 pub use llama::Llama;
 pub use log::StepStats;
 pub use schedule::LrSchedule;
-pub use trainer::{TrainConfig, Trainer};
+pub use train_config::TrainConfig;
+pub use trainer::Trainer;
