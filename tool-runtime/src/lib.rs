@@ -45,7 +45,7 @@ pub mod toolbox;
 pub mod validate;
 
 pub use call::{ChunkIdConflict, InvalidToolCall, ToolCall, ToolCallChunk};
-pub use choice::{EmptyToolChoice, ToolChoice};
+pub use choice::{ChoiceError, EmptyToolChoice, ToolChoice, UnmetChoice};
 pub use definition::{
     check_definitions, DefinitionError, DefinitionsError, SchemaError, ToolDefinition,
 };
