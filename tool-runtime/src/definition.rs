@@ -46,7 +46,7 @@ pub enum DefinitionError {
     #[error("expected a `function` object, found {0}")]
     NoFunction(&'static str),
     /// The name is missing, not a string, or blank.
-    #[error("`function.name` must be a non-empty string, found {0}")]
+    #[error("expected `function.name` to be a non-empty string, found {0}")]
     Name(String),
     /// The parameters are not an object schema.
     #[error("tool `{name}`: parameters is not a JSON schema: {reason}")]
@@ -367,11 +367,11 @@ mod tests {
         );
         assert_eq!(
             error(json!({"function": {"name": 3}})),
-            "`function.name` must be a non-empty string, found 3"
+            "expected `function.name` to be a non-empty string, found 3"
         );
         assert_eq!(
             error(json!({"function": {"name": " "}})),
-            "`function.name` must be a non-empty string, found \" \""
+            "expected `function.name` to be a non-empty string, found \" \""
         );
         assert_eq!(
             error(tool("f", json!({"type": "string"}))),

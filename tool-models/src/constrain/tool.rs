@@ -68,9 +68,7 @@ impl ToolConstraint {
         tools: &[Value],
         choice: &ToolChoice,
     ) -> Result<ToolConstraint, ConstrainError> {
-        if !Self::supports(format) {
-            return Err(ConstrainError::UnsupportedFormat(format.id().into()));
-        }
+        supported(format)?;
         Self::for_definitions(env, format, &definitions(tools)?, choice)
     }
 
@@ -81,9 +79,7 @@ impl ToolConstraint {
         tools: &[ToolDefinition],
         choice: &ToolChoice,
     ) -> Result<ToolConstraint, ConstrainError> {
-        if !Self::supports(format) {
-            return Err(ConstrainError::UnsupportedFormat(format.id().into()));
-        }
+        supported(format)?;
         choice.check(tools).map_err(|e| match e {
             UnmetChoice::NoTools(choice) => ConstrainError::NoTools(choice),
             UnmetChoice::UnknownTool { name, known } => ConstrainError::UnknownTool { name, known },
@@ -107,6 +103,15 @@ impl ToolConstraint {
     /// The Lark grammar in force (for diagnostics).
     pub fn grammar(&self) -> &str {
         &self.grammar
+    }
+}
+
+/// An error unless `format` has a grammar here.
+fn supported(format: Format) -> Result<(), ConstrainError> {
+    if ToolConstraint::supports(format) {
+        Ok(())
+    } else {
+        Err(ConstrainError::UnsupportedFormat(format.id().into()))
     }
 }
 

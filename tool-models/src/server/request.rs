@@ -217,8 +217,8 @@ fn tools(value: Option<&Value>) -> Result<Vec<ToolDefinition>, ApiError> {
     let bad = |i: usize, message: String| {
         ApiError::param(format!("tools[{i}]"), format!("tools[{i}]: {message}"))
     };
-    // OpenAI has other kinds of tools; the definition itself is the
-    // transformers form, which also takes the bare function object.
+    // OpenAI has other kinds of tools (`custom`): only functions have a
+    // definition that templates and the constraint can read.
     for (i, tool) in items.iter().enumerate() {
         if let Some(tool) = tool.as_object() {
             match tool.get("type").and_then(Value::as_str) {
