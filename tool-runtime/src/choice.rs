@@ -3,6 +3,11 @@
 //! Part of every request to a model, local or remote, so it lives beside the
 //! messages rather than with any one backend.
 
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{json, Value};
+
+use crate::{json_kind, ToolDefinition};
+
 /// Whether and which tools the model may call.
 ///
 /// What may follow the calls:
@@ -55,6 +60,110 @@ impl std::fmt::Display for ToolChoice {
     }
 }
 
+/// A `tool_choice` that is none of OpenAI's forms.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChoiceError {
+    /// A string other than OpenAI's three.
+    #[error("expected \"auto\", \"none\", \"required\" or a named function, found \"{0}\"")]
+    UnknownMode(String),
+    /// An object without `function.name`.
+    #[error("expected {{\"type\": \"function\", \"function\": {{\"name\": ...}}}}")]
+    NotNamed,
+    /// Neither a string nor an object.
+    #[error("expected a string or an object, found {0}")]
+    WrongKind(&'static str),
+}
+
+/// A `tool_choice` that the offered tools cannot meet.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnmetChoice {
+    /// A call is required but no tool is offered.
+    #[error("tool_choice `{0}` needs at least one tool, but none was offered")]
+    NoTools(String),
+    /// The named tool is not offered.
+    #[error("tool_choice names `{name}`, but the tools offered are: {known}")]
+    UnknownTool {
+        /// The name asked for.
+        name: String,
+        /// The names offered, comma-separated (or `none`).
+        known: String,
+    },
+}
+
+impl ToolChoice {
+    /// Reads OpenAI's forms: `"auto"`, `"required"`, `"none"`, or
+    /// `{"type": "function", "function": {"name": ...}}`.
+    pub fn from_json(json: &Value) -> Result<ToolChoice, ChoiceError> {
+        match json {
+            Value::String(s) => match s.as_str() {
+                "auto" => Ok(ToolChoice::Auto),
+                "none" => Ok(ToolChoice::None),
+                "required" => Ok(ToolChoice::Required),
+                other => Err(ChoiceError::UnknownMode(other.to_owned())),
+            },
+            Value::Object(o) => o
+                .get("function")
+                .and_then(|f| f.get("name"))
+                .and_then(Value::as_str)
+                .map(|name| ToolChoice::Named(name.to_owned()))
+                .ok_or(ChoiceError::NotNamed),
+            other => Err(ChoiceError::WrongKind(json_kind(other))),
+        }
+    }
+
+    /// OpenAI's form (see [`ToolChoice::from_json`]).
+    pub fn to_json(&self) -> Value {
+        match self {
+            ToolChoice::Auto => Value::from("auto"),
+            ToolChoice::Required => Value::from("required"),
+            ToolChoice::None => Value::from("none"),
+            ToolChoice::Named(name) => json!({"type": "function", "function": {"name": name}}),
+        }
+    }
+
+    /// Whether the choice can be met by `tools`: `Required` needs one, and
+    /// `Named` must name one of them.
+    pub fn check(&self, tools: &[ToolDefinition]) -> Result<(), UnmetChoice> {
+        self.check_names(tools.iter().map(ToolDefinition::name))
+    }
+
+    /// [`ToolChoice::check`], given the offered tools' names.
+    pub fn check_names<'a>(
+        &self,
+        offered: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), UnmetChoice> {
+        let offered: Vec<&str> = offered.into_iter().collect();
+        match self {
+            ToolChoice::Required if offered.is_empty() => {
+                Err(UnmetChoice::NoTools(self.to_string()))
+            }
+            ToolChoice::Named(name) if !offered.contains(&name.as_str()) => {
+                Err(UnmetChoice::UnknownTool {
+                    name: name.clone(),
+                    known: if offered.is_empty() {
+                        "none".into()
+                    } else {
+                        offered.join(", ")
+                    },
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Serialize for ToolChoice {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolChoice {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ToolChoice::from_json(&Value::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,5 +181,56 @@ mod tests {
             assert_eq!(parsed.to_string(), s.trim());
         }
         assert_eq!("  ".parse::<ToolChoice>(), Err(EmptyToolChoice));
+    }
+
+    #[test]
+    fn openai_forms_round_trip() {
+        for (json, choice) in [
+            (json!("auto"), ToolChoice::Auto),
+            (json!("required"), ToolChoice::Required),
+            (json!("none"), ToolChoice::None),
+            (
+                json!({"type": "function", "function": {"name": "f"}}),
+                ToolChoice::Named("f".into()),
+            ),
+        ] {
+            assert_eq!(
+                serde_json::from_value::<ToolChoice>(json.clone()).unwrap(),
+                choice
+            );
+            assert_eq!(serde_json::to_value(&choice).unwrap(), json);
+        }
+        let error = |json: Value| ToolChoice::from_json(&json).unwrap_err().to_string();
+        assert_eq!(
+            error(json!("any")),
+            "expected \"auto\", \"none\", \"required\" or a named function, found \"any\""
+        );
+        assert_eq!(
+            error(json!({"type": "function"})),
+            "expected {\"type\": \"function\", \"function\": {\"name\": ...}}"
+        );
+        assert_eq!(
+            error(json!(1)),
+            "expected a string or an object, found an integer"
+        );
+    }
+
+    #[test]
+    fn checks_against_the_offered_tools() {
+        let tools =
+            ToolDefinition::list_from_json(&[json!({"name": "a"}), json!({"name": "b"})]).unwrap();
+        assert_eq!(ToolChoice::Named("b".into()).check(&tools), Ok(()));
+        assert_eq!(
+            ToolChoice::Named("c".into())
+                .check(&tools)
+                .unwrap_err()
+                .to_string(),
+            "tool_choice names `c`, but the tools offered are: a, b"
+        );
+        assert_eq!(
+            ToolChoice::Required.check(&[]).unwrap_err().to_string(),
+            "tool_choice `required` needs at least one tool, but none was offered"
+        );
+        assert_eq!(ToolChoice::Auto.check(&[]), Ok(()));
     }
 }

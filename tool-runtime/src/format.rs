@@ -3,6 +3,8 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::ToolDefinition;
+
 /// Which API the definitions are for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DefinitionFormat {
@@ -37,31 +39,28 @@ pub fn take_grounded(schema: &mut Map<String, Value>) -> bool {
 }
 
 /// Converts transformers-form definitions into `format`: the value of the
-/// API's `tools` field.
+/// API's `tools` field. The definitions are not checked (a [`Tool`](crate::Tool)
+/// may give any JSON); [`convert_definitions`] takes checked ones.
 pub fn convert(definitions: &[&Value], format: DefinitionFormat) -> Vec<Value> {
-    let function = |d: &Value| d.get("function").cloned().unwrap_or(Value::Null);
-    let parts = |d: &Value| {
-        let f = function(d);
-        let mut parameters = f
-            .get("parameters")
-            .cloned()
-            .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
-        if let Some(properties) = parameters
-            .get_mut("properties")
-            .and_then(Value::as_object_mut)
-        {
-            for schema in properties.values_mut().filter_map(Value::as_object_mut) {
-                take_grounded(schema);
-            }
-        }
+    let definitions: Vec<ToolDefinition> = definitions
+        .iter()
+        .map(|d| ToolDefinition::unchecked(d))
+        .collect();
+    convert_definitions(&definitions, format)
+}
+
+/// Converts definitions into `format`: the value of the API's `tools` field.
+pub fn convert_definitions(definitions: &[ToolDefinition], format: DefinitionFormat) -> Vec<Value> {
+    let parts = |d: &ToolDefinition| {
+        let function = &d.as_json()["function"];
         (
-            f.get("name").cloned().unwrap_or(Value::Null),
-            f.get("description").cloned().unwrap_or(Value::Null),
-            parameters,
+            function.get("name").cloned().unwrap_or(Value::Null),
+            function.get("description").cloned().unwrap_or(Value::Null),
+            d.parameters_without_grounding(),
         )
     };
     match format {
-        DefinitionFormat::Transformers => definitions.iter().map(|d| (*d).clone()).collect(),
+        DefinitionFormat::Transformers => definitions.iter().map(ToolDefinition::to_json).collect(),
         DefinitionFormat::OpenAi => definitions
             .iter()
             .map(|d| {

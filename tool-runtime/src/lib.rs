@@ -31,6 +31,7 @@
 
 pub mod call;
 pub mod choice;
+pub mod definition;
 pub mod error;
 pub mod exec;
 pub mod format;
@@ -44,7 +45,10 @@ pub mod toolbox;
 pub mod validate;
 
 pub use call::{ChunkIdConflict, InvalidToolCall, ToolCall, ToolCallChunk};
-pub use choice::{EmptyToolChoice, ToolChoice};
+pub use choice::{ChoiceError, EmptyToolChoice, ToolChoice, UnmetChoice};
+pub use definition::{
+    check_definitions, DefinitionError, DefinitionsError, SchemaError, ToolDefinition,
+};
 pub use error::{ArgIssue, ToolError};
 pub use format::DefinitionFormat;
 pub use grounded::ground_free_strings;

@@ -9,6 +9,7 @@
 use super::narrow::{bound_numbers, close_objects, each_subschema};
 use super::ConstrainError;
 use serde_json::{json, Map, Value};
+use tool_runtime::ToolDefinition;
 
 /// One offered tool.
 #[derive(Debug, Clone)]
@@ -18,58 +19,42 @@ pub(crate) struct ToolDef {
     pub(crate) params: Value,
 }
 
-/// Reads `{"type": "function", "function": {"name", "parameters"}}` (or the
-/// bare inner object) definitions.
-pub(crate) fn read_tools(tools: &[Value]) -> Result<Vec<ToolDef>, ConstrainError> {
-    let mut out: Vec<ToolDef> = Vec::with_capacity(tools.len());
-    for (index, def) in tools.iter().enumerate() {
-        let bad = |reason: String| ConstrainError::BadTool { index, reason };
-        let f = def.get("function").unwrap_or(def);
-        let name = match f.get("name") {
-            Some(Value::String(s)) if !s.is_empty() => s.clone(),
-            Some(other) => {
-                return Err(bad(format!(
-                    "expected `function.name` to be a non-empty string, found {other}"
-                )))
+/// Checks transformers-style definitions (or bare `function` objects).
+pub(crate) fn definitions(tools: &[Value]) -> Result<Vec<ToolDefinition>, ConstrainError> {
+    ToolDefinition::list_from_json(tools).map_err(|e| ConstrainError::BadTool {
+        index: e.index,
+        reason: e.error.to_string(),
+    })
+}
+
+/// The grammar's view of checked definitions: each one's parameters made an
+/// object schema whose arguments parse and validate (see the module docs).
+pub(crate) fn read_tools(tools: &[ToolDefinition]) -> Vec<ToolDef> {
+    tools
+        .iter()
+        .map(|tool| {
+            let mut params = match tool.parameters() {
+                Some(p) => Value::Object(p.clone()),
+                None => json!({"type": "object", "properties": {}}),
+            };
+            if let Some(obj) = params.as_object_mut() {
+                obj.entry("type").or_insert_with(|| "object".into());
+                // Closed even without declared properties: the runtime
+                // rejects unknown arguments.
+                if !obj.contains_key("additionalProperties")
+                    && !obj.contains_key("patternProperties")
+                {
+                    obj.insert("additionalProperties".into(), false.into());
+                }
             }
-            None => return Err(bad("expected `function.name`, found no name".into())),
-        };
-        if out.iter().any(|t| t.name == name) {
-            return Err(bad(format!("tool `{name}` is defined twice")));
-        }
-        let mut params = match f.get("parameters") {
-            None | Some(Value::Null) => json!({"type": "object", "properties": {}}),
-            Some(Value::Object(o)) => Value::Object(o.clone()),
-            Some(other) => {
-                return Err(bad(format!(
-                    "expected `{name}`'s parameters to be a JSON schema object, found {other}"
-                )))
+            close_objects(&mut params);
+            bound_numbers(&mut params);
+            ToolDef {
+                name: tool.name().to_owned(),
+                params,
             }
-        };
-        let obj = params
-            .as_object_mut()
-            .ok_or_else(|| bad("unreachable".into()))?;
-        match obj.get("type") {
-            None => {
-                obj.insert("type".into(), "object".into());
-            }
-            Some(Value::String(t)) if t == "object" => {}
-            Some(other) => {
-                return Err(bad(format!(
-                    "expected `{name}`'s parameters to be of type \"object\", found {other}"
-                )))
-            }
-        }
-        // Closed even without declared properties: the runtime rejects
-        // unknown arguments.
-        if !obj.contains_key("additionalProperties") && !obj.contains_key("patternProperties") {
-            obj.insert("additionalProperties".into(), false.into());
-        }
-        close_objects(&mut params);
-        bound_numbers(&mut params);
-        out.push(ToolDef { name, params });
-    }
-    Ok(out)
+        })
+        .collect()
 }
 
 /// Options for llguidance's JSON compiler: the separators chat templates
@@ -152,13 +137,17 @@ fn rewrite_refs(schema: &mut Value, prefix: &str, needs_root: &mut bool) {
 mod tests {
     use super::*;
 
+    fn read(tools: &[Value]) -> Result<Vec<ToolDef>, ConstrainError> {
+        Ok(read_tools(&definitions(tools)?))
+    }
+
     fn tool(name: &str, params: Value) -> Value {
         json!({"type": "function", "function": {"name": name, "parameters": params}})
     }
 
     #[test]
     fn narrows_arguments() {
-        let t = read_tools(&[tool(
+        let t = read(&[tool(
             "f",
             json!({"properties": {
                 "n": {"type": "integer"},
@@ -171,24 +160,24 @@ mod tests {
         assert_eq!(p["additionalProperties"], false);
         assert_eq!(p["properties"]["o"]["additionalProperties"], false);
         assert!(p["properties"]["n"]["minimum"].is_i64());
-        let t = read_tools(&[tool("g", json!({"type": "object"}))]).unwrap();
+        let t = read(&[tool("g", json!({"type": "object"}))]).unwrap();
         assert_eq!(t[0].params["additionalProperties"], false);
     }
 
     #[test]
     fn keeps_stated_additional_properties() {
-        let t = read_tools(&[tool("f", json!({"additionalProperties": true}))]).unwrap();
+        let t = read(&[tool("f", json!({"additionalProperties": true}))]).unwrap();
         assert_eq!(t[0].params["additionalProperties"], true);
         assert_eq!(t[0].params["type"], "object");
     }
 
     #[test]
     fn rejects_bad_definitions() {
-        let e = read_tools(&[json!({"function": {"name": 3}})]).unwrap_err();
+        let e = read(&[json!({"function": {"name": 3}})]).unwrap_err();
         assert!(e.to_string().contains("#0") && e.to_string().contains("found 3"));
-        let e = read_tools(&[tool("f", json!({"type": "string"}))]).unwrap_err();
+        let e = read(&[tool("f", json!({"type": "string"}))]).unwrap_err();
         assert!(e.to_string().contains("\"object\""), "{e}");
-        let e = read_tools(&[tool("f", json!({})), tool("f", json!({}))]).unwrap_err();
+        let e = read(&[tool("f", json!({})), tool("f", json!({}))]).unwrap_err();
         assert!(e.to_string().contains("twice"), "{e}");
     }
 
@@ -200,7 +189,7 @@ mod tests {
             "properties": {"p": {"$ref": "#/$defs/Point"}, "q": {"$ref": "#/properties/p"}},
             "$defs": {"Point": point}
         });
-        let tools = read_tools(&[tool("a", params.clone()), tool("b", params)]).unwrap();
+        let tools = read(&[tool("a", params.clone()), tool("b", params)]).unwrap();
         let mut defs = Map::new();
         let s = call_schema(&tools, "arguments", &mut defs);
         assert!(defs.contains_key("t0_Point") && defs.contains_key("t1_Point"));

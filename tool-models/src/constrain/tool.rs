@@ -1,13 +1,13 @@
 //! Constrained tool calls: [`ToolConstraint`].
 
 use super::grammar::lark;
-use super::schema::{layout, read_tools, ToolDef};
+use super::schema::{definitions, layout, read_tools, ToolDef};
 use super::session::{forward_constraint_to_session, Session};
 use super::{ConstrainError, TokenEnv};
 use crate::parse::Format;
 use llguidance::api::TopLevelGrammar;
 use serde_json::Value;
-use tool_runtime::ToolChoice;
+use tool_runtime::{ToolChoice, ToolDefinition, UnmetChoice};
 
 /// The formats [`ToolConstraint`] has a grammar for: every format the
 /// parsers read.
@@ -68,29 +68,25 @@ impl ToolConstraint {
         tools: &[Value],
         choice: &ToolChoice,
     ) -> Result<ToolConstraint, ConstrainError> {
-        if !Self::supports(format) {
-            return Err(ConstrainError::UnsupportedFormat(format.id().into()));
-        }
-        let mut defs = read_tools(tools)?;
-        match choice {
-            ToolChoice::Required if defs.is_empty() => {
-                return Err(ConstrainError::NoTools(choice.to_string()))
-            }
-            ToolChoice::Named(name) => {
-                let Some(pos) = defs.iter().position(|t| &t.name == name) else {
-                    let known: Vec<&str> = defs.iter().map(|t| t.name.as_str()).collect();
-                    return Err(ConstrainError::UnknownTool {
-                        name: name.clone(),
-                        known: if known.is_empty() {
-                            "none".into()
-                        } else {
-                            known.join(", ")
-                        },
-                    });
-                };
-                defs = vec![defs.swap_remove(pos)];
-            }
-            _ => {}
+        supported(format)?;
+        Self::for_definitions(env, format, &definitions(tools)?, choice)
+    }
+
+    /// [`ToolConstraint::new`] for definitions already checked.
+    pub fn for_definitions(
+        env: &TokenEnv,
+        format: Format,
+        tools: &[ToolDefinition],
+        choice: &ToolChoice,
+    ) -> Result<ToolConstraint, ConstrainError> {
+        supported(format)?;
+        choice.check(tools).map_err(|e| match e {
+            UnmetChoice::NoTools(choice) => ConstrainError::NoTools(choice),
+            UnmetChoice::UnknownTool { name, known } => ConstrainError::UnknownTool { name, known },
+        })?;
+        let mut defs = read_tools(tools);
+        if let ToolChoice::Named(name) = choice {
+            defs.retain(|t| &t.name == name);
         }
         let grammar = lark(env, format, &defs, choice)?;
         match Session::new(env, TopLevelGrammar::from_lark(grammar.clone())) {
@@ -107,6 +103,15 @@ impl ToolConstraint {
     /// The Lark grammar in force (for diagnostics).
     pub fn grammar(&self) -> &str {
         &self.grammar
+    }
+}
+
+/// An error unless `format` has a grammar here.
+fn supported(format: Format) -> Result<(), ConstrainError> {
+    if ToolConstraint::supports(format) {
+        Ok(())
+    } else {
+        Err(ConstrainError::UnsupportedFormat(format.id().into()))
     }
 }
 

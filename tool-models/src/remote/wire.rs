@@ -145,7 +145,7 @@ pub fn chat_request(
                     .collect(),
             ),
         );
-        body.insert("tool_choice".into(), wire_choice(tool_choice));
+        body.insert("tool_choice".into(), tool_choice.to_json());
         if let Some(parallel) = options.parallel_tool_calls {
             body.insert("parallel_tool_calls".into(), Value::from(parallel));
         }
@@ -192,15 +192,6 @@ pub(super) fn add_sampling(body: &mut Map<String, Value>, options: &RequestOptio
     }
     for (key, value) in &options.extra {
         body.insert(key.clone(), value.clone());
-    }
-}
-
-fn wire_choice(choice: &ToolChoice) -> Value {
-    match choice {
-        ToolChoice::Auto => Value::from("auto"),
-        ToolChoice::Required => Value::from("required"),
-        ToolChoice::None => Value::from("none"),
-        ToolChoice::Named(name) => json!({"type": "function", "function": {"name": name}}),
     }
 }
 

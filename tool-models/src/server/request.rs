@@ -3,7 +3,8 @@
 //! as OpenAI ignores them.
 
 use serde_json::{Map, Value};
-use tool_runtime::{json_kind, Message, ToolChoice};
+use tool_runtime::definition::check_schema;
+use tool_runtime::{json_kind, Message, ToolChoice, ToolDefinition};
 
 use super::error::ApiError;
 
@@ -45,6 +46,7 @@ impl ChatRequest {
         let messages = messages(fields.get("messages"))?;
         let tools = tools(fields.get("tools"))?;
         let tool_choice = tool_choice(fields.get("tool_choice"), &tools)?;
+        let tools = tools.into_iter().map(ToolDefinition::into_json).collect();
         let max_tokens = match fields.count("max_completion_tokens")? {
             Some(n) => Some(n),
             None => fields.count("max_tokens")?,
@@ -205,149 +207,45 @@ fn messages(value: Option<&Value>) -> Result<Vec<Message>, ApiError> {
 
 /// Tool definitions: OpenAI's form, checked for what templates and the
 /// constraint rely on.
-fn tools(value: Option<&Value>) -> Result<Vec<Value>, ApiError> {
+fn tools(value: Option<&Value>) -> Result<Vec<ToolDefinition>, ApiError> {
     let Some(value) = value else {
         return Ok(Vec::new());
     };
     let Value::Array(items) = value else {
         return Err(Fields::wrong("tools", "a list of tools", value));
     };
-    let mut names: Vec<&str> = Vec::new();
+    let bad = |i: usize, message: String| {
+        ApiError::param(format!("tools[{i}]"), format!("tools[{i}]: {message}"))
+    };
+    // OpenAI has other kinds of tools (`custom`): only functions have a
+    // definition that templates and the constraint can read.
     for (i, tool) in items.iter().enumerate() {
-        let at = format!("tools[{i}]");
-        let bad = |message: String| ApiError::param(at.clone(), format!("{at}: {message}"));
-        let Some(tool) = tool.as_object() else {
-            return Err(bad(format!(
-                "expected an object, found {}",
-                json_kind(tool)
-            )));
-        };
-        match tool.get("type").and_then(Value::as_str) {
-            Some("function") => {}
-            other => {
-                return Err(bad(format!(
-                    "only tools of type \"function\" are supported, found {}",
-                    other.map_or_else(|| "no type".to_owned(), |t| format!("\"{t}\""))
-                )))
+        if let Some(tool) = tool.as_object() {
+            match tool.get("type").and_then(Value::as_str) {
+                Some("function") => {}
+                other => {
+                    return Err(bad(
+                        i,
+                        format!(
+                            "only tools of type \"function\" are supported, found {}",
+                            other.map_or_else(|| "no type".to_owned(), |t| format!("\"{t}\""))
+                        ),
+                    ))
+                }
             }
         }
-        let Some(function) = tool.get("function").and_then(Value::as_object) else {
-            return Err(bad("expected a `function` object".into()));
-        };
-        let name = match function.get("name").and_then(Value::as_str) {
-            Some(name) if !name.trim().is_empty() => name,
-            _ => return Err(bad("`function.name` must be a non-empty string".into())),
-        };
-        if names.contains(&name) {
-            return Err(bad(format!("two tools are named `{name}`")));
-        }
-        names.push(name);
-        if let Some(parameters) = function.get("parameters") {
-            check_schema(parameters).map_err(|e| {
-                bad(format!(
-                    "tool `{name}`: parameters is not a JSON schema: {e}"
-                ))
-            })?;
-        }
     }
-    Ok(items.clone())
+    ToolDefinition::list_from_json(items).map_err(|e| bad(e.index, e.error.to_string()))
 }
 
-/// The shape checks a JSON schema must pass before the grammar compiler
-/// sees it: an object (or `true`), whose keywords have their types.
-fn check_schema(schema: &Value) -> Result<(), String> {
-    let obj = match schema {
-        Value::Bool(true) => return Ok(()),
-        Value::Object(obj) => obj,
-        other => return Err(format!("expected an object, found {}", json_kind(other))),
-    };
-    if let Some(t) = obj.get("type") {
-        let ok = match t {
-            Value::String(_) => true,
-            Value::Array(ts) => ts.iter().all(Value::is_string),
-            _ => false,
-        };
-        if !ok {
-            return Err(format!(
-                "`type` must be a string or a list of strings, found {}",
-                json_kind(t)
-            ));
-        }
-    }
-    if let Some(props) = obj.get("properties") {
-        let Value::Object(props) = props else {
-            return Err(format!(
-                "`properties` must be an object, found {}",
-                json_kind(props)
-            ));
-        };
-        for (key, sub) in props {
-            check_schema(sub).map_err(|e| format!("property `{key}`: {e}"))?;
-        }
-    }
-    if let Some(required) = obj.get("required") {
-        if !required
-            .as_array()
-            .is_some_and(|r| r.iter().all(Value::is_string))
-        {
-            return Err("`required` must be a list of property names".into());
-        }
-    }
-    if let Some(items) = obj.get("items") {
-        check_schema(items).map_err(|e| format!("items: {e}"))?;
-    }
-    Ok(())
-}
-
-fn tool_choice(value: Option<&Value>, tools: &[Value]) -> Result<ToolChoice, ApiError> {
-    let bad = |m: String| ApiError::param("tool_choice", format!("tool_choice: {m}"));
+fn tool_choice(value: Option<&Value>, tools: &[ToolDefinition]) -> Result<ToolChoice, ApiError> {
+    let bad = |m: String| ApiError::param("tool_choice", m);
     let choice = match value {
         None => ToolChoice::Auto,
-        Some(Value::String(s)) => match s.as_str() {
-            "auto" => ToolChoice::Auto,
-            "none" => ToolChoice::None,
-            "required" => ToolChoice::Required,
-            other => {
-                return Err(bad(format!(
-                "expected \"auto\", \"none\", \"required\" or a named function, found \"{other}\""
-            )))
-            }
-        },
-        Some(Value::Object(o)) => {
-            let name = o
-                .get("function")
-                .and_then(|f| f.get("name"))
-                .and_then(Value::as_str)
-                .ok_or_else(|| {
-                    bad("expected {\"type\": \"function\", \"function\": {\"name\": ...}}".into())
-                })?;
-            ToolChoice::Named(name.to_owned())
-        }
-        Some(other) => {
-            return Err(bad(format!(
-                "expected a string or an object, found {}",
-                json_kind(other)
-            )))
-        }
+        Some(v) => ToolChoice::from_json(v).map_err(|e| bad(format!("tool_choice: {e}")))?,
     };
-    let offered: Vec<&str> = tools
-        .iter()
-        .filter_map(|t| t["function"]["name"].as_str())
-        .collect();
-    match &choice {
-        ToolChoice::Required if offered.is_empty() => Err(bad(
-            "\"required\" needs at least one tool, but none was offered".into(),
-        )),
-        ToolChoice::Named(name) if !offered.contains(&name.as_str()) => Err(bad(format!(
-            "names `{name}`, but the tools offered are: {}",
-            if offered.is_empty() {
-                "none".to_owned()
-            } else {
-                offered.join(", ")
-            }
-        ))),
-        _ => Ok(choice),
-    }
+    choice.check(tools).map_err(|e| bad(e.to_string()))?;
+    Ok(choice)
 }
 
 /// `response_format`: the schema answers must follow, if any.
