@@ -3,6 +3,7 @@
 //! Every failure becomes a tool message the model can read and correct;
 //! messages are short and deterministic so tests (and models) can rely on them.
 
+use crate::suggest::edit_distance;
 use serde_json::Value;
 use std::fmt;
 use std::time::Duration;
@@ -72,7 +73,7 @@ impl ToolError {
         let available: Vec<String> = available.into_iter().map(str::to_owned).collect();
         let suggestion = available
             .iter()
-            .map(|c| (distance(&name.to_lowercase(), &c.to_lowercase()), c))
+            .map(|c| (edit_distance(&name.to_lowercase(), &c.to_lowercase()), c))
             .filter(|(d, c)| *d <= 2.max(c.chars().count() / 3))
             .min_by_key(|(d, _)| *d)
             .map(|(_, c)| c.clone());
@@ -82,22 +83,6 @@ impl ToolError {
             suggestion,
         }
     }
-}
-
-/// Levenshtein distance, for "did you mean".
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 fn did_you_mean(s: &Option<String>) -> String {

@@ -40,6 +40,7 @@ mod grounded;
 pub mod message;
 pub mod partial_json;
 pub mod schema;
+pub mod suggest;
 pub mod tool;
 pub mod toolbox;
 pub mod validate;

@@ -17,7 +17,7 @@ mod lark;
 mod narrow;
 mod schema;
 mod session;
-mod syntax;
+pub(crate) mod syntax;
 mod tool;
 mod values;
 mod vocab;

@@ -7,10 +7,13 @@
 //! reads every layout written here (the tests parse what a random model
 //! writes under each grammar).
 
-use super::lark::{json, lit, Lark};
-use super::schema::{call_schema, ToolDef};
-use super::values::{python_value, raw_value, RawEnd};
-use super::ConstrainError;
+use super::lark::json;
+pub(crate) use super::lark::{lit, Lark};
+use super::schema::call_schema;
+pub(crate) use super::schema::ToolDef;
+use super::values::RawEnd;
+pub(crate) use super::values::{python_value, raw_value};
+pub(crate) use super::ConstrainError;
 use crate::parse::Format;
 use serde_json::{json, Map, Value};
 
@@ -91,7 +94,11 @@ pub(crate) enum Keys {
 }
 
 impl Syntax {
-    fn json(open: &'static [&'static str], close: Option<&'static str>, list: bool) -> Syntax {
+    pub(crate) fn json(
+        open: &'static [&'static str],
+        close: Option<&'static str>,
+        list: bool,
+    ) -> Syntax {
         Syntax {
             open,
             bare: false,
@@ -112,7 +119,7 @@ impl Syntax {
         }
     }
 
-    fn per_tool(
+    pub(crate) fn per_tool(
         open: &'static [&'static str],
         close: Option<&'static str>,
         call: CallFn,
@@ -144,211 +151,21 @@ impl Syntax {
 /// (markers the vocabulary has as special tokens choose among the
 /// versions of a format). `None` for the formats whose output is not a
 /// text with blocks of calls in it (harmony, Functionary v3.2: see
-/// `grammar`).
+/// `grammar`). Each family's file says how (its descriptor's `syntax`).
 pub(crate) fn syntax(format: Format, lark: &Lark) -> Option<Syntax> {
-    let named = |name, args| Keys::Named {
+    (format.family().syntax)(lark)
+}
+
+/// Keys `name` and `args`, no id.
+pub(crate) fn named(name: &'static str, args: &'static str) -> Keys {
+    Keys::Named {
         name,
         args,
         id: Id::None,
-    };
-    Some(match format {
-        Format::Hermes => Syntax::json(&["<tool_call>"], Some("</tool_call>"), false),
-        Format::NemotronV2 => Syntax::json(&["<TOOLCALL>"], Some("</TOOLCALL>"), true),
-        Format::Granite => Syntax::json(&["<|tool_call|>"], None, true),
-        Format::Phi4Mini => Syntax::json(&["functools"], None, true),
-        Format::Granite20bFc => Syntax::json(&["<function_call>"], None, false),
-        Format::Internlm2 => {
-            let mut s = Syntax::json(
-                &["<|action_start|>", "<|plugin|>"],
-                Some("<|action_end|>"),
-                false,
-            );
-            s.calls = Calls::Json {
-                keys: named("name", "parameters"),
-                list: false,
-                fence: false,
-                separator: None,
-            };
-            s
-        }
-        Format::Apertus => {
-            let mut s = Syntax::json(&["<|tools_prefix|>"], Some("<|tools_suffix|>"), true);
-            s.calls = Calls::Json {
-                keys: Keys::NameIsKey,
-                list: true,
-                fence: false,
-                separator: None,
-            };
-            s
-        }
-        Format::Cohere if lark.is_special("<|START_ACTION|>") => {
-            let mut s = Syntax::json(&["<|START_ACTION|>"], Some("<|END_ACTION|>"), true);
-            s.calls = Calls::Json {
-                keys: Keys::Named {
-                    name: "tool_name",
-                    args: "parameters",
-                    id: Id::Counter("tool_call_id"),
-                },
-                list: true,
-                fence: false,
-                separator: None,
-            };
-            s.value_forbidden.clear();
-            s
-        }
-        Format::Cohere => {
-            let mut s = Syntax::json(&["Action:"], None, true);
-            s.calls = Calls::Json {
-                keys: named("tool_name", "parameters"),
-                list: true,
-                fence: true,
-                separator: None,
-            };
-            s.text_forbidden.push(lit("<|START_ACTION|>"));
-            s
-        }
-        Format::Xlam => {
-            let mut s = Syntax::json(&[], None, true);
-            s.bare = true;
-            // The parser reads a list that an object opens, and the other
-            // markers it knows.
-            s.text_forbidden = vec![
-                r"/\[[ \t\r\n]*\{/".to_owned(),
-                lit("[TOOL_CALLS]"),
-                lit("<tool_call>"),
-                lit("```json"),
-            ];
-            s
-        }
-        Format::Llama3Json => Syntax {
-            open: &["<|python_tag|>"],
-            bare: true,
-            ws_after_open: false,
-            close: None,
-            calls: Calls::Json {
-                keys: named("name", "parameters"),
-                list: false,
-                fence: false,
-                separator: Some(";"),
-            },
-            // The parser takes any `{"` as the start of a call.
-            text_forbidden: vec![lit("{\"")],
-            value_forbidden: Vec::new(),
-        },
-        Format::Mistral if lark.is_special("[ARGS]") => {
-            Syntax::per_tool(&["[TOOL_CALLS]"], None, mistral_v11, false)
-        }
-        Format::Mistral => {
-            let mut s = Syntax::json(&["[TOOL_CALLS]"], None, true);
-            s.calls = Calls::Json {
-                keys: Keys::Named {
-                    name: "name",
-                    args: "arguments",
-                    id: Id::Trailing("id"),
-                },
-                list: true,
-                fence: false,
-                separator: None,
-            };
-            s
-        }
-        Format::FunctionaryV31 => {
-            let mut s = Syntax::per_tool(&["<function="], None, functionary_v31, false);
-            s.ws_after_open = false;
-            s.value_forbidden = vec!["</function>"];
-            s.text_forbidden.push(lit("<|python_tag|>"));
-            s
-        }
-        Format::KimiK2 => {
-            let mut s = Syntax::per_tool(
-                &["<|tool_calls_section_begin|>"],
-                Some("<|tool_calls_section_end|>"),
-                kimi,
-                true,
-            );
-            s.value_forbidden = vec!["<|tool_call_end|>"];
-            s
-        }
-        Format::DeepseekV3 | Format::DeepseekV31 => {
-            let call = if format == Format::DeepseekV3 {
-                deepseek_v3
-            } else {
-                deepseek_v31
-            };
-            let mut s = Syntax::per_tool(
-                &["<｜tool▁calls▁begin｜>"],
-                Some("<｜tool▁calls▁end｜>"),
-                call,
-                true,
-            );
-            s.value_forbidden = vec!["<｜tool▁call▁end｜>"];
-            s
-        }
-        Format::FunctionGemma => {
-            let mut s = Syntax::per_tool(
-                &["<start_function_call>"],
-                Some("<end_function_call>"),
-                function_gemma,
-                false,
-            );
-            s.ws_after_open = false;
-            s.value_forbidden = vec!["<escape>", "<end_function_call>"];
-            s
-        }
-        Format::Qwen3Xml => {
-            let mut s = xml(
-                &["<tool_call>"],
-                "</tool_call>",
-                qwen3_xml,
-                &["</parameter>", "<parameter="],
-            );
-            // The parser also reads a call whose `<tool_call>` was left out.
-            s.text_forbidden.push(lit("<function="));
-            s
-        }
-        Format::SeedOss => xml(
-            &["<seed:tool_call>"],
-            "</seed:tool_call>",
-            seed_oss,
-            &["</parameter>", "<parameter="],
-        ),
-        Format::MinimaxM2 => {
-            let mut s = xml(
-                &["<minimax:tool_call>"],
-                "</minimax:tool_call>",
-                minimax,
-                &["</parameter>", "<parameter name="],
-            );
-            // Several `<invoke>`s to a block.
-            s.calls = per_tool_calls(minimax, true, None);
-            s
-        }
-        Format::Glm45 => {
-            let mut s = xml(
-                &["<tool_call>"],
-                "</tool_call>",
-                glm,
-                &["</arg_value>", "<arg_key>"],
-            );
-            s.ws_after_open = false;
-            s
-        }
-        // Llama 4 has markers; Llama 3.2 writes the list bare. The parser
-        // reads a bare list in both.
-        Format::Pythonic if lark.is_special("<|python_start|>") => {
-            pythonic(&["<|python_start|>"], Some("<|python_end|>"), true)
-        }
-        Format::Pythonic => {
-            let mut s = pythonic(&[], None, true);
-            s.bare = true;
-            s
-        }
-        Format::Lfm2 => pythonic(&["<|tool_call_start|>"], Some("<|tool_call_end|>"), false),
-        Format::Harmony | Format::FunctionaryV32 => return None,
-    })
+    }
 }
 
-fn per_tool_calls(
+pub(crate) fn per_tool_calls(
     call: CallFn,
     several: bool,
     brackets: Option<(&'static str, &'static str, &'static str)>,
@@ -360,7 +177,7 @@ fn per_tool_calls(
     }
 }
 
-fn xml(
+pub(crate) fn xml(
     open: &'static [&'static str],
     close: &'static str,
     call: CallFn,
@@ -369,22 +186,6 @@ fn xml(
     let mut s = Syntax::per_tool(open, Some(close), call, false);
     s.value_forbidden = value_forbidden.to_vec();
     s.value_forbidden.push(close);
-    s
-}
-
-fn pythonic(
-    open: &'static [&'static str],
-    close: Option<&'static str>,
-    bare_lists: bool,
-) -> Syntax {
-    let mut s = Syntax::per_tool(open, close, pythonic_call, true);
-    s.calls = per_tool_calls(pythonic_call, true, Some(("[", ", ", "]")));
-    s.value_forbidden.clear();
-    if bare_lists {
-        // The parser reads `[name(` as the start of a list of calls.
-        s.text_forbidden
-            .push(r"/\[[ \t\r\n]*[A-Za-z_][A-Za-z0-9_.\-]*[ \t\r\n]*\(/".to_owned());
-    }
     s
 }
 
@@ -502,72 +303,10 @@ fn name_is_key(tools: &[ToolDef], defs: &mut Map<String, Value>) -> Value {
     c
 }
 
-// One call per family. `vf`: the texts no string may contain.
-
-fn mistral_v11(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
-    // Mistral Small 3.2 and later write a call id before the arguments.
-    let id = if l.is_special("[CALL_ID]") {
-        format!("({} /[A-Za-z0-9]{{9}}/)?", l.mark("[CALL_ID]"))
-    } else {
-        String::new()
-    };
-    Ok(format!(
-        "{} {id} {} {}",
-        lit(&t.name),
-        l.mark("[ARGS]"),
-        args_json(t, vf)
-    ))
-}
-
-fn functionary_v31(
-    _: &mut Lark,
-    t: &ToolDef,
-    vf: &[&'static str],
-) -> Result<String, ConstrainError> {
-    Ok(format!(
-        "{} {} \"</function>\"",
-        lit(&format!("{}>", t.name)),
-        args_json(t, vf)
-    ))
-}
-
-fn kimi(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
-    Ok(format!(
-        "{} {} /:[0-9]{{1,2}}/ {} {} {}",
-        l.mark("<|tool_call_begin|>"),
-        lit(&format!("functions.{}", t.name)),
-        l.mark("<|tool_call_argument_begin|>"),
-        args_json(t, vf),
-        l.mark("<|tool_call_end|>")
-    ))
-}
-
-fn deepseek_v3(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
-    Ok(format!(
-        "{} \"function\" {} {} \"\\n```json\\n\" {} \"\\n```\" {}",
-        l.mark("<｜tool▁call▁begin｜>"),
-        l.mark("<｜tool▁sep｜>"),
-        lit(&t.name),
-        args_json(t, vf),
-        l.mark("<｜tool▁call▁end｜>")
-    ))
-}
-
-fn deepseek_v31(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
-    Ok(format!(
-        "{} {} {} {} {}",
-        l.mark("<｜tool▁call▁begin｜>"),
-        lit(&t.name),
-        l.mark("<｜tool▁sep｜>"),
-        args_json(t, vf),
-        l.mark("<｜tool▁call▁end｜>")
-    ))
-}
-
 /// The parameters in schema order, required ones always and the others
 /// optionally, each written by `arg(key, schema, defs)` and joined by
 /// `sep`; a required key `key_ok` refuses is an error.
-fn each_param(
+pub(crate) fn each_param(
     l: &mut Lark,
     t: &ToolDef,
     format: &str,
@@ -644,118 +383,14 @@ fn each_param(
     })
 }
 
-fn xml_key_ok(k: &str) -> bool {
+pub(crate) fn xml_key_ok(k: &str) -> bool {
     !k.is_empty() && !k.contains(['<', '>', '"', '\n'])
 }
 
-fn raw_end<'a>(l: &Lark, close: &'a str, forbidden: &'a [&'a str]) -> RawEnd<'a> {
+pub(crate) fn raw_end<'a>(l: &Lark, close: &'a str, forbidden: &'a [&'a str]) -> RawEnd<'a> {
     RawEnd {
         close: l.mark(close),
         close_text: (!l.is_special(close)).then_some(close),
         forbidden,
     }
-}
-
-fn qwen3_xml(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
-    function_xml(l, t, vf, "qwen3_xml", "\n")
-}
-
-fn seed_oss(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
-    function_xml(l, t, vf, "seed_oss", "")
-}
-
-/// `<function=name>` with `<parameter=k>` values, each wrapped in `nl`
-/// (Qwen3-Coder writes newlines around a value, Seed-OSS none).
-fn function_xml(
-    l: &mut Lark,
-    t: &ToolDef,
-    vf: &[&'static str],
-    format: &str,
-    nl: &str,
-) -> Result<String, ConstrainError> {
-    let end = raw_end(
-        l,
-        if nl.is_empty() {
-            "</parameter>"
-        } else {
-            "\n</parameter>"
-        },
-        vf,
-    );
-    let args = each_param(l, t, format, xml_key_ok, "", |l, k, s, d| {
-        format!(
-            "{} {} \"\\n\"",
-            lit(&format!("<parameter={k}>{nl}")),
-            raw_value(l, s, d, &end)
-        )
-    })?;
-    Ok(format!(
-        "{}{args} \"</function>\"",
-        lit(&format!("<function={}>\n", t.name))
-    ))
-}
-
-fn minimax(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
-    let end = raw_end(l, "</parameter>", vf);
-    let args = each_param(l, t, "minimax_m2", xml_key_ok, "", |l, k, s, d| {
-        format!(
-            "{} {} \"\\n\"?",
-            lit(&format!("<parameter name=\"{k}\">")),
-            raw_value(l, s, d, &end)
-        )
-    })?;
-    Ok(format!(
-        "{} \"\\n\"?{args} \"</invoke>\" \"\\n\"?",
-        lit(&format!("<invoke name=\"{}\">", t.name))
-    ))
-}
-
-fn glm(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
-    let end = raw_end(l, "</arg_value>", vf);
-    let args = each_param(l, t, "glm45", xml_key_ok, "", |l, k, s, d| {
-        format!(
-            "{} {} {} \"\\n\"? {} {} \"\\n\"?",
-            l.mark("<arg_key>"),
-            lit(k),
-            l.mark("</arg_key>"),
-            l.mark("<arg_value>"),
-            raw_value(l, s, d, &end)
-        )
-    })?;
-    Ok(format!("{} \"\\n\"?{args}", lit(&t.name)))
-}
-
-fn function_gemma(
-    l: &mut Lark,
-    t: &ToolDef,
-    vf: &[&'static str],
-) -> Result<String, ConstrainError> {
-    let end = raw_end(l, "<escape>", vf);
-    let key_ok = |k: &str| !k.is_empty() && !k.contains([':', ',', '{', '}', '<']);
-    let args = each_param(l, t, "functiongemma", key_ok, ",", |l, k, s, d| {
-        format!(
-            "{} {} {}",
-            lit(&format!("{k}:")),
-            l.mark("<escape>"),
-            raw_value(l, s, d, &end)
-        )
-    })?;
-    Ok(format!(
-        "{} {args} \"}}\"",
-        lit(&format!("call:{}{{", t.name))
-    ))
-}
-
-fn pythonic_call(l: &mut Lark, t: &ToolDef, _: &[&'static str]) -> Result<String, ConstrainError> {
-    let key_ok = |k: &str| {
-        let b = k.as_bytes();
-        !b.is_empty()
-            && !b[0].is_ascii_digit()
-            && b.iter()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
-    };
-    let args = each_param(l, t, "pythonic", key_ok, ", ", |_, k, s, d| {
-        format!("{} {}", lit(&format!("{k}=")), python_value(s, d))
-    })?;
-    Ok(format!("{} {} \")\"", lit(&format!("{}(", t.name)), args))
 }

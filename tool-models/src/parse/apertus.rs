@@ -1,17 +1,22 @@
 //! Apertus: `<|tools_prefix|>[{"get_weather": {"city": "Bern"}}, …]<|tools_suffix|>`,
 //! each call an object whose one key is the tool's name.
 
+use super::family::{Family, Rule};
 use super::jsonblock::{Block, End, Spec};
 use super::partial_call::{name_key_prefix, BodyCalls};
 use super::stream::{Emitter, Machine};
+use super::Format;
 use serde_json::Value;
+
+const PREFIX: &str = "<|tools_prefix|>";
+const SUFFIX: &str = "<|tools_suffix|>";
 
 pub(crate) fn machine() -> Box<dyn Machine> {
     Block::boxed_streaming(
         Spec {
-            starts: &["<|tools_prefix|>"],
+            starts: &[PREFIX],
             brackets: &[],
-            end: End::Marker("<|tools_suffix|>"),
+            end: End::Marker(SUFFIX),
             after: &[],
             handler: calls,
         },
@@ -62,4 +67,38 @@ fn calls(body: &str, complete: bool, em: &mut Emitter) -> bool {
         }
     }
     true
+}
+
+/// Apertus.
+pub(crate) const APERTUS: Family = Family {
+    format: Format::Apertus,
+    id: "apertus",
+    aliases: &[],
+    detect: &[Rule {
+        rank: 150,
+        markers: &[PREFIX],
+    }],
+    think: None,
+    citations: false,
+    machine: |_| machine(),
+    #[cfg(feature = "local")]
+    syntax: grammar::syntax,
+};
+
+/// A list of `{"name": {arguments}}` objects.
+#[cfg(feature = "local")]
+mod grammar {
+    use super::{PREFIX, SUFFIX};
+    use crate::constrain::syntax::{Calls, Keys, Lark, Syntax};
+
+    pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
+        let mut s = Syntax::json(&[PREFIX], Some(SUFFIX), true);
+        s.calls = Calls::Json {
+            keys: Keys::NameIsKey,
+            list: true,
+            fence: false,
+            separator: None,
+        };
+        Some(s)
+    }
 }

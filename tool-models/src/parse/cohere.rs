@@ -3,15 +3,22 @@
 //! Command R+ (``Action: ```json [...] ``` ``). Response and turn tokens are
 //! dropped, and so are citation tags (`<co>`, `</co: 0:[1]>`), whose text stays.
 
+use super::family::{Family, Rule};
 use super::jsonblock::{calls, Block, End, Spec};
 use super::stream::{find_any, Find, Machine, Text};
+use super::think::ThinkMarkers;
+use super::Format;
+
+const ACTION: &str = "<|START_ACTION|>";
+const ACTION_END: &str = "<|END_ACTION|>";
+const ACTION_WORD: &str = "Action:";
 
 pub(crate) fn machine() -> Box<dyn Machine> {
     Block::boxed(Spec {
-        starts: &["<|START_ACTION|>", "Action:"],
+        starts: &[ACTION, ACTION_WORD],
         brackets: &[],
         end: End::Json,
-        after: &["<|END_ACTION|>", "```"],
+        after: &[ACTION_END, "```"],
         handler: calls,
     })
 }
@@ -71,5 +78,65 @@ impl Citations {
                 }
             }
         }
+    }
+}
+
+/// Command R+ and R7B.
+pub(crate) const COHERE: Family = Family {
+    format: Format::Cohere,
+    id: "cohere",
+    aliases: &[],
+    detect: &[
+        Rule {
+            rank: 180,
+            markers: &[ACTION],
+        },
+        Rule {
+            rank: 190,
+            markers: &[ACTION_WORD, "```json"],
+        },
+    ],
+    think: Some(ThinkMarkers {
+        open: "<|START_THINKING|>",
+        close: "<|END_THINKING|>",
+        exits: &[ACTION, "<|START_RESPONSE|>", "<|START_TEXT|>"],
+    }),
+    citations: true,
+    machine: |_| machine(),
+    #[cfg(feature = "local")]
+    syntax: grammar::syntax,
+};
+
+/// R7B (its action tokens special) writes a list with ids; R+ a fenced list.
+#[cfg(feature = "local")]
+mod grammar {
+    use super::{ACTION, ACTION_END, ACTION_WORD};
+    use crate::constrain::syntax::{lit, named, Calls, Id, Keys, Lark, Syntax};
+
+    pub(super) fn syntax(lark: &Lark) -> Option<Syntax> {
+        if lark.is_special(ACTION) {
+            let mut s = Syntax::json(&[ACTION], Some(ACTION_END), true);
+            s.calls = Calls::Json {
+                keys: Keys::Named {
+                    name: "tool_name",
+                    args: "parameters",
+                    id: Id::Counter("tool_call_id"),
+                },
+                list: true,
+                fence: false,
+                separator: None,
+            };
+            s.value_forbidden.clear();
+            return Some(s);
+        }
+        let mut s = Syntax::json(&[ACTION_WORD], None, true);
+        s.calls = Calls::Json {
+            keys: named("tool_name", "parameters"),
+            list: true,
+            fence: true,
+            separator: None,
+        };
+        s.text_forbidden.push(lit(ACTION));
+        Some(s)
     }
 }

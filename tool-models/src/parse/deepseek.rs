@@ -4,8 +4,12 @@
 //! Text after the section is dropped, as DeepSeek's servers do; a section that
 //! never holds a call is given back as content.
 
+use super::family::{Family, Rule};
 use super::partial_call::NamedArguments;
 use super::stream::{find_any, Emitter, Find, Machine, Text};
+use super::think::ThinkMarkers;
+use super::think::THINK;
+use super::Format;
 use serde_json::Value;
 
 const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
@@ -216,5 +220,94 @@ impl Machine for Deepseek {
         }
         self.scanned = 0;
         true
+    }
+}
+
+/// DeepSeek V3.
+pub(crate) const DEEPSEEK_V3: Family = Family {
+    format: Format::DeepseekV3,
+    id: "deepseek_v3",
+    aliases: &[],
+    detect: &[Rule {
+        rank: 20,
+        markers: &["tool▁calls▁begin", "```json"],
+    }],
+    think: THINK_DEEPSEEK,
+    citations: false,
+    machine: |_| machine(),
+    #[cfg(feature = "local")]
+    syntax: grammar::syntax_v3,
+};
+
+/// DeepSeek V3.1.
+pub(crate) const DEEPSEEK_V31: Family = Family {
+    format: Format::DeepseekV31,
+    id: "deepseek_v31",
+    aliases: &[],
+    detect: &[Rule {
+        rank: 30,
+        markers: &["tool▁calls▁begin"],
+    }],
+    think: THINK_DEEPSEEK,
+    citations: false,
+    machine: |_| machine(),
+    #[cfg(feature = "local")]
+    syntax: grammar::syntax_v31,
+};
+
+/// Reasoning ends where the calls begin.
+const THINK_DEEPSEEK: Option<ThinkMarkers> = Some(ThinkMarkers {
+    exits: &[CALLS_BEGIN],
+    ..THINK
+});
+
+/// A section of calls; V3 fences the arguments, V3.1 does not.
+#[cfg(feature = "local")]
+mod grammar {
+    use super::{CALLS_BEGIN, CALLS_END, CALL_END};
+    use crate::constrain::syntax::{args_json, lit, CallFn, ConstrainError, Lark, Syntax, ToolDef};
+
+    pub(super) fn syntax_v3(_: &Lark) -> Option<Syntax> {
+        Some(section(deepseek_v3))
+    }
+
+    pub(super) fn syntax_v31(_: &Lark) -> Option<Syntax> {
+        Some(section(deepseek_v31))
+    }
+
+    fn section(call: CallFn) -> Syntax {
+        let mut s = Syntax::per_tool(&[CALLS_BEGIN], Some(CALLS_END), call, true);
+        s.value_forbidden = vec![CALL_END];
+        s
+    }
+
+    fn deepseek_v3(
+        l: &mut Lark,
+        t: &ToolDef,
+        vf: &[&'static str],
+    ) -> Result<String, ConstrainError> {
+        Ok(format!(
+            "{} \"function\" {} {} \"\\n```json\\n\" {} \"\\n```\" {}",
+            l.mark("<｜tool▁call▁begin｜>"),
+            l.mark("<｜tool▁sep｜>"),
+            lit(&t.name),
+            args_json(t, vf),
+            l.mark("<｜tool▁call▁end｜>")
+        ))
+    }
+
+    fn deepseek_v31(
+        l: &mut Lark,
+        t: &ToolDef,
+        vf: &[&'static str],
+    ) -> Result<String, ConstrainError> {
+        Ok(format!(
+            "{} {} {} {} {}",
+            l.mark("<｜tool▁call▁begin｜>"),
+            lit(&t.name),
+            l.mark("<｜tool▁sep｜>"),
+            args_json(t, vf),
+            l.mark("<｜tool▁call▁end｜>")
+        ))
     }
 }

@@ -6,12 +6,14 @@
 //!
 //! Arguments stream as they are written.
 
+use super::family::{Family, Rule};
 use super::partial_call::Compactor;
 use super::schema::Tools;
 use super::stream::{
     find_any, optional_closer, skip_ws, starts, valid_name, Balance, Emitter, Find, Machine, Scan,
     Text,
 };
+use super::Format;
 use serde_json::{json, Value};
 
 const FUNCTION: &str = "<function=";
@@ -336,5 +338,64 @@ impl Machine for Functionary {
                 None => false,
             },
         }
+    }
+}
+
+/// Functionary v3.1.
+pub(crate) const FUNCTIONARY_V31: Family = Family {
+    format: Format::FunctionaryV31,
+    id: "functionary_v31",
+    aliases: &["functionary_v3_1"],
+    detect: &[Rule {
+        rank: 90,
+        markers: &[FUNCTION, "start_tag => `<function`"],
+    }],
+    think: None,
+    citations: false,
+    machine: |_| machine_v31(),
+    #[cfg(feature = "local")]
+    syntax: grammar::syntax,
+};
+
+/// Functionary v3.2 (segments, not blocks: see `constrain::grammar`).
+pub(crate) const FUNCTIONARY_V32: Family = Family {
+    format: Format::FunctionaryV32,
+    id: "functionary_v32",
+    aliases: &["functionary_v3_2"],
+    detect: &[Rule {
+        rank: 100,
+        markers: &[">>>all", ">>>${recipient}"],
+    }],
+    think: None,
+    citations: false,
+    machine: machine_v32,
+    #[cfg(feature = "local")]
+    syntax: |_| None,
+};
+
+/// `<function=name>{…}</function>`, one call to a block.
+#[cfg(feature = "local")]
+mod grammar {
+    use super::{FUNCTION, FUNCTION_END, PYTHON_TAG};
+    use crate::constrain::syntax::{args_json, lit, ConstrainError, Lark, Syntax, ToolDef};
+
+    pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
+        let mut s = Syntax::per_tool(&[FUNCTION], None, functionary_v31, false);
+        s.ws_after_open = false;
+        s.value_forbidden = vec![FUNCTION_END];
+        s.text_forbidden.push(lit(PYTHON_TAG));
+        Some(s)
+    }
+
+    fn functionary_v31(
+        _: &mut Lark,
+        t: &ToolDef,
+        vf: &[&'static str],
+    ) -> Result<String, ConstrainError> {
+        Ok(format!(
+            "{} {} \"</function>\"",
+            lit(&format!("{}>", t.name)),
+            args_json(t, vf)
+        ))
     }
 }

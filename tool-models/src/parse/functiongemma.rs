@@ -4,13 +4,18 @@
 //! strings unless they read as a JSON number or boolean. The comma between
 //! entries is optional. Arguments stream value by value.
 
+use super::family::{Family, Rule};
 use super::jsonblock::{Block, BodyStream, End, Spec};
 use super::partial_call::Pairs;
 use super::schema::{typed_value, Tools};
 use super::stream::{Emitter, Machine};
+use super::think::THINK;
+use super::Format;
 use serde_json::{Map, Value};
 
 const ESC: &str = "<escape>";
+const START: &str = "<start_function_call>";
+const END: &str = "<end_function_call>";
 
 fn scalar(raw: &str) -> Value {
     match serde_json::from_str::<Value>(raw.trim()) {
@@ -160,12 +165,65 @@ impl BodyStream for Entries {
 pub(crate) fn machine() -> Box<dyn Machine> {
     Block::boxed_streaming(
         Spec {
-            starts: &["<start_function_call>"],
+            starts: &[START],
             brackets: &[],
-            end: End::Marker("<end_function_call>"),
+            end: End::Marker(END),
             after: &[],
             handler,
         },
         Entries::default(),
     )
+}
+
+/// FunctionGemma.
+pub(crate) const FUNCTION_GEMMA: Family = Family {
+    format: Format::FunctionGemma,
+    id: "functiongemma",
+    aliases: &[],
+    detect: &[Rule {
+        rank: 40,
+        markers: &[START],
+    }],
+    think: Some(THINK),
+    citations: false,
+    machine: |_| machine(),
+    #[cfg(feature = "local")]
+    syntax: grammar::syntax,
+};
+
+/// One call to a block, values between `<escape>`s.
+#[cfg(feature = "local")]
+mod grammar {
+    use super::{END, ESC, START};
+    use crate::constrain::syntax::{
+        each_param, lit, raw_end, raw_value, ConstrainError, Lark, Syntax, ToolDef,
+    };
+
+    pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
+        let mut s = Syntax::per_tool(&[START], Some(END), function_gemma, false);
+        s.ws_after_open = false;
+        s.value_forbidden = vec![ESC, END];
+        Some(s)
+    }
+
+    fn function_gemma(
+        l: &mut Lark,
+        t: &ToolDef,
+        vf: &[&'static str],
+    ) -> Result<String, ConstrainError> {
+        let end = raw_end(l, "<escape>", vf);
+        let key_ok = |k: &str| !k.is_empty() && !k.contains([':', ',', '{', '}', '<']);
+        let args = each_param(l, t, "functiongemma", key_ok, ",", |l, k, s, d| {
+            format!(
+                "{} {} {}",
+                lit(&format!("{k}:")),
+                l.mark("<escape>"),
+                raw_value(l, s, d, &end)
+            )
+        })?;
+        Ok(format!(
+            "{} {args} \"}}\"",
+            lit(&format!("call:{}{{", t.name))
+        ))
+    }
 }

@@ -3,9 +3,12 @@
 //! each tag, GLM-4.7 none; any whitespace between tags is accepted. Values
 //! are raw text typed by the tool's schema, streamed as each one closes.
 
+use super::family::{Family, Rule};
 use super::schema::Tools;
 use super::stream::{find_any, skip_ws, starts, valid_name, Emitter, Find, Machine, Text};
+use super::think::THINK;
 use super::xml_call::XmlCall;
+use super::Format;
 
 const CALL: &str = "<tool_call>";
 const CALL_END: &str = "</tool_call>";
@@ -249,5 +252,51 @@ impl Machine for Glm {
                 }
             },
         }
+    }
+}
+
+/// GLM-4.5/4.6/4.7.
+pub(crate) const GLM45: Family = Family {
+    format: Format::Glm45,
+    id: "glm45",
+    aliases: &["glm47", "glm4_moe"],
+    detect: &[Rule {
+        rank: 130,
+        markers: &[CALL, KEY, VALUE],
+    }],
+    think: Some(THINK),
+    citations: false,
+    machine,
+    #[cfg(feature = "local")]
+    syntax: grammar::syntax,
+};
+
+/// The name, then `<arg_key>`/`<arg_value>` pairs.
+#[cfg(feature = "local")]
+mod grammar {
+    use super::{CALL, CALL_END, KEY, KEY_END, VALUE, VALUE_END};
+    use crate::constrain::syntax::{
+        each_param, lit, raw_end, raw_value, xml, xml_key_ok, ConstrainError, Lark, Syntax, ToolDef,
+    };
+
+    pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
+        let mut s = xml(&[CALL], CALL_END, glm, &[VALUE_END, KEY]);
+        s.ws_after_open = false;
+        Some(s)
+    }
+
+    fn glm(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
+        let end = raw_end(l, VALUE_END, vf);
+        let args = each_param(l, t, "glm45", xml_key_ok, "", |l, k, s, d| {
+            format!(
+                "{} {} {} \"\\n\"? {} {} \"\\n\"?",
+                l.mark(KEY),
+                lit(k),
+                l.mark(KEY_END),
+                l.mark(VALUE),
+                raw_value(l, s, d, &end)
+            )
+        })?;
+        Ok(format!("{} \"\\n\"?{args}", lit(&t.name)))
     }
 }

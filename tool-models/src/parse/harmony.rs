@@ -6,8 +6,10 @@
 //! the caller did not offer) are dropped. Also reads LLM-jp's dialect with a
 //! space after each special token.
 
+use super::family::{Family, Rule};
 use super::partial_call::NamedArguments;
 use super::stream::{find_any, Emitter, Find, Machine, Text};
+use super::Format;
 use serde_json::Value;
 
 const MESSAGE: &str = "<|message|>";
@@ -179,3 +181,19 @@ impl Machine for Harmony {
         }
     }
 }
+
+/// gpt-oss harmony (messages, not blocks: see `constrain::grammar`).
+pub(crate) const HARMONY: Family = Family {
+    format: Format::Harmony,
+    id: "harmony",
+    aliases: &["llm_jp_harmony", "gpt_oss"],
+    detect: &[Rule {
+        rank: 0,
+        markers: &[CHANNEL],
+    }],
+    think: None,
+    citations: false,
+    machine: |_| machine(),
+    #[cfg(feature = "local")]
+    syntax: |_| None,
+};

@@ -4,9 +4,13 @@
 //! named from the offered tools when that is unambiguous. Text between the
 //! section markers outside calls, and after the section, is not content.
 
+use super::family::{Family, Rule};
 use super::partial_call::NamedArguments;
 use super::schema::Tools;
 use super::stream::{find_any, Emitter, Find, Machine, Text};
+use super::think::ThinkMarkers;
+use super::think::THINK;
+use super::Format;
 use serde_json::Value;
 
 const SEC_BEGIN: &str = "<|tool_calls_section_begin|>";
@@ -271,5 +275,48 @@ mod streaming {
             before_end.starts_with("{\"city\":\"Paris\",\"days\":2"),
             "{before_end}"
         );
+    }
+}
+
+/// Kimi K2.
+pub(crate) const KIMI_K2: Family = Family {
+    format: Format::KimiK2,
+    id: "kimi_k2",
+    aliases: &[],
+    detect: &[Rule {
+        rank: 10,
+        markers: &[SEC_BEGIN],
+    }],
+    think: Some(ThinkMarkers {
+        exits: &[SEC_BEGIN, CALL_BEGIN],
+        ..THINK
+    }),
+    citations: false,
+    machine: |_| machine(),
+    #[cfg(feature = "local")]
+    syntax: grammar::syntax,
+};
+
+/// A section of calls, each with its own markers.
+#[cfg(feature = "local")]
+mod grammar {
+    use super::{CALL_END, SEC_BEGIN, SEC_END};
+    use crate::constrain::syntax::{args_json, lit, ConstrainError, Lark, Syntax, ToolDef};
+
+    pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
+        let mut s = Syntax::per_tool(&[SEC_BEGIN], Some(SEC_END), kimi, true);
+        s.value_forbidden = vec![CALL_END];
+        Some(s)
+    }
+
+    fn kimi(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
+        Ok(format!(
+            "{} {} /:[0-9]{{1,2}}/ {} {} {}",
+            l.mark("<|tool_call_begin|>"),
+            lit(&format!("functions.{}", t.name)),
+            l.mark("<|tool_call_argument_begin|>"),
+            args_json(t, vf),
+            l.mark("<|tool_call_end|>")
+        ))
     }
 }

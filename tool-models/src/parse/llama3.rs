@@ -2,9 +2,14 @@
 //! optionally after `<|python_tag|>`, several separated by `;`. A JSON object
 //! in the text that is not a call stays content.
 
+use super::family::{Family, Rule};
 use super::jsonblock::{Block, End, Spec};
 use super::stream::{Emitter, Machine};
+use super::think::THINK;
+use super::Format;
 use serde_json::Value;
+
+const PYTHON_TAG: &str = "<|python_tag|>";
 
 fn handler(body: &str, complete: bool, em: &mut Emitter) -> bool {
     if !complete {
@@ -24,11 +29,58 @@ fn handler(body: &str, complete: bool, em: &mut Emitter) -> bool {
 
 pub(crate) fn machine() -> Box<dyn Machine> {
     Block::boxed(Spec {
-        starts: &["<|python_tag|>"],
+        starts: &[PYTHON_TAG],
         // Only an object whose first key starts right away can be a call.
         brackets: &[("{", b'"')],
         end: End::Json,
         after: &[";"],
         handler,
     })
+}
+
+/// Llama 3.1/3.3 JSON.
+pub(crate) const LLAMA3_JSON: Family = Family {
+    format: Format::Llama3Json,
+    id: "llama3_json",
+    aliases: &[],
+    detect: &[
+        Rule {
+            rank: 250,
+            markers: &[PYTHON_TAG],
+        },
+        Rule {
+            rank: 260,
+            markers: &["\"parameters\": dictionary of argument"],
+        },
+    ],
+    think: Some(THINK),
+    citations: false,
+    machine: |_| machine(),
+    #[cfg(feature = "local")]
+    syntax: grammar::syntax,
+};
+
+/// `;`-separated call objects, the marker optional.
+#[cfg(feature = "local")]
+mod grammar {
+    use super::PYTHON_TAG;
+    use crate::constrain::syntax::{lit, named, Calls, Lark, Syntax};
+
+    pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
+        Some(Syntax {
+            open: &[PYTHON_TAG],
+            bare: true,
+            ws_after_open: false,
+            close: None,
+            calls: Calls::Json {
+                keys: named("name", "parameters"),
+                list: false,
+                fence: false,
+                separator: Some(";"),
+            },
+            // The parser takes any `{"` as the start of a call.
+            text_forbidden: vec![lit("{\"")],
+            value_forbidden: Vec::new(),
+        })
+    }
 }

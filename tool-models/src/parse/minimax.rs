@@ -5,9 +5,12 @@
 //! name may be quoted with `"`, `'` or not at all, and a value left open
 //! ends at the next `<parameter name=`, as vLLM reads them.
 
+use super::family::{Family, Rule};
 use super::schema::Tools;
 use super::stream::{find_any, skip_ws, starts, valid_name, Emitter, Find, Machine, Text};
+use super::think::THINK;
 use super::xml_call::XmlCall;
+use super::Format;
 
 const BLOCK: &str = "<minimax:tool_call>";
 const BLOCK_END: &str = "</minimax:tool_call>";
@@ -287,5 +290,58 @@ impl Machine for Minimax {
                 }
             }
         }
+    }
+}
+
+/// MiniMax-M2.
+pub(crate) const MINIMAX_M2: Family = Family {
+    format: Format::MinimaxM2,
+    id: "minimax_m2",
+    aliases: &["minimax"],
+    detect: &[Rule {
+        rank: 50,
+        markers: &[BLOCK],
+    }],
+    think: Some(THINK),
+    citations: false,
+    machine,
+    #[cfg(feature = "local")]
+    syntax: grammar::syntax,
+};
+
+/// `<invoke>` calls with `<parameter name="k">` values.
+#[cfg(feature = "local")]
+mod grammar {
+    use super::{BLOCK, BLOCK_END, PARAM_END};
+    use crate::constrain::syntax::{
+        each_param, lit, per_tool_calls, raw_end, raw_value, xml, xml_key_ok, ConstrainError, Lark,
+        Syntax, ToolDef,
+    };
+
+    pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
+        let mut s = xml(
+            &[BLOCK],
+            BLOCK_END,
+            minimax,
+            &[PARAM_END, "<parameter name="],
+        );
+        // Several `<invoke>`s to a block.
+        s.calls = per_tool_calls(minimax, true, None);
+        Some(s)
+    }
+
+    fn minimax(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
+        let end = raw_end(l, PARAM_END, vf);
+        let args = each_param(l, t, "minimax_m2", xml_key_ok, "", |l, k, s, d| {
+            format!(
+                "{} {} \"\\n\"?",
+                lit(&format!("<parameter name=\"{k}\">")),
+                raw_value(l, s, d, &end)
+            )
+        })?;
+        Ok(format!(
+            "{} \"\\n\"?{args} \"</invoke>\" \"\\n\"?",
+            lit(&format!("<invoke name=\"{}\">", t.name))
+        ))
     }
 }

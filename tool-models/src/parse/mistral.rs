@@ -3,10 +3,13 @@
 //! marker per call; a name with nothing after it is a call without
 //! arguments. Text after a call is content.
 
+use super::family::{Family, Rule};
 use super::partial_call::{call_prefix, BodyCalls, NamedArguments};
 use super::stream::{
     find_any, skip_ws, starts, valid_name, Balance, Emitter, Find, Machine, Scan, Text,
 };
+use super::think::ThinkMarkers;
+use super::Format;
 use serde_json::{Map, Value};
 
 const MARK: &str = "[TOOL_CALLS]";
@@ -379,5 +382,71 @@ mod tests {
         let r = Format::Mistral.parse("[TOOL_CALLS]not a name", &ParseOptions::default());
         assert!(r.tool_calls.is_empty());
         assert_eq!(r.invalid_tool_calls.len(), 1);
+    }
+}
+
+/// Mistral.
+pub(crate) const MISTRAL: Family = Family {
+    format: Format::Mistral,
+    id: "mistral",
+    aliases: &[],
+    detect: &[Rule {
+        rank: 200,
+        markers: &[MARK],
+    }],
+    think: Some(ThinkMarkers {
+        open: "[THINK]",
+        close: "[/THINK]",
+        exits: &[],
+    }),
+    citations: false,
+    machine: |_| machine(),
+    #[cfg(feature = "local")]
+    syntax: grammar::syntax,
+};
+
+/// v11 and later (`[ARGS]` special) name each call; earlier versions write a JSON list.
+#[cfg(feature = "local")]
+mod grammar {
+    use super::MARK;
+    use crate::constrain::syntax::{
+        args_json, lit, Calls, ConstrainError, Id, Keys, Lark, Syntax, ToolDef,
+    };
+
+    pub(super) fn syntax(lark: &Lark) -> Option<Syntax> {
+        if lark.is_special("[ARGS]") {
+            return Some(Syntax::per_tool(&[MARK], None, mistral_v11, false));
+        }
+        let mut s = Syntax::json(&[MARK], None, true);
+        s.calls = Calls::Json {
+            keys: Keys::Named {
+                name: "name",
+                args: "arguments",
+                id: Id::Trailing("id"),
+            },
+            list: true,
+            fence: false,
+            separator: None,
+        };
+        Some(s)
+    }
+
+    fn mistral_v11(
+        l: &mut Lark,
+        t: &ToolDef,
+        vf: &[&'static str],
+    ) -> Result<String, ConstrainError> {
+        // Mistral Small 3.2 and later write a call id before the arguments.
+        let id = if l.is_special("[CALL_ID]") {
+            format!("({} /[A-Za-z0-9]{{9}}/)?", l.mark("[CALL_ID]"))
+        } else {
+            String::new()
+        };
+        Ok(format!(
+            "{} {id} {} {}",
+            lit(&t.name),
+            l.mark("[ARGS]"),
+            args_json(t, vf)
+        ))
     }
 }

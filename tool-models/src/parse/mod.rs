@@ -22,6 +22,7 @@ mod apertus;
 mod cohere;
 mod deepseek;
 pub mod detect;
+mod family;
 mod functionary;
 mod functiongemma;
 mod glm;
@@ -49,10 +50,11 @@ mod xml_call;
 pub use detect::{detect_format, detect_reasoning_start};
 pub use think::ReasoningStart;
 
+use family::FAMILIES;
 use serde::Serialize;
 use serde_json::Value;
 use stream::{Emitter, Machine, Text};
-use think::{ThinkMarkers, ThinkSplitter};
+use think::ThinkSplitter;
 use tool_runtime::{InvalidToolCall, ToolCall};
 
 /// Errors at the module boundary.
@@ -181,64 +183,23 @@ pub enum Format {
     Lfm2,
 }
 
-const ALL: &[(Format, &str)] = &[
-    (Format::Hermes, "hermes"),
-    (Format::Llama3Json, "llama3_json"),
-    (Format::Mistral, "mistral"),
-    (Format::Pythonic, "pythonic"),
-    (Format::Cohere, "cohere"),
-    (Format::Phi4Mini, "phi4_mini"),
-    (Format::Granite, "granite"),
-    (Format::Granite20bFc, "granite_20b_fc"),
-    (Format::Internlm2, "internlm2"),
-    (Format::Xlam, "xlam"),
-    (Format::Qwen3Xml, "qwen3_xml"),
-    (Format::DeepseekV3, "deepseek_v3"),
-    (Format::DeepseekV31, "deepseek_v31"),
-    (Format::KimiK2, "kimi_k2"),
-    (Format::FunctionGemma, "functiongemma"),
-    (Format::Harmony, "harmony"),
-    (Format::MinimaxM2, "minimax_m2"),
-    (Format::NemotronV2, "nemotron_v2"),
-    (Format::FunctionaryV31, "functionary_v31"),
-    (Format::FunctionaryV32, "functionary_v32"),
-    (Format::Glm45, "glm45"),
-    (Format::SeedOss, "seed_oss"),
-    (Format::Apertus, "apertus"),
-    (Format::Lfm2, "lfm2"),
-];
-
-/// Other names for formats that share a parser.
-const ALIASES: &[(&str, Format)] = &[
-    ("granite4", Format::Hermes),
-    ("firefunction_v2", Format::Phi4Mini),
-    ("llm_jp_harmony", Format::Harmony),
-    ("gpt_oss", Format::Harmony),
-    ("qwen3_coder", Format::Qwen3Xml),
-    ("llama4_pythonic", Format::Pythonic),
-    ("glm47", Format::Glm45),
-    ("glm4_moe", Format::Glm45),
-    ("minimax", Format::MinimaxM2),
-    ("functionary_v3_1", Format::FunctionaryV31),
-    ("functionary_v3_2", Format::FunctionaryV32),
-];
-
 impl Format {
     /// Every format, in a stable order.
     pub fn all() -> impl Iterator<Item = Format> {
-        ALL.iter().map(|&(f, _)| f)
+        FAMILIES.iter().map(|f| f.format)
     }
 
     /// The ids `from_id` accepts (aliases left out).
     pub fn ids() -> Vec<&'static str> {
-        ALL.iter().map(|&(_, id)| id).collect()
+        FAMILIES.iter().map(|f| f.id).collect()
     }
 
     /// The format's id (`"hermes"`, `"qwen3_xml"`…).
     pub fn id(self) -> &'static str {
-        ALL.iter()
-            .find(|&&(f, _)| f == self)
-            .map(|&(_, id)| id)
+        FAMILIES
+            .iter()
+            .find(|f| f.format == self)
+            .map(|f| f.id)
             .unwrap_or("unknown")
     }
 
@@ -246,86 +207,27 @@ impl Format {
     pub fn from_id(id: &str) -> Result<Format, ParseError> {
         let id = id.trim();
         let id = id.strip_prefix("other:").unwrap_or(id);
-        ALL.iter()
-            .find(|&&(_, i)| i == id)
-            .map(|&(f, _)| f)
-            .or_else(|| ALIASES.iter().find(|&&(a, _)| a == id).map(|&(_, f)| f))
+        FAMILIES
+            .iter()
+            .find(|f| f.id == id)
+            .or_else(|| FAMILIES.iter().find(|f| f.aliases.contains(&id)))
+            .map(|f| f.format)
             .ok_or_else(|| ParseError::UnknownFormat(id.to_owned()))
     }
 
     /// A streaming parser for this format.
     pub fn stream(self, options: &ParseOptions) -> StreamParser {
         let tools = schema::Tools::new(options);
-        let (machine, markers): (Box<dyn Machine>, Option<ThinkMarkers>) = match self {
-            Format::Hermes => (hermes::machine(), Some(think::THINK)),
-            Format::Llama3Json => (llama3::machine(), Some(think::THINK)),
-            Format::Mistral => (
-                mistral::machine(),
-                Some(ThinkMarkers {
-                    open: "[THINK]",
-                    close: "[/THINK]",
-                    exits: &[],
-                }),
-            ),
-            Format::Pythonic => (pythonic::machine(), Some(think::THINK)),
-            Format::Cohere => (
-                cohere::machine(),
-                Some(ThinkMarkers {
-                    open: "<|START_THINKING|>",
-                    close: "<|END_THINKING|>",
-                    exits: &["<|START_ACTION|>", "<|START_RESPONSE|>", "<|START_TEXT|>"],
-                }),
-            ),
-            Format::Phi4Mini => (phi4_mini::machine(), Some(think::THINK)),
-            Format::Granite => (granite::machine(), Some(think::THINK)),
-            Format::Granite20bFc => (granite::machine_20b_fc(), Some(think::THINK)),
-            Format::Internlm2 => (internlm2::machine(), Some(think::THINK)),
-            Format::Xlam => (xlam::machine(), Some(think::THINK)),
-            Format::Qwen3Xml => (
-                qwen3_xml::machine(&tools),
-                Some(ThinkMarkers {
-                    exits: &["<tool_call>", "<function="],
-                    ..think::THINK
-                }),
-            ),
-            Format::DeepseekV3 | Format::DeepseekV31 => (
-                deepseek::machine(),
-                Some(ThinkMarkers {
-                    exits: &["<｜tool▁calls▁begin｜>"],
-                    ..think::THINK
-                }),
-            ),
-            Format::KimiK2 => (
-                kimi::machine(),
-                Some(ThinkMarkers {
-                    exits: &["<|tool_calls_section_begin|>", "<|tool_call_begin|>"],
-                    ..think::THINK
-                }),
-            ),
-            Format::FunctionGemma => (functiongemma::machine(), Some(think::THINK)),
-            Format::Harmony => (harmony::machine(), None),
-            Format::MinimaxM2 => (minimax::machine(&tools), Some(think::THINK)),
-            Format::NemotronV2 => (nemotron::machine(), Some(think::THINK)),
-            Format::FunctionaryV31 => (functionary::machine_v31(), None),
-            Format::FunctionaryV32 => (functionary::machine_v32(&tools), None),
-            Format::Glm45 => (glm::machine(&tools), Some(think::THINK)),
-            Format::SeedOss => (
-                qwen3_xml::machine_seed_oss(&tools),
-                Some(ThinkMarkers {
-                    open: "<seed:think>",
-                    close: "</seed:think>",
-                    exits: &["<seed:tool_call>"],
-                }),
-            ),
-            Format::Apertus => (apertus::machine(), None),
-            Format::Lfm2 => (pythonic::machine_lfm2(), Some(think::THINK)),
-        };
-        let prefilter = (self == Format::Cohere).then(cohere::Citations::default);
+        let family = self.family();
+        let machine = (family.machine)(&tools);
+        let prefilter = family.citations.then(cohere::Citations::default);
         StreamParser {
             raw: Text::default(),
             staged: Text::default(),
             content: Text::default(),
-            think: markers.map(|m| ThinkSplitter::new(m, options.reasoning)),
+            think: family
+                .think
+                .map(|m| ThinkSplitter::new(m, options.reasoning)),
             prefilter,
             machine,
             em: Emitter::new(tools),

@@ -4,11 +4,14 @@
 //! there is text. A call that cannot be read does not drop its readable
 //! siblings. Arguments stream value by value.
 
+use super::family::{Family, Rule};
 use super::json::Py;
 use super::partial_call::Pairs;
 use super::stream::{
     find_any, optional_closer, skip_ws, Balance, Emitter, Find, Machine, Scan, Text,
 };
+use super::think::THINK;
+use super::Format;
 use serde_json::{Map, Value};
 
 /// A pythonic format's markers.
@@ -19,13 +22,13 @@ struct Markers {
     bare: bool,
 }
 
-const LLAMA: Markers = Markers {
+const LLAMA_MARKERS: Markers = Markers {
     start: "<|python_start|>",
     end: "<|python_end|>",
     bare: true,
 };
 
-const LFM2: Markers = Markers {
+const LFM2_MARKERS: Markers = Markers {
     start: "<|tool_call_start|>",
     end: "<|tool_call_end|>",
     bare: false,
@@ -54,7 +57,7 @@ struct Pythonic {
 pub(crate) fn machine() -> Box<dyn Machine> {
     Box::new(Pythonic {
         state: State::Content,
-        markers: LLAMA,
+        markers: LLAMA_MARKERS,
     })
 }
 
@@ -62,7 +65,7 @@ pub(crate) fn machine() -> Box<dyn Machine> {
 pub(crate) fn machine_lfm2() -> Box<dyn Machine> {
     Box::new(Pythonic {
         state: State::Content,
-        markers: LFM2,
+        markers: LFM2_MARKERS,
     })
 }
 
@@ -438,5 +441,115 @@ impl Machine for Pythonic {
                 None => false,
             },
         }
+    }
+}
+
+/// Llama 3.2/4 pythonic.
+pub(crate) const PYTHONIC: Family = Family {
+    format: Format::Pythonic,
+    id: "pythonic",
+    aliases: &["llama4_pythonic"],
+    detect: &[
+        Rule {
+            rank: 230,
+            markers: &[LLAMA_MARKERS.start],
+        },
+        Rule {
+            rank: 240,
+            markers: &["[func_name1("],
+        },
+    ],
+    think: Some(THINK),
+    citations: false,
+    machine: |_| machine(),
+    #[cfg(feature = "local")]
+    syntax: grammar::syntax,
+};
+
+/// LFM2/LFM2.5 (LFM2.5 templates describe calls in words only).
+pub(crate) const LFM2: Family = Family {
+    format: Format::Lfm2,
+    id: "lfm2",
+    aliases: &[],
+    detect: &[
+        Rule {
+            rank: 160,
+            markers: &[LFM2_MARKERS.start],
+        },
+        Rule {
+            rank: 170,
+            markers: &["List of tools: ["],
+        },
+    ],
+    think: Some(THINK),
+    citations: false,
+    machine: |_| machine_lfm2(),
+    #[cfg(feature = "local")]
+    syntax: grammar::syntax_lfm2,
+};
+
+/// A list of `name(k=v)` calls.
+#[cfg(feature = "local")]
+mod grammar {
+    use super::{LFM2_MARKERS, LLAMA_MARKERS};
+    use crate::constrain::syntax::{
+        each_param, lit, per_tool_calls, python_value, ConstrainError, Lark, Syntax, ToolDef,
+    };
+
+    // Llama 4 has markers; Llama 3.2 writes the list bare. The parser
+    // reads a bare list in both.
+    pub(super) fn syntax(lark: &Lark) -> Option<Syntax> {
+        if lark.is_special(LLAMA_MARKERS.start) {
+            return Some(pythonic(
+                &[LLAMA_MARKERS.start],
+                Some(LLAMA_MARKERS.end),
+                true,
+            ));
+        }
+        let mut s = pythonic(&[], None, true);
+        s.bare = true;
+        Some(s)
+    }
+
+    pub(super) fn syntax_lfm2(_: &Lark) -> Option<Syntax> {
+        Some(pythonic(
+            &[LFM2_MARKERS.start],
+            Some(LFM2_MARKERS.end),
+            false,
+        ))
+    }
+
+    fn pythonic(
+        open: &'static [&'static str],
+        close: Option<&'static str>,
+        bare_lists: bool,
+    ) -> Syntax {
+        let mut s = Syntax::per_tool(open, close, pythonic_call, true);
+        s.calls = per_tool_calls(pythonic_call, true, Some(("[", ", ", "]")));
+        s.value_forbidden.clear();
+        if bare_lists {
+            // The parser reads `[name(` as the start of a list of calls.
+            s.text_forbidden
+                .push(r"/\[[ \t\r\n]*[A-Za-z_][A-Za-z0-9_.\-]*[ \t\r\n]*\(/".to_owned());
+        }
+        s
+    }
+
+    fn pythonic_call(
+        l: &mut Lark,
+        t: &ToolDef,
+        _: &[&'static str],
+    ) -> Result<String, ConstrainError> {
+        let key_ok = |k: &str| {
+            let b = k.as_bytes();
+            !b.is_empty()
+                && !b[0].is_ascii_digit()
+                && b.iter()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+        };
+        let args = each_param(l, t, "pythonic", key_ok, ", ", |_, k, s, d| {
+            format!("{} {}", lit(&format!("{k}=")), python_value(s, d))
+        })?;
+        Ok(format!("{} {} \")\"", lit(&format!("{}(", t.name)), args))
     }
 }

@@ -9,11 +9,15 @@
 //! another parameter this call can still take, `</function>`, or the end; an
 //! unclosed value ends at `<parameter=k>` only for a schema key not yet seen.
 
+use super::family::{Family, Rule};
 use super::schema::Tools;
 use super::stream::{
     find_any, optional_closer, skip_ws, starts, valid_name, Emitter, Find, Machine, Text,
 };
+use super::think::ThinkMarkers;
+use super::think::THINK;
 use super::xml_call::XmlCall;
+use super::Format;
 
 const FUNCTION: &str = "<function=";
 const PARAM: &str = "<parameter=";
@@ -59,7 +63,7 @@ const QWEN3: Wrapper = Wrapper {
     bare: true,
 };
 
-const SEED_OSS: Wrapper = Wrapper {
+const SEED_OSS_WRAPPER: Wrapper = Wrapper {
     open: "<seed:tool_call>",
     close: "</seed:tool_call>",
     newlines: false,
@@ -78,7 +82,7 @@ pub(crate) fn machine(tools: &Tools) -> Box<dyn Machine> {
 
 /// Seed-OSS: the same calls inside `<seed:tool_call>…</seed:tool_call>`.
 pub(crate) fn machine_seed_oss(tools: &Tools) -> Box<dyn Machine> {
-    Box::new(Qwen3Xml::new(SEED_OSS, tools))
+    Box::new(Qwen3Xml::new(SEED_OSS_WRAPPER, tools))
 }
 
 /// Strips the one newline the format puts on each side of a value.
@@ -408,5 +412,108 @@ impl Machine for Qwen3Xml {
     fn finish(&mut self, text: &mut Text, em: &mut Emitter) {
         while self.advance(text, em, true) {}
         self.advance(text, em, true);
+    }
+}
+
+/// Qwen3-Coder XML.
+pub(crate) const QWEN3_XML: Family = Family {
+    format: Format::Qwen3Xml,
+    id: "qwen3_xml",
+    aliases: &["qwen3_coder"],
+    detect: &[Rule {
+        rank: 110,
+        markers: &[FUNCTION],
+    }],
+    think: Some(ThinkMarkers {
+        exits: &[QWEN3.open, FUNCTION],
+        ..THINK
+    }),
+    citations: false,
+    machine,
+    #[cfg(feature = "local")]
+    syntax: grammar::syntax,
+};
+
+/// Seed-OSS.
+pub(crate) const SEED_OSS: Family = Family {
+    format: Format::SeedOss,
+    id: "seed_oss",
+    aliases: &[],
+    detect: &[Rule {
+        rank: 80,
+        markers: &[SEED_OSS_WRAPPER.open],
+    }],
+    think: Some(ThinkMarkers {
+        open: "<seed:think>",
+        close: "</seed:think>",
+        exits: &[SEED_OSS_WRAPPER.open],
+    }),
+    citations: false,
+    machine: machine_seed_oss,
+    #[cfg(feature = "local")]
+    syntax: grammar::syntax_seed_oss,
+};
+
+/// `<function=name>` calls with `<parameter=k>` values, in the family's wrapper.
+#[cfg(feature = "local")]
+mod grammar {
+    use super::{FUNCTION, PARAM, PARAM_END, QWEN3, SEED_OSS_WRAPPER};
+    use crate::constrain::syntax::{
+        each_param, lit, raw_end, raw_value, xml, xml_key_ok, ConstrainError, Lark, Syntax, ToolDef,
+    };
+
+    pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
+        let mut s = xml(&[QWEN3.open], QWEN3.close, qwen3_xml, &[PARAM_END, PARAM]);
+        // The parser also reads a call whose `<tool_call>` was left out.
+        s.text_forbidden.push(lit(FUNCTION));
+        Some(s)
+    }
+
+    pub(super) fn syntax_seed_oss(_: &Lark) -> Option<Syntax> {
+        Some(xml(
+            &[SEED_OSS_WRAPPER.open],
+            SEED_OSS_WRAPPER.close,
+            seed_oss,
+            &[PARAM_END, PARAM],
+        ))
+    }
+
+    fn qwen3_xml(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
+        function_xml(l, t, vf, "qwen3_xml", "\n")
+    }
+
+    fn seed_oss(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
+        function_xml(l, t, vf, "seed_oss", "")
+    }
+
+    /// `<function=name>` with `<parameter=k>` values, each wrapped in `nl`
+    /// (Qwen3-Coder writes newlines around a value, Seed-OSS none).
+    fn function_xml(
+        l: &mut Lark,
+        t: &ToolDef,
+        vf: &[&'static str],
+        format: &str,
+        nl: &str,
+    ) -> Result<String, ConstrainError> {
+        let end = raw_end(
+            l,
+            if nl.is_empty() {
+                PARAM_END
+            } else {
+                "\n</parameter>"
+            },
+            vf,
+        );
+        let args = each_param(l, t, format, xml_key_ok, "", |l, k, s, d| {
+            format!(
+                "{} {} \"\\n\"",
+                lit(&format!("{PARAM}{k}>{nl}")),
+                raw_value(l, s, d, &end)
+            )
+        })?;
+        Ok(format!(
+            "{}{args} \"</function>\"",
+            lit(&format!("{FUNCTION}{}>\n", t.name))
+        ))
     }
 }

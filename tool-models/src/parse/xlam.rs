@@ -1,8 +1,11 @@
 //! xLAM: a JSON list of calls, bare (`[{…}]`), after `[TOOL_CALLS]`, inside
 //! `<tool_call>…</tool_call>` or in a ```` ```json ```` fence.
 
+use super::family::Family;
 use super::jsonblock::{calls, Block, End, Spec};
 use super::stream::Machine;
+use super::think::THINK;
+use super::Format;
 
 pub(crate) fn machine() -> Box<dyn Machine> {
     Block::boxed(Spec {
@@ -14,4 +17,37 @@ pub(crate) fn machine() -> Box<dyn Machine> {
         after: &["</tool_call>", "```"],
         handler: calls,
     })
+}
+
+/// xLAM.
+pub(crate) const XLAM: Family = Family {
+    format: Format::Xlam,
+    id: "xlam",
+    aliases: &[],
+    detect: &[],
+    think: Some(THINK),
+    citations: false,
+    machine: |_| machine(),
+    #[cfg(feature = "local")]
+    syntax: grammar::syntax,
+};
+
+/// A bare list of call objects.
+#[cfg(feature = "local")]
+mod grammar {
+    use crate::constrain::syntax::{lit, Lark, Syntax};
+
+    pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
+        let mut s = Syntax::json(&[], None, true);
+        s.bare = true;
+        // The parser reads a list that an object opens, and the other
+        // markers it knows.
+        s.text_forbidden = vec![
+            r"/\[[ \t\r\n]*\{/".to_owned(),
+            lit("[TOOL_CALLS]"),
+            lit("<tool_call>"),
+            lit("```json"),
+        ];
+        Some(s)
+    }
 }
