@@ -3,7 +3,8 @@
 //! source names the format. Checked from the most to the least specific
 //! marker (Qwen3-Coder templates also contain `<tool_call>`).
 
-use super::family::{Rule, FAMILIES};
+use super::family::Rule;
+use super::registry::FAMILIES;
 use super::{Format, ParseError, ReasoningStart};
 
 /// Templates of formats this crate does not read, which also contain

@@ -41,6 +41,7 @@ mod partial_call;
 mod phi4_mini;
 mod pythonic;
 mod qwen3_xml;
+mod registry;
 pub(crate) mod schema;
 mod stream;
 mod think;
@@ -50,7 +51,7 @@ mod xml_call;
 pub use detect::{detect_format, detect_reasoning_start};
 pub use think::ReasoningStart;
 
-use family::FAMILIES;
+use registry::FAMILIES;
 use serde::Serialize;
 use serde_json::Value;
 use stream::{Emitter, Machine, Text};
