@@ -14,6 +14,7 @@ pub(crate) use super::schema::ToolDef;
 use super::values::RawEnd;
 pub(crate) use super::values::{python_value, raw_value};
 pub(crate) use super::ConstrainError;
+use crate::parse::family::Grammar;
 use crate::parse::Format;
 use serde_json::{json, Map, Value};
 
@@ -153,7 +154,11 @@ impl Syntax {
 /// text with blocks of calls in it (harmony, Functionary v3.2: see
 /// `grammar`). Each family's file says how (its descriptor's `syntax`).
 pub(crate) fn syntax(format: Format, lark: &Lark) -> Option<Syntax> {
-    (format.family().syntax)(lark)
+    match format.family().grammar {
+        Grammar::None => None,
+        Grammar::Json { open, close, list } => Some(Syntax::json(open, close, list)),
+        Grammar::Custom(syntax) => syntax(lark),
+    }
 }
 
 /// Keys `name` and `args`, no id.

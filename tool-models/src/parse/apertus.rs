@@ -1,7 +1,7 @@
 //! Apertus: `<|tools_prefix|>[{"get_weather": {"city": "Bern"}}, …]<|tools_suffix|>`,
 //! each call an object whose one key is the tool's name.
 
-use super::family::{Family, Rule};
+use super::family::{grammar_fn, Family, Rule};
 use super::jsonblock::{Block, End, Spec};
 use super::partial_call::{name_key_prefix, BodyCalls};
 use super::stream::{Emitter, Machine};
@@ -13,13 +13,7 @@ const SUFFIX: &str = "<|tools_suffix|>";
 
 pub(crate) fn machine() -> Box<dyn Machine> {
     Block::boxed_streaming(
-        Spec {
-            starts: &[PREFIX],
-            brackets: &[],
-            end: End::Marker(SUFFIX),
-            after: &[],
-            handler: calls,
-        },
+        Spec::new(&[PREFIX], End::Marker(SUFFIX)).handler(calls),
         BodyCalls::new(name_key_prefix),
     )
 }
@@ -70,20 +64,9 @@ fn calls(body: &str, complete: bool, em: &mut Emitter) -> bool {
 }
 
 /// Apertus.
-pub(crate) const APERTUS: Family = Family {
-    format: Format::Apertus,
-    id: "apertus",
-    aliases: &[],
-    detect: &[Rule {
-        rank: 150,
-        markers: &[PREFIX],
-    }],
-    think: None,
-    citations: false,
-    machine: |_| machine(),
-    #[cfg(feature = "local")]
-    syntax: grammar::syntax,
-};
+pub(crate) const APERTUS: Family = Family::new(Format::Apertus, "apertus", |_| machine())
+    .detect(&[Rule::at(150, &[PREFIX])])
+    .grammar(grammar_fn!(grammar::syntax));
 
 /// A list of `{"name": {arguments}}` objects.
 #[cfg(feature = "local")]

@@ -3,8 +3,8 @@
 //! Command R+ (``Action: ```json [...] ``` ``). Response and turn tokens are
 //! dropped, and so are citation tags (`<co>`, `</co: 0:[1]>`), whose text stays.
 
-use super::family::{Family, Rule};
-use super::jsonblock::{calls, Block, End, Spec};
+use super::family::{grammar_fn, Family, Rule};
+use super::jsonblock::{Block, End, Spec};
 use super::stream::{find_any, Find, Machine, Text};
 use super::think::ThinkMarkers;
 use super::Format;
@@ -14,13 +14,7 @@ const ACTION_END: &str = "<|END_ACTION|>";
 const ACTION_WORD: &str = "Action:";
 
 pub(crate) fn machine() -> Box<dyn Machine> {
-    Block::boxed(Spec {
-        starts: &[ACTION, ACTION_WORD],
-        brackets: &[],
-        end: End::Json,
-        after: &[ACTION_END, "```"],
-        handler: calls,
-    })
+    Block::boxed(Spec::new(&[ACTION, ACTION_WORD], End::Json).after(&[ACTION_END, "```"]))
 }
 
 const DROP: &[&str] = &[
@@ -82,30 +76,18 @@ impl Citations {
 }
 
 /// Command R+ and R7B.
-pub(crate) const COHERE: Family = Family {
-    format: Format::Cohere,
-    id: "cohere",
-    aliases: &[],
-    detect: &[
-        Rule {
-            rank: 180,
-            markers: &[ACTION],
-        },
-        Rule {
-            rank: 190,
-            markers: &[ACTION_WORD, "```json"],
-        },
-    ],
-    think: Some(ThinkMarkers {
+pub(crate) const COHERE: Family = Family::new(Format::Cohere, "cohere", |_| machine())
+    .detect(&[
+        Rule::at(180, &[ACTION]),
+        Rule::at(190, &[ACTION_WORD, "```json"]),
+    ])
+    .think(ThinkMarkers {
         open: "<|START_THINKING|>",
         close: "<|END_THINKING|>",
         exits: &[ACTION, "<|START_RESPONSE|>", "<|START_TEXT|>"],
-    }),
-    citations: true,
-    machine: |_| machine(),
-    #[cfg(feature = "local")]
-    syntax: grammar::syntax,
-};
+    })
+    .citations()
+    .grammar(grammar_fn!(grammar::syntax));
 
 /// R7B (its action tokens special) writes a list with ids; R+ a fenced list.
 #[cfg(feature = "local")]

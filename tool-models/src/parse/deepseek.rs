@@ -4,7 +4,7 @@
 //! Text after the section is dropped, as DeepSeek's servers do; a section that
 //! never holds a call is given back as content.
 
-use super::family::{Family, Rule};
+use super::family::{grammar_fn, Family, Rule};
 use super::partial_call::NamedArguments;
 use super::stream::{find_any, Emitter, Find, Machine, Text};
 use super::think::ThinkMarkers;
@@ -224,42 +224,24 @@ impl Machine for Deepseek {
 }
 
 /// DeepSeek V3.
-pub(crate) const DEEPSEEK_V3: Family = Family {
-    format: Format::DeepseekV3,
-    id: "deepseek_v3",
-    aliases: &[],
-    detect: &[Rule {
-        rank: 20,
-        markers: &["tool▁calls▁begin", "```json"],
-    }],
-    think: THINK_DEEPSEEK,
-    citations: false,
-    machine: |_| machine(),
-    #[cfg(feature = "local")]
-    syntax: grammar::syntax_v3,
-};
+pub(crate) const DEEPSEEK_V3: Family =
+    Family::new(Format::DeepseekV3, "deepseek_v3", |_| machine())
+        .detect(&[Rule::at(20, &["tool▁calls▁begin", "```json"])])
+        .think(THINK_DEEPSEEK)
+        .grammar(grammar_fn!(grammar::syntax_v3));
 
 /// DeepSeek V3.1.
-pub(crate) const DEEPSEEK_V31: Family = Family {
-    format: Format::DeepseekV31,
-    id: "deepseek_v31",
-    aliases: &[],
-    detect: &[Rule {
-        rank: 30,
-        markers: &["tool▁calls▁begin"],
-    }],
-    think: THINK_DEEPSEEK,
-    citations: false,
-    machine: |_| machine(),
-    #[cfg(feature = "local")]
-    syntax: grammar::syntax_v31,
-};
+pub(crate) const DEEPSEEK_V31: Family =
+    Family::new(Format::DeepseekV31, "deepseek_v31", |_| machine())
+        .detect(&[Rule::at(30, &["tool▁calls▁begin"])])
+        .think(THINK_DEEPSEEK)
+        .grammar(grammar_fn!(grammar::syntax_v31));
 
 /// Reasoning ends where the calls begin.
-const THINK_DEEPSEEK: Option<ThinkMarkers> = Some(ThinkMarkers {
+const THINK_DEEPSEEK: ThinkMarkers = ThinkMarkers {
     exits: &[CALLS_BEGIN],
     ..THINK
-});
+};
 
 /// A section of calls; V3 fences the arguments, V3.1 does not.
 #[cfg(feature = "local")]

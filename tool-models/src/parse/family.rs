@@ -27,10 +27,108 @@ pub(crate) struct Family {
     pub(crate) citations: bool,
     /// The stream parser.
     pub(crate) machine: fn(&Tools) -> Box<dyn Machine>,
-    /// How the format writes its calls for the grammar; `None` for the
-    /// formats whose output is not text with blocks of calls in it.
+    /// How the format writes its calls for the grammar.
+    #[cfg_attr(not(feature = "local"), allow(dead_code))]
+    pub(crate) grammar: Grammar,
+}
+
+/// How a format writes its calls, for constrained decoding.
+#[derive(Clone, Copy)]
+#[cfg_attr(not(feature = "local"), allow(dead_code))]
+pub(crate) enum Grammar {
+    /// The output is not text with blocks of calls in it (harmony,
+    /// Functionary v3.2): no grammar.
+    None,
+    /// Call objects (`{"name", "arguments"}`) between `open` and `close`,
+    /// one to a block or a `list` of them.
+    Json {
+        open: &'static [&'static str],
+        close: Option<&'static str>,
+        list: bool,
+    },
+    /// Written by the family's own function, given the vocabulary.
     #[cfg(feature = "local")]
-    pub(crate) syntax: fn(&Lark) -> Option<Syntax>,
+    Custom(fn(&Lark) -> Option<Syntax>),
+}
+
+/// A family's own grammar function, or no grammar where constrained
+/// decoding is not built: the descriptor names its grammar the same way in
+/// every build, and the path is only resolved where the function exists.
+#[cfg(feature = "local")]
+macro_rules! grammar_fn {
+    ($f:expr) => {
+        $crate::parse::family::Grammar::Custom($f)
+    };
+}
+#[cfg(not(feature = "local"))]
+macro_rules! grammar_fn {
+    ($f:expr) => {
+        $crate::parse::family::Grammar::None
+    };
+}
+pub(crate) use grammar_fn;
+
+impl Family {
+    /// A family with its id and parser, and nothing else yet: no aliases,
+    /// no detection rule, no reasoning block, no citations, no grammar.
+    pub(crate) const fn new(
+        format: Format,
+        id: &'static str,
+        machine: fn(&Tools) -> Box<dyn Machine>,
+    ) -> Family {
+        Family {
+            format,
+            id,
+            aliases: &[],
+            detect: &[],
+            think: None,
+            citations: false,
+            machine,
+            grammar: Grammar::None,
+        }
+    }
+
+    /// Other ids for the same format.
+    pub(crate) const fn aliases(self, aliases: &'static [&'static str]) -> Family {
+        Family { aliases, ..self }
+    }
+
+    /// How a chat template names the format.
+    pub(crate) const fn detect(self, detect: &'static [Rule]) -> Family {
+        Family { detect, ..self }
+    }
+
+    /// The reasoning block the format writes before its answer.
+    pub(crate) const fn think(self, think: ThinkMarkers) -> Family {
+        Family {
+            think: Some(think),
+            ..self
+        }
+    }
+
+    /// Command R's citation markup is dropped before parsing.
+    pub(crate) const fn citations(self) -> Family {
+        Family {
+            citations: true,
+            ..self
+        }
+    }
+
+    /// The grammar for constrained decoding (a function is named with
+    /// `grammar_fn!`).
+    pub(crate) const fn grammar(self, grammar: Grammar) -> Family {
+        Family { grammar, ..self }
+    }
+
+    /// Call objects between markers, one to a block or a list of them.
+    pub(crate) const fn json_grammar(
+        self,
+        open: &'static [&'static str],
+        close: Option<&'static str>,
+        list: bool,
+    ) -> Family {
+        self.grammar(Grammar::Json { open, close, list })
+    }
 }
 
 /// A template names a format when every one of `markers` is in it. Rules
@@ -42,4 +140,11 @@ pub(crate) struct Rule {
     pub(crate) rank: u16,
     /// The texts that must all appear.
     pub(crate) markers: &'static [&'static str],
+}
+
+impl Rule {
+    /// The rule of rank `rank` that needs all of `markers`.
+    pub(crate) const fn at(rank: u16, markers: &'static [&'static str]) -> Rule {
+        Rule { rank, markers }
+    }
 }

@@ -6,12 +6,12 @@
 //!
 //! Arguments stream as they are written.
 
-use super::family::{Family, Rule};
+use super::family::{grammar_fn, Family, Rule};
 use super::partial_call::Compactor;
 use super::schema::Tools;
 use super::stream::{
-    find_any, optional_closer, skip_ws, starts, valid_name, Balance, Emitter, Find, Machine, Scan,
-    Text,
+    content_until, find_any, optional_closer, skip_ws, starts, valid_name, Balance, Emitter, Find,
+    Machine, Scan, Text,
 };
 use super::Format;
 use serde_json::{json, Value};
@@ -166,32 +166,23 @@ impl Machine for Functionary {
         }
         match &mut self.state {
             State::Recipient => self.recipient(text, em, end).is_some(),
-            State::Content => match find_any(rest, 0, markers(self.version)) {
-                Find::At { at, which } => {
-                    em.content(&rest[..at]);
-                    match (self.version, which) {
-                        (Version::V31, 0) => {
-                            text.consume(at + FUNCTION.len());
-                            self.state = State::Header;
-                        }
-                        (Version::V31, _) => {
-                            text.consume(at + PYTHON_TAG.len());
-                            self.state = State::Code { scanned: 0 };
-                        }
-                        (Version::V32, _) => {
-                            text.consume(at);
-                            self.state = State::Recipient;
-                        }
+            State::Content => {
+                let Some(which) = content_until(text, em, markers(self.version), end) else {
+                    return false;
+                };
+                match (self.version, which) {
+                    (Version::V31, 0) => {
+                        text.consume(FUNCTION.len());
+                        self.state = State::Header;
                     }
-                    true
+                    (Version::V31, _) => {
+                        text.consume(PYTHON_TAG.len());
+                        self.state = State::Code { scanned: 0 };
+                    }
+                    (Version::V32, _) => self.state = State::Recipient,
                 }
-                Find::Partial { safe } => {
-                    let n = if end { rest.len() } else { safe };
-                    em.content(&rest[..n]);
-                    text.consume(n);
-                    false
-                }
-            },
+                true
+            }
             State::Header => match rest.find(['>', '\n']) {
                 Some(p) if rest.as_bytes()[p] == b'>' && valid_name(rest[..p].trim()) => {
                     let name = rest[..p].trim().to_owned();
@@ -342,36 +333,17 @@ impl Machine for Functionary {
 }
 
 /// Functionary v3.1.
-pub(crate) const FUNCTIONARY_V31: Family = Family {
-    format: Format::FunctionaryV31,
-    id: "functionary_v31",
-    aliases: &["functionary_v3_1"],
-    detect: &[Rule {
-        rank: 90,
-        markers: &[FUNCTION, "start_tag => `<function`"],
-    }],
-    think: None,
-    citations: false,
-    machine: |_| machine_v31(),
-    #[cfg(feature = "local")]
-    syntax: grammar::syntax,
-};
+pub(crate) const FUNCTIONARY_V31: Family =
+    Family::new(Format::FunctionaryV31, "functionary_v31", |_| machine_v31())
+        .aliases(&["functionary_v3_1"])
+        .detect(&[Rule::at(90, &[FUNCTION, "start_tag => `<function`"])])
+        .grammar(grammar_fn!(grammar::syntax));
 
 /// Functionary v3.2 (segments, not blocks: see `constrain::grammar`).
-pub(crate) const FUNCTIONARY_V32: Family = Family {
-    format: Format::FunctionaryV32,
-    id: "functionary_v32",
-    aliases: &["functionary_v3_2"],
-    detect: &[Rule {
-        rank: 100,
-        markers: &[">>>all", ">>>${recipient}"],
-    }],
-    think: None,
-    citations: false,
-    machine: machine_v32,
-    #[cfg(feature = "local")]
-    syntax: |_| None,
-};
+pub(crate) const FUNCTIONARY_V32: Family =
+    Family::new(Format::FunctionaryV32, "functionary_v32", machine_v32)
+        .aliases(&["functionary_v3_2"])
+        .detect(&[Rule::at(100, &[">>>all", ">>>${recipient}"])]);
 
 /// `<function=name>{…}</function>`, one call to a block.
 #[cfg(feature = "local")]

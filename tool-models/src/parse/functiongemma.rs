@@ -4,7 +4,7 @@
 //! strings unless they read as a JSON number or boolean. The comma between
 //! entries is optional. Arguments stream value by value.
 
-use super::family::{Family, Rule};
+use super::family::{grammar_fn, Family, Rule};
 use super::jsonblock::{Block, BodyStream, End, Spec};
 use super::partial_call::Pairs;
 use super::schema::{typed_value, Tools};
@@ -164,32 +164,17 @@ impl BodyStream for Entries {
 
 pub(crate) fn machine() -> Box<dyn Machine> {
     Block::boxed_streaming(
-        Spec {
-            starts: &[START],
-            brackets: &[],
-            end: End::Marker(END),
-            after: &[],
-            handler,
-        },
+        Spec::new(&[START], End::Marker(END)).handler(handler),
         Entries::default(),
     )
 }
 
 /// FunctionGemma.
-pub(crate) const FUNCTION_GEMMA: Family = Family {
-    format: Format::FunctionGemma,
-    id: "functiongemma",
-    aliases: &[],
-    detect: &[Rule {
-        rank: 40,
-        markers: &[START],
-    }],
-    think: Some(THINK),
-    citations: false,
-    machine: |_| machine(),
-    #[cfg(feature = "local")]
-    syntax: grammar::syntax,
-};
+pub(crate) const FUNCTION_GEMMA: Family =
+    Family::new(Format::FunctionGemma, "functiongemma", |_| machine())
+        .detect(&[Rule::at(40, &[START])])
+        .think(THINK)
+        .grammar(grammar_fn!(grammar::syntax));
 
 /// One call to a block, values between `<escape>`s.
 #[cfg(feature = "local")]

@@ -3,9 +3,11 @@
 //! each tag, GLM-4.7 none; any whitespace between tags is accepted. Values
 //! are raw text typed by the tool's schema, streamed as each one closes.
 
-use super::family::{Family, Rule};
+use super::family::{grammar_fn, Family, Rule};
 use super::schema::Tools;
-use super::stream::{find_any, skip_ws, starts, valid_name, Emitter, Find, Machine, Text};
+use super::stream::{
+    content_until, find_any, skip_ws, starts, valid_name, Emitter, Find, Machine, Text,
+};
 use super::think::THINK;
 use super::xml_call::XmlCall;
 use super::Format;
@@ -96,20 +98,14 @@ impl Machine for Glm {
             return false;
         }
         match &mut self.state {
-            State::Content => match find_any(rest, 0, &[CALL]) {
-                Find::At { at, .. } => {
-                    em.content(&rest[..at]);
-                    text.consume(at + CALL.len());
-                    self.state = State::Name { scanned: 0 };
-                    true
+            State::Content => {
+                if content_until(text, em, &[CALL], end).is_none() {
+                    return false;
                 }
-                Find::Partial { safe } => {
-                    let n = if end { rest.len() } else { safe };
-                    em.content(&rest[..n]);
-                    text.consume(n);
-                    false
-                }
-            },
+                text.consume(CALL.len());
+                self.state = State::Name { scanned: 0 };
+                true
+            }
             State::Name { scanned } => {
                 let at = match find_any(rest, *scanned, &["<"]) {
                     Find::At { at, .. } => at,
@@ -256,20 +252,11 @@ impl Machine for Glm {
 }
 
 /// GLM-4.5/4.6/4.7.
-pub(crate) const GLM45: Family = Family {
-    format: Format::Glm45,
-    id: "glm45",
-    aliases: &["glm47", "glm4_moe"],
-    detect: &[Rule {
-        rank: 130,
-        markers: &[CALL, KEY, VALUE],
-    }],
-    think: Some(THINK),
-    citations: false,
-    machine,
-    #[cfg(feature = "local")]
-    syntax: grammar::syntax,
-};
+pub(crate) const GLM45: Family = Family::new(Format::Glm45, "glm45", machine)
+    .aliases(&["glm47", "glm4_moe"])
+    .detect(&[Rule::at(130, &[CALL, KEY, VALUE])])
+    .think(THINK)
+    .grammar(grammar_fn!(grammar::syntax));
 
 /// The name, then `<arg_key>`/`<arg_value>` pairs.
 #[cfg(feature = "local")]

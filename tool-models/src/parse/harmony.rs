@@ -183,17 +183,6 @@ impl Machine for Harmony {
 }
 
 /// gpt-oss harmony (messages, not blocks: see `constrain::grammar`).
-pub(crate) const HARMONY: Family = Family {
-    format: Format::Harmony,
-    id: "harmony",
-    aliases: &["llm_jp_harmony", "gpt_oss"],
-    detect: &[Rule {
-        rank: 0,
-        markers: &[CHANNEL],
-    }],
-    think: None,
-    citations: false,
-    machine: |_| machine(),
-    #[cfg(feature = "local")]
-    syntax: |_| None,
-};
+pub(crate) const HARMONY: Family = Family::new(Format::Harmony, "harmony", |_| machine())
+    .aliases(&["llm_jp_harmony", "gpt_oss"])
+    .detect(&[Rule::at(0, &[CHANNEL])]);

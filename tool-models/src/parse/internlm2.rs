@@ -1,7 +1,7 @@
 //! InternLM 2: `<|action_start|><|plugin|>{"name", "parameters"}<|action_end|>`.
 
-use super::family::{Family, Rule};
-use super::jsonblock::{calls, Block, End, Spec};
+use super::family::{grammar_fn, Family, Rule};
+use super::jsonblock::{Block, End, Spec};
 use super::stream::Machine;
 use super::think::THINK;
 use super::Format;
@@ -13,30 +13,17 @@ const PLUGIN: &str = "<|plugin|>";
 const ACTION_END: &str = "<|action_end|>";
 
 pub(crate) fn machine() -> Box<dyn Machine> {
-    Block::boxed(Spec {
-        starts: &["<|action_start|><|plugin|>"],
-        brackets: &[],
-        end: End::Marker(ACTION_END),
-        after: &[],
-        handler: calls,
-    })
+    Block::boxed(Spec::new(
+        &["<|action_start|><|plugin|>"],
+        End::Marker(ACTION_END),
+    ))
 }
 
 /// InternLM 2.
-pub(crate) const INTERNLM2: Family = Family {
-    format: Format::Internlm2,
-    id: "internlm2",
-    aliases: &[],
-    detect: &[Rule {
-        rank: 290,
-        markers: &[ACTION],
-    }],
-    think: Some(THINK),
-    citations: false,
-    machine: |_| machine(),
-    #[cfg(feature = "local")]
-    syntax: grammar::syntax,
-};
+pub(crate) const INTERNLM2: Family = Family::new(Format::Internlm2, "internlm2", |_| machine())
+    .detect(&[Rule::at(290, &[ACTION])])
+    .think(THINK)
+    .grammar(grammar_fn!(grammar::syntax));
 
 /// One `{"name", "parameters"}` object per block.
 #[cfg(feature = "local")]

@@ -4,7 +4,9 @@
 //! markers.
 
 use super::partial_call::{call_prefix, BodyCalls};
-use super::stream::{find_any, skip_ws, starts, Balance, Emitter, Find, Machine, Scan, Text};
+use super::stream::{
+    content_until, find_any, skip_ws, starts, Balance, Emitter, Find, Machine, Scan, Text,
+};
 
 /// How a block's body ends.
 #[derive(Debug, Clone, Copy)]
@@ -34,6 +36,35 @@ pub(crate) struct Spec {
     /// Text skipped after a block when present (closing tags, fences, `;`).
     pub(crate) after: &'static [&'static str],
     pub(crate) handler: Handler,
+}
+
+impl Spec {
+    /// Blocks opened by one of `starts` and ended by `end`, read by
+    /// [`calls`]: no opening brackets, nothing skipped after a block.
+    pub(crate) const fn new(starts: &'static [&'static str], end: End) -> Spec {
+        Spec {
+            starts,
+            brackets: &[],
+            end,
+            after: &[],
+            handler: calls,
+        }
+    }
+
+    /// Brackets that open a block and are part of it.
+    pub(crate) const fn brackets(self, brackets: &'static [(&'static str, u8)]) -> Spec {
+        Spec { brackets, ..self }
+    }
+
+    /// Text skipped after a block when present.
+    pub(crate) const fn after(self, after: &'static [&'static str]) -> Spec {
+        Spec { after, ..self }
+    }
+
+    /// How a block's body is read, instead of [`calls`].
+    pub(crate) const fn handler(self, handler: Handler) -> Spec {
+        Spec { handler, ..self }
+    }
 }
 
 /// The default handler: the body is a call object or a list of them.
@@ -135,29 +166,18 @@ impl Machine for Block {
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         match &mut self.state {
             State::Content => {
-                let rest = text.rest();
-                match find_any(rest, 0, &self.markers) {
-                    Find::At { at, which } => {
-                        em.content(&rest[..at]);
-                        text.consume(at);
-                        let bracket = which >= self.spec.starts.len();
-                        self.state = State::Body {
-                            marker: self.markers[which].len(),
-                            bracket,
-                            balance: Balance::default(),
-                            opened: None,
-                        };
-                        self.scanned = 0;
-                        self.streaming.reset();
-                        true
-                    }
-                    Find::Partial { safe } => {
-                        let n = if end { rest.len() } else { safe };
-                        em.content(&rest[..n]);
-                        text.consume(n);
-                        false
-                    }
-                }
+                let Some(which) = content_until(text, em, &self.markers, end) else {
+                    return false;
+                };
+                self.state = State::Body {
+                    marker: self.markers[which].len(),
+                    bracket: which >= self.spec.starts.len(),
+                    balance: Balance::default(),
+                    opened: None,
+                };
+                self.scanned = 0;
+                self.streaming.reset();
+                true
             }
             State::Body {
                 marker,

@@ -4,7 +4,7 @@
 //! named from the offered tools when that is unambiguous. Text between the
 //! section markers outside calls, and after the section, is not content.
 
-use super::family::{Family, Rule};
+use super::family::{grammar_fn, Family, Rule};
 use super::partial_call::NamedArguments;
 use super::schema::Tools;
 use super::stream::{find_any, Emitter, Find, Machine, Text};
@@ -279,23 +279,13 @@ mod streaming {
 }
 
 /// Kimi K2.
-pub(crate) const KIMI_K2: Family = Family {
-    format: Format::KimiK2,
-    id: "kimi_k2",
-    aliases: &[],
-    detect: &[Rule {
-        rank: 10,
-        markers: &[SEC_BEGIN],
-    }],
-    think: Some(ThinkMarkers {
+pub(crate) const KIMI_K2: Family = Family::new(Format::KimiK2, "kimi_k2", |_| machine())
+    .detect(&[Rule::at(10, &[SEC_BEGIN])])
+    .think(ThinkMarkers {
         exits: &[SEC_BEGIN, CALL_BEGIN],
         ..THINK
-    }),
-    citations: false,
-    machine: |_| machine(),
-    #[cfg(feature = "local")]
-    syntax: grammar::syntax,
-};
+    })
+    .grammar(grammar_fn!(grammar::syntax));
 
 /// A section of calls, each with its own markers.
 #[cfg(feature = "local")]

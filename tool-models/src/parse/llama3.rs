@@ -2,7 +2,7 @@
 //! optionally after `<|python_tag|>`, several separated by `;`. A JSON object
 //! in the text that is not a call stays content.
 
-use super::family::{Family, Rule};
+use super::family::{grammar_fn, Family, Rule};
 use super::jsonblock::{Block, End, Spec};
 use super::stream::{Emitter, Machine};
 use super::think::THINK;
@@ -28,37 +28,24 @@ fn handler(body: &str, complete: bool, em: &mut Emitter) -> bool {
 }
 
 pub(crate) fn machine() -> Box<dyn Machine> {
-    Block::boxed(Spec {
-        starts: &[PYTHON_TAG],
-        // Only an object whose first key starts right away can be a call.
-        brackets: &[("{", b'"')],
-        end: End::Json,
-        after: &[";"],
-        handler,
-    })
+    Block::boxed(
+        Spec::new(&[PYTHON_TAG], End::Json)
+            // Only an object whose first key starts right away can be a call.
+            .brackets(&[("{", b'"')])
+            .after(&[";"])
+            .handler(handler),
+    )
 }
 
 /// Llama 3.1/3.3 JSON.
-pub(crate) const LLAMA3_JSON: Family = Family {
-    format: Format::Llama3Json,
-    id: "llama3_json",
-    aliases: &[],
-    detect: &[
-        Rule {
-            rank: 250,
-            markers: &[PYTHON_TAG],
-        },
-        Rule {
-            rank: 260,
-            markers: &["\"parameters\": dictionary of argument"],
-        },
-    ],
-    think: Some(THINK),
-    citations: false,
-    machine: |_| machine(),
-    #[cfg(feature = "local")]
-    syntax: grammar::syntax,
-};
+pub(crate) const LLAMA3_JSON: Family =
+    Family::new(Format::Llama3Json, "llama3_json", |_| machine())
+        .detect(&[
+            Rule::at(250, &[PYTHON_TAG]),
+            Rule::at(260, &["\"parameters\": dictionary of argument"]),
+        ])
+        .think(THINK)
+        .grammar(grammar_fn!(grammar::syntax));
 
 /// `;`-separated call objects, the marker optional.
 #[cfg(feature = "local")]

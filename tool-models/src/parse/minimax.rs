@@ -5,9 +5,11 @@
 //! name may be quoted with `"`, `'` or not at all, and a value left open
 //! ends at the next `<parameter name=`, as vLLM reads them.
 
-use super::family::{Family, Rule};
+use super::family::{grammar_fn, Family, Rule};
 use super::schema::Tools;
-use super::stream::{find_any, skip_ws, starts, valid_name, Emitter, Find, Machine, Text};
+use super::stream::{
+    content_until, find_any, skip_ws, starts, valid_name, Emitter, Find, Machine, Text,
+};
 use super::think::THINK;
 use super::xml_call::XmlCall;
 use super::Format;
@@ -116,20 +118,14 @@ impl Machine for Minimax {
             return false;
         }
         match &mut self.state {
-            State::Content => match find_any(rest, 0, &[BLOCK]) {
-                Find::At { at, .. } => {
-                    em.content(&rest[..at]);
-                    text.consume(at + BLOCK.len());
-                    self.state = State::Block;
-                    true
+            State::Content => {
+                if content_until(text, em, &[BLOCK], end).is_none() {
+                    return false;
                 }
-                Find::Partial { safe } => {
-                    let n = if end { rest.len() } else { safe };
-                    em.content(&rest[..n]);
-                    text.consume(n);
-                    false
-                }
-            },
+                text.consume(BLOCK.len());
+                self.state = State::Block;
+                true
+            }
             State::Block => {
                 let Some(ws) = skip_ws(rest) else {
                     if end {
@@ -294,20 +290,11 @@ impl Machine for Minimax {
 }
 
 /// MiniMax-M2.
-pub(crate) const MINIMAX_M2: Family = Family {
-    format: Format::MinimaxM2,
-    id: "minimax_m2",
-    aliases: &["minimax"],
-    detect: &[Rule {
-        rank: 50,
-        markers: &[BLOCK],
-    }],
-    think: Some(THINK),
-    citations: false,
-    machine,
-    #[cfg(feature = "local")]
-    syntax: grammar::syntax,
-};
+pub(crate) const MINIMAX_M2: Family = Family::new(Format::MinimaxM2, "minimax_m2", machine)
+    .aliases(&["minimax"])
+    .detect(&[Rule::at(50, &[BLOCK])])
+    .think(THINK)
+    .grammar(grammar_fn!(grammar::syntax));
 
 /// `<invoke>` calls with `<parameter name="k">` values.
 #[cfg(feature = "local")]

@@ -3,10 +3,11 @@
 //! marker per call; a name with nothing after it is a call without
 //! arguments. Text after a call is content.
 
-use super::family::{Family, Rule};
+use super::family::{grammar_fn, Family, Rule};
 use super::partial_call::{call_prefix, BodyCalls, NamedArguments};
 use super::stream::{
-    find_any, skip_ws, starts, valid_name, Balance, Emitter, Find, Machine, Scan, Text,
+    content_until, find_any, skip_ws, starts, valid_name, Balance, Emitter, Find, Machine, Scan,
+    Text,
 };
 use super::think::ThinkMarkers;
 use super::Format;
@@ -96,20 +97,14 @@ impl Machine for Mistral {
             return false;
         }
         match &mut self.state {
-            State::Content => match find_any(rest, 0, &[MARK]) {
-                Find::At { at, .. } => {
-                    em.content(&rest[..at]);
-                    text.consume(at + MARK.len());
-                    self.state = State::Head { scanned: 0 };
-                    true
+            State::Content => {
+                if content_until(text, em, &[MARK], end).is_none() {
+                    return false;
                 }
-                Find::Partial { safe } => {
-                    let n = if end { rest.len() } else { safe };
-                    em.content(&rest[..n]);
-                    text.consume(n);
-                    false
-                }
-            },
+                text.consume(MARK.len());
+                self.state = State::Head { scanned: 0 };
+                true
+            }
             State::Head { scanned } => {
                 let Some(ws) = skip_ws(rest) else {
                     if end {
@@ -386,24 +381,14 @@ mod tests {
 }
 
 /// Mistral.
-pub(crate) const MISTRAL: Family = Family {
-    format: Format::Mistral,
-    id: "mistral",
-    aliases: &[],
-    detect: &[Rule {
-        rank: 200,
-        markers: &[MARK],
-    }],
-    think: Some(ThinkMarkers {
+pub(crate) const MISTRAL: Family = Family::new(Format::Mistral, "mistral", |_| machine())
+    .detect(&[Rule::at(200, &[MARK])])
+    .think(ThinkMarkers {
         open: "[THINK]",
         close: "[/THINK]",
         exits: &[],
-    }),
-    citations: false,
-    machine: |_| machine(),
-    #[cfg(feature = "local")]
-    syntax: grammar::syntax,
-};
+    })
+    .grammar(grammar_fn!(grammar::syntax));
 
 /// v11 and later (`[ARGS]` special) name each call; earlier versions write a JSON list.
 #[cfg(feature = "local")]

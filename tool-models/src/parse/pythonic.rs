@@ -4,11 +4,11 @@
 //! there is text. A call that cannot be read does not drop its readable
 //! siblings. Arguments stream value by value.
 
-use super::family::{Family, Rule};
+use super::family::{grammar_fn, Family, Rule};
 use super::json::Py;
 use super::partial_call::Pairs;
 use super::stream::{
-    find_any, optional_closer, skip_ws, Balance, Emitter, Find, Machine, Scan, Text,
+    content_until, optional_closer, skip_ws, Balance, Emitter, Machine, Scan, Text,
 };
 use super::think::THINK;
 use super::Format;
@@ -342,29 +342,18 @@ impl Machine for Pythonic {
             return false;
         }
         match &mut self.state {
-            State::Content => match find_any(
-                rest,
-                0,
-                &[self.markers.start, "["][..if self.markers.bare { 2 } else { 1 }],
-            ) {
-                Find::At { at, which } => {
-                    em.content(&rest[..at]);
-                    if which == 0 {
-                        text.consume(at + self.markers.start.len());
+            State::Content => {
+                let markers = &[self.markers.start, "["][..if self.markers.bare { 2 } else { 1 }];
+                match content_until(text, em, markers, end) {
+                    None => return false,
+                    Some(0) => {
+                        text.consume(self.markers.start.len());
                         self.state = State::Lead;
-                    } else {
-                        text.consume(at);
-                        self.state = State::Open;
                     }
-                    true
+                    Some(_) => self.state = State::Open,
                 }
-                Find::Partial { safe } => {
-                    let n = if end { rest.len() } else { safe };
-                    em.content(&rest[..n]);
-                    text.consume(n);
-                    false
-                }
-            },
+                true
+            }
             State::Lead => match skip_ws(rest) {
                 Some(ws) => {
                     text.consume(ws);
@@ -445,48 +434,23 @@ impl Machine for Pythonic {
 }
 
 /// Llama 3.2/4 pythonic.
-pub(crate) const PYTHONIC: Family = Family {
-    format: Format::Pythonic,
-    id: "pythonic",
-    aliases: &["llama4_pythonic"],
-    detect: &[
-        Rule {
-            rank: 230,
-            markers: &[LLAMA_MARKERS.start],
-        },
-        Rule {
-            rank: 240,
-            markers: &["[func_name1("],
-        },
-    ],
-    think: Some(THINK),
-    citations: false,
-    machine: |_| machine(),
-    #[cfg(feature = "local")]
-    syntax: grammar::syntax,
-};
+pub(crate) const PYTHONIC: Family = Family::new(Format::Pythonic, "pythonic", |_| machine())
+    .aliases(&["llama4_pythonic"])
+    .detect(&[
+        Rule::at(230, &[LLAMA_MARKERS.start]),
+        Rule::at(240, &["[func_name1("]),
+    ])
+    .think(THINK)
+    .grammar(grammar_fn!(grammar::syntax));
 
 /// LFM2/LFM2.5 (LFM2.5 templates describe calls in words only).
-pub(crate) const LFM2: Family = Family {
-    format: Format::Lfm2,
-    id: "lfm2",
-    aliases: &[],
-    detect: &[
-        Rule {
-            rank: 160,
-            markers: &[LFM2_MARKERS.start],
-        },
-        Rule {
-            rank: 170,
-            markers: &["List of tools: ["],
-        },
-    ],
-    think: Some(THINK),
-    citations: false,
-    machine: |_| machine_lfm2(),
-    #[cfg(feature = "local")]
-    syntax: grammar::syntax_lfm2,
-};
+pub(crate) const LFM2: Family = Family::new(Format::Lfm2, "lfm2", |_| machine_lfm2())
+    .detect(&[
+        Rule::at(160, &[LFM2_MARKERS.start]),
+        Rule::at(170, &["List of tools: ["]),
+    ])
+    .think(THINK)
+    .grammar(grammar_fn!(grammar::syntax_lfm2));
 
 /// A list of `name(k=v)` calls.
 #[cfg(feature = "local")]

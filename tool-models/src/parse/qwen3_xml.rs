@@ -9,10 +9,11 @@
 //! another parameter this call can still take, `</function>`, or the end; an
 //! unclosed value ends at `<parameter=k>` only for a schema key not yet seen.
 
-use super::family::{Family, Rule};
+use super::family::{grammar_fn, Family, Rule};
 use super::schema::Tools;
 use super::stream::{
-    find_any, optional_closer, skip_ws, starts, valid_name, Emitter, Find, Machine, Text,
+    content_until, find_any, optional_closer, skip_ws, starts, valid_name, Emitter, Find, Machine,
+    Text,
 };
 use super::think::ThinkMarkers;
 use super::think::THINK;
@@ -255,28 +256,16 @@ impl Machine for Qwen3Xml {
             return false;
         }
         match &mut self.state {
-            State::Content => match find_any(
-                rest,
-                0,
-                &[self.wrapper.open, FUNCTION][..if self.wrapper.bare { 2 } else { 1 }],
-            ) {
-                Find::At { at, which } => {
-                    em.content(&rest[..at]);
-                    text.consume(at);
-                    self.state = if which == 0 {
-                        State::Wrapper
-                    } else {
-                        State::Header
-                    };
-                    true
-                }
-                Find::Partial { safe } => {
-                    let n = if end { rest.len() } else { safe };
-                    em.content(&rest[..n]);
-                    text.consume(n);
-                    false
-                }
-            },
+            State::Content => {
+                let markers =
+                    &[self.wrapper.open, FUNCTION][..if self.wrapper.bare { 2 } else { 1 }];
+                self.state = match content_until(text, em, markers, end) {
+                    None => return false,
+                    Some(0) => State::Wrapper,
+                    Some(_) => State::Header,
+                };
+                true
+            }
             State::Wrapper => {
                 let open = self.wrapper.open;
                 let after = &rest[open.len()..];
@@ -416,43 +405,24 @@ impl Machine for Qwen3Xml {
 }
 
 /// Qwen3-Coder XML.
-pub(crate) const QWEN3_XML: Family = Family {
-    format: Format::Qwen3Xml,
-    id: "qwen3_xml",
-    aliases: &["qwen3_coder"],
-    detect: &[Rule {
-        rank: 110,
-        markers: &[FUNCTION],
-    }],
-    think: Some(ThinkMarkers {
+pub(crate) const QWEN3_XML: Family = Family::new(Format::Qwen3Xml, "qwen3_xml", machine)
+    .aliases(&["qwen3_coder"])
+    .detect(&[Rule::at(110, &[FUNCTION])])
+    .think(ThinkMarkers {
         exits: &[QWEN3.open, FUNCTION],
         ..THINK
-    }),
-    citations: false,
-    machine,
-    #[cfg(feature = "local")]
-    syntax: grammar::syntax,
-};
+    })
+    .grammar(grammar_fn!(grammar::syntax));
 
 /// Seed-OSS.
-pub(crate) const SEED_OSS: Family = Family {
-    format: Format::SeedOss,
-    id: "seed_oss",
-    aliases: &[],
-    detect: &[Rule {
-        rank: 80,
-        markers: &[SEED_OSS_WRAPPER.open],
-    }],
-    think: Some(ThinkMarkers {
+pub(crate) const SEED_OSS: Family = Family::new(Format::SeedOss, "seed_oss", machine_seed_oss)
+    .detect(&[Rule::at(80, &[SEED_OSS_WRAPPER.open])])
+    .think(ThinkMarkers {
         open: "<seed:think>",
         close: "</seed:think>",
         exits: &[SEED_OSS_WRAPPER.open],
-    }),
-    citations: false,
-    machine: machine_seed_oss,
-    #[cfg(feature = "local")]
-    syntax: grammar::syntax_seed_oss,
-};
+    })
+    .grammar(grammar_fn!(grammar::syntax_seed_oss));
 
 /// `<function=name>` calls with `<parameter=k>` values, in the family's wrapper.
 #[cfg(feature = "local")]

@@ -109,6 +109,27 @@ pub(crate) fn find_any(hay: &str, from: usize, markers: &[&str]) -> Find {
     Find::Partial { safe: hay.len() }
 }
 
+/// Free text up to the first of `markers`: emitted as content and
+/// consumed. Returns which marker comes next, left at the front of `text`;
+/// `None` when no marker is there yet, after emitting all that cannot be
+/// the start of one (all of it at the `end`).
+pub(crate) fn content_until(
+    text: &mut Text,
+    em: &mut Emitter,
+    markers: &[&str],
+    end: bool,
+) -> Option<usize> {
+    let rest = text.rest();
+    let (n, found) = match find_any(rest, 0, markers) {
+        Find::At { at, which } => (at, Some(which)),
+        Find::Partial { .. } if end => (rest.len(), None),
+        Find::Partial { safe } => (safe, None),
+    };
+    em.content(&rest[..n]);
+    text.consume(n);
+    found
+}
+
 /// Where a bracketed value ends, found incrementally: strings (with the
 /// quote characters given) and escapes are skipped, brackets must match.
 /// The bracket stack lives on the heap and is capped, so deep nesting is an

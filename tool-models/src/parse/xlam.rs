@@ -1,36 +1,26 @@
 //! xLAM: a JSON list of calls, bare (`[{…}]`), after `[TOOL_CALLS]`, inside
 //! `<tool_call>…</tool_call>` or in a ```` ```json ```` fence.
 
-use super::family::Family;
-use super::jsonblock::{calls, Block, End, Spec};
+use super::family::{grammar_fn, Family};
+use super::jsonblock::{Block, End, Spec};
 use super::stream::Machine;
 use super::think::THINK;
 use super::Format;
 
 pub(crate) fn machine() -> Box<dyn Machine> {
-    Block::boxed(Spec {
-        starts: &["[TOOL_CALLS]", "<tool_call>", "```json"],
-        // A bare list only counts when an object opens it, so prose with
-        // brackets stays content.
-        brackets: &[("[", b'{')],
-        end: End::Json,
-        after: &["</tool_call>", "```"],
-        handler: calls,
-    })
+    Block::boxed(
+        Spec::new(&["[TOOL_CALLS]", "<tool_call>", "```json"], End::Json)
+            // A bare list only counts when an object opens it, so prose with
+            // brackets stays content.
+            .brackets(&[("[", b'{')])
+            .after(&["</tool_call>", "```"]),
+    )
 }
 
 /// xLAM.
-pub(crate) const XLAM: Family = Family {
-    format: Format::Xlam,
-    id: "xlam",
-    aliases: &[],
-    detect: &[],
-    think: Some(THINK),
-    citations: false,
-    machine: |_| machine(),
-    #[cfg(feature = "local")]
-    syntax: grammar::syntax,
-};
+pub(crate) const XLAM: Family = Family::new(Format::Xlam, "xlam", |_| machine())
+    .think(THINK)
+    .grammar(grammar_fn!(grammar::syntax));
 
 /// A bare list of call objects.
 #[cfg(feature = "local")]
