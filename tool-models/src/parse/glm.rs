@@ -6,7 +6,7 @@
 use super::family::{grammar_fn, Family, Rule};
 use super::schema::Tools;
 use super::stream::{
-    content_until, find_any, skip_ws, starts, valid_name, Emitter, Find, Machine, Text,
+    content_until, find_any, next_tag, valid_name, Emitter, Find, Machine, Next, Text,
 };
 use super::think::THINK;
 use super::xml_call::XmlCall;
@@ -127,34 +127,28 @@ impl Machine for Glm {
                 self.state = State::Args;
                 true
             }
-            State::Args => {
-                let Some(ws) = skip_ws(rest) else {
-                    if end {
-                        text.consume(rest.len());
-                        return true;
-                    }
-                    return false;
-                };
-                let t = &rest[ws..];
-                for (tag, next) in [(KEY, 0), (CALL_END, 1)] {
-                    match starts(t, tag) {
-                        Some(true) => {
-                            text.consume(ws + tag.len());
-                            if next == 0 {
-                                self.state = State::Key { scanned: 0 };
-                            } else {
-                                self.finish_call(em);
-                            }
-                            return true;
-                        }
-                        None if !end => return false,
-                        _ => {}
-                    }
+            State::Args => match next_tag(rest, &[KEY, CALL_END], end) {
+                Next::Wait => false,
+                Next::Blank => {
+                    text.consume(rest.len());
+                    true
                 }
-                let raw = text.take(ws);
-                self.skip(raw);
-                true
-            }
+                Next::Tag { ws, which: 0 } => {
+                    text.consume(ws + KEY.len());
+                    self.state = State::Key { scanned: 0 };
+                    true
+                }
+                Next::Tag { ws, .. } => {
+                    text.consume(ws + CALL_END.len());
+                    self.finish_call(em);
+                    true
+                }
+                Next::Other { ws } => {
+                    let raw = text.take(ws);
+                    self.skip(raw);
+                    true
+                }
+            },
             State::Key { scanned } => match find_any(rest, *scanned, &[KEY_END]) {
                 Find::At { at, .. } => {
                     let key = rest[..at].to_owned();
@@ -172,29 +166,24 @@ impl Machine for Glm {
                     false
                 }
             },
-            State::BeforeValue { key } => {
-                let Some(ws) = skip_ws(rest) else {
-                    if end {
-                        text.consume(rest.len());
-                        return true;
-                    }
-                    return false;
-                };
-                match starts(&rest[ws..], VALUE) {
-                    Some(true) => {
-                        let key = std::mem::take(key);
-                        text.consume(ws + VALUE.len());
-                        self.state = State::Value { key, scanned: 0 };
-                        true
-                    }
-                    None if !end => false,
-                    _ => {
-                        let raw = format!("{KEY}{key}{KEY_END}");
-                        self.skip(raw);
-                        true
-                    }
+            State::BeforeValue { key } => match next_tag(rest, &[VALUE], end) {
+                Next::Wait => false,
+                Next::Blank => {
+                    text.consume(rest.len());
+                    true
                 }
-            }
+                Next::Tag { ws, .. } => {
+                    let key = std::mem::take(key);
+                    text.consume(ws + VALUE.len());
+                    self.state = State::Value { key, scanned: 0 };
+                    true
+                }
+                Next::Other { .. } => {
+                    let raw = format!("{KEY}{key}{KEY_END}");
+                    self.skip(raw);
+                    true
+                }
+            },
             State::Value { key, scanned } => match find_any(rest, *scanned, &[VALUE_END]) {
                 Find::At { at, .. } => {
                     let key = std::mem::take(key);

@@ -5,7 +5,8 @@
 
 use super::partial_call::{call_prefix, BodyCalls};
 use super::stream::{
-    content_until, find_any, skip_ws, starts, Balance, Emitter, Find, Machine, Scan, Text,
+    content_until, find_any, next_tag, skip_ws, starts, Balance, Emitter, Find, Machine, Next,
+    Scan, Text,
 };
 
 /// How a block's body ends.
@@ -326,24 +327,12 @@ impl Machine for Block {
             }
             State::After => {
                 let rest = text.rest();
-                let Some(ws) = skip_ws(rest) else {
-                    if end {
-                        self.state = State::Content;
-                        return true;
-                    }
-                    return false;
-                };
-                for m in self.spec.after {
-                    match starts(&rest[ws..], m) {
-                        Some(true) => {
-                            text.consume(ws + m.len());
-                            return true;
-                        }
-                        None if !end => return false,
-                        _ => {}
-                    }
+                match next_tag(rest, self.spec.after, end) {
+                    Next::Wait => return false,
+                    Next::Tag { ws, which } => text.consume(ws + self.spec.after[which].len()),
+                    // Whitespace stays content.
+                    Next::Blank | Next::Other { .. } => self.state = State::Content,
                 }
-                self.state = State::Content;
                 true
             }
         }

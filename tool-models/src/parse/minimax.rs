@@ -8,7 +8,7 @@
 use super::family::{grammar_fn, Family, Rule};
 use super::schema::Tools;
 use super::stream::{
-    content_until, find_any, skip_ws, starts, valid_name, Emitter, Find, Machine, Text,
+    content_until, find_any, next_tag, valid_name, Emitter, Find, Machine, Next, Text,
 };
 use super::think::THINK;
 use super::xml_call::XmlCall;
@@ -126,34 +126,28 @@ impl Machine for Minimax {
                 self.state = State::Block;
                 true
             }
-            State::Block => {
-                let Some(ws) = skip_ws(rest) else {
-                    if end {
-                        text.consume(rest.len());
-                        return true;
-                    }
-                    return false;
-                };
-                let t = &rest[ws..];
-                for (tag, invoke) in [(INVOKE, true), (BLOCK_END, false)] {
-                    match starts(t, tag) {
-                        Some(true) => {
-                            text.consume(ws + tag.len());
-                            self.state = if invoke {
-                                State::Invoke { scanned: 0 }
-                            } else {
-                                State::Content
-                            };
-                            return true;
-                        }
-                        None if !end => return false,
-                        _ => {}
-                    }
+            State::Block => match next_tag(rest, &[INVOKE, BLOCK_END], end) {
+                Next::Wait => false,
+                Next::Blank => {
+                    text.consume(rest.len());
+                    true
                 }
-                self.call.abandon();
-                self.skip(text.take(ws));
-                true
-            }
+                Next::Tag { ws, which } => {
+                    if which == 0 {
+                        text.consume(ws + INVOKE.len());
+                        self.state = State::Invoke { scanned: 0 };
+                    } else {
+                        text.consume(ws + BLOCK_END.len());
+                        self.state = State::Content;
+                    }
+                    true
+                }
+                Next::Other { ws } => {
+                    self.call.abandon();
+                    self.skip(text.take(ws));
+                    true
+                }
+            },
             State::Invoke { scanned } => match find_any(rest, *scanned, &[">"]) {
                 Find::At { at, .. } => {
                     match name_attribute(&rest[..at]).filter(|n| valid_name(n)) {
@@ -182,37 +176,30 @@ impl Machine for Minimax {
                     false
                 }
             },
-            State::Params => {
-                let Some(ws) = skip_ws(rest) else {
-                    if end {
-                        text.consume(rest.len());
-                        return true;
-                    }
-                    return false;
-                };
-                let t = &rest[ws..];
-                for (tag, param) in [(PARAM, true), (INVOKE_END, false), (BLOCK_END, false)] {
-                    match starts(t, tag) {
-                        Some(true) => {
-                            if param {
-                                text.consume(ws + tag.len());
-                                self.state = State::Param { scanned: 0 };
-                            } else {
-                                // `</minimax:tool_call>` closes an unclosed call too.
-                                let n = if tag == INVOKE_END { tag.len() } else { 0 };
-                                text.consume(ws + n);
-                                self.finish_call(em);
-                            }
-                            return true;
-                        }
-                        None if !end => return false,
-                        _ => {}
-                    }
+            State::Params => match next_tag(rest, &[PARAM, INVOKE_END, BLOCK_END], end) {
+                Next::Wait => false,
+                Next::Blank => {
+                    text.consume(rest.len());
+                    true
                 }
-                let raw = text.take(ws);
-                self.skip(raw);
-                true
-            }
+                Next::Tag { ws, which: 0 } => {
+                    text.consume(ws + PARAM.len());
+                    self.state = State::Param { scanned: 0 };
+                    true
+                }
+                Next::Tag { ws, which } => {
+                    // `</minimax:tool_call>` closes an unclosed call too, and
+                    // stays for the block to read.
+                    text.consume(ws + if which == 1 { INVOKE_END.len() } else { 0 });
+                    self.finish_call(em);
+                    true
+                }
+                Next::Other { ws } => {
+                    let raw = text.take(ws);
+                    self.skip(raw);
+                    true
+                }
+            },
             State::Param { scanned } => match find_any(rest, *scanned, &[">"]) {
                 Find::At { at, .. } => match name_attribute(&rest[..at]) {
                     Some(key) if !key.is_empty() => {

@@ -130,6 +130,35 @@ pub(crate) fn content_until(
     found
 }
 
+/// What the text continues with after its leading whitespace.
+pub(crate) enum Next {
+    /// More text is needed to tell.
+    Wait,
+    /// Nothing but whitespace, up to the end of the output.
+    Blank,
+    /// Tag `which` of those asked for, after `ws` bytes of whitespace.
+    Tag { ws: usize, which: usize },
+    /// Something else, after `ws` bytes of whitespace.
+    Other { ws: usize },
+}
+
+/// Which of `tags`, tried in order, `rest` continues with after
+/// whitespace; a tag the text so far could still become is waited for,
+/// unless at the `end`.
+pub(crate) fn next_tag(rest: &str, tags: &[&str], end: bool) -> Next {
+    let Some(ws) = skip_ws(rest) else {
+        return if end { Next::Blank } else { Next::Wait };
+    };
+    for (which, tag) in tags.iter().enumerate() {
+        match starts(&rest[ws..], tag) {
+            Some(true) => return Next::Tag { ws, which },
+            None if !end => return Next::Wait,
+            _ => {}
+        }
+    }
+    Next::Other { ws }
+}
+
 /// Where a bracketed value ends, found incrementally: strings (with the
 /// quote characters given) and escapes are skipped, brackets must match.
 /// The bracket stack lives on the heap and is capped, so deep nesting is an

@@ -8,150 +8,114 @@ use minijinja::value::{Kwargs, Rest, StringInput, Value, ValueKind, ValueOrKwarg
 use minijinja::{Error, ErrorKind, State};
 use std::borrow::Cow;
 
+/// minijinja's filter of the same name, behind a check of the value:
+/// the wrappers keep minijinja's signatures (which its filter registry
+/// reads), so each is one line here.
+macro_rules! guarded {
+    ($check:ident: $($(#[$doc:meta])* fn $name:ident(
+        $state:ident: $st:ty, $value:ident: $v:ty $(, $arg:ident: $ty:ty)* $(,)?
+    ) -> $ret:ty;)*) => {$(
+        $(#[$doc])*
+        pub(crate) fn $name($state: $st, $value: $v $(, $arg: $ty)*) -> Result<$ret, Error> {
+            builtin::$name($state, $check($value)? $(, $arg)*)
+        }
+    )*};
+}
+
 /// Python's error for iterating `None`, which minijinja iterates as empty.
-fn not_iterable(value: &Value) -> Result<(), Error> {
-    if is_none(value) {
+fn iterable<V: std::borrow::Borrow<Value>>(value: V) -> Result<V, Error> {
+    if is_none(value.borrow()) {
         return Err(Error::new(
             ErrorKind::InvalidOperation,
             "'NoneType' object is not iterable",
         ));
     }
-    Ok(())
+    Ok(value)
 }
 
-/// `list`: an error on `None`, as in Python.
-pub(crate) fn list(state: &State, value: Value) -> Result<Value, Error> {
-    not_iterable(&value)?;
-    builtin::list(state, value)
-}
-
-/// `join`: an error on `None`, as in Python.
-pub(crate) fn join(
-    state: &mut State,
-    value: &Value,
-    joiner: Option<StringInput<'_>>,
-    attribute: Option<&str>,
-    kwargs: Kwargs,
-) -> Result<Value, Error> {
-    not_iterable(value)?;
-    builtin::join(state, value, joiner, attribute, kwargs)
-}
-
-/// `sort`: an error on `None`, as in Python.
-pub(crate) fn sort(state: &State, value: Value, kwargs: Kwargs) -> Result<Value, Error> {
-    not_iterable(&value)?;
-    builtin::sort(state, value, kwargs)
-}
-
-/// `unique`: an error on `None`, as in Python.
-pub(crate) fn unique(state: &State, value: Value, kwargs: Kwargs) -> Result<Value, Error> {
-    not_iterable(&value)?;
-    builtin::unique(state, value, kwargs)
+guarded! { iterable:
+    /// `list`: an error on `None`, as in Python.
+    fn list(state: &State, value: Value) -> Value;
+    /// `join`: an error on `None`, as in Python.
+    fn join(
+        state: &mut State,
+        value: &Value,
+        joiner: Option<StringInput<'_>>,
+        attribute: Option<&str>,
+        kwargs: Kwargs,
+    ) -> Value;
+    /// `sort`: an error on `None`, as in Python.
+    fn sort(state: &State, value: Value, kwargs: Kwargs) -> Value;
+    /// `unique`: an error on `None`, as in Python.
+    fn unique(state: &State, value: Value, kwargs: Kwargs) -> Value;
+    /// `sum`: an error on `None`, as in Python.
+    fn sum(
+        state: &State,
+        value: Value,
+        attribute: Option<&str>,
+        start: Option<Value>,
+        kwargs: Kwargs,
+    ) -> Value;
+    /// `min`: an error on `None`, as in Python.
+    fn min(state: &State, value: Value, kwargs: Kwargs) -> Value;
+    /// `max`: an error on `None`, as in Python.
+    fn max(state: &State, value: Value, kwargs: Kwargs) -> Value;
+    /// `batch`: an error on `None`, as in Python.
+    fn batch(state: &State, value: Value, count: usize, fill_with: Option<Value>) -> Value;
 }
 
 /// `reverse`: an error on `None`; an undefined value reverses to nothing.
 pub(crate) fn reverse(value: &Value) -> Result<Value, Error> {
-    not_iterable(value)?;
+    iterable(value)?;
     if value.is_undefined() {
         return Ok(Value::from(Vec::<Value>::new()));
     }
     builtin::reverse(value)
 }
 
-/// `sum`: an error on `None`, as in Python.
-pub(crate) fn sum(
-    state: &State,
-    value: Value,
-    attribute: Option<&str>,
-    start: Option<Value>,
-    kwargs: Kwargs,
-) -> Result<Value, Error> {
-    not_iterable(&value)?;
-    builtin::sum(state, value, attribute, start, kwargs)
-}
-
-/// `min`: an error on `None`, as in Python.
-pub(crate) fn min(state: &State, value: Value, kwargs: Kwargs) -> Result<Value, Error> {
-    not_iterable(&value)?;
-    builtin::min(state, value, kwargs)
-}
-
-/// `max`: an error on `None`, as in Python.
-pub(crate) fn max(state: &State, value: Value, kwargs: Kwargs) -> Result<Value, Error> {
-    not_iterable(&value)?;
-    builtin::max(state, value, kwargs)
-}
-
-/// `batch`: an error on `None`, as in Python.
-pub(crate) fn batch(
-    state: &State,
-    value: Value,
-    count: usize,
-    fill_with: Option<Value>,
-) -> Result<Value, Error> {
-    not_iterable(&value)?;
-    builtin::batch(state, value, count, fill_with)
-}
-
 /// `None` as minijinja's own none: Jinja2's select-style filters yield
 /// nothing for a falsy input, the `tools` placeholder included.
-fn plain_none(value: Value) -> Value {
-    if is_none(&value) {
+fn plain_none(value: Value) -> Result<Value, Error> {
+    Ok(if is_none(&value) {
         Value::from(())
     } else {
         value
-    }
+    })
 }
 
-/// `select` (nothing for `None`).
-pub(crate) fn select(
-    state: &mut State,
-    value: Value,
-    test: Option<Cow<'_, str>>,
-    args: Rest<ValueOrKwargs>,
-) -> Result<Vec<Value>, Error> {
-    builtin::select(state, plain_none(value), test, args)
-}
-
-/// `reject` (nothing for `None`).
-pub(crate) fn reject(
-    state: &mut State,
-    value: Value,
-    test: Option<Cow<'_, str>>,
-    args: Rest<ValueOrKwargs>,
-) -> Result<Vec<Value>, Error> {
-    builtin::reject(state, plain_none(value), test, args)
-}
-
-/// `selectattr` (nothing for `None`).
-pub(crate) fn selectattr(
-    state: &mut State,
-    value: Value,
-    attr: Cow<'_, str>,
-    test: Option<Cow<'_, str>>,
-    args: Rest<ValueOrKwargs>,
-) -> Result<Vec<Value>, Error> {
-    builtin::selectattr(state, plain_none(value), attr, test, args)
-}
-
-/// `rejectattr` (nothing for `None`).
-pub(crate) fn rejectattr(
-    state: &mut State,
-    value: Value,
-    attr: Cow<'_, str>,
-    test: Option<Cow<'_, str>>,
-    args: Rest<ValueOrKwargs>,
-) -> Result<Vec<Value>, Error> {
-    builtin::rejectattr(state, plain_none(value), attr, test, args)
-}
-
-/// `map` (nothing for `None`).
-pub(crate) fn map(
-    state: &mut State,
-    value: Value,
-    args: Rest<ValueOrKwargs>,
-) -> Result<Vec<Value>, Error> {
-    builtin::map(state, plain_none(value), args)
+guarded! { plain_none:
+    /// `select` (nothing for `None`).
+    fn select(
+        state: &mut State,
+        value: Value,
+        test: Option<Cow<'_, str>>,
+        args: Rest<ValueOrKwargs>,
+    ) -> Vec<Value>;
+    /// `reject` (nothing for `None`).
+    fn reject(
+        state: &mut State,
+        value: Value,
+        test: Option<Cow<'_, str>>,
+        args: Rest<ValueOrKwargs>,
+    ) -> Vec<Value>;
+    /// `selectattr` (nothing for `None`).
+    fn selectattr(
+        state: &mut State,
+        value: Value,
+        attr: Cow<'_, str>,
+        test: Option<Cow<'_, str>>,
+        args: Rest<ValueOrKwargs>,
+    ) -> Vec<Value>;
+    /// `rejectattr` (nothing for `None`).
+    fn rejectattr(
+        state: &mut State,
+        value: Value,
+        attr: Cow<'_, str>,
+        test: Option<Cow<'_, str>>,
+        args: Rest<ValueOrKwargs>,
+    ) -> Vec<Value>;
+    /// `map` (nothing for `None`).
+    fn map(state: &mut State, value: Value, args: Rest<ValueOrKwargs>) -> Vec<Value>;
 }
 
 /// `length` / `count`: Jinja2's `Undefined` has length 0.
