@@ -1,23 +1,21 @@
 //! `tool-use chat` on the bundled model: with tools served over MCP, and
 //! `--grounded`, which keeps free string arguments to runs of the user's words.
 
-use std::process::Command;
+#[path = "common/cli.rs"]
+mod cli;
+
+use cli::{failed, succeeded, tool_use};
 
 /// `tool-use chat --json` messages for `question` with `extra` arguments.
 fn chat_messages(question: &str, extra: &[&str]) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+    let out = tool_use()
         .args(["chat", "--json"])
         .args(extra)
         .arg(question)
         .env_remove("TOOL_USE_MODEL")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run: serde_json::Value = serde_json::from_slice(&succeeded(out)).unwrap();
     run["messages"].clone()
 }
 
@@ -42,12 +40,11 @@ fn the_chat_command_runs_the_agent_on_tools_served_over_mcp() {
     assert_eq!(through_mcp, chat_messages(question, &[]));
 
     // The demo tools and the same tools over MCP cannot share a toolbox.
-    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+    let out = tool_use()
         .args(["chat", "--mcp", &server, question])
         .output()
         .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = failed(out);
     assert!(
         stderr.contains("two tools are named `get_current_temperature`"),
         "{stderr}"

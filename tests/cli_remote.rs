@@ -1,10 +1,12 @@
 //! `tool-use chat --base-url … --json` and `tool-use models` against
 //! llama.cpp's `llama-server`, run as a user runs them.
 
+#[path = "common/cli.rs"]
+mod cli;
 #[path = "../tool-models/tests/common/llama_server.rs"]
 mod llama_server;
 
-use std::process::Command;
+use cli::{failed, succeeded, tool_use};
 
 use serde_json::Value;
 
@@ -15,20 +17,15 @@ fn chat_and_models_work_against_llama_server() {
     };
     let base_url = format!("{}/v1", server.url);
 
-    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+    let out = tool_use()
         .args(["models", "--base-url", &base_url])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let listed = String::from_utf8(out.stdout).unwrap();
+    let listed = String::from_utf8(succeeded(out)).unwrap();
     assert!(listed.trim().ends_with("tiny.gguf"), "{listed}");
 
     for stream in [true, false] {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_tool-use"));
+        let mut command = tool_use();
         command.args([
             "chat",
             "--base-url",
@@ -65,12 +62,11 @@ fn chat_and_models_work_against_llama_server() {
     }
 
     // A bad address is a clear failure.
-    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+    let out = tool_use()
         .args(["models", "--base-url", "http://127.0.0.1:1/v1"])
         .output()
         .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = failed(out);
     assert!(
         stderr.contains("cannot reach http://127.0.0.1:1/v1/models"),
         "{stderr}"

@@ -1,14 +1,17 @@
 //! `tool-use template render`, run as a user runs it.
 
+#[path = "common/cli.rs"]
+mod cli;
 #[path = "common/fixtures.rs"]
 mod fixtures;
 
+use cli::{failed, succeeded, tool_use};
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+    let mut child = tool_use()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -60,12 +63,7 @@ fn renders_a_fixture_exactly_from_stdin_and_from_a_file() {
         "2026-01-15T10:30:00",
     ];
     let out = run(&args, &kwargs);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+    assert_eq!(String::from_utf8(succeeded(out)).unwrap(), expected);
 
     let input = std::env::temp_dir().join(format!("cli-template-{}.json", std::process::id()));
     std::fs::write(&input, &kwargs).unwrap();
@@ -74,12 +72,7 @@ fn renders_a_fixture_exactly_from_stdin_and_from_a_file() {
     with_file.extend(["--input", input_str]);
     let out = run(&with_file, "");
     let _ = std::fs::remove_file(&input);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+    assert_eq!(String::from_utf8(succeeded(out)).unwrap(), expected);
 }
 
 #[test]
@@ -101,9 +94,8 @@ fn a_template_error_exits_non_zero_with_the_message() {
         ],
         &kwargs,
     );
-    assert!(!out.status.success());
     assert!(out.stdout.is_empty());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = failed(out);
     assert!(stderr.contains("System role not supported"), "{stderr}");
 }
 
@@ -113,15 +105,13 @@ fn bad_arguments_are_reported() {
         &["template", "render", "--template", "/nonexistent/x.jinja"],
         "{}",
     );
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/x.jinja"));
+    assert!(failed(out).contains("/nonexistent/x.jinja"));
     let Some(fixtures) = fixtures::dir("chat-templates") else {
         return;
     };
     let template = path(&fixtures.join("templates/Qwen-Qwen2.5-7B-Instruct.jinja"));
     let out = run(&["template", "render", "--template", &template], "[1, 2]");
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("JSON object"));
+    assert!(failed(out).contains("JSON object"));
     let out = run(
         &[
             "template",

@@ -95,46 +95,44 @@ pub(crate) enum Keys {
 }
 
 impl Syntax {
-    pub(crate) fn json(
-        open: &'static [&'static str],
-        close: Option<&'static str>,
-        list: bool,
-    ) -> Syntax {
+    /// Calls written as `calls` between `open` and `close`, which no value
+    /// may contain.
+    fn new(open: &'static [&'static str], close: Option<&'static str>, calls: Calls) -> Syntax {
         Syntax {
             open,
             bare: false,
             ws_after_open: true,
             close,
-            calls: Calls::Json {
-                keys: Keys::Named {
-                    name: "name",
-                    args: "arguments",
-                    id: Id::None,
-                },
-                list,
-                fence: false,
-                separator: None,
-            },
+            calls,
             text_forbidden: Vec::new(),
             value_forbidden: close.into_iter().collect(),
         }
     }
 
+    /// `{"name", "arguments"}` objects, one to a block or a `list`.
+    pub(crate) fn json(
+        open: &'static [&'static str],
+        close: Option<&'static str>,
+        list: bool,
+    ) -> Syntax {
+        let keys = named("name", "arguments");
+        let calls = Calls::Json {
+            keys,
+            list,
+            fence: false,
+            separator: None,
+        };
+        Syntax::new(open, close, calls)
+    }
+
+    /// One rule per tool, written by `call`.
     pub(crate) fn per_tool(
         open: &'static [&'static str],
         close: Option<&'static str>,
         call: CallFn,
         several: bool,
     ) -> Syntax {
-        Syntax {
-            open,
-            bare: false,
-            ws_after_open: true,
-            close,
-            calls: per_tool_calls(call, several, None),
-            text_forbidden: Vec::new(),
-            value_forbidden: close.into_iter().collect(),
-        }
+        Syntax::new(open, close, per_tool_calls(call, several, None))
     }
 
     /// Whether one block holds every call of a turn.

@@ -10,7 +10,6 @@ use super::stream::{find_any, Emitter, Find, Machine, Text};
 use super::think::ThinkMarkers;
 use super::think::THINK;
 use super::Format;
-use serde_json::Value;
 
 const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
 const CALLS_END: &str = "<｜tool▁calls▁end｜>";
@@ -87,25 +86,7 @@ fn emit_call(body: &str, em: &mut Emitter) {
         em.invalid(None, None, args, "the call has no name");
         return;
     }
-    if args.is_empty() {
-        em.call(None, name.to_owned(), Value::Object(Default::default()));
-        return;
-    }
-    match super::json::parse(args) {
-        Ok(v @ Value::Object(_)) => em.call(None, name.to_owned(), v),
-        Ok(_) => em.invalid(
-            None,
-            Some(name.to_owned()),
-            args,
-            "arguments must be an object",
-        ),
-        Err(e) => em.invalid(
-            None,
-            Some(name.to_owned()),
-            args,
-            format!("arguments are not JSON: {e}"),
-        ),
-    }
+    em.json_arguments_call(None, name.to_owned(), args);
 }
 
 impl Deepseek {

@@ -228,19 +228,8 @@ impl Machine for Functionary {
                     Scan::Done(n) => {
                         let name = std::mem::take(name);
                         let raw = &body[..n];
-                        match super::json::parse(raw) {
-                            // The call completes what was streamed so far.
-                            Ok(v @ Value::Object(_)) => em.call(None, name, v),
-                            Ok(_) => {
-                                em.invalid(None, Some(name), raw, "arguments must be an object")
-                            }
-                            Err(e) => em.invalid(
-                                None,
-                                Some(name),
-                                raw,
-                                format!("arguments are not JSON: {e}"),
-                            ),
-                        }
+                        // The call completes what was streamed so far.
+                        em.json_arguments_call(None, name, raw);
                         text.consume(ws + n);
                         self.state = match self.version {
                             Version::V31 => State::After,

@@ -7,7 +7,7 @@
 use super::family::{grammar_fn, Family, Rule};
 use super::partial_call::NamedArguments;
 use super::schema::Tools;
-use super::stream::{find_any, Emitter, Find, Machine, Text};
+use super::stream::{find_any, json_arguments, Emitter, Find, Machine, Text};
 use super::think::ThinkMarkers;
 use super::think::THINK;
 use super::Format;
@@ -74,11 +74,7 @@ fn infer(tools: &Tools, args: Option<&Value>) -> Option<String> {
 impl Kimi {
     fn emit(&self, id: String, raw: &str, em: &mut Emitter) {
         let raw_t = raw.trim();
-        let parsed = if raw_t.is_empty() {
-            Ok(Value::Object(Default::default()))
-        } else {
-            super::json::parse(raw_t)
-        };
+        let parsed = json_arguments(raw);
         let name = match named(&id) {
             Some(name) => Some(name),
             None if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) => {
@@ -106,16 +102,7 @@ impl Kimi {
             );
             return;
         };
-        match parsed {
-            Ok(v @ Value::Object(_)) => em.call(Some(id), name, v),
-            Ok(_) => em.invalid(Some(id), Some(name), raw_t, "arguments must be an object"),
-            Err(e) => em.invalid(
-                Some(id),
-                Some(name),
-                raw_t,
-                format!("arguments are not JSON: {e}"),
-            ),
-        }
+        em.parsed_call(Some(id), name, raw_t, parsed);
     }
 
     fn after_call(&self) -> State {

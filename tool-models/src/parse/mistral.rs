@@ -268,21 +268,7 @@ impl Machine for Mistral {
                 Scan::Done(n) => {
                     let raw = &rest[..n];
                     streamed.finish(raw, em);
-                    match super::json::parse(raw) {
-                        Ok(v @ Value::Object(_)) => em.call(id.take(), std::mem::take(name), v),
-                        Ok(_) => em.invalid(
-                            id.take(),
-                            Some(std::mem::take(name)),
-                            raw,
-                            "arguments must be an object",
-                        ),
-                        Err(e) => em.invalid(
-                            id.take(),
-                            Some(std::mem::take(name)),
-                            raw,
-                            format!("arguments are not JSON: {e}"),
-                        ),
-                    }
+                    em.json_arguments_call(id.take(), std::mem::take(name), raw);
                     text.consume(n);
                     self.state = State::Content;
                     true

@@ -6,7 +6,7 @@
 //! XML families, pythonic, FunctionGemma) pass on the JSON of each value as
 //! it completes. Either way the pieces concatenate to the final arguments.
 
-use super::stream::{skip_ws, Emitter};
+use super::stream::{skip_ws, Emitter, Quoted};
 use serde_json::Value;
 
 /// What the start of a body says about its call.
@@ -103,8 +103,7 @@ pub(crate) fn name_key_prefix(body: &str) -> Prefix {
 pub(crate) struct ListCalls {
     read: usize,
     depth: usize,
-    in_string: bool,
-    escape: bool,
+    strings: Quoted,
     /// The item being written: where its object starts, and how far its
     /// call is known.
     item: Option<(usize, Item)>,
@@ -126,18 +125,10 @@ impl ListCalls {
         while i < b.len() {
             let c = b[i];
             i += 1;
-            if self.in_string {
-                if self.escape {
-                    self.escape = false;
-                } else if c == b'\\' {
-                    self.escape = true;
-                } else if c == b'"' {
-                    self.in_string = false;
-                }
+            if self.strings.step(c, b"\"") {
                 continue;
             }
             match c {
-                b'"' => self.in_string = true,
                 b'{' | b'[' => {
                     self.depth += 1;
                     if self.depth == 2 && c == b'{' {
@@ -403,8 +394,7 @@ pub(crate) struct Compactor {
     /// Bytes of the text already read.
     read: usize,
     depth: usize,
-    in_string: bool,
-    escape: bool,
+    strings: Quoted,
     done: bool,
 }
 
@@ -418,17 +408,8 @@ impl Compactor {
         let mut i = self.read;
         while i < b.len() && !self.done {
             let c = b[i];
-            if self.in_string {
-                if self.escape {
-                    self.escape = false;
-                } else if c == b'\\' {
-                    self.escape = true;
-                } else if c == b'"' {
-                    self.in_string = false;
-                }
-            } else {
+            if !self.strings.step(c, b"\"") {
                 match c {
-                    b'"' => self.in_string = true,
                     b'{' | b'[' => self.depth += 1,
                     b'}' | b']' => {
                         self.depth = self.depth.saturating_sub(1);

@@ -130,6 +130,14 @@ pub(crate) fn content_until(
     found
 }
 
+/// Arguments written as JSON text; blank text is no arguments.
+pub(crate) fn json_arguments(raw: &str) -> Result<Value, String> {
+    match raw.trim() {
+        "" => Ok(Value::Object(Default::default())),
+        raw => super::json::parse(raw),
+    }
+}
+
 /// What the text continues with after its leading whitespace.
 pub(crate) enum Next {
     /// More text is needed to tell.
@@ -159,6 +167,37 @@ pub(crate) fn next_tag(rest: &str, tags: &[&str], end: bool) -> Next {
     Next::Other { ws }
 }
 
+/// Where a byte-by-byte scan stands with respect to quoted strings.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Quoted {
+    quote: Option<u8>,
+    escape: bool,
+}
+
+impl Quoted {
+    /// Takes byte `c`, strings opening with one of `quotes`: whether it
+    /// belongs to a string, its quotes included.
+    pub(crate) fn step(&mut self, c: u8, quotes: &[u8]) -> bool {
+        match self.quote {
+            Some(q) => {
+                if self.escape {
+                    self.escape = false;
+                } else if c == b'\\' {
+                    self.escape = true;
+                } else if c == q {
+                    self.quote = None;
+                }
+                true
+            }
+            None if quotes.contains(&c) => {
+                self.quote = Some(c);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
 /// Where a bracketed value ends, found incrementally: strings (with the
 /// quote characters given) and escapes are skipped, brackets must match.
 /// The bracket stack lives on the heap and is capped, so deep nesting is an
@@ -166,8 +205,7 @@ pub(crate) fn next_tag(rest: &str, tags: &[&str], end: bool) -> Next {
 #[derive(Debug, Default)]
 pub(crate) struct Balance {
     stack: Vec<u8>,
-    quote: Option<u8>,
-    escape: bool,
+    strings: Quoted,
     /// Bytes of the body already scanned.
     pub(crate) scanned: usize,
     started: bool,
@@ -195,14 +233,7 @@ impl Balance {
         while i < b.len() {
             let c = b[i];
             i += 1;
-            if let Some(q) = self.quote {
-                if self.escape {
-                    self.escape = false;
-                } else if c == b'\\' {
-                    self.escape = true;
-                } else if c == q {
-                    self.quote = None;
-                }
+            if self.strings.step(c, quotes) {
                 continue;
             }
             match c {
@@ -233,7 +264,6 @@ impl Balance {
                         return Scan::Done(i);
                     }
                 }
-                _ if quotes.contains(&c) => self.quote = Some(c),
                 _ => {}
             }
         }
@@ -358,6 +388,28 @@ impl Emitter {
     pub(crate) fn arguments_complete(&mut self) {
         if let Some(open) = self.open.last_mut() {
             open.complete = true;
+        }
+    }
+
+    /// A call whose arguments are the JSON text `raw` (blank: none), or
+    /// what is wrong with them.
+    pub(crate) fn json_arguments_call(&mut self, id: Option<String>, name: String, raw: &str) {
+        let parsed = json_arguments(raw);
+        self.parsed_call(id, name, raw, parsed);
+    }
+
+    /// A call with arguments parsed from `raw`, when they are an object.
+    pub(crate) fn parsed_call(
+        &mut self,
+        id: Option<String>,
+        name: String,
+        raw: &str,
+        parsed: Result<Value, String>,
+    ) {
+        match parsed {
+            Ok(v @ Value::Object(_)) => self.call(id, name, v),
+            Ok(_) => self.invalid(id, Some(name), raw, "arguments must be an object"),
+            Err(e) => self.invalid(id, Some(name), raw, format!("arguments are not JSON: {e}")),
         }
     }
 

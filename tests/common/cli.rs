@@ -1,0 +1,25 @@
+//! The `tool-use` command as the CLI tests run it.
+
+use std::process::{Command, Output};
+
+/// `tool-use`, as built for these tests.
+pub fn tool_use() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_tool-use"))
+}
+
+/// The stdout of a run that must succeed (else the test fails with its
+/// stderr).
+pub fn succeeded(out: Output) -> Vec<u8> {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// The stderr of a run that must fail.
+pub fn failed(out: Output) -> String {
+    assert!(!out.status.success());
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
