@@ -4,7 +4,7 @@
 mod common;
 
 use common::max_diff;
-use tool_models::generate::{GenerateOptions, StopReason};
+use tool_models::generate::{GenerateOptions, Generation, StopReason};
 use tool_models::model::tiny::{write_tiny_model, TinySpec};
 use tool_models::model::Model;
 
@@ -32,6 +32,13 @@ fn prompt(model: &Model) -> Vec<u32> {
 }
 
 /// Logits of `tokens` computed from an empty cache.
+/// `n` greedy tokens after `prompt`.
+fn greedy(model: &mut Model, prompt: &[u32], n: usize) -> Generation {
+    model
+        .generate(prompt, &GenerateOptions::greedy(n), None, &mut |_| {})
+        .unwrap()
+}
+
 fn fresh(model: &mut Model, tokens: &[u32]) -> Vec<f32> {
     model.reset_cache();
     model.logits(tokens).unwrap()
@@ -42,9 +49,7 @@ fn incremental_decoding_equals_full_recomputation_at_every_step() {
     for spec in specs() {
         let (_tmp, mut cached, mut full) = load(&spec);
         let mut tokens = prompt(&cached);
-        let out = cached
-            .generate(&tokens, &GenerateOptions::greedy(24), None, &mut |_| {})
-            .unwrap();
+        let out = greedy(&mut cached, &tokens, 24);
         tokens.extend(&out.tokens);
         cached.reset_cache();
         // Each step feeds one token to the cache; `full` recomputes all.
@@ -68,9 +73,7 @@ fn generation_with_the_cache_matches_greedy_recomputation() {
     for spec in specs() {
         let (_tmp, mut model, mut reference) = load(&spec);
         let prompt = prompt(&model);
-        let out = model
-            .generate(&prompt, &GenerateOptions::greedy(16), None, &mut |_| {})
-            .unwrap();
+        let out = greedy(&mut model, &prompt, 16);
         // Greedy by hand, recomputing the whole sequence for every token.
         let mut seq = prompt.clone();
         for &token in &out.tokens {
@@ -105,9 +108,7 @@ fn a_prompt_extending_the_last_generation_reuses_all_of_it() {
     for spec in specs() {
         let (_tmp, mut model, mut reference) = load(&spec);
         let first = prompt(&model);
-        let out1 = model
-            .generate(&first, &GenerateOptions::greedy(10), None, &mut |_| {})
-            .unwrap();
+        let out1 = greedy(&mut model, &first, 10);
         assert_eq!(out1.stats.reused_tokens, 0);
         assert_eq!(out1.stop_reason, StopReason::MaxTokens);
         // The next round: the conversation so far plus a tool result.
@@ -119,17 +120,13 @@ fn a_prompt_extending_the_last_generation_reuses_all_of_it() {
                 .encode("<|im_end|>\n<|im_start|>user\n<tool_response>\n22.0\n</tool_response><|im_end|>\n<|im_start|>assistant\n")
                 .unwrap(),
         );
-        let out2 = model
-            .generate(&second, &GenerateOptions::greedy(10), None, &mut |_| {})
-            .unwrap();
+        let out2 = greedy(&mut model, &second, 10);
         // The last generated token was sampled but never run through the model.
         assert_eq!(
             out2.stats.reused_tokens,
             first.len() + out1.tokens.len() - 1
         );
-        let expected = reference
-            .generate(&second, &GenerateOptions::greedy(10), None, &mut |_| {})
-            .unwrap();
+        let expected = greedy(&mut reference, &second, 10);
         assert_eq!(expected.stats.reused_tokens, 0);
         assert_eq!(out2.tokens, expected.tokens, "{:?}", spec.arch);
         assert_eq!(out2.text, expected.text);
@@ -146,9 +143,7 @@ fn a_prompt_extending_only_the_last_prompt_restarts_from_the_snapshot() {
     for spec in specs() {
         let (_tmp, mut model, mut reference) = load(&spec);
         let first = prompt(&model);
-        let out1 = model
-            .generate(&first, &GenerateOptions::greedy(8), None, &mut |_| {})
-            .unwrap();
+        let out1 = greedy(&mut model, &first, 8);
         // The assistant turn re-rendered differently from what was generated.
         let mut second = first.clone();
         let other = model
@@ -157,13 +152,9 @@ fn a_prompt_extending_only_the_last_prompt_restarts_from_the_snapshot() {
             .unwrap();
         assert_ne!(other[0], out1.tokens[0], "the test needs a diverging turn");
         second.extend(&other);
-        let out2 = model
-            .generate(&second, &GenerateOptions::greedy(8), None, &mut |_| {})
-            .unwrap();
+        let out2 = greedy(&mut model, &second, 8);
         assert_eq!(out2.stats.reused_tokens, first.len(), "{:?}", spec.arch);
-        let expected = reference
-            .generate(&second, &GenerateOptions::greedy(8), None, &mut |_| {})
-            .unwrap();
+        let expected = greedy(&mut reference, &second, 8);
         assert_eq!(out2.tokens, expected.tokens, "{:?}", spec.arch);
         let d = max_diff(
             &model.logits(&second).unwrap(),
@@ -173,13 +164,9 @@ fn a_prompt_extending_only_the_last_prompt_restarts_from_the_snapshot() {
 
         // An unrelated prompt recomputes from scratch.
         let unrelated = model.tokenizer().encode("Hello").unwrap();
-        let out3 = model
-            .generate(&unrelated, &GenerateOptions::greedy(4), None, &mut |_| {})
-            .unwrap();
+        let out3 = greedy(&mut model, &unrelated, 4);
         assert_eq!(out3.stats.reused_tokens, 0);
-        let expected = reference
-            .generate(&unrelated, &GenerateOptions::greedy(4), None, &mut |_| {})
-            .unwrap();
+        let expected = greedy(&mut reference, &unrelated, 4);
         assert_eq!(out3.tokens, expected.tokens);
     }
 }
@@ -188,12 +175,8 @@ fn a_prompt_extending_only_the_last_prompt_restarts_from_the_snapshot() {
 fn the_same_prompt_twice_reuses_everything_and_repeats_the_output() {
     let (_tmp, mut model, _) = load(&TinySpec::qwen2(2));
     let p = prompt(&model);
-    let a = model
-        .generate(&p, &GenerateOptions::greedy(6), None, &mut |_| {})
-        .unwrap();
-    let b = model
-        .generate(&p, &GenerateOptions::greedy(6), None, &mut |_| {})
-        .unwrap();
+    let a = greedy(&mut model, &p, 6);
+    let b = greedy(&mut model, &p, 6);
     assert_eq!(b.stats.reused_tokens, p.len());
     assert_eq!(a.tokens, b.tokens);
 }
@@ -203,9 +186,7 @@ fn a_prompt_diverging_inside_the_cache_keeps_the_shared_prefix() {
     for spec in specs() {
         let (_tmp, mut model, mut reference) = load(&spec);
         let first = prompt(&model);
-        model
-            .generate(&first, &GenerateOptions::greedy(8), None, &mut |_| {})
-            .unwrap();
+        greedy(&mut model, &first, 8);
         // The same conversation with the question edited near its end:
         // everything before the edit comes from the cache.
         let edited = model
@@ -223,14 +204,10 @@ fn a_prompt_diverging_inside_the_cache_keeps_the_shared_prefix() {
             shared > 5 && shared < first.len(),
             "the test needs a late edit"
         );
-        let out = model
-            .generate(&edited, &GenerateOptions::greedy(8), None, &mut |_| {})
-            .unwrap();
+        let out = greedy(&mut model, &edited, 8);
         assert_eq!(out.stats.reused_tokens, shared, "{:?}", spec.arch);
         assert_eq!(model.cached_tokens()[..edited.len()], edited[..]);
-        let expected = reference
-            .generate(&edited, &GenerateOptions::greedy(8), None, &mut |_| {})
-            .unwrap();
+        let expected = greedy(&mut reference, &edited, 8);
         assert_eq!(out.tokens, expected.tokens, "{:?}", spec.arch);
 
         // A prompt that is a prefix of what the cache holds runs only its

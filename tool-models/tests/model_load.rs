@@ -24,6 +24,11 @@ fn load_err(path: &Path) -> String {
         .to_string()
 }
 
+/// Asserts that `err` mentions every one of `words`.
+fn assert_mentions(err: &str, words: &[&str]) {
+    assert!(words.iter().all(|w| err.contains(w)), "{err}");
+}
+
 fn edit_json(path: &Path, f: impl FnOnce(&mut Value)) {
     let mut v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     f(&mut v);
@@ -114,30 +119,17 @@ fn the_same_seed_writes_the_same_files_and_another_seed_other_weights() {
 fn missing_files_are_named() {
     let (_tmp, dir) = tiny(&TinySpec::llama(1));
     std::fs::remove_file(dir.join("tokenizer.json")).unwrap();
-    let err = load_err(&dir);
-    assert!(
-        err.contains("tokenizer.json") && err.contains("missing"),
-        "{err}"
-    );
+    assert_mentions(&load_err(&dir), &["tokenizer.json", "missing"]);
 
     let (_tmp, dir) = tiny(&TinySpec::llama(1));
     std::fs::remove_file(dir.join("config.json")).unwrap();
-    let err = load_err(&dir);
-    assert!(
-        err.contains("config.json") && err.contains("missing"),
-        "{err}"
-    );
+    assert_mentions(&load_err(&dir), &["config.json", "missing"]);
 
     let (_tmp, dir) = tiny(&TinySpec::llama(1));
     std::fs::remove_file(dir.join("model.safetensors")).unwrap();
-    let err = load_err(&dir);
-    assert!(
-        err.contains("model.safetensors") && err.contains("index"),
-        "{err}"
-    );
+    assert_mentions(&load_err(&dir), &["model.safetensors", "index"]);
 
-    let err = load_err(&dir.join("nowhere"));
-    assert!(err.contains("nowhere") && err.contains("missing"), "{err}");
+    assert_mentions(&load_err(&dir.join("nowhere")), &["nowhere", "missing"]);
 }
 
 #[test]
@@ -160,27 +152,18 @@ fn corrupt_files_are_named_with_what_is_wrong() {
     let weights = dir.join("model.safetensors");
     let bytes = std::fs::read(&weights).unwrap();
     std::fs::write(&weights, &bytes[..bytes.len() / 2]).unwrap();
-    let err = load_err(&dir);
-    assert!(
-        err.contains("model.safetensors") && err.contains("truncated"),
-        "{err}"
-    );
+    assert_mentions(&load_err(&dir), &["model.safetensors", "truncated"]);
 
     let (_tmp, dir) = tiny(&TinySpec::qwen2(1));
     std::fs::write(dir.join("tokenizer.json"), "{\"model\": 3}").unwrap();
-    let err = load_err(&dir);
-    assert!(
-        err.contains("tokenizer.json") && err.contains("not a valid tokenizer"),
-        "{err}"
+    assert_mentions(
+        &load_err(&dir),
+        &["tokenizer.json", "not a valid tokenizer"],
     );
 
     let (_tmp, dir) = tiny(&TinySpec::qwen2(1));
     std::fs::write(dir.join("generation_config.json"), "[1,").unwrap();
-    let err = load_err(&dir);
-    assert!(
-        err.contains("generation_config.json") && err.contains("line 1"),
-        "{err}"
-    );
+    assert_mentions(&load_err(&dir), &["generation_config.json", "line 1"]);
 }
 
 #[test]
@@ -188,52 +171,35 @@ fn inconsistent_files_are_errors_not_panics() {
     // The tokenizer has more tokens than the embedding has rows.
     let (_tmp, dir) = tiny(&TinySpec::llama(1));
     edit_json(&dir.join("config.json"), |c| c["vocab_size"] = 100.into());
-    let err = load_err(&dir);
-    assert!(
-        err.contains("tokenizer.json") && err.contains("100"),
-        "{err}"
-    );
+    assert_mentions(&load_err(&dir), &["tokenizer.json", "100"]);
 
     // A Llama layer tensor is missing (candle's loader would panic).
     let (_tmp, dir) = tiny(&TinySpec::llama(1));
     edit_json(&dir.join("config.json"), |c| {
         c["num_hidden_layers"] = 3.into()
     });
-    let err = load_err(&dir);
-    assert!(
-        err.contains("model.layers.2") && err.contains("missing"),
-        "{err}"
-    );
+    assert_mentions(&load_err(&dir), &["model.layers.2", "missing"]);
 
     // A shape that disagrees with config.json.
     let (_tmp, dir) = tiny(&TinySpec::llama(1));
     edit_json(&dir.join("config.json"), |c| {
         c["intermediate_size"] = 96.into()
     });
-    let err = load_err(&dir);
-    assert!(err.contains("gate_proj") && err.contains("shape"), "{err}");
+    assert_mentions(&load_err(&dir), &["gate_proj", "shape"]);
 
     // Untied config without lm_head.weight.
     let (_tmp, dir) = tiny(&TinySpec::llama(1));
     edit_json(&dir.join("config.json"), |c| {
         c["tie_word_embeddings"] = false.into()
     });
-    let err = load_err(&dir);
-    assert!(
-        err.contains("lm_head.weight") && err.contains("tie_word_embeddings"),
-        "{err}"
-    );
+    assert_mentions(&load_err(&dir), &["lm_head.weight", "tie_word_embeddings"]);
 
     // tokenizer_config.json names an eos token the tokenizer lacks.
     let (_tmp, dir) = tiny(&TinySpec::qwen2(1));
     edit_json(&dir.join("tokenizer_config.json"), |c| {
         c["eos_token"] = "<eos>".into()
     });
-    let err = load_err(&dir);
-    assert!(
-        err.contains("tokenizer_config.json") && err.contains("<eos>"),
-        "{err}"
-    );
+    assert_mentions(&load_err(&dir), &["tokenizer_config.json", "<eos>"]);
 
     // added_tokens_decoder disagrees with tokenizer.json.
     let (_tmp, dir) = tiny(&TinySpec::qwen2(1));
@@ -241,19 +207,14 @@ fn inconsistent_files_are_errors_not_panics() {
         let id = tiny_token_id("<|im_end|>").unwrap().to_string();
         c["added_tokens_decoder"][&id]["content"] = "<|im_start|>".into();
     });
-    let err = load_err(&dir);
-    assert!(
-        err.contains("tokenizer_config.json") && err.contains("<|im_start|>"),
-        "{err}"
-    );
+    assert_mentions(&load_err(&dir), &["tokenizer_config.json", "<|im_start|>"]);
 
     // An eos id beyond the vocabulary.
     let (_tmp, dir) = tiny(&TinySpec::qwen2(1));
     edit_json(&dir.join("generation_config.json"), |c| {
         c["eos_token_id"] = 100000.into()
     });
-    let err = load_err(&dir);
-    assert!(err.contains("100000") && err.contains("outside"), "{err}");
+    assert_mentions(&load_err(&dir), &["100000", "outside"]);
 }
 
 #[test]
@@ -274,11 +235,7 @@ fn unsupported_architectures_list_the_supported_ones() {
     edit_json(&dir.join("config.json"), |c| {
         c["rope_scaling"] = serde_json::json!({"type": "linear", "factor": 2.0})
     });
-    let err = load_err(&dir);
-    assert!(
-        err.contains("rope_scaling") && err.contains("llama3"),
-        "{err}"
-    );
+    assert_mentions(&load_err(&dir), &["rope_scaling", "llama3"]);
 }
 
 #[test]
@@ -346,10 +303,9 @@ fn sharded_weights_load_the_same_model_and_a_missing_shard_is_named() {
     assert_eq!(whole, sharded);
 
     std::fs::remove_file(dir.join("model-00002-of-00002.safetensors")).unwrap();
-    let err = load_err(&dir);
-    assert!(
-        err.contains("model-00002-of-00002.safetensors") && err.contains("shard"),
-        "{err}"
+    assert_mentions(
+        &load_err(&dir),
+        &["model-00002-of-00002.safetensors", "shard"],
     );
 }
 

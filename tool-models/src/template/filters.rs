@@ -38,10 +38,7 @@ guarded! { iterable:
     fn list(state: &State, value: Value) -> Value;
     /// `join`: an error on `None`, as in Python.
     fn join(
-        state: &mut State,
-        value: &Value,
-        joiner: Option<StringInput<'_>>,
-        attribute: Option<&str>,
+        state: &mut State, value: &Value, joiner: Option<StringInput<'_>>, attribute: Option<&str>,
         kwargs: Kwargs,
     ) -> Value;
     /// `sort`: an error on `None`, as in Python.
@@ -50,11 +47,7 @@ guarded! { iterable:
     fn unique(state: &State, value: Value, kwargs: Kwargs) -> Value;
     /// `sum`: an error on `None`, as in Python.
     fn sum(
-        state: &State,
-        value: Value,
-        attribute: Option<&str>,
-        start: Option<Value>,
-        kwargs: Kwargs,
+        state: &State, value: Value, attribute: Option<&str>, start: Option<Value>, kwargs: Kwargs
     ) -> Value;
     /// `min`: an error on `None`, as in Python.
     fn min(state: &State, value: Value, kwargs: Kwargs) -> Value;
@@ -83,39 +76,26 @@ fn plain_none(value: Value) -> Result<Value, Error> {
     })
 }
 
+/// A test's name, as the select-style filters take it.
+type TestName<'a> = Option<Cow<'a, str>>;
+/// The test's arguments.
+type TestArgs = Rest<ValueOrKwargs>;
+
 guarded! { plain_none:
     /// `select` (nothing for `None`).
-    fn select(
-        state: &mut State,
-        value: Value,
-        test: Option<Cow<'_, str>>,
-        args: Rest<ValueOrKwargs>,
-    ) -> Vec<Value>;
+    fn select(state: &mut State, value: Value, test: TestName<'_>, args: TestArgs) -> Vec<Value>;
     /// `reject` (nothing for `None`).
-    fn reject(
-        state: &mut State,
-        value: Value,
-        test: Option<Cow<'_, str>>,
-        args: Rest<ValueOrKwargs>,
-    ) -> Vec<Value>;
+    fn reject(state: &mut State, value: Value, test: TestName<'_>, args: TestArgs) -> Vec<Value>;
     /// `selectattr` (nothing for `None`).
     fn selectattr(
-        state: &mut State,
-        value: Value,
-        attr: Cow<'_, str>,
-        test: Option<Cow<'_, str>>,
-        args: Rest<ValueOrKwargs>,
+        state: &mut State, value: Value, attr: Cow<'_, str>, test: TestName<'_>, args: TestArgs
     ) -> Vec<Value>;
     /// `rejectattr` (nothing for `None`).
     fn rejectattr(
-        state: &mut State,
-        value: Value,
-        attr: Cow<'_, str>,
-        test: Option<Cow<'_, str>>,
-        args: Rest<ValueOrKwargs>,
+        state: &mut State, value: Value, attr: Cow<'_, str>, test: TestName<'_>, args: TestArgs
     ) -> Vec<Value>;
     /// `map` (nothing for `None`).
-    fn map(state: &mut State, value: Value, args: Rest<ValueOrKwargs>) -> Vec<Value>;
+    fn map(state: &mut State, value: Value, args: TestArgs) -> Vec<Value>;
 }
 
 /// `length` / `count`: Jinja2's `Undefined` has length 0.
