@@ -14,8 +14,16 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
+/// Texts of tokens that end a chat turn in some model family, whatever the
+/// metadata's end-of-sequence id (as llama.cpp's vocabulary loader lists
+/// them).
+const END_OF_TURN_MARKERS: &[&str] = &["<end_of_turn>", "<|eot_id|>", "<|im_end|>", "<|end|>"];
+
+/// `tokenizer.ggml.token_type` of a control token.
+const CONTROL_TOKEN: u64 = 3;
+
 /// `general.architecture` values this loader runs.
-pub const SUPPORTED_GGUF_ARCHITECTURES: &[&str] = &["llama", "qwen2", "qwen3"];
+pub const SUPPORTED_GGUF_ARCHITECTURES: &[&str] = &["llama", "qwen2", "qwen3", "gemma3"];
 
 pub(crate) fn load_gguf(path: &Path) -> Result<Model, ModelError> {
     let mut file = File::open(path).map_err(|e| ModelError::io(path, e))?;
@@ -94,6 +102,26 @@ pub(crate) fn load_gguf(path: &Path) -> Result<Model, ModelError> {
             "missing metadata tokenizer.ggml.eos_token_id: generation could never stop",
         ));
     }
+    // A chat turn may end with a marker the metadata does not name
+    // (Gemma's `<end_of_turn>`): as llama.cpp does, a control token of that
+    // text ends generation too.
+    let token_types = match meta.get("tokenizer.ggml.token_type") {
+        Some(Value::Array(types)) => types.as_slice(),
+        _ => &[],
+    };
+    for marker in END_OF_TURN_MARKERS {
+        let control = |id: u32| {
+            token_types
+                .get(id as usize)
+                .and_then(as_u64)
+                .is_some_and(|t| t == CONTROL_TOKEN)
+        };
+        if let Some(id) = tokenizer.token_to_id(marker).filter(|&id| control(id)) {
+            if !eos_ids.contains(&id) {
+                eos_ids.push(id);
+            }
+        }
+    }
     if let Some(&bad) = eos_ids.iter().find(|&&e| e as usize >= vocab_size) {
         return Err(ModelError::inconsistent(
             path,
@@ -171,6 +199,13 @@ fn candle_backend(
             quantized_qwen2::ModelWeights::from_gguf(content, file, &device)
                 .map_err(build_error)?,
         ),
+        // Only the decoder runs Gemma 3, and it took none of this file.
+        "gemma3" => {
+            return Err(ModelError::invalid(
+                path,
+                "this gemma3 file has rotary scaling or head sizes the decoder does not run",
+            ))
+        }
         _ => Backend::QuantizedQwen3(
             quantized_qwen3::ModelWeights::from_gguf(content, file, &device)
                 .map_err(build_error)?,

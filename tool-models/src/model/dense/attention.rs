@@ -62,8 +62,11 @@ thread_local! {
 
 /// Causal attention of `n` query rows (`q`, rows of `heads.query_width()`,
 /// at positions `start..start + n`) over the cached `keys` and `values`
-/// (rows of `heads.kv_width()`, positions `0..start + n`). The result goes
-/// to `out` head by head: `heads.query` blocks of `n` rows of `heads.dim`.
+/// (rows of `heads.kv_width()`, positions `0..start + n`); with a `window`,
+/// each position sees only the last `window` positions up to itself
+/// (Gemma's local layers). The result goes to `out` head by head:
+/// `heads.query` blocks of `n` rows of `heads.dim`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn attend(
     q: &[f32],
     keys: &[f32],
@@ -71,8 +74,11 @@ pub(crate) fn attend(
     start: usize,
     n: usize,
     heads: Heads,
+    window: Option<usize>,
     out: &mut [f32],
 ) {
+    // The first position a query that sees `visible` positions attends to.
+    let first_seen = |visible: usize| window.map_or(0, |w| visible.saturating_sub(w));
     let (qw, kw, dim) = (heads.query_width(), heads.kv_width(), heads.dim);
     assert!(q.len() >= n * qw && out.len() >= n * qw);
     assert!(keys.len() >= (start + n) * kw && values.len() >= (start + n) * kw);
@@ -97,13 +103,15 @@ pub(crate) fn attend(
                         if rows <= DIRECT_ROWS {
                             for (i, row_out) in rows_out.chunks_exact_mut(dim).enumerate() {
                                 let at = (first + i) * qw + h * dim;
+                                let visible = start + first + i + 1;
+                                let from = first_seen(visible) * kw;
                                 attend_row(
                                     &q[at..at + dim],
-                                    keys,
-                                    values,
+                                    &keys[from..],
+                                    &values[from..],
                                     kw,
                                     g * dim,
-                                    start + first + i + 1,
+                                    visible - first_seen(visible),
                                     scale,
                                     scores,
                                     row_out,
@@ -131,7 +139,9 @@ pub(crate) fn attend(
                         }
                         for (i, row) in scores.chunks_exact_mut(seen).enumerate() {
                             let visible = start + first + i + 1;
-                            let (now, future) = row.split_at_mut(visible);
+                            let (seen_now, future) = row.split_at_mut(visible);
+                            let (past, now) = seen_now.split_at_mut(first_seen(visible));
+                            past.fill(0.0);
                             softmax(now);
                             future.fill(0.0);
                         }
@@ -167,6 +177,92 @@ pub(crate) fn interleave_heads(
     for (h, block) in by_head.chunks_exact(n * dim).enumerate().take(heads) {
         for (i, row) in block.chunks_exact(dim).enumerate() {
             out[i * heads * dim + h * dim..][..dim].copy_from_slice(row);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Attention as written in the papers, one query row at a time, each
+    /// position seeing the `window` positions up to itself (or all).
+    fn naive(
+        q: &[f32],
+        keys: &[f32],
+        values: &[f32],
+        start: usize,
+        n: usize,
+        heads: Heads,
+        window: Option<usize>,
+    ) -> Vec<f32> {
+        let (qw, kw, dim) = (heads.query_width(), heads.kv_width(), heads.dim);
+        let group = heads.query / heads.kv;
+        let mut out = vec![0f32; n * qw];
+        for h in 0..heads.query {
+            let g = h / group;
+            for i in 0..n {
+                let visible = start + i + 1;
+                let first = window.map_or(0, |w| visible.saturating_sub(w));
+                let query = &q[i * qw + h * dim..][..dim];
+                let scores: Vec<f64> = (first..visible)
+                    .map(|j| {
+                        let key = &keys[j * kw + g * dim..][..dim];
+                        query
+                            .iter()
+                            .zip(key)
+                            .map(|(a, b)| (a * b) as f64)
+                            .sum::<f64>()
+                            / (dim as f64).sqrt()
+                    })
+                    .collect();
+                let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let weights: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
+                let total: f64 = weights.iter().sum();
+                // `attend` writes head by head: block h, row i.
+                let row = &mut out[h * n * dim + i * dim..][..dim];
+                for (w, j) in weights.iter().zip(first..visible) {
+                    let value = &values[j * kw + g * dim..][..dim];
+                    for (o, v) in row.iter_mut().zip(value) {
+                        *o += (w / total * *v as f64) as f32;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn windowed_and_full_attention_match_the_definition(
+            start in 0usize..40,
+            n in 1usize..80,
+            window in prop::option::of(1usize..20),
+            seed in 0u32..1000,
+        ) {
+            let heads = Heads { query: 4, kv: 2, dim: 8 };
+            let mut state = seed.wrapping_mul(2_654_435_761).max(1);
+            let mut values = |len: usize| -> Vec<f32> {
+                (0..len)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 17;
+                        state ^= state << 5;
+                        (state % 2001) as f32 / 1000.0 - 1.0
+                    })
+                    .collect()
+            };
+            let q = values(n * heads.query_width());
+            let keys = values((start + n) * heads.kv_width());
+            let vals = values((start + n) * heads.kv_width());
+            let mut out = vec![0f32; n * heads.query_width()];
+            attend(&q, &keys, &vals, start, n, heads, window, &mut out);
+            let expected = naive(&q, &keys, &vals, start, n, heads, window);
+            for (a, b) in out.iter().zip(&expected) {
+                prop_assert!((a - b).abs() < 1e-4, "{a} vs {b}");
+            }
         }
     }
 }

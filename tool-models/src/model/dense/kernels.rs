@@ -174,6 +174,16 @@ fn silu_mul_body(gate: &[f32], up: &[f32], out: &mut [f32]) {
     }
 }
 
+/// `GELU(gate) * up` with GELU's tanh approximation (Gemma's
+/// `gelu_pytorch_tanh`).
+fn gelu_mul_body(gate: &[f32], up: &[f32], out: &mut [f32]) {
+    const SQRT_2_OVER_PI: f32 = 0.797_884_6;
+    for ((o, &g), u) in out.iter_mut().zip(gate).zip(up) {
+        let inner = SQRT_2_OVER_PI * (g + 0.044_715 * g * g * g);
+        *o = 0.5 * g * (1.0 + inner.tanh()) * u;
+    }
+}
+
 /// One query row's attention over `seen` cached positions: `keys` and
 /// `values` hold rows of `stride` values, of which this head reads `dim`
 /// from `offset`. `scores` is scratch of at least `seen`.
@@ -547,20 +557,30 @@ pub(crate) fn softmax(x: &mut [f32]) {
     }
 }
 
-/// `SiLU(gate) * up` for each row of `gate_up` (the gate's `width` values,
+/// The nonlinearity of a gated MLP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Activation {
+    /// SiLU (Llama, Qwen).
+    Silu,
+    /// GELU, tanh approximation (Gemma).
+    GeluTanh,
+}
+
+/// `act(gate) * up` for each row of `gate_up` (the gate's `width` values,
 /// then the up projection's), into `out`.
-pub(crate) fn silu_mul(gate_up: &[f32], width: usize, out: &mut [f32]) {
+pub(crate) fn gated(gate_up: &[f32], width: usize, act: Activation, out: &mut [f32]) {
     let rows = |gate_up: &[f32], out: &mut [f32]| {
         for (row, out) in gate_up
             .chunks_exact(2 * width)
             .zip(out.chunks_exact_mut(width))
         {
             let (gate, up) = row.split_at(width);
-            match isa() {
+            match (act, isa()) {
+                (Activation::GeluTanh, _) => gelu_mul_body(gate, up, out),
                 // SAFETY: `isa` saw AVX2 and FMA on this CPU.
                 #[cfg(target_arch = "x86_64")]
-                Isa::Avx2Fma => unsafe { x86::silu_mul(gate, up, out) },
-                Isa::Portable => silu_mul_body(gate, up, out),
+                (Activation::Silu, Isa::Avx2Fma) => unsafe { x86::silu_mul(gate, up, out) },
+                (Activation::Silu, Isa::Portable) => silu_mul_body(gate, up, out),
             }
         }
     };
@@ -668,14 +688,22 @@ mod tests {
     }
 
     #[test]
-    fn softmax_and_silu_match_their_definitions() {
+    fn softmax_and_activations_match_their_definitions() {
         let mut x = vec![1.0, 2.0, 3.0];
         softmax(&mut x);
         let z: f32 = [1f32, 2.0, 3.0].iter().map(|v| v.exp()).sum();
         assert!((x[2] - 3f32.exp() / z).abs() < 1e-6);
         let mut out = [0.0; 2];
-        silu_mul(&[1.0, -2.0, 3.0, 0.5], 2, &mut out);
+        gated(&[1.0, -2.0, 3.0, 0.5], 2, Activation::Silu, &mut out);
         assert!((out[0] - 3.0 / (1.0 + (-1f32).exp())).abs() < 1e-6);
         assert!((out[1] - (-2.0 / (1.0 + 2f32.exp())) * 0.5).abs() < 1e-6);
+        // PyTorch's gelu(x, approximate="tanh"), in f64.
+        let gelu = |x: f64| {
+            0.5 * x
+                * (1.0 + ((2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x.powi(3))).tanh())
+        };
+        gated(&[1.0, -2.0, 3.0, 0.5], 2, Activation::GeluTanh, &mut out);
+        assert!((out[0] as f64 - gelu(1.0) * 3.0).abs() < 1e-6);
+        assert!((out[1] as f64 - gelu(-2.0) * 0.5).abs() < 1e-6);
     }
 }

@@ -42,6 +42,7 @@ impl Dense {
                 rope_theta: c.rope_theta,
                 rope_scaling: c.rope_scaling.as_ref(),
                 qkv_bias: false,
+                head_dim: None,
             },
             ArchConfig::Qwen2(c) => {
                 // candle's model applies `sliding_window` to every layer
@@ -61,6 +62,7 @@ impl Dense {
                     rope_theta: c.rope_theta as f32,
                     rope_scaling: None,
                     qkv_bias: true,
+                    head_dim: None,
                 }
             }
             _ => return Ok(None),
@@ -68,18 +70,12 @@ impl Dense {
         let heads = shape.heads(&weights.path)?;
         let (h, i) = (shape.hidden, shape.intermediate);
         let (qw, kw) = (heads.query_width(), heads.kv_width());
-        let cfg = DenseConfig {
-            hidden: h,
-            intermediate: i,
-            heads,
-            vocab: config.vocab_size,
-            eps: shape.eps as f32,
-            inv_freq: llama3_scaling(
-                default_inv_freq(shape.rope_theta, heads.dim),
-                shape.rope_scaling,
-            ),
-            context: config.context_length,
-        };
+        let inv_freq = llama3_scaling(
+            default_inv_freq(shape.rope_theta, heads.dim),
+            shape.rope_scaling,
+        );
+        let (vocab, eps) = (config.vocab_size, shape.eps as f32);
+        let cfg = DenseConfig::llama(h, i, heads, vocab, eps, inv_freq, config.context_length);
         let read = |name: &str, shape: &[usize]| read(weights, name, shape);
         let matrix = |name: &str, shape: &[usize]| read_matrix(weights, name, shape, keep_half);
         let mut layers = Vec::new();
@@ -110,6 +106,9 @@ impl Dense {
                 mlp_norm: read(&format!("{p}.post_attention_layernorm.weight"), &[h])?,
                 gate_up,
                 down: matrix(&format!("{p}.mlp.down_proj.weight"), &[h, i])?,
+                qk_norms: None,
+                post_norms: None,
+                sliding: false,
             });
         }
         let embed = matrix("model.embed_tokens.weight", &[cfg.vocab, h])?;
@@ -141,6 +140,8 @@ pub(super) struct Shape<'a> {
     pub(super) rope_scaling: Option<&'a Llama3RopeConfig>,
     /// Qwen 2 adds biases to the q, k and v projections.
     pub(super) qkv_bias: bool,
+    /// Heads of their own width (Gemma); otherwise `hidden / heads`.
+    pub(super) head_dim: Option<usize>,
 }
 
 impl Shape<'_> {
@@ -149,7 +150,7 @@ impl Shape<'_> {
         let heads = Heads {
             query: self.heads,
             kv: self.kv_heads,
-            dim: self.hidden / self.heads.max(1),
+            dim: self.head_dim.unwrap_or(self.hidden / self.heads.max(1)),
         };
         if heads.query == 0
             || heads.kv == 0

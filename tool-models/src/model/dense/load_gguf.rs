@@ -1,12 +1,13 @@
-//! Building a [`Dense`] model from a GGUF file: Q8_0, Q5_0, Q4_K and Q6_K
-//! matrices kept as stored, other formats widened to f32, and Llama's q/k
-//! rows put back in Hugging Face's order (llama.cpp's converter interleaves
-//! the two rotary halves of each head; this decoder rotates halves).
+//! Building a [`Dense`] model from a GGUF file (`llama`, `qwen2`,
+//! `gemma3`): block-quantized matrices kept as stored (`quant.rs`), other
+//! formats widened to f32, and Llama's q/k rows put back in Hugging Face's
+//! order (llama.cpp's converter interleaves the two rotary halves of each
+//! head; this decoder rotates halves).
 
 use super::load::{default_inv_freq, keeps_half, Shape};
 use super::matrix::Matrix;
 use super::quant::Quant;
-use super::{Dense, DenseConfig, Layer};
+use super::{Activation, Dense, DenseConfig, Layer, LocalAttention};
 use crate::model::error::candle_message;
 use crate::model::gguf_tokenizer::as_u64;
 use crate::model::ModelError;
@@ -19,9 +20,9 @@ use std::path::Path;
 
 impl Dense {
     /// The model of a GGUF file whose `general.architecture` is `arch`, when
-    /// it is one this decoder runs (`llama` and `qwen2` without experts or
-    /// rotary scaling other than Llama 3's frequency factors); `Ok(None)`
-    /// otherwise. `vocab` and `parameters` are what the loader read off the
+    /// it is one this decoder runs (`llama`, `qwen2` and `gemma3` without
+    /// experts or rotary scaling other than Llama 3's frequency factors and
+    /// Gemma 3's linear factor); `Ok(None)` otherwise. `vocab` and `parameters` are what the loader read off the
     /// tensor table.
     pub(crate) fn from_gguf(
         content: &Content,
@@ -32,9 +33,10 @@ impl Dense {
         vocab: usize,
         parameters: u64,
     ) -> Result<Option<Dense>, ModelError> {
-        if arch != "llama" && arch != "qwen2" {
+        if !matches!(arch, "llama" | "qwen2" | "gemma3") {
             return Ok(None);
         }
+        let gemma = arch == "gemma3";
         let meta = &content.metadata;
         let number = |key: &str| meta.get(&format!("{arch}.{key}")).and_then(as_u64);
         let float = |key: &str| match meta.get(&format!("{arch}.{key}")) {
@@ -47,10 +49,17 @@ impl Dense {
                 .map(|n| n as usize)
                 .ok_or_else(|| ModelError::invalid(path, format!("missing metadata {arch}.{key}")))
         };
-        let scaled = matches!(
-            meta.get(&format!("{arch}.rope.scaling.type")),
-            Some(Value::String(s)) if s != "none"
-        );
+        let scaling = match meta.get(&format!("{arch}.rope.scaling.type")) {
+            Some(Value::String(s)) if s != "none" => Some(s.as_str()),
+            _ => None,
+        };
+        // Gemma 3's larger models scale their global layers' positions
+        // linearly; other scalings are left to candle.
+        let linear = match (gemma, scaling) {
+            (true, Some("linear")) => float("rope.scaling.factor"),
+            _ => None,
+        };
+        let scaled = scaling.is_some() && linear.is_none();
         if number("expert_count").unwrap_or(0) > 0 || scaled {
             return Ok(None);
         }
@@ -65,11 +74,19 @@ impl Dense {
             rope_theta: float("rope.freq_base").unwrap_or(10_000.0) as f32,
             rope_scaling: None,
             qkv_bias: content.tensor_infos.contains_key("blk.0.attn_q.bias"),
+            // Gemma's heads are wider than hidden / heads.
+            head_dim: number("attention.key_length")
+                .filter(|_| gemma)
+                .map(|n| n as usize),
         };
-        let head_dim = shape.hidden / shape.heads.max(1);
-        // Heads of another width than hidden / heads, or partial rotation,
-        // are left to candle.
-        for key in ["attention.key_length", "rope.dimension_count"] {
+        let head_dim = shape.head_dim.unwrap_or(shape.hidden / shape.heads.max(1));
+        // Heads of another width than that, or partial rotation, are left
+        // to candle.
+        for key in [
+            "attention.key_length",
+            "attention.value_length",
+            "rope.dimension_count",
+        ] {
             if number(key).is_some_and(|n| n as usize != head_dim) {
                 return Ok(None);
             }
@@ -82,6 +99,9 @@ impl Dense {
             keep_half: keeps_half(parameters),
         };
         let mut inv_freq = default_inv_freq(shape.rope_theta, heads.dim);
+        if let Some(factor) = linear {
+            inv_freq.iter_mut().for_each(|f| *f /= factor as f32);
+        }
         if content.tensor_infos.contains_key("rope_freqs.weight") {
             // Llama 3's long-context scaling, stored as a divisor per frequency.
             let factors = reader.vector("rope_freqs.weight", inv_freq.len())?;
@@ -117,7 +137,27 @@ impl Dense {
             } else {
                 None
             };
+            let qk_norms = if gemma {
+                Some((
+                    reader.vector(&name("attn_q_norm.weight"), heads.dim)?,
+                    reader.vector(&name("attn_k_norm.weight"), heads.dim)?,
+                ))
+            } else {
+                None
+            };
+            let post_norms = if gemma {
+                Some((
+                    reader.vector(&name("post_attention_norm.weight"), h)?,
+                    reader.vector(&name("post_ffw_norm.weight"), h)?,
+                ))
+            } else {
+                None
+            };
             layers.push(Layer {
+                qk_norms,
+                post_norms,
+                // Gemma 3: five local layers, then a global one.
+                sliding: gemma && layer % GEMMA3_PATTERN != GEMMA3_PATTERN - 1,
                 attn_norm: reader.vector(&name("attn_norm.weight"), h)?,
                 qkv: Matrix::stack(vec![q, k, v]),
                 qkv_bias,
@@ -137,16 +177,19 @@ impl Dense {
         } else {
             None
         };
+        let mut cfg = DenseConfig::llama(h, i, heads, vocab, shape.eps as f32, inv_freq, context);
+        if gemma {
+            // As llama.cpp runs Gemma 3 (its converter stores the norms'
+            // weights with Gemma's `1 +` folded in).
+            cfg.embed_scale = (h as f32).sqrt();
+            cfg.activation = Activation::GeluTanh;
+            cfg.local = Some(LocalAttention {
+                window: number("attention.sliding_window").map_or(GEMMA3_WINDOW, |n| n as usize),
+                inv_freq: default_inv_freq(GEMMA3_LOCAL_ROPE_BASE, heads.dim),
+            });
+        }
         Ok(Some(Dense {
-            cfg: DenseConfig {
-                hidden: h,
-                intermediate: i,
-                heads,
-                vocab,
-                eps: shape.eps as f32,
-                inv_freq,
-                context,
-            },
+            cfg,
             norm: reader.vector("output_norm.weight", h)?,
             embed,
             layers,
@@ -154,6 +197,14 @@ impl Dense {
         }))
     }
 }
+
+/// Gemma 3's layers come in runs of this many, the last one global.
+const GEMMA3_PATTERN: usize = 6;
+/// Gemma 3's local attention window, when the file does not say.
+const GEMMA3_WINDOW: usize = 512;
+/// The rotary base of Gemma 3's local layers (the file's is the global
+/// layers').
+const GEMMA3_LOCAL_ROPE_BASE: f32 = 10_000.0;
 
 /// Reads tensors of one GGUF file.
 struct Reader<'a> {

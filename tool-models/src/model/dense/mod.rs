@@ -1,4 +1,5 @@
-//! A decoder for the Llama family (Llama, Qwen 2) written for the CPU.
+//! A decoder for the Llama family (Llama, Qwen 2, and Gemma 3's variations
+//! on it) written for the CPU.
 //!
 //! candle-transformers' models spend a small model's time in per-operation
 //! overhead and rebuild their KV cache by concatenation at every step. This
@@ -20,7 +21,8 @@ mod quant;
 pub(crate) use cache::KvCache;
 
 use attention::{attend, interleave_heads, rope, rotary_angles, Heads};
-use kernels::{rms_norm, silu_mul, ROWS_PER_TASK};
+pub(crate) use kernels::Activation;
+use kernels::{gated, rms_norm, ROWS_PER_TASK};
 use matrix::Matrix;
 use rayon::prelude::*;
 
@@ -39,6 +41,46 @@ pub(crate) struct DenseConfig {
     inv_freq: Vec<f32>,
     /// The most positions the model attends to.
     context: usize,
+    /// The embeddings are multiplied by this (Gemma: √hidden).
+    embed_scale: f32,
+    activation: Activation,
+    /// Gemma 3's local layers: how many positions each sees, and their own
+    /// rotary frequencies.
+    local: Option<LocalAttention>,
+}
+
+/// Sliding-window attention, as Gemma 3's local layers run it.
+#[derive(Clone, Debug)]
+pub(crate) struct LocalAttention {
+    window: usize,
+    inv_freq: Vec<f32>,
+}
+
+impl DenseConfig {
+    /// A Llama-shaped configuration: SiLU, unscaled embeddings, global
+    /// attention everywhere.
+    fn llama(
+        hidden: usize,
+        intermediate: usize,
+        heads: Heads,
+        vocab: usize,
+        eps: f32,
+        inv_freq: Vec<f32>,
+        context: usize,
+    ) -> DenseConfig {
+        DenseConfig {
+            hidden,
+            intermediate,
+            heads,
+            vocab,
+            eps,
+            inv_freq,
+            context,
+            embed_scale: 1.0,
+            activation: Activation::Silu,
+            local: None,
+        }
+    }
 }
 
 /// One decoder layer's weights, each matrix row-major as stored.
@@ -53,6 +95,13 @@ struct Layer {
     /// gate and up projections stacked: rows `2·intermediate`.
     gate_up: Matrix,
     down: Matrix,
+    /// Gemma 3: RMS norms of each query and key head before rotation.
+    qk_norms: Option<(Vec<f32>, Vec<f32>)>,
+    /// Gemma: norms of the attention's and the MLP's outputs before each
+    /// is added back.
+    post_norms: Option<(Vec<f32>, Vec<f32>)>,
+    /// Attends locally (see [`DenseConfig::local`]).
+    sliding: bool,
 }
 
 /// The weights of a model.
@@ -152,6 +201,9 @@ impl Dense {
                 ));
             }
             self.embed.widen_rows(t, row);
+            if cfg.embed_scale != 1.0 {
+                row.iter_mut().for_each(|v| *v *= cfg.embed_scale);
+            }
         }
         resize(&mut s.normed, n * h);
         resize(&mut s.q, n * qw);
@@ -169,6 +221,9 @@ impl Dense {
             let heads = cfg.heads;
             let bias = layer.qkv_bias.as_deref();
             let half = heads.dim / 2;
+            let local = cfg.local.as_ref().filter(|_| layer.sliding);
+            let inv_freq = local.map_or(&cfg.inv_freq, |l| &l.inv_freq);
+            let qk_norms = layer.qk_norms.as_ref();
             s.qkv
                 .par_chunks_mut(qw + 2 * kw)
                 .zip(s.q.par_chunks_mut(qw))
@@ -180,27 +235,50 @@ impl Dense {
                     if let Some(bias) = bias {
                         add(row, bias);
                     }
-                    q.copy_from_slice(&row[..qw]);
-                    k.copy_from_slice(&row[qw..qw + kw]);
+                    match qk_norms {
+                        // Each head normalised on its own.
+                        Some((q_norm, k_norm)) => {
+                            rms_norm(&row[..qw], q_norm, cfg.eps, q);
+                            rms_norm(&row[qw..qw + kw], k_norm, cfg.eps, k);
+                        }
+                        None => {
+                            q.copy_from_slice(&row[..qw]);
+                            k.copy_from_slice(&row[qw..qw + kw]);
+                        }
+                    }
                     v.copy_from_slice(&row[qw + kw..]);
                     let mut angles = [0f32; 2 * MAX_HALF_HEAD];
                     let (cos, sin) = angles.split_at_mut(MAX_HALF_HEAD);
                     let (cos, sin) = (&mut cos[..half], &mut sin[..half]);
-                    rotary_angles(start + i, &cfg.inv_freq, cos, sin);
+                    rotary_angles(start + i, inv_freq, cos, sin);
                     rope(q, heads.dim, cos, sin);
                     rope(k, heads.dim, cos, sin);
                 });
             cache.append(index, &s.k, &s.v);
             let (keys, values) = cache.layer(index);
-            attend(&s.q, keys, values, start, n, heads, &mut s.by_head);
+            let window = local.map(|l| l.window);
+            attend(&s.q, keys, values, start, n, heads, window, &mut s.by_head);
             interleave_heads(&s.by_head, n, heads.query, heads.dim, &mut s.attn);
             layer.o.matmul_t(&s.attn, n, &mut s.proj);
-            add(&mut s.x, &s.proj);
+            let post_norms = layer.post_norms.as_ref();
+            add_normed(
+                &mut s.x,
+                &s.proj,
+                post_norms.map(|p| &p.0[..]),
+                cfg.eps,
+                &mut s.normed,
+            );
             rms_norm(&s.x, &layer.mlp_norm, cfg.eps, &mut s.normed);
             layer.gate_up.matmul_t(&s.normed, n, &mut s.gate_up);
-            silu_mul(&s.gate_up, cfg.intermediate, &mut s.act);
+            gated(&s.gate_up, cfg.intermediate, cfg.activation, &mut s.act);
             layer.down.matmul_t(&s.act, n, &mut s.proj);
-            add(&mut s.x, &s.proj);
+            add_normed(
+                &mut s.x,
+                &s.proj,
+                post_norms.map(|p| &p.1[..]),
+                cfg.eps,
+                &mut s.normed,
+            );
         }
         // Only the last position's logits are wanted.
         let last = &s.x[(n - 1) * h..];
@@ -223,6 +301,18 @@ fn resize(v: &mut Vec<f32>, len: usize) {
 fn add(x: &mut [f32], y: &[f32]) {
     for (x, y) in x.iter_mut().zip(y) {
         *x += y;
+    }
+}
+
+/// Adds `y` to the residual `x`, after normalising it by `norm` when the
+/// architecture does (`scratch` holds the normalised rows).
+fn add_normed(x: &mut [f32], y: &[f32], norm: Option<&[f32]>, eps: f32, scratch: &mut [f32]) {
+    match norm {
+        Some(w) => {
+            rms_norm(y, w, eps, scratch);
+            add(x, scratch);
+        }
+        None => add(x, y),
     }
 }
 
