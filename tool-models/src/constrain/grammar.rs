@@ -29,7 +29,7 @@
 use super::lark::{json, lit, text_without, Lark, ANY};
 use super::narrow::forbid_in_strings;
 use super::schema::ToolDef;
-use super::syntax::{args_json, json_block, syntax, Calls, Syntax, WS};
+use super::syntax::{args_json, json_block, named, syntax, Calls, Syntax, WS};
 use super::{ConstrainError, TokenEnv};
 use crate::parse::Format;
 use tool_runtime::ToolChoice;
@@ -47,6 +47,7 @@ pub(crate) fn lark(
     match format {
         Format::Harmony => harmony(&mut l, tools, choice, calls_allowed)?,
         Format::FunctionaryV32 => functionary_v32(&mut l, tools, choice, calls_allowed)?,
+        Format::Generic => generic(&mut l, tools, choice, calls_allowed),
         _ => {
             let syn = syntax(format, &l)
                 .ok_or_else(|| ConstrainError::UnsupportedFormat(format.id().into()))?;
@@ -190,6 +191,40 @@ fn block(
         Some(c) => format!("{before}{calls} WS? {}", l.mark(c)),
         None => format!("{before}{calls}"),
     })
+}
+
+/// The generic JSON answer: the whole output is `{"tool_calls": [...]}` or
+/// `{"response": "..."}`, as llama.cpp constrains it.
+fn generic(l: &mut Lark, tools: &[ToolDef], choice: &ToolChoice, calls_allowed: bool) {
+    let response = json(
+        serde_json::json!({
+            "type": "object",
+            "properties": {"response": {"type": "string"}},
+            "required": ["response"],
+            "additionalProperties": false,
+        }),
+        None,
+    );
+    if !calls_allowed {
+        l.named("start", &response);
+        return;
+    }
+    let call = json(json_block(tools, named("name", "arguments")), None);
+    let call = l.rule(false, &call);
+    let calls = match choice {
+        ToolChoice::Named(_) => call,
+        _ => format!("{call} (\",\" LWS? {call})*"),
+    };
+    let object = format!(
+        "{} LWS? {calls} LWS? {}",
+        lit("{\"tool_calls\": ["),
+        lit("]}")
+    );
+    let start = match choice {
+        ToolChoice::Auto => format!("{object} | {response}"),
+        _ => object,
+    };
+    l.named("start", &start);
 }
 
 /// gpt-oss harmony: reasoning messages, then a final answer or a call.

@@ -36,6 +36,7 @@ pub const SUPPORTED: &[&str] = &[
     "seed_oss",
     "apertus",
     "lfm2",
+    "generic",
 ];
 
 /// Masks a tool-using output so that every call the format's parser reads

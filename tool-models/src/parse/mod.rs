@@ -25,6 +25,7 @@ pub mod detect;
 pub(crate) mod family;
 mod functionary;
 mod functiongemma;
+pub mod generic;
 mod glm;
 mod granite;
 mod harmony;
@@ -182,6 +183,9 @@ pub enum Format {
     Apertus,
     /// LFM2/LFM2.5: `<|tool_call_start|>[f(a=1)]<|tool_call_end|>`.
     Lfm2,
+    /// Any chat model whose template shows no tools: the whole answer is
+    /// `{"tool_calls": […]}` or `{"response": "…"}` (see [`generic`]).
+    Generic,
 }
 
 impl Format {

@@ -32,6 +32,7 @@ pub(crate) const FAMILIES: &[&Family] = &[
     &super::qwen3_xml::SEED_OSS,
     &super::apertus::APERTUS,
     &super::pythonic::LFM2,
+    &super::generic::GENERIC,
 ];
 
 impl Format {

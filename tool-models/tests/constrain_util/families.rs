@@ -184,6 +184,7 @@ pub const CASES: &[Case] = &[
         &["<|tool_call_start|>", "<|tool_call_end|>"],
         &["(", ")]", "="],
     ),
+    case(Format::Generic, &[], &["{\"tool_calls\": [", "]}"]),
 ];
 
 fn is_closer(s: &str) -> bool {
