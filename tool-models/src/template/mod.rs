@@ -41,6 +41,7 @@ mod python;
 mod python_ops;
 mod range;
 pub mod tojson;
+mod tool_probe;
 
 #[cfg(test)]
 mod tests;
