@@ -34,7 +34,9 @@ pub struct DecodingArgs {
     #[arg(long)]
     pub no_constrain: bool,
     /// The tool-call format a local model writes, for models whose template
-    /// does not show it (one of `tool-use parse --help`'s formats).
+    /// does not show it (one of `tool-use parse --help`'s formats; `generic`
+    /// for a JSON answer, which models whose template shows no tools get
+    /// by default).
     #[arg(long)]
     pub tool_format: Option<String>,
 }
@@ -42,7 +44,14 @@ pub struct DecodingArgs {
 impl DecodingArgs {
     /// `model` wrapped for the agent as these options say.
     pub fn local_chat(&self, model: Model) -> Result<LocalChat, String> {
-        Ok(local_chat(model, self.tool_format.as_deref())?.constrain(!self.no_constrain))
+        let chat = local_chat(model, self.tool_format.as_deref())?.constrain(!self.no_constrain);
+        if chat.lists_tools_itself() {
+            eprintln!(
+                "note: the model's chat template shows no tools: they are listed in a system \
+                 message and the model answers in JSON (the `generic` format)"
+            );
+        }
+        Ok(chat)
     }
 }
 

@@ -8,10 +8,10 @@ use super::{ChatModel, ModelDelta, Turn, TurnRequest};
 use crate::constrain::{ConstrainError, TokenEnv, ToolConstraint};
 use crate::generate::{GenerateError, GenerateOptions, Generation, TokenConstraint};
 use crate::model::{Model, ModelError};
-use crate::parse::Format;
+use crate::parse::{generic, Format};
 use crate::template::{RenderOptions, TemplateError};
 use std::borrow::Cow;
-use tool_runtime::{Message, Role};
+use tool_runtime::{Message, Role, ToolChoice};
 
 /// Why a local model cannot drive the agent.
 #[derive(Debug, thiserror::Error)]
@@ -83,6 +83,39 @@ pub struct LocalChat {
     env: Option<TokenEnv>,
     schema: Option<Value>,
     last: Option<LastTurn>,
+    /// In the generic format: whether the tools are listed in the prompt
+    /// too (the template does not show them).
+    generic_lists_tools: bool,
+}
+
+/// `messages` with `prompt` added to their system message (after its text),
+/// or in a new one first, as llama.cpp adds the generic format's.
+fn with_system(messages: &[Message], prompt: &str) -> Vec<Message> {
+    let mut out = messages.to_vec();
+    match out.first_mut() {
+        Some(first) if first.role == Role::System => {
+            *first = Message::system(format!("{}\n\n{prompt}", first.text()));
+        }
+        _ => out.insert(0, Message::system(prompt)),
+    }
+    out
+}
+
+/// `messages` with `prompt` before the first user message's text.
+fn in_first_user_message(messages: &[Message], prompt: &str) -> Vec<Message> {
+    let mut out = messages.to_vec();
+    if let Some(first) = out.iter_mut().find(|m| m.role == Role::User) {
+        *first = Message::user(format!("{prompt}\n\n{}", first.text()));
+    }
+    out
+}
+
+/// The template's special tokens (`bos_token`…), for renders.
+fn special_tokens(model: &Model) -> std::collections::BTreeMap<String, String> {
+    model
+        .templates()
+        .map(|t| t.special_tokens.clone())
+        .unwrap_or_default()
 }
 
 /// The previous turn's prompt and output, text and tokens: the next prompt
@@ -94,16 +127,20 @@ struct LastTurn {
 
 impl LocalChat {
     /// Wraps `model`, with greedy decoding of up to 512 tokens a turn and
-    /// constrained tool calls where the format supports it.
+    /// constrained tool calls where the format supports it. A model whose
+    /// template shows no tools gets the generic tool prompt and answers in
+    /// the generic JSON format (see [`generic`](crate::parse::generic)).
     pub fn new(model: Model) -> Result<LocalChat, LocalChatError> {
-        if model.chat_template().is_none() {
+        let Some(template) = model.chat_template() else {
             return Err(LocalChatError::NoTemplate(
                 model.path().display().to_string(),
             ));
-        }
-        let format = model
-            .tool_format()
-            .ok_or_else(|| LocalChatError::UnknownFormat(Format::ids().join(", ")))?;
+        };
+        let format = match model.tool_format() {
+            Some(format) => format,
+            None if !template.shows_tools(&special_tokens(&model)) => Format::Generic,
+            None => return Err(LocalChatError::UnknownFormat(Format::ids().join(", "))),
+        };
         LocalChat::with_format(model, format)
     }
 
@@ -116,10 +153,11 @@ impl LocalChat {
                 model.path().display().to_string(),
             ));
         }
-        let special_tokens = model
-            .templates()
-            .map(|t| t.special_tokens.clone())
-            .unwrap_or_default();
+        let special_tokens = special_tokens(&model);
+        let generic_lists_tools = format == Format::Generic
+            && model
+                .chat_template()
+                .is_some_and(|t| !t.shows_tools(&special_tokens));
         Ok(LocalChat {
             model,
             special_tokens,
@@ -130,7 +168,14 @@ impl LocalChat {
             env: None,
             schema: None,
             last: None,
+            generic_lists_tools,
         })
+    }
+
+    /// Whether the model is shown its tools by the generic tool prompt,
+    /// its template showing none.
+    pub fn lists_tools_itself(&self) -> bool {
+        self.generic_lists_tools
     }
 
     /// Overrides the tool-call format read from the template.
@@ -287,15 +332,31 @@ impl LocalChat {
     fn render(&self, request: &TurnRequest<'_>) -> Result<String, LocalChatError> {
         // The model is shown the definitions as they would be without grounding.
         let shown = ground::strip(request.tools);
-        let render = RenderOptions::new(request.messages)
-            .tools(&shown)
-            .add_generation_prompt(true)
-            .special_tokens(&self.special_tokens);
         let template = self
             .model
             .chat_template()
             .ok_or_else(|| LocalChatError::NoTemplate(self.model.path().display().to_string()))?;
-        Ok(template.render(&render)?.text)
+        let render = |messages: &[Message]| {
+            let options = RenderOptions::new(messages)
+                .tools(&shown)
+                .add_generation_prompt(true)
+                .special_tokens(&self.special_tokens);
+            template.render(&options).map(|r| r.text)
+        };
+        let calls_wanted = !shown.is_empty() && !matches!(request.tool_choice, ToolChoice::None);
+        if self.format != Format::Generic || !calls_wanted {
+            return Ok(render(request.messages)?);
+        }
+        // The generic tool prompt, in the system message; in the first
+        // user message where the template takes no system message. Calls and
+        // results are written as the JSON the model reads and writes: a
+        // template that shows no tools knows neither.
+        let prompt = generic::system_prompt(shown.iter(), self.generic_lists_tools);
+        let messages = generic::as_text(request.messages);
+        match render(&with_system(&messages, &prompt)) {
+            Ok(text) => Ok(text),
+            Err(_) => Ok(render(&in_first_user_message(&messages, &prompt))?),
+        }
     }
 
     /// Generates the turn `prepare` made ready, with `options` (this

@@ -193,8 +193,9 @@ fn block(
     })
 }
 
-/// The generic JSON answer: the whole output is `{"tool_calls": [...]}` or
-/// `{"response": "..."}`, as llama.cpp constrains it.
+/// The generic JSON answer: the whole output is `{"tool_call": {...}}` or
+/// `{"response": "..."}`, as llama.cpp constrains it without parallel
+/// calls.
 fn generic(l: &mut Lark, tools: &[ToolDef], choice: &ToolChoice, calls_allowed: bool) {
     let response = json(
         serde_json::json!({
@@ -210,16 +211,7 @@ fn generic(l: &mut Lark, tools: &[ToolDef], choice: &ToolChoice, calls_allowed: 
         return;
     }
     let call = json(json_block(tools, named("name", "arguments")), None);
-    let call = l.rule(false, &call);
-    let calls = match choice {
-        ToolChoice::Named(_) => call,
-        _ => format!("{call} (\",\" LWS? {call})*"),
-    };
-    let object = format!(
-        "{} LWS? {calls} LWS? {}",
-        lit("{\"tool_calls\": ["),
-        lit("]}")
-    );
+    let object = format!("{} {call} {}", lit("{\"tool_call\": "), lit("}"));
     let start = match choice {
         ToolChoice::Auto => format!("{object} | {response}"),
         _ => object,

@@ -1,18 +1,69 @@
 //! The generic JSON answer, for chat models whose template shows no tools:
-//! the whole answer is one JSON object, `{"tool_calls": [{"name",
-//! "arguments"}, …]}` (or one `"tool_call"`) or `{"response": "…"}`, as
-//! llama.cpp's generic format has it. The prompt asks for it and the
-//! grammar keeps to it; text that is not such an object is content.
+//! the whole answer is one JSON object, `{"tool_call": {"name",
+//! "arguments"}}` (or a list, `"tool_calls"`) or `{"response": "…"}`, as
+//! llama.cpp's generic format has it. The prompt asks for one call a turn
+//! and the grammar keeps to it; text that is not such an object is
+//! content.
 
 use super::family::Family;
 use super::jsonblock::{Block, BodyStream, End, Spec};
 use super::stream::{Emitter, Machine};
 use super::think::THINK;
 use super::Format;
-use serde_json::Value;
+use serde_json::{json, Value};
+use tool_runtime::{Message, Role};
 
-/// What a model is told to answer, after the tools' definitions.
-pub const INSTRUCTIONS: &str = "Respond in JSON format, either with `tool_calls` (a list of calls to the tools above, each {\"name\": ..., \"arguments\": {...}}) or with `response` (your reply to the user's request).";
+/// What a model is told to answer, after the tools' definitions: one call
+/// a turn (llama.cpp's form without parallel calls), which small models
+/// keep to where a list of calls runs on.
+pub const INSTRUCTIONS: &str = "Respond in JSON format, either with `tool_call` (a request to call one of the tools: {\"name\": ..., \"arguments\": {...}}) or with `response` (your reply to the user's request).";
+
+/// The system prompt that tells a model its tools (their `function`
+/// objects, one a line, when `list_tools`: the template does not show
+/// them) and how to answer.
+pub fn system_prompt<'a>(tools: impl IntoIterator<Item = &'a Value>, list_tools: bool) -> String {
+    let mut prompt = String::new();
+    if list_tools {
+        prompt.push_str("You can call these tools:\n");
+        for tool in tools {
+            let function = tool.get("function").unwrap_or(tool);
+            prompt.push_str(&function.to_string());
+            prompt.push('\n');
+        }
+    }
+    prompt.push_str(INSTRUCTIONS);
+    prompt
+}
+
+/// `messages` for a template that knows no tool calls: an assistant's
+/// calls as the JSON answer it wrote, and each tool result as a user
+/// message `{"tool_response": {"name", "content"}}`, as llama.cpp's
+/// templates polyfill them.
+pub fn as_text(messages: &[Message]) -> Vec<Message> {
+    messages
+        .iter()
+        .map(|m| match m.role {
+            Role::Assistant if !m.tool_calls.is_empty() => {
+                let mut calls: Vec<Value> = m
+                    .tool_calls
+                    .iter()
+                    .map(|c| json!({"name": c.name, "arguments": c.arguments}))
+                    .collect();
+                let answer = match calls.len() {
+                    1 => json!({"tool_call": calls.remove(0)}),
+                    _ => json!({"tool_calls": calls}),
+                };
+                Message::assistant(answer.to_string())
+            }
+            Role::Tool => Message::user(format!(
+                "{} returned: {}",
+                m.name.as_deref().unwrap_or("The tool"),
+                m.text()
+            )),
+            _ => m.clone(),
+        })
+        .collect()
+}
 
 pub(crate) fn machine() -> Box<dyn Machine> {
     // Only an object whose first key starts right away is an answer.

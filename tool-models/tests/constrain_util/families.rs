@@ -184,7 +184,7 @@ pub const CASES: &[Case] = &[
         &["<|tool_call_start|>", "<|tool_call_end|>"],
         &["(", ")]", "="],
     ),
-    case(Format::Generic, &[], &["{\"tool_calls\": [", "]}"]),
+    case(Format::Generic, &[], &["{\"tool_call\": ", "}"]),
 ];
 
 fn is_closer(s: &str) -> bool {
