@@ -33,6 +33,7 @@ fn sample(format: Format) -> &'static str {
         Format::SeedOss => "Let me check the weather for you, it will take a second.\n<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n<parameter=days>3</parameter>\n</function>\n</seed:tool_call>",
         Format::Apertus => "Let me check the weather for you, it will take a second.<|tools_prefix|>[{\"get_weather\": {\"city\": \"Paris\", \"unit\": \"celsius\"}}]<|tools_suffix|>",
         Format::Lfm2 => "Let me check the weather for you, it will take a second.<|tool_call_start|>[get_weather(city='Paris', unit='celsius', days=[1, 2, 3])]<|tool_call_end|>",
+        Format::Generic => "{\"tool_call\": {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"unit\": \"celsius\"}}}",
     }
 }
 

@@ -14,7 +14,6 @@ pub(crate) use super::schema::ToolDef;
 use super::values::RawEnd;
 pub(crate) use super::values::{python_value, raw_value};
 pub(crate) use super::ConstrainError;
-use crate::parse::family::Grammar;
 use crate::parse::Format;
 use serde_json::{json, Map, Value};
 
@@ -152,11 +151,7 @@ impl Syntax {
 /// text with blocks of calls in it (harmony, Functionary v3.2: see
 /// `grammar`). Each family's file says how (its descriptor's `syntax`).
 pub(crate) fn syntax(format: Format, lark: &Lark) -> Option<Syntax> {
-    match format.family().grammar {
-        Grammar::None => None,
-        Grammar::Json { open, close, list } => Some(Syntax::json(open, close, list)),
-        Grammar::Custom(syntax) => syntax(lark),
-    }
+    format.family().syntax(lark)
 }
 
 /// Keys `name` and `args`, no id.

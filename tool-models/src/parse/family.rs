@@ -114,6 +114,17 @@ impl Family {
         }
     }
 
+    /// How the format writes its calls, in the vocabulary `lark` is
+    /// written for.
+    #[cfg(feature = "local")]
+    pub(crate) fn syntax(&self, lark: &Lark) -> Option<Syntax> {
+        match self.grammar {
+            Grammar::None => None,
+            Grammar::Json { open, close, list } => Some(Syntax::json(open, close, list)),
+            Grammar::Custom(syntax) => syntax(lark),
+        }
+    }
+
     /// The grammar for constrained decoding (a function is named with
     /// `grammar_fn!`).
     pub(crate) const fn grammar(self, grammar: Grammar) -> Family {

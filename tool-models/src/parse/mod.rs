@@ -22,7 +22,7 @@ mod apertus;
 mod cohere;
 mod deepseek;
 pub mod detect;
-pub(crate) mod family;
+mod family;
 mod functionary;
 mod functiongemma;
 pub mod generic;
