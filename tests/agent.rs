@@ -257,6 +257,7 @@ fn a_model_that_keeps_calling_stops_at_max_rounds_with_its_transcript() {
     let model = Scripted::new(&[call; 10]);
     let err = Agent::new(model, weather_box())
         .max_rounds(3)
+        .answer_on_repeat(false)
         .run(user("Loop"))
         .unwrap_err();
     assert!(matches!(err, AgentError::MaxRounds { rounds: 3, .. }));
@@ -264,6 +265,35 @@ fn a_model_that_keeps_calling_stops_at_max_rounds_with_its_transcript() {
     assert!(err.to_string().contains("get_current_temperature"), "{err}");
     assert_eq!(err.messages().len(), 1 + 3 * 2);
     assert_eq!(err.messages()[6].text(), "15.5");
+}
+
+#[test]
+fn calls_repeated_word_for_word_are_answered_from_the_results_already_there() {
+    let call = r#"<tool_call>{"name": "get_current_temperature", "arguments": {"location": "Oslo, Norway"}}</tool_call>"#;
+    let model = Scripted::new(&[call, call, "It is 15.5 degrees in Oslo."]);
+    let mut agent = Agent::new(model, weather_box());
+    let run = agent.run(user("How warm is Oslo?")).unwrap();
+    // The repeat is not run again, nor kept: the round after it must answer.
+    let roles: Vec<Role> = run.messages.iter().map(|m| m.role).collect();
+    assert_eq!(
+        roles,
+        [Role::User, Role::Assistant, Role::Tool, Role::Assistant]
+    );
+    assert_eq!(run.answer, "It is 15.5 degrees in Oslo.");
+    let choices: Vec<ToolChoice> = agent.model().seen.iter().map(|s| s.1.clone()).collect();
+    assert_eq!(
+        choices,
+        [ToolChoice::Auto, ToolChoice::Auto, ToolChoice::None]
+    );
+
+    // Asked once: a model that calls again then has its call run.
+    let other = r#"<tool_call>{"name": "get_current_temperature", "arguments": {"location": "Paris, France"}}</tool_call>"#;
+    let model = Scripted::new(&[call, call, other, "Both known."]);
+    let run = Agent::new(model, weather_box())
+        .run(user("Oslo and Paris?"))
+        .unwrap();
+    assert_eq!(run.messages.len(), 1 + 2 * 2 + 1);
+    assert_eq!(run.messages[4].text(), "22.0");
 }
 
 #[test]

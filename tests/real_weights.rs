@@ -26,7 +26,11 @@
 
 use std::path::PathBuf;
 use std::process::Command;
+use tool_use::demo::get_current_temperature;
+use tool_use::models::agent::{Agent, ChatModel, LocalChat};
 use tool_use::models::model::Model;
+use tool_use::models::parse::Format;
+use tool_use::{toolbox, Message};
 
 const PROMPT: &str = "What's the temperature in Paris?";
 
@@ -111,6 +115,32 @@ fn smollm2_q4_1_prompts_as_transformers_and_decodes_as_llama_cpp() {
     assert_eq!(
         json["text"],
         "The temperature in Paris is approximately 18°C (64°F)."
+    );
+}
+
+#[test]
+fn smollm2_calls_a_tool_through_the_generic_prompt_and_answers_from_the_result() {
+    let Some(file) = smollm2() else {
+        return;
+    };
+    // SmolLM2's template shows no tools: they go in a system message, and
+    // the answer is constrained to `{"tool_call": …}` or `{"response": …}`.
+    // One tool keeps the prompt short for a debug build.
+    let chat = LocalChat::new(Model::load(&file).unwrap()).unwrap();
+    assert_eq!(chat.format(), Format::Generic);
+    assert!(chat.lists_tools_itself());
+    let mut agent = Agent::new(chat, toolbox![get_current_temperature]);
+    let question = "What's the temperature in Paris right now?";
+    let run = agent.run(vec![Message::user(question)]).unwrap();
+    let call = &run.messages[1].tool_calls[0];
+    assert_eq!(call.name, "get_current_temperature", "{:?}", run.messages);
+    let location = call.arguments["location"].as_str().unwrap();
+    assert!(location.contains("Paris"), "{location}");
+    let result = run.messages[2].text();
+    assert!(
+        run.answer.contains(result),
+        "the answer {:?} does not give the tool's result {result}",
+        run.answer
     );
 }
 

@@ -11,7 +11,7 @@ use crate::model::{Model, ModelError};
 use crate::parse::{generic, Format};
 use crate::template::{RenderOptions, TemplateError};
 use std::borrow::Cow;
-use tool_runtime::{Message, Role, ToolChoice};
+use tool_runtime::{Message, Role};
 
 /// Why a local model cannot drive the agent.
 #[derive(Debug, thiserror::Error)]
@@ -343,16 +343,19 @@ impl LocalChat {
                 .special_tokens(&self.special_tokens);
             template.render(&options).map(|r| r.text)
         };
-        let calls_wanted = !shown.is_empty() && !matches!(request.tool_choice, ToolChoice::None);
-        if self.format != Format::Generic || !calls_wanted {
+        if self.format != Format::Generic {
             return Ok(render(request.messages)?);
         }
-        // The generic tool prompt, in the system message; in the first
-        // user message where the template takes no system message. Calls and
-        // results are written as the JSON the model reads and writes: a
-        // template that shows no tools knows neither.
-        let prompt = generic::system_prompt(shown.iter(), self.generic_lists_tools);
+        // Calls and results written as the JSON the model reads and writes:
+        // a template that shows no tools knows neither.
         let messages = generic::as_text(request.messages);
+        if shown.is_empty() {
+            return Ok(render(&messages)?);
+        }
+        // The generic tool prompt (the same every round, for the cache, even
+        // when the round must answer), in the system message; in the first
+        // user message where the template takes no system message.
+        let prompt = generic::system_prompt(shown.iter(), self.generic_lists_tools);
         match render(&with_system(&messages, &prompt)) {
             Ok(text) => Ok(text),
             Err(_) => Ok(render(&in_first_user_message(&messages, &prompt))?),

@@ -165,17 +165,30 @@ pub struct Agent<M> {
     toolbox: Toolbox,
     max_rounds: usize,
     tool_choice: ToolChoice,
+    answer_on_repeat: bool,
 }
 
 impl<M: ChatModel> Agent<M> {
-    /// An agent with at most 8 rounds and `ToolChoice::Auto`.
+    /// An agent with at most 8 rounds and `ToolChoice::Auto`, that asks
+    /// for an answer when the model repeats its last calls.
     pub fn new(model: M, toolbox: Toolbox) -> Agent<M> {
         Agent {
             model,
             toolbox,
             max_rounds: 8,
             tool_choice: ToolChoice::Auto,
+            answer_on_repeat: true,
         }
+    }
+
+    /// Whether calls that repeat the last round's word for word are
+    /// skipped, the next round asked to answer (`ToolChoice::None`) from
+    /// the results already in the transcript (on by default): small models
+    /// otherwise call the same tool until `max_rounds`. Asked once; calls
+    /// after that run as usual.
+    pub fn answer_on_repeat(mut self, on: bool) -> Agent<M> {
+        self.answer_on_repeat = on;
+        self
     }
 
     /// The most model turns a run may take (at least 1).
@@ -228,6 +241,7 @@ impl<M: ChatModel> Agent<M> {
             });
             match run.end_turn(round, state, turn, on_event)? {
                 Step::Answered(done) => return Ok(done),
+                Step::Calls(calls) if self.answer_on_repeat && run.repeats(&calls) => {}
                 Step::Calls(calls) => {
                     let results = self.toolbox.call_all_blocking(&calls.runnable());
                     run.dispatched(calls, results, on_event);
@@ -263,6 +277,7 @@ impl<M: AsyncChatModel> Agent<M> {
             };
             match run.end_turn(round, state, turn, on_event)? {
                 Step::Answered(done) => return Ok(done),
+                Step::Calls(calls) if self.answer_on_repeat && run.repeats(&calls) => {}
                 Step::Calls(calls) => {
                     let results = self.toolbox.call_all(&calls.runnable()).await;
                     run.dispatched(calls, results, on_event);

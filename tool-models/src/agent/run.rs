@@ -52,7 +52,15 @@ pub(super) struct Run {
     stats: RunStats,
     last_calls: String,
     messages: Vec<Message>,
+    /// The last round's calls, as (name, arguments).
+    previous: Vec<(String, Value)>,
+    /// The model repeated its last calls word for word: their results are
+    /// in the transcript already, so the next round must answer.
+    answer_now: bool,
 }
+
+/// What a round that must answer is asked: no calls.
+static NO_CALLS: ToolChoice = ToolChoice::None;
 
 /// What one round has gathered from the model.
 pub(super) struct Round {
@@ -76,6 +84,8 @@ impl Run {
             stats: RunStats::default(),
             last_calls: String::new(),
             messages,
+            previous: Vec::new(),
+            answer_now: false,
         }
     }
 
@@ -89,13 +99,35 @@ impl Run {
         }
     }
 
-    /// What the model is asked this round.
+    /// What the model is asked this round: after calls repeated word for
+    /// word, an answer (the results are in the transcript).
     pub(super) fn request<'a>(&'a self, choice: &'a ToolChoice) -> TurnRequest<'a> {
         TurnRequest {
             messages: &self.messages,
             tools: &self.tools,
-            tool_choice: choice,
+            tool_choice: if self.answer_now { &NO_CALLS } else { choice },
         }
+    }
+
+    /// Whether `calls` are the last round's, word for word: a model (a small
+    /// one, typically) going round in circles. They are not run again;
+    /// the next round is asked for an answer instead. Asked once: a model
+    /// that calls even then goes on as before.
+    pub(super) fn repeats(&mut self, calls: &Calls) -> bool {
+        let these: Vec<(String, Value)> = calls
+            .parsed
+            .iter()
+            .filter_map(|p| match p {
+                Parsed::Call(c) => Some((c.name.clone(), c.arguments.clone())),
+                Parsed::Invalid(_) => None,
+            })
+            .collect();
+        let repeated = !self.answer_now
+            && !these.is_empty()
+            && these.len() == calls.parsed.len()
+            && these == self.previous;
+        self.answer_now = repeated;
+        repeated
     }
 
     /// Ends a round: the answer that ends the run, or the calls to run.
@@ -184,6 +216,10 @@ impl Run {
             .map(|c| c.name.as_str())
             .collect::<Vec<_>>()
             .join(", ");
+        self.previous = made
+            .iter()
+            .map(|c| (c.name.clone(), c.arguments.clone()))
+            .collect();
         let mut message = Message::assistant_calls(calls.content, made);
         message.reasoning = calls.reasoning;
         self.messages.push(message);

@@ -111,3 +111,65 @@ fn answer(body: &str, complete: bool, em: &mut Emitter) -> bool {
 /// template ignores `tools`, or by name.
 pub(crate) const GENERIC: Family =
     Family::new(Format::Generic, "generic", |_| machine()).think(THINK);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::ParseOptions;
+
+    fn parse(text: &str) -> crate::parse::ParsedResponse {
+        Format::Generic.parse(text, &ParseOptions::default())
+    }
+
+    #[test]
+    fn calls_responses_and_other_text_are_read_as_llama_cpp_writes_them() {
+        let one =
+            parse(r#"{"tool_call": {"name": "get_weather", "arguments": {"city": "Paris"}}}"#);
+        assert_eq!(one.tool_calls.len(), 1);
+        assert_eq!(one.tool_calls[0].name, "get_weather");
+        assert_eq!(one.tool_calls[0].arguments, json!({"city": "Paris"}));
+        assert_eq!(one.content, None);
+
+        let two = parse(
+            r#"{"tool_calls": [{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": 1}}]}"#,
+        );
+        let names: Vec<&str> = two.tool_calls.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+
+        let answer = parse(r#"{"response": "It is 22 degrees."}"#);
+        assert!(answer.tool_calls.is_empty());
+        assert_eq!(answer.content.as_deref(), Some("It is 22 degrees."));
+
+        // Not an answer object: the text is content, nothing is lost.
+        for text in ["Hello there.", r#"{"weather": "sunny"}"#, "[1, 2]"] {
+            let p = parse(text);
+            assert!(p.tool_calls.is_empty() && p.invalid_tool_calls.is_empty());
+            assert_eq!(p.content.as_deref(), Some(text));
+        }
+
+        // A call cut off by the end of the output is reported, not dropped.
+        let cut = parse(r#"{"tool_call": {"name": "get_weather", "arguments": {"ci"#);
+        assert!(cut.tool_calls.is_empty());
+        assert_eq!(cut.invalid_tool_calls.len(), 1);
+    }
+
+    #[test]
+    fn calls_and_results_are_written_back_as_the_model_reads_them() {
+        let call = tool_runtime::ToolCall::new("call_0", "get_weather", json!({"city": "Paris"}));
+        let messages = [
+            Message::user("Weather?"),
+            Message::assistant_calls(None, vec![call]),
+            Message::tool("call_0", "get_weather", "22.0"),
+        ];
+        let text = as_text(&messages);
+        assert_eq!(
+            text[1].text(),
+            r#"{"tool_call":{"name":"get_weather","arguments":{"city":"Paris"}}}"#
+        );
+        assert_eq!(text[2].role, Role::User);
+        assert_eq!(text[2].text(), "get_weather returned: 22.0");
+        // What the model wrote parses back to the same call.
+        let again = parse(text[1].text());
+        assert_eq!(again.tool_calls[0].arguments, json!({"city": "Paris"}));
+    }
+}
