@@ -11,7 +11,7 @@ use crate::model::{Model, ModelError};
 use crate::parse::Format;
 use crate::template::{RenderOptions, TemplateError};
 use std::borrow::Cow;
-use tool_runtime::{Message, Role};
+use tool_runtime::{Message, Role, ToolDefinition};
 
 /// Why a local model cannot drive the agent.
 #[derive(Debug, thiserror::Error)]
@@ -204,7 +204,8 @@ impl LocalChat {
         if !self.constrain {
             return Ok(None);
         }
-        let tools: Cow<'_, [Value]> = if self.ground && ground::has_grounded(request.tools) {
+        let tools: Cow<'_, [ToolDefinition]> = if self.ground && ground::has_grounded(request.tools)
+        {
             let said: Vec<&str> = request
                 .messages
                 .iter()
@@ -288,7 +289,7 @@ impl LocalChat {
         // The model is shown the definitions as they would be without grounding.
         let shown = ground::strip(request.tools);
         let render = RenderOptions::new(request.messages)
-            .tools(&shown)
+            .definitions(&shown)
             .add_generation_prompt(true)
             .special_tokens(&self.special_tokens);
         let template = self

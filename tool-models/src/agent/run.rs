@@ -4,7 +4,9 @@
 use std::time::Instant;
 
 use serde_json::Value;
-use tool_runtime::{DefinitionFormat, InvalidToolCall, Message, ToolCall, ToolChoice, Toolbox};
+use tool_runtime::{
+    DefinitionFormat, InvalidToolCall, Message, ToolCall, ToolChoice, ToolDefinition, Toolbox,
+};
 
 use super::{AgentError, AgentEvent, AgentRun, ModelDelta, RunStats, Turn, TurnError, TurnRequest};
 use crate::parse::{Format, ParseOptions, StreamEvent, StreamParser};
@@ -46,7 +48,7 @@ impl Calls {
 /// The run so far.
 pub(super) struct Run {
     started: Instant,
-    tools: Vec<Value>,
+    tools: Vec<ToolDefinition>,
     format: Format,
     options: ParseOptions,
     stats: RunStats,
@@ -63,12 +65,26 @@ pub(super) struct Round {
 }
 
 impl Run {
-    pub(super) fn new(toolbox: &Toolbox, format: Format, messages: Vec<Message>) -> Run {
-        let tools = toolbox.definitions(DefinitionFormat::Transformers);
-        Run {
+    /// A run of `toolbox`'s tools: their definitions and `choice` are
+    /// checked here, once, before the first round.
+    pub(super) fn new(
+        toolbox: &Toolbox,
+        format: Format,
+        choice: &ToolChoice,
+        messages: Vec<Message>,
+    ) -> Result<Run, AgentError> {
+        let json = toolbox.definitions(DefinitionFormat::Transformers);
+        let tools = match ToolDefinition::list_from_json(&json) {
+            Ok(tools) => tools,
+            Err(error) => return Err(AgentError::Definitions { error, messages }),
+        };
+        if let Err(error) = choice.check(&tools) {
+            return Err(AgentError::ToolChoice { error, messages });
+        }
+        Ok(Run {
             started: Instant::now(),
             options: ParseOptions {
-                tools: tools.clone(),
+                tools: json,
                 ..ParseOptions::default()
             },
             tools,
@@ -76,7 +92,7 @@ impl Run {
             stats: RunStats::default(),
             last_calls: String::new(),
             messages,
-        }
+        })
     }
 
     /// A new round, parsing raw text in the model's format.
