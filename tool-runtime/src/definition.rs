@@ -131,7 +131,8 @@ impl ToolDefinition {
     }
 
     /// A definition that was not checked, for code that must take any JSON
-    /// (`Tool::definition`): the name is empty when there is none.
+    /// (a definition `#[tool]` built, one marked grounded): the name is
+    /// empty when there is none.
     pub(crate) fn unchecked(json: &Value) -> ToolDefinition {
         ToolDefinition {
             name: json["function"]["name"]
@@ -260,6 +261,16 @@ impl ToolDefinition {
             .and_then(Value::as_object)
             .into_iter()
             .flatten()
+    }
+}
+
+/// For `#[tool]`'s generated code: the definition it built, checked; kept
+/// as it is should the checks refuse it (the macro builds object schemas),
+/// so that a tool never panics for its definition.
+pub fn generated(json: Value) -> ToolDefinition {
+    match ToolDefinition::from_json(&json) {
+        Ok(definition) => definition,
+        Err(_) => ToolDefinition::unchecked(&json),
     }
 }
 

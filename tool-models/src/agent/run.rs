@@ -4,9 +4,7 @@
 use std::time::Instant;
 
 use serde_json::Value;
-use tool_runtime::{
-    DefinitionFormat, InvalidToolCall, Message, ToolCall, ToolChoice, ToolDefinition, Toolbox,
-};
+use tool_runtime::{InvalidToolCall, Message, ToolCall, ToolChoice, ToolDefinition, Toolbox};
 
 use super::{AgentError, AgentEvent, AgentRun, ModelDelta, RunStats, Turn, TurnError, TurnRequest};
 use crate::parse::{Format, ParseOptions, StreamEvent, StreamParser};
@@ -73,8 +71,8 @@ impl Run {
         choice: &ToolChoice,
         messages: Vec<Message>,
     ) -> Result<Run, AgentError> {
-        let json = toolbox.definitions(DefinitionFormat::Transformers);
-        let tools = match ToolDefinition::list_from_json(&json) {
+        let json = toolbox.tool_definitions().map(ToolDefinition::as_json);
+        let tools = match ToolDefinition::list_from_json(json) {
             Ok(tools) => tools,
             Err(error) => return Err(AgentError::Definitions { error, messages }),
         };
@@ -84,7 +82,7 @@ impl Run {
         Ok(Run {
             started: Instant::now(),
             options: ParseOptions {
-                tools: json,
+                tools: tools.iter().map(ToolDefinition::to_json).collect(),
                 ..ParseOptions::default()
             },
             tools,
