@@ -203,7 +203,7 @@ pub fn definitions() -> Vec<Value> {
 
 /// The definition of one demo tool, by name.
 pub fn definition(name: &str) -> Option<Value> {
-    toolbox().get(name).map(|t| t.definition().clone())
+    toolbox().get(name).map(|t| t.definition().to_json())
 }
 
 /// A number as JSON: an integer when it is one (`42`, not `42.0`), so that

@@ -7,6 +7,7 @@ use tool_use::models::generate::GenerateOptions;
 use tool_use::models::model::tiny::{write_tiny_model, TinySpec};
 use tool_use::models::model::Model;
 use tool_use::models::parse::{Format, ParseOptions};
+use tool_use::runtime::ToolDefinition;
 use tool_use::ToolChoice;
 use tool_use::{tool, toolbox, DefinitionFormat, Message, Role};
 
@@ -92,7 +93,7 @@ fn a_random_model_constrained_writes_100_of_100_valid_calls() {
         let name = ["book_table", "convert_currency"][seed as usize % 2];
         let request = tool_use::models::agent::TurnRequest {
             messages: &messages,
-            tools: &definitions,
+            tools: &ToolDefinition::list_from_json(&definitions).unwrap(),
             tool_choice: &ToolChoice::Named(name.into()),
         };
         let turn = chat.respond(&request, &mut |_| {}).unwrap();
@@ -136,7 +137,7 @@ fn unconstrained_a_random_model_does_not_manage_valid_calls() {
     let messages = [Message::user("Book a table.")];
     let request = tool_use::models::agent::TurnRequest {
         messages: &messages,
-        tools: &definitions,
+        tools: &ToolDefinition::list_from_json(&definitions).unwrap(),
         tool_choice: &ToolChoice::Required,
     };
     let turn = chat.respond(&request, &mut |_| {}).unwrap();
@@ -200,7 +201,7 @@ fn a_grounded_argument_is_always_a_run_of_the_users_words_and_the_prompt_hides_t
     let mut chat = LocalChat::new(tiny_model(5)).unwrap();
     let request = tool_use::models::agent::TurnRequest {
         messages: &messages,
-        tools: &definitions,
+        tools: &ToolDefinition::list_from_json(&definitions).unwrap(),
         tool_choice: &ToolChoice::Named("weather_in".into()),
     };
     let prepared = chat.prepare(&request, None).unwrap();

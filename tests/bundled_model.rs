@@ -5,6 +5,7 @@ use tool_use::models::agent::{ChatModel, LocalChat, TurnRequest};
 use tool_use::models::generate::GenerateOptions;
 use tool_use::models::model::Model;
 use tool_use::models::parse::{Format, ParseOptions};
+use tool_use::runtime::ToolDefinition;
 use tool_use::Message;
 use tool_use::ToolChoice;
 
@@ -82,7 +83,7 @@ fn the_bundled_model_calls_a_demo_tool_that_validates() {
     let messages = [Message::user("What's the temperature in Paris right now?")];
     let request = TurnRequest {
         messages: &messages,
-        tools: &tools,
+        tools: &ToolDefinition::list_from_json(&tools).unwrap(),
         // One named call: the test is about the pipeline (template, tokenizer,
         // weights, grammar), not the model's judgement, which `tool-train eval`
         // measures.

@@ -31,7 +31,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 use tool_use::mcp::McpServer;
-use tool_use::runtime::Invocation;
+use tool_use::runtime::{Invocation, ToolDefinition};
 use tool_use::{tool, Tool};
 
 /// A 1×1 red PNG.
@@ -54,14 +54,14 @@ fn test_error_handling() -> Result<String, String> {
 /// A hand-made tool whose schema uses JSON Schema 2020-12 (SEP-1613: the
 /// server must pass `$schema`, `$defs` and `additionalProperties` on).
 struct JsonSchema2020 {
-    definition: Value,
+    definition: ToolDefinition,
 }
 
 impl Tool for JsonSchema2020 {
     fn name(&self) -> &str {
         "json_schema_2020_12_tool"
     }
-    fn definition(&self) -> &Value {
+    fn definition(&self) -> &ToolDefinition {
         &self.definition
     }
     fn invoke(self: Arc<Self>, args: serde_json::Map<String, Value>) -> Invocation {
@@ -71,7 +71,7 @@ impl Tool for JsonSchema2020 {
 
 fn json_schema_2020() -> JsonSchema2020 {
     JsonSchema2020 {
-        definition: json!({"type": "function", "function": {
+        definition: ToolDefinition::from_json(&json!({"type": "function", "function": {
             "name": "json_schema_2020_12_tool",
             "description": "Tool with JSON Schema 2020-12 features",
             "parameters": {
@@ -82,7 +82,8 @@ fn json_schema_2020() -> JsonSchema2020 {
                 "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
                 "additionalProperties": false
             }
-        }}),
+        }}))
+        .unwrap(),
     }
 }
 

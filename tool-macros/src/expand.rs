@@ -212,8 +212,14 @@ fn definition_items(def: &Definition, krate: &TokenStream) -> TokenStream {
         #schema_const
         /// The tool definition `{"type": "function", "function": {...}}`, built once.
         pub fn schema() -> &'static #value {
-            static SCHEMA: ::std::sync::OnceLock<#value> = ::std::sync::OnceLock::new();
-            SCHEMA.get_or_init(|| #build)
+            Self::__definition().as_json()
+        }
+        /// The tool definition, built and read once.
+        #[doc(hidden)]
+        pub fn __definition() -> &'static #krate::__private::ToolDefinition {
+            static DEFINITION: ::std::sync::OnceLock<#krate::__private::ToolDefinition> =
+                ::std::sync::OnceLock::new();
+            DEFINITION.get_or_init(|| #krate::__private::definition(#build))
         }
         /// The `parameters` schema with every bound serde enforces, built once.
         #[doc(hidden)]
@@ -292,8 +298,8 @@ fn tool_impl(
             fn name(&self) -> &str {
                 Self::NAME
             }
-            fn definition(&self) -> &#p::serde_json::Value {
-                Self::schema()
+            fn definition(&self) -> &#p::ToolDefinition {
+                Self::__definition()
             }
             fn validation_schema(&self) -> &#p::serde_json::Value {
                 Self::__validation_schema()

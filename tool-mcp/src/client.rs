@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::runtime::{Handle, Runtime};
-use tool_runtime::{Invocation, Tool, ToolError};
+use tool_runtime::{Invocation, Tool, ToolDefinition, ToolError};
 
 /// How long one call may take unless [`McpClient::timeout`] says otherwise.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
@@ -194,9 +194,11 @@ impl McpClient {
             function.insert("description".into(), Value::String(d.to_string()));
         }
         function.insert("parameters".into(), schema.clone());
+        let definition = json!({"type": "function", "function": function});
+        let definition = ToolDefinition::from_json(&definition).map_err(|e| bad(&e.to_string()))?;
         Ok(McpTool {
             name,
-            definition: json!({"type": "function", "function": function}),
+            definition,
             schema,
             client: self.clone(),
         })
@@ -208,7 +210,7 @@ impl McpClient {
 #[derive(Debug)]
 pub struct McpTool {
     name: String,
-    definition: Value,
+    definition: ToolDefinition,
     schema: Value,
     client: McpClient,
 }
@@ -218,7 +220,7 @@ impl Tool for McpTool {
         &self.name
     }
 
-    fn definition(&self) -> &Value {
+    fn definition(&self) -> &ToolDefinition {
         &self.definition
     }
 

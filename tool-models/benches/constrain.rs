@@ -44,7 +44,7 @@ fn bench(c: &mut Criterion) {
         let t0 = Instant::now();
         let env = TokenEnv::new(&tok, &[eos]).unwrap();
         let env_time = t0.elapsed();
-        let tools = constrain_util::tools();
+        let tools = constrain_util::definitions(&constrain_util::tools());
         let t0 = Instant::now();
         let fresh = ToolConstraint::new(&env, Format::Hermes, &tools, &ToolChoice::Auto).unwrap();
         let compile = t0.elapsed();
@@ -133,7 +133,7 @@ fn families(_: &mut Criterion) {
     use constrain_util::families::{vocab, CASES};
     let step = decode_step();
     eprintln!("bundled model: {step:.2?} per decoded token");
-    let tools = constrain_util::tools();
+    let tools = constrain_util::definitions(&constrain_util::tools());
     for (i, case) in CASES.iter().enumerate() {
         let (tok, env, bias) = vocab(case);
         let f = case.format;

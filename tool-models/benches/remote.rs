@@ -16,7 +16,7 @@ use serde_json::json;
 use std::hint::black_box;
 use tool_models::agent::{ChatModel, TurnRequest};
 use tool_models::remote::{ChunkMerger, RemoteChat};
-use tool_runtime::{Message, ToolChoice};
+use tool_runtime::{Message, ToolChoice, ToolDefinition};
 
 /// A typical streamed turn: 48 content pieces, then a call in 14 fragments.
 fn payloads() -> Vec<String> {
@@ -130,6 +130,7 @@ fn bench(c: &mut Criterion) {
             "location": {"type": "string"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
             "required": ["location", "unit"]}}}),
     ];
+    let tools = ToolDefinition::list_from_json(&tools).unwrap();
     let request = TurnRequest {
         messages: &messages,
         tools: &tools,

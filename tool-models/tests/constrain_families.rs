@@ -56,7 +56,13 @@ fn every_format_writes_hundred_of_hundred_valid_calls() {
             );
         }
         if let Some(open) = c.specials.first().and_then(|m| tok.token_to_id(m)) {
-            let mut none = ToolConstraint::new(&env, f, &tools, &ToolChoice::None).unwrap();
+            let mut none = ToolConstraint::new(
+                &env,
+                f,
+                &constrain_util::definitions(&tools),
+                &ToolChoice::None,
+            )
+            .unwrap();
             if f != Format::Harmony {
                 assert!(!none.allowed().unwrap().unwrap().contains(open), "{f}");
             }

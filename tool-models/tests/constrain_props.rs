@@ -91,7 +91,7 @@ proptest! {
         let (tok, env) = env();
         let tool = json!({"type": "function", "function": {"name": "f", "parameters": params}});
         let choice = if auto { ToolChoice::Auto } else { ToolChoice::Required };
-        let fresh = ToolConstraint::new(env, Format::Hermes, std::slice::from_ref(&tool), &choice)
+        let fresh = ToolConstraint::new(env, Format::Hermes, &constrain_util::definitions(std::slice::from_ref(&tool)), &choice)
             .unwrap_or_else(|e| panic!("{params}: {e}"));
         let mut model = RandomModel::new(tok, env, &Bias::default(), seed);
         for _ in 0..3 {

@@ -108,14 +108,18 @@ fn template_calls_are_accepted() {
         );
         let tok = tokenizer_with(600, &added, 3);
         let env = TokenEnv::new(&tok, &[tok.token_to_id("<|im_end|>").unwrap()]).unwrap();
-        let mut c =
-            match ToolConstraint::new(&env, format, tools.as_array().unwrap(), &ToolChoice::Auto) {
-                Ok(c) => c,
-                Err(e) => {
-                    failures.push(format!("{name} ({format}): {e}"));
-                    continue;
-                }
-            };
+        let mut c = match ToolConstraint::new(
+            &env,
+            format,
+            &constrain_util::definitions(tools.as_array().unwrap()),
+            &ToolChoice::Auto,
+        ) {
+            Ok(c) => c,
+            Err(e) => {
+                failures.push(format!("{name} ({format}): {e}"));
+                continue;
+            }
+        };
         let mut accepted = 0;
         for (id, end) in tokens(part, &specials, &tok) {
             if !c.allowed().unwrap().is_none_or(|s| s.contains(id)) {

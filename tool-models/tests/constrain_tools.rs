@@ -3,13 +3,13 @@
 mod constrain_util;
 
 use constrain_util::{
-    run, small, tokenizer_with, tools, with_calls, with_specials, Bias, SPECIALS,
+    definitions, run, small, tokenizer_with, tools, with_calls, with_specials, Bias, SPECIALS,
 };
 use serde_json::json;
 use tool_models::constrain::{ConstrainError, TokenEnv, ToolConstraint};
 use tool_models::generate::TokenConstraint;
 use tool_models::parse::Format;
-use tool_runtime::ToolChoice;
+use tool_runtime::{ToolChoice, ToolDefinition};
 
 #[test]
 fn hermes_auto_hundred_of_hundred_valid() {
@@ -55,7 +55,13 @@ fn hermes_plain_text_markers() {
     let open = tok.token_to_id("<tool_call>").unwrap();
     assert_eq!(env.token_bytes(open), b"<tool_call>");
     let tools = tools();
-    let c = ToolConstraint::new(&env, Format::Hermes, &tools, &ToolChoice::Auto).unwrap();
+    let c = ToolConstraint::new(
+        &env,
+        Format::Hermes,
+        &definitions(&tools),
+        &ToolChoice::Auto,
+    )
+    .unwrap();
     assert!(c.grammar().contains("head[lazy]"), "{}", c.grammar());
     // Inside a string the end marker cannot appear: the parser would end
     // the call there.
@@ -89,7 +95,13 @@ fn hermes_marker_spelled_in_byte_tokens() {
     // No added tokens for the markers at all: they take several tokens.
     let (tok, env) = with_specials(&["<|im_end|>"]);
     let tools = tools();
-    let mut c = ToolConstraint::new(&env, Format::Hermes, &tools, &ToolChoice::Auto).unwrap();
+    let mut c = ToolConstraint::new(
+        &env,
+        Format::Hermes,
+        &definitions(&tools),
+        &ToolChoice::Auto,
+    )
+    .unwrap();
     let byte = |b: u8| {
         tok.token_to_id(&constrain_util::byte_to_char()[b as usize].to_string())
             .unwrap()
@@ -187,7 +199,8 @@ fn json_families_hundred_of_hundred_valid() {
             _ => None,
         };
         if let Some(open) = special.and_then(|m| tok.token_to_id(m)) {
-            let mut none = ToolConstraint::new(&env, format, &tools, &ToolChoice::None).unwrap();
+            let mut none =
+                ToolConstraint::new(&env, format, &definitions(&tools), &ToolChoice::None).unwrap();
             assert!(!none.allowed().unwrap().unwrap().contains(open), "{format}");
         }
     }
@@ -220,7 +233,13 @@ fn none_never_calls() {
     let (tok, env) = small();
     let tools = tools();
     let open = tok.token_to_id("<tool_call>").unwrap();
-    let mut c = ToolConstraint::new(&env, Format::Hermes, &tools, &ToolChoice::None).unwrap();
+    let mut c = ToolConstraint::new(
+        &env,
+        Format::Hermes,
+        &definitions(&tools),
+        &ToolChoice::None,
+    )
+    .unwrap();
     assert!(!c.allowed().unwrap().unwrap().contains(open));
     // Even a model that wants nothing but to call cannot.
     let mut bias = Bias::default();
@@ -333,7 +352,7 @@ fn errors_are_clear() {
     let e = ToolConstraint::new(
         &env,
         Format::Hermes,
-        &tools,
+        &definitions(&tools),
         &ToolChoice::Named("fly".into()),
     )
     .unwrap_err();
@@ -348,18 +367,13 @@ fn errors_are_clear() {
     assert_eq!(tool_models::constrain::SUPPORTED, Format::ids().as_slice());
     let bad = vec![json!({"type": "function", "function": {"name": "f",
         "parameters": {"type": "object", "properties": {"x": {"type": "integer", "minimum": 5, "maximum": 1}}, "required": ["x"]}}})];
-    let e = ToolConstraint::new(&env, Format::Hermes, &bad, &ToolChoice::Auto).unwrap_err();
+    let e = ToolConstraint::new(&env, Format::Hermes, &definitions(&bad), &ToolChoice::Auto)
+        .unwrap_err();
     assert!(
         matches!(&e, ConstrainError::Schema { what, .. } if what == "tool `f`'s parameters"),
         "{e}"
     );
-    let e = ToolConstraint::new(
-        &env,
-        Format::Hermes,
-        &[json!({"function": {}})],
-        &ToolChoice::Auto,
-    )
-    .unwrap_err();
+    let e = ToolDefinition::list_from_json(&[json!({"function": {}})]).unwrap_err();
     assert!(
         e.to_string()
             .starts_with("tool definition #0: expected `function.name`"),
@@ -371,7 +385,13 @@ fn errors_are_clear() {
 fn commit_rejects_disallowed_tokens() {
     let (tok, env) = small();
     let close = tok.token_to_id("</tool_call>").unwrap();
-    let mut c = ToolConstraint::new(&env, Format::Hermes, &tools(), &ToolChoice::Required).unwrap();
+    let mut c = ToolConstraint::new(
+        &env,
+        Format::Hermes,
+        &definitions(&tools()),
+        &ToolChoice::Required,
+    )
+    .unwrap();
     let allowed = c.allowed().unwrap().unwrap();
     assert!(!allowed.contains(close));
     let e = c.commit(close).unwrap_err();
@@ -385,7 +405,7 @@ fn required_call_then_only_eos_or_another_call() {
     let mut c = ToolConstraint::new(
         &env,
         Format::Hermes,
-        &tools(),
+        &definitions(&tools()),
         &ToolChoice::Named("now".into()),
     )
     .unwrap();

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use tool_models::agent::{Agent, AgentError, AgentEvent};
 use tool_models::parse::StreamEvent;
 use tool_models::remote::{RemoteChat, RemoteError, Timeouts};
-use tool_runtime::{Invocation, Message, Role, Tool, ToolCall, Toolbox};
+use tool_runtime::{Invocation, Message, Role, Tool, ToolCall, ToolDefinition, Toolbox};
 
 /// What the server does with one request.
 enum Reply {
@@ -193,12 +193,12 @@ fn streamed_answer(text: &str) -> Vec<String> {
 /// The toolbox the tests' model calls: one tool, written by hand (the
 /// `#[tool]` macro belongs to the `tool-use` facade).
 fn toolbox() -> Toolbox {
-    struct Temperature(Value);
+    struct Temperature(ToolDefinition);
     impl Tool for Temperature {
         fn name(&self) -> &str {
             "get_temperature"
         }
-        fn definition(&self) -> &Value {
+        fn definition(&self) -> &ToolDefinition {
             &self.0
         }
         fn invoke(self: Arc<Self>, args: serde_json::Map<String, Value>) -> Invocation {
@@ -210,6 +210,7 @@ fn toolbox() -> Toolbox {
         "description": "The temperature in a city.",
         "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
             "required": ["city"]}}});
+    let definition = ToolDefinition::from_json(&definition).unwrap();
     Toolbox::new().with(Temperature(definition)).unwrap()
 }
 

@@ -18,16 +18,16 @@ use tool_models::agent::{Agent, AgentEvent};
 use tool_models::model::tiny::TINY_CHAT_TEMPLATE;
 use tool_models::parse::StreamEvent;
 use tool_models::remote::{RemoteChat, RequestOptions, Timeouts};
-use tool_runtime::{Invocation, Message, Role, Tool, Toolbox};
+use tool_runtime::{Invocation, Message, Role, Tool, ToolDefinition, Toolbox};
 
 /// The one tool offered.
 fn toolbox() -> Toolbox {
-    struct Lookup(Value);
+    struct Lookup(ToolDefinition);
     impl Tool for Lookup {
         fn name(&self) -> &str {
             "lookup"
         }
-        fn definition(&self) -> &Value {
+        fn definition(&self) -> &ToolDefinition {
             &self.0
         }
         fn invoke(self: Arc<Self>, args: serde_json::Map<String, Value>) -> Invocation {
@@ -38,10 +38,11 @@ fn toolbox() -> Toolbox {
     }
     Toolbox::new()
         .with(Lookup(
-            json!({"type": "function", "function": {"name": "lookup",
+            ToolDefinition::from_json(&json!({"type": "function", "function": {"name": "lookup",
             "description": "Look a word up.",
             "parameters": {"type": "object", "properties": {"word": {"type": "string"}},
-                "required": ["word"]}}}),
+                "required": ["word"]}}}))
+            .unwrap(),
         ))
         .unwrap()
 }

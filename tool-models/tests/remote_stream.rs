@@ -8,7 +8,7 @@ use tool_models::parse::StreamEvent;
 use tool_models::remote::{
     chat_request, ChunkMerger, Completion, RemoteError, RequestOptions, Usage,
 };
-use tool_runtime::{InvalidToolCall, Message, ToolCall, ToolChoice};
+use tool_runtime::{InvalidToolCall, Message, ToolCall, ToolChoice, ToolDefinition};
 
 /// What a whole stream amounts to.
 #[derive(Debug, Default, PartialEq)]
@@ -394,8 +394,10 @@ fn a_request_carries_the_conversation_as_the_api_wants_it() {
         parallel_tool_calls: Some(false),
         ..RequestOptions::default()
     };
-    let tools =
-        [json!({"type": "function", "function": {"name": "get_weather", "parameters": {}}})];
+    let tools = ToolDefinition::list_from_json(&[
+        json!({"type": "function", "function": {"name": "get_weather", "parameters": {}}}),
+    ])
+    .unwrap();
     let body = chat_request(
         "m",
         &messages,

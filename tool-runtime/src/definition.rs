@@ -131,7 +131,8 @@ impl ToolDefinition {
     }
 
     /// A definition that was not checked, for code that must take any JSON
-    /// (`Tool::definition`): the name is empty when there is none.
+    /// (a definition `#[tool]` built, one marked grounded): the name is
+    /// empty when there is none.
     pub(crate) fn unchecked(json: &Value) -> ToolDefinition {
         ToolDefinition {
             name: json["function"]["name"]
@@ -194,6 +195,46 @@ impl ToolDefinition {
         parameters
     }
 
+    /// This definition without the grounding marker, as a model is shown
+    /// it; `self` again (a clone) when no parameter carries the marker.
+    pub fn without_grounding(&self) -> ToolDefinition {
+        self.map_grounded(|_| {})
+    }
+
+    /// This definition with the grounding marker removed from every
+    /// parameter and `edit` applied to the schema of each parameter that was
+    /// marked grounded (`"x-grounded": true`). The name stays; `edit` must
+    /// keep the schema a schema (narrow it, say with an `enum`).
+    pub fn map_grounded(&self, mut edit: impl FnMut(&mut Map<String, Value>)) -> ToolDefinition {
+        let mut json = self.json.clone();
+        if let Some(properties) = json
+            .pointer_mut("/function/parameters/properties")
+            .and_then(Value::as_object_mut)
+        {
+            for schema in properties.values_mut().filter_map(Value::as_object_mut) {
+                if crate::format::take_grounded(schema) {
+                    edit(schema);
+                }
+            }
+        }
+        ToolDefinition {
+            name: self.name.clone(),
+            json,
+        }
+    }
+
+    /// This definition with every free string parameter (and list of them)
+    /// marked grounded, as [`ground_free_strings`](crate::ground_free_strings)
+    /// marks a definition in JSON.
+    pub fn with_free_strings_grounded(&self) -> ToolDefinition {
+        let mut json = self.json.clone();
+        crate::ground_free_strings(&mut json);
+        ToolDefinition {
+            name: self.name.clone(),
+            json,
+        }
+    }
+
     /// The transformers form, as it was read.
     pub fn as_json(&self) -> &Value {
         &self.json
@@ -220,6 +261,16 @@ impl ToolDefinition {
             .and_then(Value::as_object)
             .into_iter()
             .flatten()
+    }
+}
+
+/// For `#[tool]`'s generated code: the definition it built, checked; kept
+/// as it is should the checks refuse it (the macro builds object schemas),
+/// so that a tool never panics for its definition.
+pub fn generated(json: Value) -> ToolDefinition {
+    match ToolDefinition::from_json(&json) {
+        Ok(definition) => definition,
+        Err(_) => ToolDefinition::unchecked(&json),
     }
 }
 
@@ -328,6 +379,23 @@ impl TryFrom<Value> for ToolDefinition {
 impl From<ToolDefinition> for Value {
     fn from(d: ToolDefinition) -> Value {
         d.json
+    }
+}
+
+/// Reads a key of the transformers form (`definition["function"]`), as on
+/// the JSON it was read from; `null` for a key it does not have.
+impl std::ops::Index<&str> for ToolDefinition {
+    type Output = Value;
+
+    fn index(&self, key: &str) -> &Value {
+        &self.json[key]
+    }
+}
+
+/// The transformers form as compact JSON text, as it was read.
+impl std::fmt::Display for ToolDefinition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.json.fmt(f)
     }
 }
 

@@ -5,6 +5,7 @@
 use crate::format::GROUNDED;
 use crate::tool::{Invocation, Tool};
 use crate::toolbox::{Toolbox, ToolboxError};
+use crate::ToolDefinition;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -12,7 +13,7 @@ use std::sync::Arc;
 /// is the wrapped tool's.
 struct Grounded {
     inner: Arc<dyn Tool>,
-    definition: Value,
+    definition: ToolDefinition,
 }
 
 impl Tool for Grounded {
@@ -20,7 +21,7 @@ impl Tool for Grounded {
         self.inner.name()
     }
 
-    fn definition(&self) -> &Value {
+    fn definition(&self) -> &ToolDefinition {
         &self.definition
     }
 
@@ -64,7 +65,7 @@ impl Toolbox {
             });
         };
         let inner = self.tools[index].clone();
-        let mut definition = inner.definition().clone();
+        let mut definition = inner.definition().to_json();
         let mut properties = definition
             .pointer_mut("/function/parameters/properties")
             .and_then(Value::as_object_mut);
@@ -85,6 +86,7 @@ impl Toolbox {
                 obj.insert(GROUNDED.into(), Value::Bool(true));
             }
         }
+        let definition = ToolDefinition::unchecked(&definition);
         self.tools[index] = Arc::new(Grounded { inner, definition });
         Ok(())
     }
@@ -94,8 +96,9 @@ impl Toolbox {
     /// user wrote rather than make values up.
     pub fn ground_free_strings(mut self) -> Toolbox {
         for tool in &mut self.tools {
-            let mut definition = tool.definition().clone();
+            let mut definition = tool.definition().to_json();
             if ground_free_strings(&mut definition) > 0 {
+                let definition = ToolDefinition::unchecked(&definition);
                 let inner = tool.clone();
                 *tool = Arc::new(Grounded { inner, definition });
             }
@@ -134,13 +137,13 @@ mod tests {
     use crate::tool::ToolResult;
     use serde_json::json;
 
-    struct Weather(Value);
+    struct Weather(ToolDefinition);
 
     impl Tool for Weather {
         fn name(&self) -> &str {
             "weather"
         }
-        fn definition(&self) -> &Value {
+        fn definition(&self) -> &ToolDefinition {
             &self.0
         }
         fn invoke(self: Arc<Self>, args: Map<String, Value>) -> Invocation {
@@ -153,13 +156,16 @@ mod tests {
     fn toolbox() -> Toolbox {
         Toolbox::new()
             .with(Weather(
-                json!({"type": "function", "function": {"name": "weather",
+                ToolDefinition::from_json(
+                    &json!({"type": "function", "function": {"name": "weather",
                 "description": "d", "parameters": {"type": "object", "properties": {
                     "city": {"type": "string", "description": "c"},
                     "unit": {"type": "string", "enum": ["c", "f"]},
                     "days": {"type": "integer"},
                     "with": {"type": "array", "items": {"type": "string"}}
                 }, "required": ["city"]}}}),
+                )
+                .unwrap(),
             ))
             .unwrap()
     }

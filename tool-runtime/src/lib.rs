@@ -61,10 +61,12 @@ pub use validate::Policy;
 /// Items used by macro-generated code; not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::definition::generated as definition;
     pub use crate::exec::BoxFuture;
     pub use crate::schema::{array, extend, inline_schema, object, parse_schema, ParamSchema};
     pub use crate::tool::{output, result_output, take_arg, Invocation, Tool, ToolResult};
     pub use crate::toolbox::ToolSet;
+    pub use crate::ToolDefinition;
     pub use serde_json;
 }
 

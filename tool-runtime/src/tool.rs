@@ -3,6 +3,7 @@
 
 use crate::error::{ArgIssue, ToolError};
 use crate::exec::BoxFuture;
+use crate::ToolDefinition;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -27,8 +28,9 @@ pub trait Tool: Send + Sync + 'static {
     /// The name the model calls the tool by.
     fn name(&self) -> &str;
 
-    /// The definition: `{"type": "function", "function": {"name", "description", "parameters"}}`.
-    fn definition(&self) -> &Value;
+    /// The definition: `{"type": "function", "function": {"name", "description", "parameters"}}`,
+    /// read once ([`ToolDefinition::from_json`]).
+    fn definition(&self) -> &ToolDefinition;
 
     /// The schema arguments are checked against before [`Tool::invoke`]: the
     /// definition's `parameters` unless the tool knows more (`#[tool]` adds the

@@ -9,6 +9,7 @@ use crate::json_kind;
 use crate::message::Message;
 use crate::tool::{Invocation, Tool, ToolResult};
 use crate::validate::{validate_arguments, Policy};
+use crate::ToolDefinition;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -163,11 +164,16 @@ impl Toolbox {
         self.tools.is_empty()
     }
 
+    /// The tools' definitions, in order.
+    pub fn tool_definitions(&self) -> impl Iterator<Item = &ToolDefinition> + '_ {
+        self.tools.iter().map(|t| t.definition())
+    }
+
     /// The definitions in `format`, ready for the API's `tools` field or a
     /// chat template's `tools` variable.
     pub fn definitions(&self, format: DefinitionFormat) -> Vec<Value> {
-        let defs: Vec<&Value> = self.tools.iter().map(|t| t.definition()).collect();
-        format::convert(&defs, format)
+        let defs: Vec<ToolDefinition> = self.tool_definitions().cloned().collect();
+        format::convert_definitions(&defs, format)
     }
 
     /// Runs one call and returns its result text or the error.

@@ -1,6 +1,6 @@
 //! Why an agent run stopped without an answer.
 
-use tool_runtime::Message;
+use tool_runtime::{DefinitionsError, Message, UnmetChoice};
 
 /// An agent run that ended without a final answer. The transcript so far is
 /// kept, so nothing the model or the tools produced is lost.
@@ -26,13 +26,34 @@ pub enum AgentError {
         /// The transcript up to the failure.
         messages: Vec<Message>,
     },
+    /// A tool's definition is not of the expected shape, or two tools share
+    /// a name: checked before the first round.
+    #[error("{error}")]
+    Definitions {
+        /// Which definition, and what is wrong with it.
+        error: DefinitionsError,
+        /// The conversation as given.
+        messages: Vec<Message>,
+    },
+    /// The agent's `tool_choice` cannot be met by its tools: checked before
+    /// the first round.
+    #[error("{error}")]
+    ToolChoice {
+        /// What the choice asks for and what is offered.
+        error: UnmetChoice,
+        /// The conversation as given.
+        messages: Vec<Message>,
+    },
 }
 
 impl AgentError {
     /// The transcript up to the stop.
     pub fn messages(&self) -> &[Message] {
         match self {
-            AgentError::MaxRounds { messages, .. } | AgentError::Model { messages, .. } => messages,
+            AgentError::MaxRounds { messages, .. }
+            | AgentError::Model { messages, .. }
+            | AgentError::Definitions { messages, .. }
+            | AgentError::ToolChoice { messages, .. } => messages,
         }
     }
 }

@@ -14,8 +14,8 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-use tool_runtime::format::take_grounded;
 pub use tool_runtime::format::GROUNDED;
+use tool_runtime::ToolDefinition;
 
 /// The longest run of words a grounded value may be.
 const MAX_WORDS: usize = 12;
@@ -31,31 +31,28 @@ const SEPARATORS: &[char] = &[',', ';', ':'];
 const SENTENCE_END: &[char] = &['?', '!', '.'];
 
 /// Whether any tool has a grounded parameter.
-pub fn has_grounded(tools: &[Value]) -> bool {
-    tools.iter().any(|t| {
-        properties(t).is_some_and(|p| {
-            p.values()
-                .any(|s| s.get(GROUNDED) == Some(&Value::Bool(true)))
-        })
-    })
+pub fn has_grounded(tools: &[ToolDefinition]) -> bool {
+    tools.iter().any(|t| t.grounded().next().is_some())
 }
 
 /// The definitions without the grounding marker (borrowed when none has it).
-pub fn strip(tools: &[Value]) -> Cow<'_, [Value]> {
-    if !tools
-        .iter()
-        .any(|t| properties(t).is_some_and(|p| p.values().any(|s| s.get(GROUNDED).is_some())))
-    {
+pub fn strip(tools: &[ToolDefinition]) -> Cow<'_, [ToolDefinition]> {
+    if !tools.iter().any(ToolDefinition::has_grounding_marker) {
         return Cow::Borrowed(tools);
     }
-    Cow::Owned(strip_keeping(tools, |_| {}))
+    Cow::Owned(
+        tools
+            .iter()
+            .map(ToolDefinition::without_grounding)
+            .collect(),
+    )
 }
 
 /// The definitions with each grounded string parameter (or each item of a
 /// grounded list of strings) limited to the runs
 /// of words of `sources` ([`candidates`]); the marker itself is removed. A
 /// parameter stays as it was when `sources` hold no words.
-pub fn ground(tools: &[Value], sources: &[&str]) -> Vec<Value> {
+pub fn ground(tools: &[ToolDefinition], sources: &[&str]) -> Vec<ToolDefinition> {
     let candidates: Vec<Value> = candidates(sources).into_iter().map(Value::String).collect();
     let limit = |schema: &mut Map<String, Value>| {
         let is_string = schema.get("type") == Some(&Value::String("string".into()));
@@ -63,15 +60,18 @@ pub fn ground(tools: &[Value], sources: &[&str]) -> Vec<Value> {
             schema.insert("enum".into(), Value::Array(candidates.clone()));
         }
     };
-    let mut tools = strip_keeping(tools, |schema| {
-        // A list of strings: each item.
-        match schema.get_mut("items").and_then(Value::as_object_mut) {
-            Some(items) => limit(items),
-            None => limit(schema),
-        }
-    });
-    tools.shrink_to_fit();
     tools
+        .iter()
+        .map(|tool| {
+            tool.map_grounded(|schema| {
+                // A list of strings: each item.
+                match schema.get_mut("items").and_then(Value::as_object_mut) {
+                    Some(items) => limit(items),
+                    None => limit(schema),
+                }
+            })
+        })
+        .collect()
 }
 
 /// Every run of 1 to 12 words of each source, trimmed of quotes, brackets
@@ -107,55 +107,23 @@ pub fn candidates(sources: &[&str]) -> BTreeSet<String> {
     out
 }
 
-/// The definitions with `edit` applied to each grounded property (the
-/// marker removed first); other properties keep theirs removed too.
-fn strip_keeping(tools: &[Value], mut edit: impl FnMut(&mut Map<String, Value>)) -> Vec<Value> {
-    let mut tools = tools.to_vec();
-    for tool in &mut tools {
-        if let Some(props) = properties_mut(tool) {
-            for schema in props.values_mut().filter_map(Value::as_object_mut) {
-                if take_grounded(schema) {
-                    edit(schema);
-                }
-            }
-        }
-    }
-    tools
-}
-
-fn properties(tool: &Value) -> Option<&Map<String, Value>> {
-    tool.get("function")
-        .unwrap_or(tool)
-        .get("parameters")?
-        .get("properties")?
-        .as_object()
-}
-
-fn properties_mut(tool: &mut Value) -> Option<&mut Map<String, Value>> {
-    let f = if tool.get("function").is_some() {
-        tool.get_mut("function")?
-    } else {
-        tool
-    };
-    f.get_mut("parameters")?
-        .get_mut("properties")?
-        .as_object_mut()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
-    fn tool() -> Value {
-        json!({"type": "function", "function": {"name": "weather", "description": "d",
+    fn tool() -> ToolDefinition {
+        ToolDefinition::from_json(
+            &json!({"type": "function", "function": {"name": "weather", "description": "d",
             "parameters": {"type": "object", "properties": {
                 "city": {"type": "string", "x-grounded": true, "description": "c", "minLength": 1},
                 "unit": {"type": "string", "enum": ["c", "f"], "x-grounded": true},
                 "days": {"type": "integer", "x-grounded": true},
                 "with": {"type": "array", "items": {"type": "string"}, "x-grounded": true},
                 "note": {"type": "string"}
-            }, "required": ["city"]}}})
+            }, "required": ["city"]}}}),
+        )
+        .unwrap()
     }
 
     #[test]

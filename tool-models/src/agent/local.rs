@@ -11,7 +11,7 @@ use crate::model::{Model, ModelError};
 use crate::parse::{generic, Format};
 use crate::template::{RenderOptions, TemplateError};
 use std::borrow::Cow;
-use tool_runtime::{Message, Role};
+use tool_runtime::{Message, Role, ToolDefinition};
 
 /// Why a local model cannot drive the agent.
 #[derive(Debug, thiserror::Error)]
@@ -249,7 +249,8 @@ impl LocalChat {
         if !self.constrain {
             return Ok(None);
         }
-        let tools: Cow<'_, [Value]> = if self.ground && ground::has_grounded(request.tools) {
+        let tools: Cow<'_, [ToolDefinition]> = if self.ground && ground::has_grounded(request.tools)
+        {
             let said: Vec<&str> = request
                 .messages
                 .iter()
@@ -338,7 +339,7 @@ impl LocalChat {
             .ok_or_else(|| LocalChatError::NoTemplate(self.model.path().display().to_string()))?;
         let render = |messages: &[Message]| {
             let options = RenderOptions::new(messages)
-                .tools(&shown)
+                .definitions(&shown)
                 .add_generation_prompt(true)
                 .special_tokens(&self.special_tokens);
             template.render(&options).map(|r| r.text)
@@ -355,7 +356,10 @@ impl LocalChat {
         // The generic tool prompt (the same every round, for the cache, even
         // when the round must answer), in the system message; in the first
         // user message where the template takes no system message.
-        let prompt = generic::system_prompt(shown.iter(), self.generic_lists_tools);
+        let prompt = generic::system_prompt(
+            shown.iter().map(ToolDefinition::as_json),
+            self.generic_lists_tools,
+        );
         match render(&with_system(&messages, &prompt)) {
             Ok(text) => Ok(text),
             Err(_) => Ok(render(&in_first_user_message(&messages, &prompt))?),

@@ -60,20 +60,19 @@ pub use event::AgentEvent;
 pub use local::{LocalChat, LocalChatError, PreparedTurn};
 pub use stats::{RunStats, TurnStats, Usage};
 
-use serde_json::Value;
 use tool_runtime::{Message, Toolbox};
 
 use crate::parse::{Format, StreamEvent};
 use run::{Run, Step};
-use tool_runtime::ToolChoice;
+use tool_runtime::{ToolChoice, ToolDefinition};
 
 /// What the model is asked for in one round.
 #[derive(Debug, Clone, Copy)]
 pub struct TurnRequest<'a> {
     /// The conversation so far.
     pub messages: &'a [Message],
-    /// The tools offered, as transformers-style definitions.
-    pub tools: &'a [Value],
+    /// The tools offered, checked.
+    pub tools: &'a [ToolDefinition],
     /// Whether and which tool the model must call this round.
     pub tool_choice: &'a ToolChoice,
 }
@@ -231,7 +230,12 @@ impl<M: ChatModel> Agent<M> {
         messages: Vec<Message>,
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> Result<AgentRun, AgentError> {
-        let mut run = Run::new(&self.toolbox, self.model.format(), messages);
+        let mut run = Run::new(
+            &self.toolbox,
+            self.model.format(),
+            &self.tool_choice,
+            messages,
+        )?;
         for round in 1..=self.max_rounds {
             on_event(AgentEvent::RoundStart { round });
             let choice = round_choice(&self.tool_choice, round);
@@ -265,7 +269,8 @@ impl<M: AsyncChatModel> Agent<M> {
         messages: Vec<Message>,
         on_event: &mut (dyn FnMut(AgentEvent) + Send),
     ) -> Result<AgentRun, AgentError> {
-        let mut run = Run::new(&self.toolbox, AsyncChatModel::format(&self.model), messages);
+        let format = AsyncChatModel::format(&self.model);
+        let mut run = Run::new(&self.toolbox, format, &self.tool_choice, messages)?;
         for round in 1..=self.max_rounds {
             on_event(AgentEvent::RoundStart { round });
             let choice = round_choice(&self.tool_choice, round);

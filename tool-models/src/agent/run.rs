@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use serde_json::Value;
-use tool_runtime::{DefinitionFormat, InvalidToolCall, Message, ToolCall, ToolChoice, Toolbox};
+use tool_runtime::{InvalidToolCall, Message, ToolCall, ToolChoice, ToolDefinition, Toolbox};
 
 use super::{AgentError, AgentEvent, AgentRun, ModelDelta, RunStats, Turn, TurnError, TurnRequest};
 use crate::parse::{Format, ParseOptions, StreamEvent, StreamParser};
@@ -46,7 +46,7 @@ impl Calls {
 /// The run so far.
 pub(super) struct Run {
     started: Instant,
-    tools: Vec<Value>,
+    tools: Vec<ToolDefinition>,
     format: Format,
     options: ParseOptions,
     stats: RunStats,
@@ -71,12 +71,26 @@ pub(super) struct Round {
 }
 
 impl Run {
-    pub(super) fn new(toolbox: &Toolbox, format: Format, messages: Vec<Message>) -> Run {
-        let tools = toolbox.definitions(DefinitionFormat::Transformers);
-        Run {
+    /// A run of `toolbox`'s tools: their definitions and `choice` are
+    /// checked here, once, before the first round.
+    pub(super) fn new(
+        toolbox: &Toolbox,
+        format: Format,
+        choice: &ToolChoice,
+        messages: Vec<Message>,
+    ) -> Result<Run, AgentError> {
+        let json = toolbox.tool_definitions().map(ToolDefinition::as_json);
+        let tools = match ToolDefinition::list_from_json(json) {
+            Ok(tools) => tools,
+            Err(error) => return Err(AgentError::Definitions { error, messages }),
+        };
+        if let Err(error) = choice.check(&tools) {
+            return Err(AgentError::ToolChoice { error, messages });
+        }
+        Ok(Run {
             started: Instant::now(),
             options: ParseOptions {
-                tools: tools.clone(),
+                tools: tools.iter().map(ToolDefinition::to_json).collect(),
                 ..ParseOptions::default()
             },
             tools,
@@ -86,7 +100,7 @@ impl Run {
             messages,
             previous: Vec::new(),
             answer_now: false,
-        }
+        })
     }
 
     /// A new round, parsing raw text in the model's format.

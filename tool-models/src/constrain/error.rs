@@ -20,14 +20,6 @@ pub enum ConstrainError {
     /// The tool-call format has no grammar here.
     #[error("tool-call format `{0}` is not supported for constrained decoding (supported: {supported})", supported = super::tool::SUPPORTED.join(", "))]
     UnsupportedFormat(String),
-    /// A tool definition is not of the expected shape.
-    #[error("tool definition #{index}: {reason}")]
-    BadTool {
-        /// Position of the definition in the list given.
-        index: usize,
-        /// What was expected and what was found.
-        reason: String,
-    },
     /// `tool_choice` names a tool that is not offered.
     #[error("tool_choice names `{name}`, but the tools offered are: {known}")]
     UnknownTool {

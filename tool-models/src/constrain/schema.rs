@@ -7,7 +7,6 @@
 //! per tool, with every `$ref` following them.
 
 use super::narrow::{bound_numbers, close_objects, each_subschema};
-use super::ConstrainError;
 use serde_json::{json, Map, Value};
 use tool_runtime::ToolDefinition;
 
@@ -17,14 +16,6 @@ pub(crate) struct ToolDef {
     pub(crate) name: String,
     /// The parameters schema, adjusted (see the module docs).
     pub(crate) params: Value,
-}
-
-/// Checks transformers-style definitions (or bare `function` objects).
-pub(crate) fn definitions(tools: &[Value]) -> Result<Vec<ToolDefinition>, ConstrainError> {
-    ToolDefinition::list_from_json(tools).map_err(|e| ConstrainError::BadTool {
-        index: e.index,
-        reason: e.error.to_string(),
-    })
 }
 
 /// The grammar's view of checked definitions: each one's parameters made an
@@ -137,8 +128,8 @@ fn rewrite_refs(schema: &mut Value, prefix: &str, needs_root: &mut bool) {
 mod tests {
     use super::*;
 
-    fn read(tools: &[Value]) -> Result<Vec<ToolDef>, ConstrainError> {
-        Ok(read_tools(&definitions(tools)?))
+    fn read(tools: &[Value]) -> Result<Vec<ToolDef>, tool_runtime::DefinitionsError> {
+        Ok(read_tools(&ToolDefinition::list_from_json(tools)?))
     }
 
     fn tool(name: &str, params: Value) -> Value {

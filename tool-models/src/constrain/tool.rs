@@ -1,12 +1,11 @@
 //! Constrained tool calls: [`ToolConstraint`].
 
 use super::grammar::lark;
-use super::schema::{definitions, layout, read_tools, ToolDef};
+use super::schema::{layout, read_tools, ToolDef};
 use super::session::{forward_constraint_to_session, Session};
 use super::{ConstrainError, TokenEnv};
 use crate::parse::Format;
 use llguidance::api::TopLevelGrammar;
-use serde_json::Value;
 use tool_runtime::{ToolChoice, ToolDefinition, UnmetChoice};
 
 /// The formats [`ToolConstraint`] has a grammar for: every format the
@@ -60,21 +59,9 @@ impl std::fmt::Debug for ToolConstraint {
 }
 
 impl ToolConstraint {
-    /// The constraint for `format`'s calls to `tools` (transformers-style
-    /// definitions, as `tool_runtime::Toolbox::definitions` gives them)
-    /// under `choice`.
+    /// The constraint for `format`'s calls to `tools` (definitions checked
+    /// where they entered: `ToolDefinition::list_from_json`) under `choice`.
     pub fn new(
-        env: &TokenEnv,
-        format: Format,
-        tools: &[Value],
-        choice: &ToolChoice,
-    ) -> Result<ToolConstraint, ConstrainError> {
-        supported(format)?;
-        Self::for_definitions(env, format, &definitions(tools)?, choice)
-    }
-
-    /// [`ToolConstraint::new`] for definitions already checked.
-    pub fn for_definitions(
         env: &TokenEnv,
         format: Format,
         tools: &[ToolDefinition],

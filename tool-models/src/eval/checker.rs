@@ -576,7 +576,10 @@ mod tests {
             id: format!("{category}_0"),
             category,
             messages: Vec::new(),
-            tools: vec![crate::eval::schema::tool_definition(&function)],
+            tools: vec![tool_runtime::ToolDefinition::from_json(
+                &crate::eval::schema::tool_definition(&function),
+            )
+            .unwrap()],
             functions: vec![function],
             answers,
         }

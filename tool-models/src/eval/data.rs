@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use tool_runtime::Message;
+use tool_runtime::{Message, ToolDefinition};
 
 use super::schema::tool_definition;
 use super::{Category, EvalError};
@@ -33,8 +33,9 @@ pub struct Case {
     pub messages: Vec<Message>,
     /// BFCL's function documents, with its Python hint, as its checker reads them.
     pub functions: Vec<Value>,
-    /// The functions as tool definitions for the model (see [`super::schema`]).
-    pub tools: Vec<Value>,
+    /// The functions as tool definitions for the model (see [`super::schema`]),
+    /// checked.
+    pub tools: Vec<ToolDefinition>,
     /// The possible answers (`ground_truth`): one `{name: {param: [values]}}`
     /// per expected call; empty where the category has none.
     pub answers: Vec<Value>,
@@ -237,11 +238,13 @@ fn case(category: Category, question: Value, answer: Option<&Value>) -> Result<C
                 .clone()
         }
     };
+    let tools: Vec<Value> = functions.iter().map(tool_definition).collect();
+    let tools = ToolDefinition::list_from_json(&tools).map_err(|e| e.to_string())?;
     Ok(Case {
         id,
         category,
         messages,
-        tools: functions.iter().map(tool_definition).collect(),
+        tools,
         functions,
         answers,
     })

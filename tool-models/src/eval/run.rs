@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 use serde_json::Value;
-use tool_runtime::{Message, ToolCall, ToolChoice};
+use tool_runtime::{Message, ToolCall, ToolChoice, ToolDefinition};
 
 use super::checker::{check, Verdict};
 use super::decoded::Decoded;
@@ -93,7 +93,7 @@ pub struct Answer {
 /// The model's error.
 pub fn ask(model: &mut dyn ChatModel, request: &TurnRequest<'_>) -> Result<Answer, TurnError> {
     let options = ParseOptions {
-        tools: request.tools.to_vec(),
+        tools: request.tools.iter().map(ToolDefinition::to_json).collect(),
         ..ParseOptions::default()
     };
     let mut parser = model.format().stream(&options);
@@ -112,12 +112,13 @@ pub fn ask(model: &mut dyn ChatModel, request: &TurnRequest<'_>) -> Result<Answe
 
 /// Asks `model` one case and judges the answer.
 pub fn evaluate(case: &Case, model: &mut dyn ChatModel, options: &RunOptions) -> CaseResult {
-    let tools: Cow<'_, [Value]> = if options.grounded {
-        let mut tools = case.tools.clone();
-        for tool in &mut tools {
-            tool_runtime::ground_free_strings(tool);
-        }
-        Cow::Owned(tools)
+    let tools: Cow<'_, [ToolDefinition]> = if options.grounded {
+        Cow::Owned(
+            case.tools
+                .iter()
+                .map(ToolDefinition::with_free_strings_grounded)
+                .collect(),
+        )
     } else {
         Cow::Borrowed(&case.tools)
     };

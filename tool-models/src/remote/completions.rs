@@ -49,7 +49,7 @@ impl Completions {
             .add_generation_prompt(true)
             .special_tokens(&self.special_tokens);
         if !shown.is_empty() {
-            render = render.tools(&shown);
+            render = render.definitions(&shown);
         }
         Ok(self
             .template

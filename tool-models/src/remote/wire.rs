@@ -1,7 +1,7 @@
 //! Chat Completions request bodies.
 
 use serde_json::{json, Map, Value};
-use tool_runtime::{Message, Role, ToolChoice};
+use tool_runtime::{Message, Role, ToolChoice, ToolDefinition};
 
 /// How the answer must be shaped (`response_format`).
 #[derive(Debug, Clone, PartialEq)]
@@ -108,11 +108,11 @@ pub fn wire_message(message: &Message) -> Value {
 /// ```
 /// use serde_json::json;
 /// use tool_models::remote::{chat_request, RequestOptions};
-/// use tool_runtime::{Message, ToolChoice};
+/// use tool_runtime::{Message, ToolChoice, ToolDefinition};
 ///
-/// let tools = [json!({"type": "function", "function": {
+/// let tools = ToolDefinition::list_from_json(&[json!({"type": "function", "function": {
 ///     "name": "get_weather", "description": "Weather.", "parameters": {"type": "object"},
-///     "return": {"type": "string"}}})];
+///     "return": {"type": "string"}}})])?;
 /// let body = chat_request(
 ///     "qwen2.5", &[Message::user("Weather in Paris?")], &tools,
 ///     &ToolChoice::Named("get_weather".into()), &RequestOptions::default(), true,
@@ -120,11 +120,12 @@ pub fn wire_message(message: &Message) -> Value {
 /// assert_eq!(body["tool_choice"], json!({"type": "function", "function": {"name": "get_weather"}}));
 /// assert!(body["tools"][0]["function"].get("return").is_none());
 /// assert_eq!(body["stream_options"]["include_usage"], true);
+/// # Ok::<(), tool_runtime::DefinitionsError>(())
 /// ```
 pub fn chat_request(
     model: &str,
     messages: &[Message],
-    tools: &[Value],
+    tools: &[ToolDefinition],
     tool_choice: &ToolChoice,
     options: &RequestOptions,
     stream: bool,
@@ -196,9 +197,9 @@ pub(super) fn add_sampling(body: &mut Map<String, Value>, options: &RequestOptio
 }
 
 /// A tool definition with only the keys the API defines.
-fn api_tool(tool: &Value) -> Value {
-    let Some(function) = tool.get("function").and_then(Value::as_object) else {
-        return tool.clone();
+fn api_tool(tool: &ToolDefinition) -> Value {
+    let Some(function) = tool["function"].as_object() else {
+        return tool.to_json();
     };
     let kept: Map<String, Value> = function
         .iter()

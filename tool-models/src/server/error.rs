@@ -119,9 +119,7 @@ impl From<LocalChatError> for ApiError {
         let message = e.to_string();
         match e {
             LocalChatError::Constrain(c) => match c {
-                ConstrainError::BadTool { .. } | ConstrainError::Schema { .. } => {
-                    ApiError::param("tools", message)
-                }
+                ConstrainError::Schema { .. } => ApiError::param("tools", message),
                 ConstrainError::UnknownTool { .. } | ConstrainError::NoTools(_) => {
                     ApiError::param("tool_choice", message)
                 }

@@ -13,8 +13,8 @@ use super::error::ApiError;
 pub(crate) struct ChatRequest {
     pub model: Option<String>,
     pub messages: Vec<Message>,
-    /// OpenAI's `tools`, which is also the form templates take.
-    pub tools: Vec<Value>,
+    /// OpenAI's `tools`, checked; their JSON is also the form templates take.
+    pub tools: Vec<ToolDefinition>,
     pub tool_choice: ToolChoice,
     pub parallel_tool_calls: bool,
     /// The schema answers must follow (`response_format`).
@@ -46,7 +46,6 @@ impl ChatRequest {
         let messages = messages(fields.get("messages"))?;
         let tools = tools(fields.get("tools"))?;
         let tool_choice = tool_choice(fields.get("tool_choice"), &tools)?;
-        let tools = tools.into_iter().map(ToolDefinition::into_json).collect();
         let max_tokens = match fields.count("max_completion_tokens")? {
             Some(n) => Some(n),
             None => fields.count("max_tokens")?,

@@ -14,6 +14,7 @@ use super::request::ChatRequest;
 use crate::agent::{ChatModel, LocalChat, TurnRequest, Usage};
 use crate::generate::{CancelFlag, GenerateOptions, StopReason};
 use crate::parse::{ParseOptions, StreamEvent};
+use tool_runtime::ToolDefinition;
 
 /// A request waiting for the model.
 pub(crate) struct Job {
@@ -141,7 +142,7 @@ fn serve(chat: &mut LocalChat, defaults: &GenerateOptions, job: &Job) -> Result<
         ..defaults.clone()
     };
     let mut parser = chat.format().stream(&ParseOptions {
-        tools: r.tools.clone(),
+        tools: r.tools.iter().map(ToolDefinition::to_json).collect(),
         ..ParseOptions::default()
     });
     let mut out = Forward {

@@ -57,7 +57,7 @@ use serde::Serialize;
 use serde_json::{Map, Value as Json};
 use std::collections::BTreeMap;
 use std::ops::Range;
-use tool_runtime::Message;
+use tool_runtime::{Message, ToolDefinition};
 
 /// The name the compiled template has inside its environment.
 const TEMPLATE_NAME: &str = "chat_template";
@@ -135,6 +135,13 @@ impl RenderOptions {
     /// Offers these tools (a toolbox's definitions, or raw JSON schemas).
     pub fn tools(mut self, tools: &[Json]) -> RenderOptions {
         self.tools = Some(tools.to_vec());
+        self
+    }
+
+    /// Offers these checked definitions: the template's `tools` variable is
+    /// their transformers form, as they were read.
+    pub fn definitions(mut self, tools: &[ToolDefinition]) -> RenderOptions {
+        self.tools = Some(tools.iter().map(ToolDefinition::to_json).collect());
         self
     }
 

@@ -15,7 +15,7 @@ use tool_models::constrain::ToolConstraint;
 use tool_models::generate::TokenConstraint;
 use tool_models::parse::{Format, ParseOptions, ParsedResponse};
 use tool_runtime::validate::validate_arguments;
-use tool_runtime::{Policy, ToolChoice};
+use tool_runtime::{Policy, ToolChoice, ToolDefinition};
 
 /// GPT-2's byte → char table.
 pub fn byte_to_char() -> Vec<char> {
@@ -299,6 +299,11 @@ impl RandomModel {
 
 /// The tool definitions the tests offer: every JSON type, enums, optional
 /// fields, arrays, nested objects.
+/// `tools` checked, as a server or an agent checks them where they enter.
+pub fn definitions(tools: &[Value]) -> Vec<ToolDefinition> {
+    ToolDefinition::list_from_json(tools).unwrap()
+}
+
 pub fn tools() -> Vec<Value> {
     let f = |name: &str, params: Value| json!({"type": "function", "function": {"name": name, "description": format!("The {name} tool: {{\"quotes\"}} and braces"), "parameters": params}});
     vec![
@@ -375,7 +380,8 @@ pub fn run(
     n: usize,
     seed: u64,
 ) -> Vec<(String, ParsedResponse)> {
-    let fresh = ToolConstraint::new(env, format, tools, choice).unwrap();
+    let definitions = ToolDefinition::list_from_json(tools).unwrap();
+    let fresh = ToolConstraint::new(env, format, &definitions, choice).unwrap();
     let mut model = RandomModel::new(tok, env, bias, seed);
     (0..n)
         .map(|i| {

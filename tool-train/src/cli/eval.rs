@@ -24,6 +24,7 @@ use tool_use::models::model::Model;
 use tool_use::models::parse::{Format, ParseOptions};
 use tool_use::models::template::Clock;
 use tool_use::runtime::validate::{validate_arguments, Policy};
+use tool_use::runtime::ToolDefinition;
 use tool_use::ToolChoice;
 use tool_use::{Role, ToolCall, Toolbox};
 
@@ -326,10 +327,11 @@ fn score(
             tools: example.tools.clone(),
             ..ParseOptions::default()
         };
+        let tools = ToolDefinition::list_from_json(&example.tools).map_err(|e| e.to_string())?;
         for expected in &example.expectations {
             let request = TurnRequest {
                 messages: example.prompt(expected),
-                tools: &example.tools,
+                tools: &tools,
                 tool_choice: &ToolChoice::Auto,
             };
             let turn = chat

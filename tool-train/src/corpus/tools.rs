@@ -460,7 +460,7 @@ pub fn definitions() -> Vec<Value> {
 
 /// The definition of the corpus tool `name`.
 pub fn definition(toolbox: &Toolbox, name: &str) -> Option<Value> {
-    toolbox.get(name).map(|t| t.definition().clone())
+    toolbox.get(name).map(|t| t.definition().to_json())
 }
 
 /// `t` plus `minutes`.
