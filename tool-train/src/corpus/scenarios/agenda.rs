@@ -161,7 +161,7 @@ pub(super) fn email(cx: &mut Cx, fail: bool) -> Follow {
     let (subject, body) = if cx.invents() {
         let subject = v::capitalized(&v::invented_text(&mut cx.rng, cx.split, 1, 3));
         let mut body = v::capitalized(&v::invented_text(&mut cx.rng, cx.split, 4, 9));
-        if cx.practice.wide(cx.split) {
+        if cx.practice.holds(Practice::Wide, cx.split) {
             body = practice::punctuated(&mut cx.rng, body);
         }
         if !body.ends_with(['.', '!', '?']) {
@@ -200,14 +200,16 @@ pub(super) fn email(cx: &mut Cx, fail: bool) -> Follow {
         ("body", body),
         ("extra", &extra),
     ];
-    let address_first = if cx.practice.wide(cx.split) {
+    let address_first = if cx.practice.holds(Practice::Wide, cx.split) {
         practice::email_phrasing(&mut cx.rng)
     } else {
         None
     };
     match address_first {
         Some(template) => cx.ask(fill(template, &slots)),
-        None if cx.practice.fields(cx.split) && practice::wants_composed_fields(&mut cx.rng) => {
+        None if cx.practice.holds(Practice::Fields, cx.split)
+            && practice::wants_composed_fields(&mut cx.rng) =>
+        {
             let held_out = held_out_phrasing(p::EMAIL, &slots);
             let request = practice::email(&mut cx.rng, [&to, subject, body, &extra], held_out);
             cx.ask(request);

@@ -75,8 +75,8 @@ pub(super) fn forecast(cx: &mut Cx, fail: bool) -> Follow {
         cx.rng.range(2, 7)
     }
     .to_string();
-    let composed =
-        cx.practice.lookalikes(cx.split) && practice::wants_composed_request(&mut cx.rng);
+    let composed = cx.practice.holds(Practice::Lookalikes, cx.split)
+        && practice::wants_composed_request(&mut cx.rng);
     cx.ask_either(
         composed,
         p::FORECAST,
