@@ -84,8 +84,7 @@ pub(super) fn calendar(cx: &mut Cx, fail: bool) -> Follow {
         pairs.push(("attendees", json!(people)));
     }
     let r = cx.call_one("create_calendar_event", args(pairs));
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     let result: Value = serde_json::from_str(&r).unwrap_or(Value::Null);
@@ -130,8 +129,7 @@ pub(super) fn reminder(cx: &mut Cx, fail: bool) -> Follow {
         "set_reminder",
         json!({"text": task, "minutes_from_now": num(&n)}),
     );
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     let result: Value = serde_json::from_str(&r).unwrap_or(Value::Null);
@@ -228,8 +226,7 @@ pub(super) fn email(cx: &mut Cx, fail: bool) -> Follow {
         pairs.push(("urgent", json!(true)));
     }
     let r = cx.call_one("send_email", args(pairs));
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     let result: Value = serde_json::from_str(&r).unwrap_or(Value::Null);

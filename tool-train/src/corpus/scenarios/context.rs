@@ -228,6 +228,16 @@ impl<'a> Cx<'a> {
         self.messages.push(Message::assistant(text));
     }
 
+    /// Whether `result` is a failed call's, answered then with its error
+    /// message: a request whose call failed ends there.
+    pub(super) fn answered_error(&mut self, result: &str) -> bool {
+        let failed = is_error(result);
+        if failed {
+            self.answer_error(result);
+        }
+        failed
+    }
+
     /// Answers a failed call with its error message.
     pub(super) fn answer_error(&mut self, result: &str) {
         let error = result.strip_prefix("Error: ").unwrap_or(result);

@@ -25,8 +25,7 @@ pub(super) fn search(cx: &mut Cx, fail: bool) -> Follow {
             cx.call_one("search_web", json!({ "query": q }))
         }
     };
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     let titles: Vec<String> = serde_json::from_str(&r).unwrap_or_default();
@@ -69,8 +68,7 @@ pub(super) fn translate(cx: &mut Cx, fail: bool) -> Follow {
         "translate_text",
         json!({"text": text, "target_language": lang}),
     );
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     cx.answer_from(

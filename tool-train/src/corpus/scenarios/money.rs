@@ -61,8 +61,7 @@ pub(super) fn currency(cx: &mut Cx, fail: bool) -> Follow {
         &[("amt", &amount), ("from", &from_said), ("to", &to_said)],
     );
     let r = currency_call(cx, &amount, from, to);
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     currency_answer(cx, &amount, from, to, &r);

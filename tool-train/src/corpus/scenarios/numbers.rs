@@ -61,8 +61,7 @@ pub(super) fn calculate(cx: &mut Cx, fail: bool) -> Follow {
         |rng, held_out| practice::arithmetic(rng, op, &a, &b, held_out),
     );
     let r = cx.calculate(OPERATIONS[op], &a, &b);
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     cx.answer_result(
@@ -170,8 +169,7 @@ pub(super) fn convert_units(cx: &mut Cx, fail: bool) -> Follow {
         "convert_units",
         json!({"value": num(&value), "from_unit": from.0, "to_unit": to.0}),
     );
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     cx.answer_result(

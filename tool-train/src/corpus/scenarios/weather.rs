@@ -87,8 +87,7 @@ pub(super) fn forecast(cx: &mut Cx, fail: bool) -> Follow {
         "get_weather_forecast",
         json!({"location": loc, "days": num(&n)}),
     );
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     let items = number_list(&r);
