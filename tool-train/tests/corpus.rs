@@ -31,25 +31,23 @@ fn practice() -> Vec<Example> {
     corpus::generate_with(13, 600, Split::Train, Practice::ValueEnds)
 }
 
-fn wide() -> &'static [Example] {
-    static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
-    CORPUS.get_or_init(|| corpus::generate_with(14, 600, Split::Train, Practice::Wide))
+/// `fn $name()`: the training corpus of `$practice` from `$seed`, `$count`
+/// conversations, drawn once and shared by every test that reads it.
+macro_rules! practice_corpus {
+    ($name:ident, $seed:expr, $count:expr, $practice:ident) => {
+        fn $name() -> &'static [Example] {
+            static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
+            CORPUS.get_or_init(|| {
+                corpus::generate_with($seed, $count, Split::Train, Practice::$practice)
+            })
+        }
+    };
 }
 
-fn follow_ups() -> &'static [Example] {
-    static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
-    CORPUS.get_or_init(|| corpus::generate_with(15, 1200, Split::Train, Practice::FollowUps))
-}
-
-fn fields() -> &'static [Example] {
-    static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
-    CORPUS.get_or_init(|| corpus::generate_with(16, 1200, Split::Train, Practice::Fields))
-}
-
-fn requests() -> &'static [Example] {
-    static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();
-    CORPUS.get_or_init(|| corpus::generate_with(17, 1200, Split::Train, Practice::Requests))
-}
+practice_corpus!(wide, 14, 600, Wide);
+practice_corpus!(follow_ups, 15, 1200, FollowUps);
+practice_corpus!(fields, 16, 1200, Fields);
+practice_corpus!(requests, 17, 1200, Requests);
 
 fn held_out() -> &'static [Example] {
     static CORPUS: OnceLock<Vec<Example>> = OnceLock::new();

@@ -222,40 +222,27 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
                 "free decoding"
             }
         );
-        println!(
-            "  right tools          {}",
-            pct(s.right_tools, s.call_turns)
-        );
-        println!(
-            "  exact-match calls    {}",
-            pct(s.exact_calls, s.call_turns)
-        );
-        by_words(
-            "    ",
+        rate("  right tools          ", (s.right_tools, s.call_turns));
+        rate_by_words(
+            "  exact-match calls    ",
             (s.exact_calls, s.call_turns),
             (s.unseen_exact_calls, s.unseen_call_turns),
         );
-        println!("  valid calls          {}", pct(s.valid_calls, s.calls));
-        println!("  no call when none due {}", pct(s.no_call, s.answer_turns));
-        println!(
-            "    on a request        {}",
-            pct(s.request_no_call, s.request_turns)
-        );
-        by_words(
-            "      ",
+        rate("  valid calls          ", (s.valid_calls, s.calls));
+        rate("  no call when none due ", (s.no_call, s.answer_turns));
+        rate_by_words(
+            "    on a request        ",
             (s.request_no_call, s.request_turns),
             (s.unseen_request_no_call, s.unseen_request_turns),
         );
-        println!(
-            "    after tool results  {}",
-            pct(
-                s.no_call - s.request_no_call,
-                s.answer_turns - s.request_turns
-            )
+        let after_results = (
+            s.no_call - s.request_no_call,
+            s.answer_turns - s.request_turns,
         );
-        println!(
-            "  answers with results {}",
-            pct(s.answers_with_results, s.result_turns)
+        rate("    after tool results  ", after_results);
+        rate(
+            "  answers with results ",
+            (s.answers_with_results, s.result_turns),
         );
         println!("  arguments right, by kind (calls of the right tool; in seen words, last):");
         for (kind, (right, of)) in &s.arguments {
@@ -294,9 +281,18 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Prints `all` (right, of) apart for requests in seen words and those
-/// with a word training never shows, `unseen` of them.
-fn by_words(indent: &str, all: (usize, usize), unseen: (usize, usize)) {
+/// Prints a line of the report: `label` (which holds its indent and the
+/// padding to the numbers' column), then `right` of `of` as a percentage.
+fn rate(label: &str, (right, of): (usize, usize)) {
+    println!("{label}{}", pct(right, of));
+}
+
+/// Prints `all` (right, of) under `label`, then apart, one level further
+/// in, for requests in seen words and those with a word training never
+/// shows, `unseen` of them.
+fn rate_by_words(label: &str, all: (usize, usize), unseen: (usize, usize)) {
+    rate(label, all);
+    let indent = " ".repeat(label.len() - label.trim_start().len() + 2);
     let width = 24 - indent.len();
     let seen = pct(all.0 - unseen.0, all.1 - unseen.1);
     println!("{indent}{:<width$}{seen}", "in seen words");

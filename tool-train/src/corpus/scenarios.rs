@@ -404,10 +404,7 @@ fn follow_up(cx: &mut Cx, follow: Follow) -> bool {
                 template,
                 &[("op", verb), ("Op", &capitalised), ("n", &n)],
             ));
-            let r = cx.call_one(
-                "calculate",
-                json!({"operation": op, "a": num(&value), "b": num(&n)}),
-            );
+            let r = cx.calculate(op, &value, &n);
             let op_index = OPERATIONS.iter().position(|o| *o == op).unwrap_or(2);
             cx.answer_from(
                 p::CALCULATE_ANSWERS,
@@ -484,7 +481,7 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
         .map(|&(scenario, weight)| {
             REWEIGHTS
                 .iter()
-                .filter(|(holds, _)| holds(practice, split))
+                .filter(|&&(reweighing, _)| practice.holds(reweighing, split))
                 .fold(weight, |weight, (_, reweigh)| reweigh(scenario, weight))
         })
         .collect();
@@ -553,35 +550,37 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
             offer(&mut rng, intent.tools(), &[], all)
         }
         Scenario::OutOfScope => {
-            let (request, task) =
-                if cx.practice.declines(split) && practice::wants_composed_decline(&mut cx.rng) {
-                    let topic = v::invented_text(&mut cx.rng, split, 1, 3);
-                    practice::decline(&mut cx.rng, &topic, cases::is_held_out_request)
-                } else if cx.rng.chance(0.5) {
-                    let (template, task) = *v::pick(&mut cx.rng, p::OUT_OF_SCOPE_IN_PLACE, split);
-                    let city = cx.city();
-                    let n = cx.number(NumberKind::Tiny);
-                    (fill(template, &[("city", &city), ("n", &n)]), task)
-                } else {
-                    let (request, task) = *v::pick(&mut cx.rng, v::OUT_OF_SCOPE, split);
-                    (request.to_owned(), task)
-                };
+            let (request, task) = if cx.practice.holds(Practice::Declines, split)
+                && practice::wants_composed_decline(&mut cx.rng)
+            {
+                let topic = v::invented_text(&mut cx.rng, split, 1, 3);
+                practice::decline(&mut cx.rng, &topic, cases::is_held_out_request)
+            } else if cx.rng.chance(0.5) {
+                let (template, task) = *v::pick(&mut cx.rng, p::OUT_OF_SCOPE_IN_PLACE, split);
+                let city = cx.city();
+                let n = cx.number(NumberKind::Tiny);
+                (fill(template, &[("city", &city), ("n", &n)]), task)
+            } else {
+                let (request, task) = *v::pick(&mut cx.rng, v::OUT_OF_SCOPE, split);
+                (request.to_owned(), task)
+            };
             cx.user(request);
             cx.answer_from(p::CANNOT_ANSWERS, &[("task", task)], Vec::new());
             offer(&mut rng, &[], &[], all)
         }
         Scenario::SmallTalk => {
-            let (text, reply) =
-                if cx.practice.wide(split) && practice::wants_composed_small_talk(&mut cx.rng) {
-                    if cx.rng.chance(0.5) {
-                        practice::greeting(&mut cx.rng, cases::is_held_out_small_talk)
-                    } else {
-                        practice::thanks(&mut cx.rng, cases::is_held_out_small_talk)
-                    }
+            let (text, reply) = if cx.practice.holds(Practice::Wide, split)
+                && practice::wants_composed_small_talk(&mut cx.rng)
+            {
+                if cx.rng.chance(0.5) {
+                    practice::greeting(&mut cx.rng, cases::is_held_out_small_talk)
                 } else {
-                    let (text, reply) = *v::pick(&mut cx.rng, v::SMALL_TALK, split);
-                    (text.to_owned(), reply)
-                };
+                    practice::thanks(&mut cx.rng, cases::is_held_out_small_talk)
+                }
+            } else {
+                let (text, reply) = *v::pick(&mut cx.rng, v::SMALL_TALK, split);
+                (text.to_owned(), reply)
+            };
             cx.small_talk(text, reply);
             offer(&mut rng, &[], &[], all)
         }
@@ -610,7 +609,7 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
             excluded.extend(intent.relatives());
             // With lookalike practice, often beside a tool it could be
             // mistaken for.
-            let alike = if practice.lookalikes(split) {
+            let alike = if practice.holds(Practice::Lookalikes, split) {
                 practice::lookalike(&mut rng, intent.tools()[0], &excluded)
             } else {
                 None
@@ -634,12 +633,13 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
     let finished_request = matches!(
         scenario,
         Scenario::Single | Scenario::Parallel | Scenario::Chain
-    ) || (scenario == Scenario::Session && cx.practice.declines(split));
+    ) || (scenario == Scenario::Session
+        && cx.practice.holds(Practice::Declines, split));
     // With chat practice, thanks get a second draw.
     let thanks = finished_request
-        && cx.practice.wide(split)
+        && cx.practice.holds(Practice::Wide, split)
         && (practice::wants_thanks(&mut cx.rng)
-            || (cx.practice.chat(split) && practice::wants_thanks(&mut cx.rng)));
+            || (cx.practice.holds(Practice::Chat, split) && practice::wants_thanks(&mut cx.rng)));
     if thanks {
         let (text, reply) = practice::thanks(&mut cx.rng, cases::is_held_out_small_talk);
         cx.small_talk(text, reply);
@@ -668,18 +668,16 @@ fn follow_up_weight(scenario: Scenario, weight: u32) -> u32 {
     }
 }
 
-/// Whether a practice holds for a conversation of a split.
-type PracticeHolds = fn(Practice, Split) -> bool;
 /// A scenario's weight under a practice, from the one before it.
 type Reweigh = fn(Scenario, u32) -> u32;
 
 /// The practices that change [`SCENARIOS`]' weights, each applied on top
 /// of the ones before it where the practice holds.
-const REWEIGHTS: [(PracticeHolds, Reweigh); 4] = [
-    (Practice::wide, wide_weight),
-    (Practice::follow_ups, follow_up_weight),
-    (Practice::declines, decline_weight),
-    (Practice::chat, chat_weight),
+const REWEIGHTS: [(Practice, Reweigh); 4] = [
+    (Practice::Wide, wide_weight),
+    (Practice::FollowUps, follow_up_weight),
+    (Practice::Declines, decline_weight),
+    (Practice::Chat, chat_weight),
 ];
 
 /// [`SCENARIOS`]' weight for `scenario` with [`Practice::Chat`]: more

@@ -68,49 +68,23 @@ fn parameter_specs(config: &ModelConfig) -> Vec<(String, Vec<usize>, Init)> {
     )];
     for l in 0..config.num_hidden_layers {
         let p = format!("model.layers.{l}");
-        specs.extend([
-            (format!("{p}.input_layernorm.weight"), vec![h], Init::Ones),
-            (
-                format!("{p}.self_attn.q_proj.weight"),
-                vec![h, h],
-                Init::Normal(std),
-            ),
-            (
-                format!("{p}.self_attn.k_proj.weight"),
-                vec![kv, h],
-                Init::Normal(std),
-            ),
-            (
-                format!("{p}.self_attn.v_proj.weight"),
-                vec![kv, h],
-                Init::Normal(std),
-            ),
-            (
-                format!("{p}.self_attn.o_proj.weight"),
-                vec![h, h],
-                Init::Normal(residual_std),
-            ),
-            (
-                format!("{p}.post_attention_layernorm.weight"),
-                vec![h],
-                Init::Ones,
-            ),
-            (
-                format!("{p}.mlp.gate_proj.weight"),
-                vec![i, h],
-                Init::Normal(std),
-            ),
-            (
-                format!("{p}.mlp.up_proj.weight"),
-                vec![i, h],
-                Init::Normal(std),
-            ),
-            (
-                format!("{p}.mlp.down_proj.weight"),
-                vec![h, i],
-                Init::Normal(residual_std),
-            ),
-        ]);
+        // One row a weight of the layer, in the order the layer's weights are drawn.
+        let layer = [
+            ("input_layernorm", vec![h], Init::Ones),
+            ("self_attn.q_proj", vec![h, h], Init::Normal(std)),
+            ("self_attn.k_proj", vec![kv, h], Init::Normal(std)),
+            ("self_attn.v_proj", vec![kv, h], Init::Normal(std)),
+            ("self_attn.o_proj", vec![h, h], Init::Normal(residual_std)),
+            ("post_attention_layernorm", vec![h], Init::Ones),
+            ("mlp.gate_proj", vec![i, h], Init::Normal(std)),
+            ("mlp.up_proj", vec![i, h], Init::Normal(std)),
+            ("mlp.down_proj", vec![h, i], Init::Normal(residual_std)),
+        ];
+        specs.extend(
+            layer
+                .into_iter()
+                .map(|(name, shape, init)| (format!("{p}.{name}.weight"), shape, init)),
+        );
     }
     specs.push(("model.norm.weight".to_string(), vec![h], Init::Ones));
     specs

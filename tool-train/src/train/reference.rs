@@ -68,16 +68,29 @@ mod tests {
         Var::from_tensor(&Tensor::from_vec(values, shape, &Device::Cpu).unwrap()).unwrap()
     }
 
-    fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
-        (a - b)
-            .unwrap()
-            .abs()
+    /// The largest absolute value in `t`.
+    fn max_abs(t: &Tensor) -> f32 {
+        t.abs()
             .unwrap()
             .flatten_all()
             .unwrap()
             .max(0)
             .unwrap()
             .to_scalar()
+            .unwrap()
+    }
+
+    fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
+        max_abs(&(a - b).unwrap())
+    }
+
+    /// The gradients of `sum(out * r)`.
+    fn gradients(out: &Tensor, r: &Var) -> candle_core::backprop::GradStore {
+        (out * r.as_tensor())
+            .unwrap()
+            .sum_all()
+            .unwrap()
+            .backward()
             .unwrap()
     }
 
@@ -88,31 +101,13 @@ mod tests {
         let diff = max_diff(fused, reference);
         assert!(diff < tol, "outputs differ by {diff}");
         let r = random(99, fused.dims(), 1.0);
-        let gf = (fused * r.as_tensor())
-            .unwrap()
-            .sum_all()
-            .unwrap()
-            .backward()
-            .unwrap();
-        let gr = (reference * r.as_tensor())
-            .unwrap()
-            .sum_all()
-            .unwrap()
-            .backward()
-            .unwrap();
+        let gf = gradients(fused, &r);
+        let gr = gradients(reference, &r);
         for (i, input) in inputs.iter().enumerate() {
             let a = gf.get(input.as_tensor()).unwrap();
             let b = gr.get(input.as_tensor()).unwrap();
             let diff = max_diff(a, b);
-            let size: f32 = b
-                .abs()
-                .unwrap()
-                .flatten_all()
-                .unwrap()
-                .max(0)
-                .unwrap()
-                .to_scalar()
-                .unwrap();
+            let size = max_abs(b);
             assert!(size > 0.0, "input {i}: zero reference gradient");
             assert!(
                 diff < tol * (1.0 + size),

@@ -278,75 +278,18 @@ impl Practice {
         Practice::Chat,
     ];
 
-    /// Whether a conversation of `split` gets value-end practice.
-    pub(crate) fn ends(self, split: Split) -> bool {
-        self.holds(Practice::ValueEnds, split)
-    }
-
-    /// Whether a conversation of `split` gets the wider wording of
-    /// [`Practice::Wide`].
-    pub(crate) fn wide(self, split: Split) -> bool {
-        self.holds(Practice::Wide, split)
-    }
-
-    /// Whether a conversation of `split` gets the composed follow-ups of
-    /// [`Practice::FollowUps`].
-    pub(crate) fn follow_ups(self, split: Split) -> bool {
-        self.holds(Practice::FollowUps, split)
-    }
-
-    /// Whether a conversation of `split` gets the composed field cues of
-    /// [`Practice::Fields`].
-    pub(crate) fn fields(self, split: Split) -> bool {
-        self.holds(Practice::Fields, split)
-    }
-
-    /// Whether a conversation of `split` gets the composed writing requests
-    /// of [`Practice::Declines`].
-    pub(crate) fn declines(self, split: Split) -> bool {
-        self.holds(Practice::Declines, split)
-    }
-
-    /// Whether a conversation of `split` gets the composed requests of
-    /// [`Practice::Requests`].
-    pub(crate) fn requests(self, split: Split) -> bool {
-        self.holds(Practice::Requests, split)
-    }
-
-    /// Whether a conversation of `split` gets the composed arithmetic and
-    /// repeating lists of [`Practice::Numbers`].
-    pub(crate) fn numbers(self, split: Split) -> bool {
-        self.holds(Practice::Numbers, split)
-    }
-
-    /// Whether a conversation of `split` gets the lookalike offers and
-    /// composed forecasts of [`Practice::Lookalikes`].
-    pub(crate) fn lookalikes(self, split: Split) -> bool {
-        self.holds(Practice::Lookalikes, split)
-    }
-
-    /// Whether a conversation of `split` gets the requests without their
-    /// lead of [`Practice::Bare`].
-    pub(crate) fn bare(self, split: Split) -> bool {
-        self.holds(Practice::Bare, split)
-    }
-
-    /// Whether a conversation of `split` gets the small talk and thanks of
-    /// [`Practice::Chat`].
-    pub(crate) fn chat(self, split: Split) -> bool {
-        self.holds(Practice::Chat, split)
-    }
-
     /// Whether a unit after a place is named after a comma or in brackets
     /// in more ways than ", in Celsius": wide practice and what builds on
     /// it, but for [`Practice::Wording`], which leaves them out.
     pub(crate) fn unit_after_comma(self, split: Split) -> bool {
-        self.wide(split) && self != Practice::Wording
+        self.holds(Practice::Wide, split) && self != Practice::Wording
     }
 
     /// Whether a conversation of `split` gets what `practice` adds: each
-    /// practice holds those declared before it (training only).
-    fn holds(self, practice: Practice, split: Split) -> bool {
+    /// practice holds those declared before it (training only). One test
+    /// for every practice rather than an accessor each, so that a new
+    /// practice needs only its variant.
+    pub(crate) fn holds(self, practice: Practice, split: Split) -> bool {
         self >= practice && split == Split::Train
     }
 }

@@ -84,8 +84,7 @@ pub(super) fn calendar(cx: &mut Cx, fail: bool) -> Follow {
         pairs.push(("attendees", json!(people)));
     }
     let r = cx.call_one("create_calendar_event", args(pairs));
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     let result: Value = serde_json::from_str(&r).unwrap_or(Value::Null);
@@ -130,8 +129,7 @@ pub(super) fn reminder(cx: &mut Cx, fail: bool) -> Follow {
         "set_reminder",
         json!({"text": task, "minutes_from_now": num(&n)}),
     );
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     let result: Value = serde_json::from_str(&r).unwrap_or(Value::Null);
@@ -161,7 +159,7 @@ pub(super) fn email(cx: &mut Cx, fail: bool) -> Follow {
     let (subject, body) = if cx.invents() {
         let subject = v::capitalized(&v::invented_text(&mut cx.rng, cx.split, 1, 3));
         let mut body = v::capitalized(&v::invented_text(&mut cx.rng, cx.split, 4, 9));
-        if cx.practice.wide(cx.split) {
+        if cx.practice.holds(Practice::Wide, cx.split) {
             body = practice::punctuated(&mut cx.rng, body);
         }
         if !body.ends_with(['.', '!', '?']) {
@@ -200,14 +198,16 @@ pub(super) fn email(cx: &mut Cx, fail: bool) -> Follow {
         ("body", body),
         ("extra", &extra),
     ];
-    let address_first = if cx.practice.wide(cx.split) {
+    let address_first = if cx.practice.holds(Practice::Wide, cx.split) {
         practice::email_phrasing(&mut cx.rng)
     } else {
         None
     };
     match address_first {
         Some(template) => cx.ask(fill(template, &slots)),
-        None if cx.practice.fields(cx.split) && practice::wants_composed_fields(&mut cx.rng) => {
+        None if cx.practice.holds(Practice::Fields, cx.split)
+            && practice::wants_composed_fields(&mut cx.rng) =>
+        {
             let held_out = held_out_phrasing(p::EMAIL, &slots);
             let request = practice::email(&mut cx.rng, [&to, subject, body, &extra], held_out);
             cx.ask(request);
@@ -226,8 +226,7 @@ pub(super) fn email(cx: &mut Cx, fail: bool) -> Follow {
         pairs.push(("urgent", json!(true)));
     }
     let r = cx.call_one("send_email", args(pairs));
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     let result: Value = serde_json::from_str(&r).unwrap_or(Value::Null);

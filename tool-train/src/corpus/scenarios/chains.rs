@@ -8,16 +8,12 @@ pub(super) fn shares_value(cx: &mut Cx) -> Follow {
     let n = cx.number(NumberKind::Small);
     cx.ask_phrase(p::SHARES_VALUE, &[("n", &n), ("sym", &sym)]);
     let price = cx.call_one("get_stock_price", json!({ "symbol": sym }));
-    let r = cx.call_one(
-        "calculate",
-        json!({"operation": "multiply", "a": num(&price), "b": num(&n)}),
-    );
-    cx.answer_from(
+    let r = cx.calculate("multiply", &price, &n);
+    cx.answer_result(
         p::SHARES_VALUE_ANSWERS,
         &[("n", &n), ("sym", &sym), ("p", &price), ("r", &r)],
-        vec![r.clone()],
-    );
-    Follow::Result { value: r }
+        &r,
+    )
 }
 
 pub(super) fn temperature_kelvin(cx: &mut Cx) -> Follow {
@@ -89,10 +85,7 @@ pub(super) fn temperature_difference(cx: &mut Cx) -> Follow {
             json!({"location": b, "unit": "celsius"}),
         ),
     ]);
-    let d = cx.call_one(
-        "calculate",
-        json!({"operation": "subtract", "a": num(&results[0]), "b": num(&results[1])}),
-    );
+    let d = cx.calculate("subtract", &results[0], &results[1]);
     cx.answer_from(
         p::TEMPERATURE_DIFFERENCE_ANSWERS,
         &[
@@ -117,11 +110,8 @@ pub(super) fn currency_total(cx: &mut Cx) -> Follow {
         |rng, held_out| practice::currency_total(rng, [&x, c1, &y, c2], held_out),
     );
     let r1 = currency_call(cx, &x, c1, c2);
-    let r = cx.call_one(
-        "calculate",
-        json!({"operation": "add", "a": num(&r1), "b": num(&y)}),
-    );
-    cx.answer_from(
+    let r = cx.calculate("add", &r1, &y);
+    cx.answer_result(
         p::CURRENCY_TOTAL_ANSWERS,
         &[
             ("x", &x),
@@ -131,9 +121,8 @@ pub(super) fn currency_total(cx: &mut Cx) -> Follow {
             ("c2", c2),
             ("r", &r),
         ],
-        vec![r.clone()],
-    );
-    Follow::Result { value: r }
+        &r,
+    )
 }
 
 pub(super) fn forecast_average(cx: &mut Cx) -> Follow {
@@ -154,7 +143,7 @@ pub(super) fn forecast_average(cx: &mut Cx) -> Follow {
         json!({"numbers": list, "statistic": "mean"}),
     );
     let items = number_list(&highs);
-    cx.answer_from(
+    cx.answer_result(
         p::FORECAST_AVERAGE_ANSWERS,
         &[
             ("loc", &loc),
@@ -162,9 +151,8 @@ pub(super) fn forecast_average(cx: &mut Cx) -> Follow {
             ("list", &and_list(&items)),
             ("r", &r),
         ],
-        vec![r.clone()],
-    );
-    Follow::Result { value: r }
+        &r,
+    )
 }
 
 pub(super) fn two_operations(cx: &mut Cx) -> Follow {
@@ -187,15 +175,9 @@ pub(super) fn two_operations(cx: &mut Cx) -> Follow {
             ("c", &c),
         ],
     );
-    let r1 = cx.call_one(
-        "calculate",
-        json!({"operation": OPERATIONS[op1], "a": num(&a), "b": num(&b)}),
-    );
-    let r = cx.call_one(
-        "calculate",
-        json!({"operation": OPERATIONS[op2], "a": num(&r1), "b": num(&c)}),
-    );
-    cx.answer_from(
+    let r1 = cx.calculate(OPERATIONS[op1], &a, &b);
+    let r = cx.calculate(OPERATIONS[op2], &r1, &c);
+    cx.answer_result(
         p::TWO_OPERATIONS_ANSWERS,
         &[
             ("a", &a),
@@ -206,7 +188,6 @@ pub(super) fn two_operations(cx: &mut Cx) -> Follow {
             ("c", &c),
             ("r", &r),
         ],
-        vec![r.clone()],
-    );
-    Follow::Result { value: r }
+        &r,
+    )
 }

@@ -52,7 +52,8 @@ impl<'a> Cx<'a> {
     /// [`Practice::FollowUps`], often in words composed from parts that
     /// are never one of `list`'s held-out phrasings.
     pub(super) fn ask_follow_up(&mut self, list: &[&'static str], slot: &str, value: &str) {
-        if self.practice.follow_ups(self.split) && practice::wants_composed_follow_up(&mut self.rng)
+        if self.practice.holds(Practice::FollowUps, self.split)
+            && practice::wants_composed_follow_up(&mut self.rng)
         {
             let held_out = held_out_phrasing(list, &[(slot, value)]);
             let text = practice::follow_up(&mut self.rng, value, held_out);
@@ -75,12 +76,35 @@ impl<'a> Cx<'a> {
     /// With [`Practice::Bare`], often `text` without its lead ("Average of
     /// …" for "What's the average of …"), never a text `held_out` knows.
     pub(super) fn maybe_bare(&mut self, text: String, held_out: impl Fn(&str) -> bool) -> String {
-        if !(self.practice.bare(self.split) && practice::wants_bare(&mut self.rng)) {
+        if !(self.practice.holds(Practice::Bare, self.split) && practice::wants_bare(&mut self.rng))
+        {
             return text;
         }
         match practice::bare(&text) {
             Some(bare) if !held_out(&bare) => bare,
             _ => text,
+        }
+    }
+
+    /// One call of the calculator, `a op b`; its result.
+    pub(super) fn calculate(&mut self, op: &str, a: &str, b: &str) -> String {
+        self.call_one(
+            "calculate",
+            json!({"operation": op, "a": num(a), "b": num(b)}),
+        )
+    }
+
+    /// Answers with the result `r`, in a template from `list` with its
+    /// `slots` filled, and leaves `r` for a follow-up to build on.
+    pub(super) fn answer_result(
+        &mut self,
+        list: &[&'static str],
+        slots: &[(&str, &str)],
+        r: &str,
+    ) -> Follow {
+        self.answer_from(list, slots, vec![r.to_owned()]);
+        Follow::Result {
+            value: r.to_owned(),
         }
     }
 
@@ -105,8 +129,8 @@ impl<'a> Cx<'a> {
         slots: &[(&str, &str)],
         compose: impl FnOnce(&mut Rng, &dyn Fn(&str) -> bool) -> String,
     ) {
-        let composed =
-            self.practice.requests(self.split) && practice::wants_composed_request(&mut self.rng);
+        let composed = self.practice.holds(Practice::Requests, self.split)
+            && practice::wants_composed_request(&mut self.rng);
         self.ask_either(composed, list, slots, compose);
     }
 
@@ -204,6 +228,16 @@ impl<'a> Cx<'a> {
         self.messages.push(Message::assistant(text));
     }
 
+    /// Whether `result` is a failed call's, answered then with its error
+    /// message: a request whose call failed ends there.
+    pub(super) fn answered_error(&mut self, result: &str) -> bool {
+        let failed = is_error(result);
+        if failed {
+            self.answer_error(result);
+        }
+        failed
+    }
+
     /// Answers a failed call with its error message.
     pub(super) fn answer_error(&mut self, result: &str) {
         let error = result.strip_prefix("Error: ").unwrap_or(result);
@@ -213,7 +247,7 @@ impl<'a> Cx<'a> {
     }
 
     pub(super) fn number(&mut self, kind: NumberKind) -> String {
-        if self.practice.ends(self.split) {
+        if self.practice.holds(Practice::ValueEnds, self.split) {
             if let Some(n) = practice::repeating_number(&mut self.rng, self.split, kind) {
                 return n;
             }
@@ -221,10 +255,26 @@ impl<'a> Cx<'a> {
         v::number(&mut self.rng, self.split, kind)
     }
 
+    /// A number of a kind drawn from `kinds` (a kind listed twice is drawn
+    /// twice as often), or a huge one for [`Case::ManyDigits`], which draws
+    /// no kind: amounts and values to convert share this.
+    pub(super) fn number_of(&mut self, kinds: &[NumberKind]) -> String {
+        let kind = if self.case == Some(Case::ManyDigits) {
+            NumberKind::Huge
+        } else {
+            *self.rng.pick(kinds)
+        };
+        self.number(kind)
+    }
+
     /// A made-up place, of several words now and then with value-end practice.
     pub(super) fn invented_place(&mut self) -> String {
-        if self.practice.ends(self.split) && practice::wants_long_place(&mut self.rng) {
-            if self.practice.wide(self.split) && practice::wants_place_with_city(&mut self.rng) {
+        if self.practice.holds(Practice::ValueEnds, self.split)
+            && practice::wants_long_place(&mut self.rng)
+        {
+            if self.practice.holds(Practice::Wide, self.split)
+                && practice::wants_place_with_city(&mut self.rng)
+            {
                 return practice::place_with_city(&mut self.rng, self.split);
             }
             return practice::long_place(&mut self.rng, self.split);
@@ -252,7 +302,7 @@ impl<'a> Cx<'a> {
 
     /// `place`, kept for the next request's value-end practice.
     pub(super) fn asked_place(&mut self, place: String) -> String {
-        if self.practice.ends(self.split) {
+        if self.practice.holds(Practice::ValueEnds, self.split) {
             self.places.push(place.clone());
         }
         place

@@ -23,8 +23,7 @@ pub(super) fn lights(cx: &mut Cx, fail: bool) -> Follow {
         pairs.push(("brightness", json!(b)));
     }
     let r = cx.call_one("set_lights", args(pairs));
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     let state = match (on, brightness) {

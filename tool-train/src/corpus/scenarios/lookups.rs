@@ -25,8 +25,7 @@ pub(super) fn search(cx: &mut Cx, fail: bool) -> Follow {
             cx.call_one("search_web", json!({ "query": q }))
         }
     };
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     let titles: Vec<String> = serde_json::from_str(&r).unwrap_or_default();
@@ -41,7 +40,7 @@ pub(super) fn search(cx: &mut Cx, fail: bool) -> Follow {
 pub(super) fn phrase_to_translate(cx: &mut Cx) -> String {
     if cx.invents() {
         let text = v::capitalized(&v::invented_text(&mut cx.rng, cx.split, 1, 4));
-        if cx.practice.wide(cx.split) {
+        if cx.practice.holds(Practice::Wide, cx.split) {
             return practice::punctuated(&mut cx.rng, text);
         }
         return text;
@@ -57,7 +56,8 @@ pub(super) fn translate(cx: &mut Cx, fail: bool) -> Follow {
     };
     let lang = *cx.rng.pick(v::LANGUAGES);
     let slots = [("text", text.as_str()), ("lang", lang)];
-    if cx.practice.fields(cx.split) && practice::wants_composed_fields(&mut cx.rng) {
+    if cx.practice.holds(Practice::Fields, cx.split) && practice::wants_composed_fields(&mut cx.rng)
+    {
         let held_out = held_out_phrasing(p::TRANSLATE, &slots);
         let request = practice::language_first(&mut cx.rng, &text, lang, held_out);
         cx.ask(request);
@@ -68,8 +68,7 @@ pub(super) fn translate(cx: &mut Cx, fail: bool) -> Follow {
         "translate_text",
         json!({"text": text, "target_language": lang}),
     );
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     cx.answer_from(

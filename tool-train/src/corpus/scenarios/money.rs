@@ -29,21 +29,8 @@ pub(super) fn two_currencies(cx: &mut Cx) -> (&'static str, &'static str) {
 }
 
 pub(super) fn amount(cx: &mut Cx) -> String {
-    let kinds = [
-        NumberKind::Small,
-        NumberKind::Large,
-        NumberKind::Decimal,
-        NumberKind::Small,
-        NumberKind::Large,
-        NumberKind::Decimal,
-        NumberKind::Huge,
-    ];
-    let k = if cx.case == Some(Case::ManyDigits) {
-        NumberKind::Huge
-    } else {
-        *cx.rng.pick(&kinds)
-    };
-    cx.number(k)
+    use NumberKind::*;
+    cx.number_of(&[Small, Large, Decimal, Small, Large, Decimal, Huge])
 }
 
 pub(super) fn currency_call(cx: &mut Cx, amount: &str, from: &str, to: &str) -> String {
@@ -74,8 +61,7 @@ pub(super) fn currency(cx: &mut Cx, fail: bool) -> Follow {
         &[("amt", &amount), ("from", &from_said), ("to", &to_said)],
     );
     let r = currency_call(cx, &amount, from, to);
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     currency_answer(cx, &amount, from, to, &r);

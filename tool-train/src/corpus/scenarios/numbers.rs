@@ -52,23 +52,19 @@ pub(super) fn calculate(cx: &mut Cx, fail: bool) -> Follow {
     if fail {
         b = "0".into();
     }
-    let composed =
-        cx.practice.numbers(cx.split) && practice::wants_composed_arithmetic(&mut cx.rng);
+    let composed = cx.practice.holds(Practice::Numbers, cx.split)
+        && practice::wants_composed_arithmetic(&mut cx.rng);
     cx.ask_either(
         composed,
         operation_phrasings(op),
         &[("a", &a), ("b", &b)],
         |rng, held_out| practice::arithmetic(rng, op, &a, &b, held_out),
     );
-    let r = cx.call_one(
-        "calculate",
-        json!({"operation": OPERATIONS[op], "a": num(&a), "b": num(&b)}),
-    );
-    if is_error(&r) {
-        cx.answer_error(&r);
+    let r = cx.calculate(OPERATIONS[op], &a, &b);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
-    cx.answer_from(
+    cx.answer_result(
         p::CALCULATE_ANSWERS,
         &[
             ("a", &a),
@@ -76,9 +72,8 @@ pub(super) fn calculate(cx: &mut Cx, fail: bool) -> Follow {
             ("b", &b),
             ("r", &r),
         ],
-        vec![r.clone()],
-    );
-    Follow::Result { value: r }
+        &r,
+    )
 }
 
 pub(super) type UnitNames = (&'static str, &'static [&'static str]);
@@ -108,21 +103,8 @@ pub(super) fn unit_request(cx: &mut Cx, fail: bool) -> (UnitNames, UnitNames, St
             cx.number(NumberKind::Small)
         }
     } else {
-        let kinds = [
-            NumberKind::Tiny,
-            NumberKind::Small,
-            NumberKind::Decimal,
-            NumberKind::Tiny,
-            NumberKind::Small,
-            NumberKind::Decimal,
-            NumberKind::Huge,
-        ];
-        let k = if cx.case == Some(Case::ManyDigits) {
-            NumberKind::Huge
-        } else {
-            *cx.rng.pick(&kinds)
-        };
-        cx.number(k)
+        use NumberKind::*;
+        cx.number_of(&[Tiny, Small, Decimal, Tiny, Small, Decimal, Huge])
     };
     (from, to, value)
 }
@@ -187,11 +169,10 @@ pub(super) fn convert_units(cx: &mut Cx, fail: bool) -> Follow {
         "convert_units",
         json!({"value": num(&value), "from_unit": from.0, "to_unit": to.0}),
     );
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
-    cx.answer_from(
+    cx.answer_result(
         p::CONVERT_UNITS_ANSWERS,
         &[
             ("v", &value),
@@ -199,9 +180,8 @@ pub(super) fn convert_units(cx: &mut Cx, fail: bool) -> Follow {
             ("to", to_name),
             ("r", &r),
         ],
-        vec![r.clone()],
-    );
-    Follow::Result { value: r }
+        &r,
+    )
 }
 
 const STATISTICS: [&str; 5] = ["mean", "median", "min", "max", "sum"];
@@ -216,7 +196,7 @@ fn numbers_list(cx: &mut Cx) -> Vec<String> {
         NumberKind::Large,
     ]);
     let numbers = (0..count).map(|_| cx.number(kind)).collect();
-    if cx.practice.numbers(cx.split) {
+    if cx.practice.holds(Practice::Numbers, cx.split) {
         practice::with_repeat(&mut cx.rng, numbers)
     } else {
         numbers
@@ -240,10 +220,9 @@ pub(super) fn statistics(cx: &mut Cx) -> Follow {
         "calculate_statistics",
         json!({"numbers": values, "statistic": STATISTICS[stat]}),
     );
-    cx.answer_from(
+    cx.answer_result(
         p::STATISTICS_ANSWERS,
         &[("stat", STATISTIC_WORDS[stat]), ("r", &r)],
-        vec![r.clone()],
-    );
-    Follow::Result { value: r }
+        &r,
+    )
 }

@@ -36,8 +36,7 @@ pub(super) fn time(cx: &mut Cx, fail: bool) -> Follow {
             cx.call_one("get_current_time", json!({ "timezone": place }))
         }
     };
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     time_answer(cx, place.as_deref(), &r);

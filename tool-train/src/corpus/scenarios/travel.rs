@@ -55,8 +55,7 @@ fn flight_request(cx: &mut Cx, fail: bool) -> String {
 
 pub(super) fn flights(cx: &mut Cx, fail: bool) -> Follow {
     let r = flight_request(cx, fail);
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     let result: Value = serde_json::from_str(&r).unwrap_or(Value::Null);
@@ -96,8 +95,7 @@ pub(super) fn distance(cx: &mut Cx, fail: bool) -> Follow {
         pairs.push(("unit", json!(u)));
     }
     let r = cx.call_one("get_distance", args(pairs));
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     cx.answer_from(

@@ -75,8 +75,8 @@ pub(super) fn forecast(cx: &mut Cx, fail: bool) -> Follow {
         cx.rng.range(2, 7)
     }
     .to_string();
-    let composed =
-        cx.practice.lookalikes(cx.split) && practice::wants_composed_request(&mut cx.rng);
+    let composed = cx.practice.holds(Practice::Lookalikes, cx.split)
+        && practice::wants_composed_request(&mut cx.rng);
     cx.ask_either(
         composed,
         p::FORECAST,
@@ -87,8 +87,7 @@ pub(super) fn forecast(cx: &mut Cx, fail: bool) -> Follow {
         "get_weather_forecast",
         json!({"location": loc, "days": num(&n)}),
     );
-    if is_error(&r) {
-        cx.answer_error(&r);
+    if cx.answered_error(&r) {
         return Follow::Nothing;
     }
     let items = number_list(&r);
