@@ -83,6 +83,9 @@ fn markers(version: Version) -> &'static [&'static str] {
     }
 }
 
+/// The longest recipient line (`>>>name`) read as one.
+const MAX_RECIPIENT_LINE: usize = 128;
+
 impl Functionary {
     fn args(name: String) -> State {
         State::Args {
@@ -103,10 +106,14 @@ impl Functionary {
             None => return None,
         };
         let line = &rest[skip..];
-        let Some(nl) = line.find('\n') else {
-            // A recipient line is short; a long one is text, and so is one
-            // with a space inside (spaces around the name are allowed).
-            if !end && line.len() < 128 && !line.trim().contains(char::is_whitespace) {
+        // A recipient line is short: its end is looked for that far only,
+        // or a long text of `>>>`s would be scanned to its end at each one.
+        let near = &line.as_bytes()[..line.len().min(MAX_RECIPIENT_LINE)];
+        let Some(nl) = near.iter().position(|&b| b == b'\n') else {
+            // A long line is text, and so is one with a space inside
+            // (spaces around the name are allowed).
+            if !end && line.len() < MAX_RECIPIENT_LINE && !line.trim().contains(char::is_whitespace)
+            {
                 return None;
             }
             em.content(&rest[..skip.min(rest.len())]);
