@@ -136,29 +136,34 @@ impl LocalChat {
                 model.path().display().to_string(),
             ));
         };
-        let format = match model.tool_format() {
-            Some(format) => format,
-            None if !template.shows_tools(&special_tokens(&model)) => Format::Generic,
-            None => return Err(LocalChatError::UnknownFormat(Format::ids().join(", "))),
-        };
-        LocalChat::with_format(model, format)
+        match model.tool_format() {
+            Some(format) => Ok(LocalChat::build(model, format, false)),
+            None if !template.shows_tools(&special_tokens(&model)) => {
+                Ok(LocalChat::build(model, Format::Generic, true))
+            }
+            None => Err(LocalChatError::UnknownFormat(Format::ids().join(", "))),
+        }
     }
 
     /// [`LocalChat::new`] for a model whose template does not show its
     /// tool-call format (one that ignores tools, say): its calls are read,
     /// and constrained, in `format`.
     pub fn with_format(model: Model, format: Format) -> Result<LocalChat, LocalChatError> {
-        if model.chat_template().is_none() {
+        let Some(template) = model.chat_template() else {
             return Err(LocalChatError::NoTemplate(
                 model.path().display().to_string(),
             ));
-        }
+        };
+        let lists_tools =
+            format == Format::Generic && !template.shows_tools(&special_tokens(&model));
+        Ok(LocalChat::build(model, format, lists_tools))
+    }
+
+    /// A chat whose template is there, in `format`; `generic_lists_tools`
+    /// as the caller found it (rendering the probe once).
+    fn build(model: Model, format: Format, generic_lists_tools: bool) -> LocalChat {
         let special_tokens = special_tokens(&model);
-        let generic_lists_tools = format == Format::Generic
-            && model
-                .chat_template()
-                .is_some_and(|t| !t.shows_tools(&special_tokens));
-        Ok(LocalChat {
+        LocalChat {
             model,
             special_tokens,
             format,
@@ -169,7 +174,7 @@ impl LocalChat {
             schema: None,
             last: None,
             generic_lists_tools,
-        })
+        }
     }
 
     /// Whether the model is shown its tools by the generic tool prompt,

@@ -50,9 +50,9 @@ pub(super) struct Run {
     format: Format,
     options: ParseOptions,
     stats: RunStats,
-    last_calls: String,
     messages: Vec<Message>,
-    /// The last round's calls, as (name, arguments).
+    /// The last round's calls, as (name, arguments): what a repeat is
+    /// compared with, and what `max_rounds` names.
     previous: Vec<(String, Value)>,
     /// The model repeated its last calls word for word: their results are
     /// in the transcript already, so the next round must answer.
@@ -96,7 +96,6 @@ impl Run {
             tools,
             format,
             stats: RunStats::default(),
-            last_calls: String::new(),
             messages,
             previous: Vec::new(),
             answer_now: false,
@@ -225,11 +224,6 @@ impl Run {
                 }
             }
         }
-        self.last_calls = made
-            .iter()
-            .map(|c| c.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
         self.previous = made
             .iter()
             .map(|c| (c.name.clone(), c.arguments.clone()))
@@ -244,7 +238,12 @@ impl Run {
     pub(super) fn max_rounds(self, rounds: usize) -> AgentError {
         AgentError::MaxRounds {
             rounds,
-            last_calls: self.last_calls,
+            last_calls: self
+                .previous
+                .iter()
+                .map(|(name, _)| name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
             messages: self.messages,
         }
     }

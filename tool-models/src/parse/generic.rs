@@ -96,7 +96,7 @@ fn answer(body: &str, complete: bool, em: &mut Emitter) -> bool {
         .remove("tool_calls")
         .or_else(|| answer.remove("tool_call"))
     {
-        em.json_calls(&calls.to_string());
+        em.value_calls(calls, body);
         return true;
     }
     match answer.remove("response") {

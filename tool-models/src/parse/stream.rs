@@ -512,7 +512,15 @@ impl Emitter {
     /// Calls from JSON text: one object or a list of them.
     pub(crate) fn json_calls(&mut self, text: &str) {
         match super::json::parse(text) {
-            Ok(Value::Array(items)) => {
+            Ok(v) => self.value_calls(v, text),
+            Err(e) => self.invalid(None, None, text, format!("tool call is not JSON: {e}")),
+        }
+    }
+
+    /// Calls from JSON already parsed from `text`: one object or a list.
+    pub(crate) fn value_calls(&mut self, v: Value, text: &str) {
+        match v {
+            Value::Array(items) => {
                 if items.is_empty() {
                     return;
                 }
@@ -527,8 +535,7 @@ impl Emitter {
                     }
                 }
             }
-            Ok(v) => self.json_call(v, text),
-            Err(e) => self.invalid(None, None, text, format!("tool call is not JSON: {e}")),
+            v => self.json_call(v, text),
         }
     }
 }
