@@ -53,3 +53,6 @@ pub mod remote;
 pub mod server;
 #[cfg(feature = "templates")]
 pub mod template;
+// Not every feature set has a builder.
+#[allow(unused_macros, unused_imports)]
+mod setters;

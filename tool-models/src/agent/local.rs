@@ -1,6 +1,7 @@
 //! A local model as the agent's [`ChatModel`]: its own chat template, its
 //! own tool-call format, and constrained decoding of the calls.
 
+use crate::setters::setters;
 use serde_json::Value;
 
 use super::ground;
@@ -183,39 +184,22 @@ impl LocalChat {
         self.generic_lists_tools
     }
 
-    /// Overrides the tool-call format read from the template.
-    pub fn tool_format(mut self, format: Format) -> LocalChat {
-        self.format = format;
-        self
-    }
-
-    /// How each turn is generated.
-    pub fn options(mut self, options: GenerateOptions) -> LocalChat {
-        self.options = options;
-        self
-    }
-
-    /// Whether tool calls are constrained to the tools' schemas (on by
-    /// default; formats without a grammar run unconstrained either way).
-    pub fn constrain(mut self, on: bool) -> LocalChat {
-        self.constrain = on;
-        self
-    }
-
-    /// Whether grounded parameters (`"x-grounded": true`, from
-    /// `#[arg(grounded)]`) only take runs of words of the user's messages
-    /// (on by default; applies to constrained calls). See
-    /// [`ground`](super::ground).
-    pub fn ground(mut self, on: bool) -> LocalChat {
-        self.ground = on;
-        self
-    }
-
-    /// Constrains answers without calls to JSON valid against `schema`
-    /// (structured output); applies to turns where no tool is offered.
-    pub fn answer_schema(mut self, schema: Option<Value>) -> LocalChat {
-        self.schema = schema;
-        self
+    setters! {
+        /// Overrides the tool-call format read from the template.
+        tool_format(format: Format) => format;
+        /// How each turn is generated.
+        options(options: GenerateOptions) => options;
+        /// Whether tool calls are constrained to the tools' schemas (on by
+        /// default; formats without a grammar run unconstrained either way).
+        constrain(on: bool) => constrain;
+        /// Whether grounded parameters (`"x-grounded": true`, from
+        /// `#[arg(grounded)]`) only take runs of words of the user's messages
+        /// (on by default; applies to constrained calls). See
+        /// [`ground`](super::ground).
+        ground(on: bool) => ground;
+        /// Constrains answers without calls to JSON valid against `schema`
+        /// (structured output); applies to turns where no tool is offered.
+        answer_schema(schema: Option<Value>) => schema;
     }
 
     /// Whether calls in this model's format can be constrained.

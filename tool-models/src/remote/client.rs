@@ -1,6 +1,7 @@
 //! [`RemoteChat`]: a model served by an OpenAI-compatible engine, as a
 //! [`ChatModel`] the agent drives like a local one.
 
+use crate::setters::setters;
 use std::time::{Duration, Instant};
 
 use eventsource_stream::Eventsource;
@@ -173,30 +174,21 @@ impl RemoteChat {
         self
     }
 
-    /// Sampling and output options for every request.
-    pub fn options(mut self, options: RequestOptions) -> RemoteChat {
-        self.options = options;
-        self
-    }
-
-    /// Whether to stream the answer (on by default).
-    pub fn stream(mut self, on: bool) -> RemoteChat {
-        self.stream = on;
-        self
+    setters! {
+        /// Sampling and output options for every request.
+        options(options: RequestOptions) => options;
+        /// Whether to stream the answer (on by default).
+        stream(on: bool) => stream;
+        /// How many times a request answered 429 or 503 is sent again (after
+        /// the engine's `Retry-After`, or 0.5 s, 1 s, 2 s…). Only a request
+        /// whose answer has not started is ever sent again.
+        retries(retries: u32) => retries;
     }
 
     /// The time limits.
     pub fn timeouts(mut self, timeouts: Timeouts) -> RemoteChat {
         self.timeouts = timeouts;
         self.client = None;
-        self
-    }
-
-    /// How many times a request answered 429 or 503 is sent again (after
-    /// the engine's `Retry-After`, or 0.5 s, 1 s, 2 s…). Only a request
-    /// whose answer has not started is ever sent again.
-    pub fn retries(mut self, retries: u32) -> RemoteChat {
-        self.retries = retries;
         self
     }
 

@@ -30,6 +30,7 @@ mod request;
 mod routes;
 mod worker;
 
+use crate::setters::setters;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -92,25 +93,16 @@ impl Server {
         self
     }
 
-    /// How many requests may wait while one generates (64 by default);
-    /// beyond it, 503 with `Retry-After`.
-    pub fn max_queue(mut self, n: usize) -> Server {
-        self.max_queue = n;
-        self
-    }
-
-    /// The largest request body accepted (8 MiB by default); larger ones
-    /// get 413.
-    pub fn max_body_bytes(mut self, n: usize) -> Server {
-        self.max_body_bytes = n;
-        self
-    }
-
-    /// Generation options for what a request leaves out (temperature,
-    /// top_p, seed, max_tokens, stop); `cancel` is the server's own.
-    pub fn defaults(mut self, options: GenerateOptions) -> Server {
-        self.defaults = options;
-        self
+    setters! {
+        /// How many requests may wait while one generates (64 by default);
+        /// beyond it, 503 with `Retry-After`.
+        max_queue(n: usize) => max_queue;
+        /// The largest request body accepted (8 MiB by default); larger ones
+        /// get 413.
+        max_body_bytes(n: usize) => max_body_bytes;
+        /// Generation options for what a request leaves out (temperature,
+        /// top_p, seed, max_tokens, stop); `cancel` is the server's own.
+        defaults(options: GenerateOptions) => defaults;
     }
 
     /// The routes, with the model's thread started: to nest in a larger

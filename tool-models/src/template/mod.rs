@@ -52,6 +52,7 @@ pub use gguf::{read_gguf_metadata, GgufMetadata, GgufValue};
 pub use limits::Limits;
 pub use load::{ModelTemplates, NamedTemplate};
 
+use crate::setters::setters;
 use minijinja::Environment;
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
@@ -151,16 +152,11 @@ impl RenderOptions {
         self
     }
 
-    /// Ends the prompt with the header of a new assistant turn.
-    pub fn add_generation_prompt(mut self, yes: bool) -> RenderOptions {
-        self.add_generation_prompt = yes;
-        self
-    }
-
-    /// Leaves the final message open so that the model continues it.
-    pub fn continue_final_message(mut self, yes: bool) -> RenderOptions {
-        self.continue_final_message = yes;
-        self
+    setters! {
+        /// Ends the prompt with the header of a new assistant turn.
+        add_generation_prompt(yes: bool) => add_generation_prompt;
+        /// Leaves the final message open so that the model continues it.
+        continue_final_message(yes: bool) => continue_final_message;
     }
 
     /// Sets the special tokens (`bos_token`, `eos_token`, ...).
