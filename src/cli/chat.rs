@@ -161,13 +161,7 @@ fn remote_chat(base_url: &str, args: &ChatArgs) -> Result<RemoteChat, String> {
     if args.model.is_some() {
         return Ok(chat);
     }
-    let first = chat
-        .models()
-        .map_err(|e| e.to_string())?
-        .into_iter()
-        .next()
-        .ok_or_else(|| format!("{base_url} serves no model; name one with --model"))?;
-    Ok(chat.model(first))
+    super::first_served_model(chat, base_url, "--model")
 }
 
 /// Runs the agent on `model` and prints the transcript (or `--json`).

@@ -241,13 +241,7 @@ fn remote_chat(base_url: &str, args: &BfclArgs, name: Option<&str>) -> Result<Re
         chat = chat.api_key_env(var).map_err(|e| e.to_string())?;
     }
     if name.is_none() {
-        let first = chat
-            .models()
-            .map_err(|e| e.to_string())?
-            .into_iter()
-            .next()
-            .ok_or_else(|| format!("{base_url} serves no model; name one with --model-name"))?;
-        chat = chat.model(first);
+        chat = super::first_served_model(chat, base_url, "--model-name")?;
     }
     Ok(chat)
 }

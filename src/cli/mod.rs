@@ -15,6 +15,7 @@ use std::process::{ExitCode, Termination};
 use tool_use::models::agent::{LocalChat, LocalChatError};
 use tool_use::models::model::Model;
 use tool_use::models::parse::Format;
+use tool_use::models::remote::RemoteChat;
 
 /// The model `--model` names, or the bundled one (`$TOOL_USE_MODEL` when set).
 pub fn load_model(path: Option<&Path>) -> Result<Model, String> {
@@ -69,6 +70,22 @@ fn local_chat(model: Model, tool_format: Option<&str>) -> Result<LocalChat, Stri
         LocalChatError::UnknownFormat(_) => format!("{e} with --tool-format"),
         e => e.to_string(),
     })
+}
+
+/// `chat` asking for the first model its engine serves: for a run that
+/// named none (`flag` is the option that names one).
+fn first_served_model(
+    mut chat: RemoteChat,
+    base_url: &str,
+    flag: &str,
+) -> Result<RemoteChat, String> {
+    let first = chat
+        .models()
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .next()
+        .ok_or_else(|| format!("{base_url} serves no model; name one with {flag}"))?;
+    Ok(chat.model(first))
 }
 
 /// The multi-thread runtime the serving subcommands run on.

@@ -11,21 +11,33 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{ItemFn, ItemImpl, Signature};
 
-/// Expands `#[tool(attr)] item`.
-pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let mut func: ItemFn = match syn::parse2(item.clone()) {
-        Ok(f) => f,
-        Err(_) => {
-            let err = syn::Error::new(
-                Span::call_site(),
-                "`#[tool]` goes on a function (`fn name(...) -> T`), or on a method in an impl block marked `#[tools]`",
-            );
-            let err = err.to_compile_error();
-            return quote!(#err #item);
-        }
+/// The item an attribute is on, as `T`, and the attribute's arguments (with
+/// the problems found in them); or, when the item is not a `T`, `wrong_item`
+/// as a compile error, the item kept as it was.
+fn parse<T: syn::parse::Parse>(
+    attr: TokenStream,
+    item: TokenStream,
+    wrong_item: &str,
+) -> Result<(T, ToolArgs, Vec<syn::Error>), TokenStream> {
+    let Ok(parsed) = syn::parse2(item.clone()) else {
+        let err = syn::Error::new(Span::call_site(), wrong_item).to_compile_error();
+        return Err(quote!(#err #item));
     };
     let mut errors = Vec::new();
     let args = ToolArgs::parse(attr, &mut errors);
+    Ok((parsed, args, errors))
+}
+
+/// Expands `#[tool(attr)] item`.
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let (mut func, args, mut errors) = match parse::<ItemFn>(
+        attr,
+        item,
+        "`#[tool]` goes on a function (`fn name(...) -> T`), or on a method in an impl block marked `#[tools]`",
+    ) {
+        Ok(parsed) => parsed,
+        Err(refused) => return refused,
+    };
     let params = analyse::take_params(&mut func.sig, Receiver::Forbidden, &mut errors);
     let def = analyse::definition(&func.attrs, &func.sig, &args, &params, &mut errors);
     let def = match def {
@@ -66,19 +78,14 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Expands `#[tools] impl Type { ... }`.
 pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let mut block: ItemImpl = match syn::parse2(item.clone()) {
-        Ok(b) => b,
-        Err(_) => {
-            let err = syn::Error::new(
-                Span::call_site(),
-                "`#[tools]` goes on an inherent impl block (`impl Type { ... }`)",
-            );
-            let err = err.to_compile_error();
-            return quote!(#err #item);
-        }
+    let (mut block, args, mut errors) = match parse::<ItemImpl>(
+        attr,
+        item,
+        "`#[tools]` goes on an inherent impl block (`impl Type { ... }`)",
+    ) {
+        Ok(parsed) => parsed,
+        Err(refused) => return refused,
     };
-    let mut errors = Vec::new();
-    let args = ToolArgs::parse(attr, &mut errors);
     if args.name.is_some() || args.description.is_some() {
         errors.push(syn::Error::new(
             Span::call_site(),

@@ -157,18 +157,19 @@ impl Functionary {
 }
 
 impl Machine for Functionary {
+    fn ended(&mut self, em: &mut Emitter) {
+        match std::mem::replace(&mut self.state, State::Content) {
+            State::Args { name, .. } => {
+                em.invalid(None, Some(name), "", "the call has no arguments")
+            }
+            State::Header => em.invalid(None, None, "", "unterminated function name"),
+            _ => {}
+        }
+    }
+
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
         if rest.is_empty() {
-            if end {
-                match std::mem::replace(&mut self.state, State::Content) {
-                    State::Args { name, .. } => {
-                        em.invalid(None, Some(name), "", "the call has no arguments")
-                    }
-                    State::Header => em.invalid(None, None, "", "unterminated function name"),
-                    _ => {}
-                }
-            }
             return false;
         }
         match &mut self.state {

@@ -78,23 +78,24 @@ impl Glm {
 }
 
 impl Machine for Glm {
+    fn ended(&mut self, em: &mut Emitter) {
+        match std::mem::replace(&mut self.state, State::Content) {
+            State::Args | State::Key { .. } | State::BeforeValue { .. } => self.cut_off(em),
+            State::Value { key, .. } => {
+                self.set(em, key, "");
+                self.cut_off(em);
+            }
+            State::Name { .. } => em.invalid(None, None, "", "the call has no name"),
+            State::Skip { raw, .. } => {
+                em.invalid(None, self.call.abandon(), &raw, "not a GLM tool call")
+            }
+            State::Content => {}
+        }
+    }
+
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
         if rest.is_empty() {
-            if end {
-                match std::mem::replace(&mut self.state, State::Content) {
-                    State::Args | State::Key { .. } | State::BeforeValue { .. } => self.cut_off(em),
-                    State::Value { key, .. } => {
-                        self.set(em, key, "");
-                        self.cut_off(em);
-                    }
-                    State::Name { .. } => em.invalid(None, None, "", "the call has no name"),
-                    State::Skip { raw, .. } => {
-                        em.invalid(None, self.call.abandon(), &raw, "not a GLM tool call")
-                    }
-                    State::Content => {}
-                }
-            }
             return false;
         }
         match &mut self.state {

@@ -115,16 +115,17 @@ impl Kimi {
 }
 
 impl Machine for Kimi {
+    fn ended(&mut self, em: &mut Emitter) {
+        if let State::Args { id, .. } = &mut self.state {
+            let id = std::mem::take(id);
+            self.emit(id, "", em);
+            self.state = State::Content;
+        }
+    }
+
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
         if rest.is_empty() {
-            if end {
-                if let State::Args { id, .. } = &mut self.state {
-                    let id = std::mem::take(id);
-                    self.emit(id, "", em);
-                    self.state = State::Content;
-                }
-            }
             return false;
         }
         let markers: &[&str] = match self.state {

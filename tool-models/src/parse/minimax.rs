@@ -100,21 +100,22 @@ impl Minimax {
 }
 
 impl Machine for Minimax {
+    fn ended(&mut self, em: &mut Emitter) {
+        match std::mem::replace(&mut self.state, State::Content) {
+            State::Params | State::Param { .. } => self.cut_off(em),
+            State::Value { key, .. } => {
+                self.set(em, key, "");
+                self.cut_off(em);
+            }
+            State::Skip { raw, .. } => self.report_skipped(&raw, em),
+            _ => {}
+        }
+        self.state = State::Content;
+    }
+
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
         if rest.is_empty() {
-            if end {
-                match std::mem::replace(&mut self.state, State::Content) {
-                    State::Params | State::Param { .. } => self.cut_off(em),
-                    State::Value { key, .. } => {
-                        self.set(em, key, "");
-                        self.cut_off(em);
-                    }
-                    State::Skip { raw, .. } => self.report_skipped(&raw, em),
-                    _ => {}
-                }
-                self.state = State::Content;
-            }
             return false;
         }
         match &mut self.state {

@@ -81,19 +81,20 @@ fn is_name_end(b: u8) -> bool {
 }
 
 impl Machine for Mistral {
+    fn ended(&mut self, em: &mut Emitter) {
+        match std::mem::replace(&mut self.state, State::Content) {
+            State::Head { .. } => {
+                em.invalid(None, None, "", "`[TOOL_CALLS]` with no call after it")
+            }
+            // `name[ARGS]` and nothing more: a call without arguments.
+            State::Args { name, id, .. } => em.call(id, name, Value::Object(Map::new())),
+            _ => {}
+        }
+    }
+
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
         if rest.is_empty() {
-            if end {
-                match std::mem::replace(&mut self.state, State::Content) {
-                    State::Head { .. } => {
-                        em.invalid(None, None, "", "`[TOOL_CALLS]` with no call after it")
-                    }
-                    // `name[ARGS]` and nothing more: a call without arguments.
-                    State::Args { name, id, .. } => em.call(id, name, Value::Object(Map::new())),
-                    _ => {}
-                }
-            }
             return false;
         }
         match &mut self.state {

@@ -241,18 +241,17 @@ impl Qwen3Xml {
 }
 
 impl Machine for Qwen3Xml {
+    fn ended(&mut self, em: &mut Emitter) {
+        match std::mem::replace(&mut self.state, State::Content) {
+            State::Params | State::Value { .. } => self.cut_off(em),
+            State::Skip { name, .. } => em.invalid(None, None, &name, "invalid function name"),
+            _ => {}
+        }
+    }
+
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
         if rest.is_empty() {
-            if end {
-                match std::mem::replace(&mut self.state, State::Content) {
-                    State::Params | State::Value { .. } => self.cut_off(em),
-                    State::Skip { name, .. } => {
-                        em.invalid(None, None, &name, "invalid function name")
-                    }
-                    _ => {}
-                }
-            }
             return false;
         }
         match &mut self.state {
@@ -401,6 +400,9 @@ impl Machine for Qwen3Xml {
     fn finish(&mut self, text: &mut Text, em: &mut Emitter) {
         while self.advance(text, em, true) {}
         self.advance(text, em, true);
+        if text.rest().is_empty() {
+            self.ended(em);
+        }
     }
 }
 

@@ -551,9 +551,17 @@ pub(crate) trait Machine: Send {
         while self.advance(text, em, false) {}
     }
 
+    /// Every byte of the output is read and it has ended: report what is
+    /// left open (a call cut off). `advance` is not called with nothing to
+    /// read for this.
+    fn ended(&mut self, _em: &mut Emitter) {}
+
     /// The output ended: decide everything left.
     fn finish(&mut self, text: &mut Text, em: &mut Emitter) {
         while self.advance(text, em, true) {}
+        if text.rest().is_empty() {
+            self.ended(em);
+        }
     }
 }
 
