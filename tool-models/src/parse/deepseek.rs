@@ -125,9 +125,6 @@ impl Machine for Deepseek {
                 return false;
             }
         };
-        if rest.is_empty() && !end {
-            return false;
-        }
         let found = find_any(rest, self.scanned.min(rest.len()), markers);
         match (&self.state, found) {
             (State::Content, Find::At { at, which }) => {
@@ -201,6 +198,11 @@ impl Machine for Deepseek {
         }
         self.scanned = 0;
         true
+    }
+
+    // A section or call left open is decided with nothing more to read.
+    fn finish(&mut self, text: &mut Text, em: &mut Emitter) {
+        while self.advance(text, em, true) {}
     }
 }
 

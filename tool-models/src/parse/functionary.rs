@@ -169,9 +169,6 @@ impl Machine for Functionary {
 
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
-        if rest.is_empty() {
-            return false;
-        }
         match &mut self.state {
             State::Recipient => self.recipient(text, em, end).is_some(),
             State::Content => {

@@ -125,9 +125,6 @@ impl Machine for Kimi {
 
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
-        if rest.is_empty() {
-            return false;
-        }
         let markers: &[&str] = match self.state {
             State::Content => &[SEC_BEGIN, CALL_BEGIN],
             State::Section => &[CALL_BEGIN, SEC_END],

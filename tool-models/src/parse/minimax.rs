@@ -115,9 +115,6 @@ impl Machine for Minimax {
 
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
-        if rest.is_empty() {
-            return false;
-        }
         match &mut self.state {
             State::Content => {
                 if content_until(text, em, &[BLOCK], end).is_none() {

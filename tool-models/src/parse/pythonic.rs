@@ -338,9 +338,6 @@ fn read_call(p: &mut Py<'_>) -> Result<(String, Value), CallErr> {
 impl Machine for Pythonic {
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
-        if rest.is_empty() {
-            return false;
-        }
         match &mut self.state {
             State::Content => {
                 let markers = &[self.markers.start, "["][..if self.markers.bare { 2 } else { 1 }];

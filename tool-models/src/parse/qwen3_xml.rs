@@ -251,9 +251,6 @@ impl Machine for Qwen3Xml {
 
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
-        if rest.is_empty() {
-            return false;
-        }
         match &mut self.state {
             State::Content => {
                 let markers =
@@ -397,9 +394,12 @@ impl Machine for Qwen3Xml {
         }
     }
 
+    // A value held back at a `</parameter>` is decided by one more look.
     fn finish(&mut self, text: &mut Text, em: &mut Emitter) {
-        while self.advance(text, em, true) {}
-        self.advance(text, em, true);
+        while !text.rest().is_empty() && self.advance(text, em, true) {}
+        if !text.rest().is_empty() {
+            self.advance(text, em, true);
+        }
         if text.rest().is_empty() {
             self.ended(em);
         }

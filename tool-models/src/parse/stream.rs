@@ -542,13 +542,14 @@ impl Emitter {
 
 /// One format's state machine over the content part of the output.
 pub(crate) trait Machine: Send {
-    /// Decides one step from the start of `text`; `false` when more text is
-    /// needed (or, at the `end`, when nothing is left to decide).
+    /// Decides one step from the start of `text`, which is not empty
+    /// (unless a machine's own `finish` says otherwise); `false` when more
+    /// text is needed (or, at the `end`, when nothing is left to decide).
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool;
 
     /// New text has been appended to `text`; consume what can be decided.
     fn step(&mut self, text: &mut Text, em: &mut Emitter) {
-        while self.advance(text, em, false) {}
+        while !text.rest().is_empty() && self.advance(text, em, false) {}
     }
 
     /// Every byte of the output is read and it has ended: report what is
@@ -558,7 +559,7 @@ pub(crate) trait Machine: Send {
 
     /// The output ended: decide everything left.
     fn finish(&mut self, text: &mut Text, em: &mut Emitter) {
-        while self.advance(text, em, true) {}
+        while !text.rest().is_empty() && self.advance(text, em, true) {}
         if text.rest().is_empty() {
             self.ended(em);
         }
