@@ -309,24 +309,25 @@ impl Emitter {
     }
 
     pub(crate) fn content(&mut self, s: &str) {
-        if s.is_empty() {
-            return;
-        }
-        if let Some(StreamEvent::Content(c)) = self.events.last_mut() {
-            c.push_str(s);
-        } else {
-            self.events.push(StreamEvent::Content(s.to_owned()));
-        }
+        self.text(s, false);
     }
 
     pub(crate) fn reasoning(&mut self, s: &str) {
+        self.text(s, true);
+    }
+
+    /// Content or reasoning, joined to the last event when that is of the
+    /// same kind: consecutive pieces make one event.
+    fn text(&mut self, s: &str, reasoning: bool) {
         if s.is_empty() {
             return;
         }
-        if let Some(StreamEvent::Reasoning(c)) = self.events.last_mut() {
-            c.push_str(s);
-        } else {
-            self.events.push(StreamEvent::Reasoning(s.to_owned()));
+        match (self.events.last_mut(), reasoning) {
+            (Some(StreamEvent::Content(c)), false) | (Some(StreamEvent::Reasoning(c)), true) => {
+                c.push_str(s)
+            }
+            (_, false) => self.events.push(StreamEvent::Content(s.to_owned())),
+            (_, true) => self.events.push(StreamEvent::Reasoning(s.to_owned())),
         }
     }
 
