@@ -364,7 +364,6 @@ fn errors_are_clear() {
     for format in Format::all() {
         assert!(ToolConstraint::supports(format), "{format}");
     }
-    assert_eq!(tool_models::constrain::SUPPORTED, Format::ids().as_slice());
     let bad = vec![json!({"type": "function", "function": {"name": "f",
         "parameters": {"type": "object", "properties": {"x": {"type": "integer", "minimum": 5, "maximum": 1}}, "required": ["x"]}}})];
     let e = ToolConstraint::new(&env, Format::Hermes, &definitions(&bad), &ToolChoice::Auto)

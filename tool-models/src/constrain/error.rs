@@ -18,7 +18,7 @@ pub enum ConstrainError {
         tokenizer: usize,
     },
     /// The tool-call format has no grammar here.
-    #[error("tool-call format `{0}` is not supported for constrained decoding (supported: {supported})", supported = super::tool::SUPPORTED.join(", "))]
+    #[error("tool-call format `{0}` is not supported for constrained decoding (supported: {supported})", supported = supported_ids())]
     UnsupportedFormat(String),
     /// `tool_choice` names a tool that is not offered.
     #[error("tool_choice names `{name}`, but the tools offered are: {known}")]
@@ -42,4 +42,13 @@ pub enum ConstrainError {
     /// The grammar could not be compiled.
     #[error("grammar: {0}")]
     Grammar(String),
+}
+
+/// The ids of the formats with a grammar, for the message.
+fn supported_ids() -> String {
+    crate::parse::Format::all()
+        .filter(|f| super::ToolConstraint::supports(*f))
+        .map(|f| f.id())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

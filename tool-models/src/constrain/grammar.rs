@@ -31,6 +31,7 @@ use super::narrow::forbid_in_strings;
 use super::schema::ToolDef;
 use super::syntax::{args_json, json_block, named, syntax, Calls, Syntax, WS};
 use super::{ConstrainError, TokenEnv};
+use crate::parse::family::Grammar;
 use crate::parse::Format;
 use tool_runtime::ToolChoice;
 
@@ -44,10 +45,8 @@ pub(crate) fn lark(
 ) -> Result<String, ConstrainError> {
     let mut l = Lark::new(env);
     let calls_allowed = !tools.is_empty() && !matches!(choice, ToolChoice::None);
-    match format {
-        Format::Harmony => harmony(&mut l, tools, choice, calls_allowed)?,
-        Format::FunctionaryV32 => functionary_v32(&mut l, tools, choice, calls_allowed)?,
-        Format::Generic => generic(&mut l, tools, choice, calls_allowed),
+    match format.family().grammar {
+        Grammar::Layout(layout) => layout(&mut l, tools, choice, calls_allowed)?,
         _ => {
             let syn = syntax(format, &l)
                 .ok_or_else(|| ConstrainError::UnsupportedFormat(format.id().into()))?;
@@ -196,7 +195,12 @@ fn block(
 /// The generic JSON answer: the whole output is `{"tool_call": {...}}` or
 /// `{"response": "..."}`, as llama.cpp constrains it without parallel
 /// calls.
-fn generic(l: &mut Lark, tools: &[ToolDef], choice: &ToolChoice, calls_allowed: bool) {
+pub(crate) fn generic(
+    l: &mut Lark,
+    tools: &[ToolDef],
+    choice: &ToolChoice,
+    calls_allowed: bool,
+) -> Result<(), ConstrainError> {
     let response = json(
         serde_json::json!({
             "type": "object",
@@ -208,7 +212,7 @@ fn generic(l: &mut Lark, tools: &[ToolDef], choice: &ToolChoice, calls_allowed: 
     );
     if !calls_allowed {
         l.named("start", &response);
-        return;
+        return Ok(());
     }
     let call = json(json_block(tools, named("name", "arguments")), None);
     let object = format!("{} {call} {}", lit("{\"tool_call\": "), lit("}"));
@@ -217,11 +221,12 @@ fn generic(l: &mut Lark, tools: &[ToolDef], choice: &ToolChoice, calls_allowed: 
         _ => object,
     };
     l.named("start", &start);
+    Ok(())
 }
 
 /// gpt-oss harmony: reasoning messages, then a final answer or a call.
 /// The prompt has opened the first message (`<|start|>assistant`).
-fn harmony(
+pub(crate) fn harmony(
     l: &mut Lark,
     tools: &[ToolDef],
     choice: &ToolChoice,
@@ -295,7 +300,7 @@ fn harmony(
 /// Functionary v3.2: `recipient\n…` segments separated by `>>>`; the
 /// prompt ends with `>>>`, so the output starts at a recipient. `all` is
 /// text for the user; any other recipient is a call.
-fn functionary_v32(
+pub(crate) fn functionary_v32(
     l: &mut Lark,
     tools: &[ToolDef],
     choice: &ToolChoice,

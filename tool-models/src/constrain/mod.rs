@@ -11,7 +11,7 @@
 //! format's parser reads.
 
 mod error;
-mod grammar;
+pub(crate) mod grammar;
 mod json;
 mod lark;
 mod narrow;
@@ -24,5 +24,5 @@ mod vocab;
 
 pub use error::ConstrainError;
 pub use json::JsonConstraint;
-pub use tool::{ToolConstraint, SUPPORTED};
+pub use tool::ToolConstraint;
 pub use vocab::TokenEnv;

@@ -8,36 +8,6 @@ use crate::parse::Format;
 use llguidance::api::TopLevelGrammar;
 use tool_runtime::{ToolChoice, ToolDefinition, UnmetChoice};
 
-/// The formats [`ToolConstraint`] has a grammar for: every format the
-/// parsers read.
-pub const SUPPORTED: &[&str] = &[
-    "hermes",
-    "llama3_json",
-    "mistral",
-    "pythonic",
-    "cohere",
-    "phi4_mini",
-    "granite",
-    "granite_20b_fc",
-    "internlm2",
-    "xlam",
-    "qwen3_xml",
-    "deepseek_v3",
-    "deepseek_v31",
-    "kimi_k2",
-    "functiongemma",
-    "harmony",
-    "minimax_m2",
-    "nemotron_v2",
-    "functionary_v31",
-    "functionary_v32",
-    "glm45",
-    "seed_oss",
-    "apertus",
-    "lfm2",
-    "generic",
-];
-
 /// Masks a tool-using output so that every call the format's parser reads
 /// names an offered tool and has arguments valid against its schema.
 ///
@@ -83,9 +53,10 @@ impl ToolConstraint {
         }
     }
 
-    /// Whether `format` has a grammar here.
+    /// Whether `format` has a grammar here (every format the parsers read
+    /// has one).
     pub fn supports(format: Format) -> bool {
-        SUPPORTED.contains(&format.id())
+        format.family().constrainable()
     }
 
     /// The Lark grammar in force (for diagnostics).

@@ -9,7 +9,9 @@ use super::stream::Machine;
 use super::think::ThinkMarkers;
 use super::Format;
 #[cfg(feature = "local")]
-use crate::constrain::syntax::{Lark, Syntax};
+use crate::constrain::syntax::{ConstrainError, Lark, Syntax, ToolDef};
+#[cfg(feature = "local")]
+use tool_runtime::ToolChoice;
 
 /// What the crate knows about one format.
 pub(crate) struct Family {
@@ -36,8 +38,7 @@ pub(crate) struct Family {
 #[derive(Clone, Copy)]
 #[cfg_attr(not(feature = "local"), allow(dead_code))]
 pub(crate) enum Grammar {
-    /// The output is not text with blocks of calls in it (harmony,
-    /// Functionary v3.2): no grammar.
+    /// No grammar (or constrained decoding is not built).
     None,
     /// Call objects (`{"name", "arguments"}`) between `open` and `close`,
     /// one to a block or a `list` of them.
@@ -49,7 +50,17 @@ pub(crate) enum Grammar {
     /// Written by the family's own function, given the vocabulary.
     #[cfg(feature = "local")]
     Custom(fn(&Lark) -> Option<Syntax>),
+    /// The output is not text with blocks of calls in it (harmony,
+    /// Functionary v3.2, the generic JSON answer): the whole grammar is the
+    /// family's own, written by this function (see `constrain::grammar`).
+    #[cfg(feature = "local")]
+    Layout(Layout),
 }
+
+/// Writes a whole output's grammar into `Lark` for these tools under this
+/// choice; the `bool` says whether calls are allowed at all.
+#[cfg(feature = "local")]
+pub(crate) type Layout = fn(&mut Lark, &[ToolDef], &ToolChoice, bool) -> Result<(), ConstrainError>;
 
 /// A family's own grammar function, or no grammar where constrained
 /// decoding is not built: the descriptor names its grammar the same way in
@@ -67,6 +78,22 @@ macro_rules! grammar_fn {
     };
 }
 pub(crate) use grammar_fn;
+
+/// A family's whole-output grammar function, as `grammar_fn!` names a
+/// syntax function.
+#[cfg(feature = "local")]
+macro_rules! layout_fn {
+    ($f:expr) => {
+        $crate::parse::family::Grammar::Layout($f)
+    };
+}
+#[cfg(not(feature = "local"))]
+macro_rules! layout_fn {
+    ($f:expr) => {
+        $crate::parse::family::Grammar::None
+    };
+}
+pub(crate) use layout_fn;
 
 impl Family {
     /// A family with its id and parser, and nothing else yet: no aliases,
@@ -119,14 +146,20 @@ impl Family {
     #[cfg(feature = "local")]
     pub(crate) fn syntax(&self, lark: &Lark) -> Option<Syntax> {
         match self.grammar {
-            Grammar::None => None,
+            Grammar::None | Grammar::Layout(_) => None,
             Grammar::Json { open, close, list } => Some(Syntax::json(open, close, list)),
             Grammar::Custom(syntax) => syntax(lark),
         }
     }
 
+    /// Whether constrained decoding has a grammar for this family.
+    #[cfg(feature = "local")]
+    pub(crate) const fn constrainable(&self) -> bool {
+        !matches!(self.grammar, Grammar::None)
+    }
+
     /// The grammar for constrained decoding (a function is named with
-    /// `grammar_fn!`).
+    /// `grammar_fn!` or `layout_fn!`).
     pub(crate) const fn grammar(self, grammar: Grammar) -> Family {
         Family { grammar, ..self }
     }

@@ -5,7 +5,7 @@
 //! and the grammar keeps to it; text that is not such an object is
 //! content.
 
-use super::family::Family;
+use super::family::{layout_fn, Family};
 use super::jsonblock::{Block, BodyStream, End, Spec};
 use super::stream::{Emitter, Machine};
 use super::think::THINK;
@@ -109,8 +109,9 @@ fn answer(body: &str, complete: bool, em: &mut Emitter) -> bool {
 
 /// The generic JSON answer. No template names it: it is chosen when a
 /// template ignores `tools`, or by name.
-pub(crate) const GENERIC: Family =
-    Family::new(Format::Generic, "generic", |_| machine()).think(THINK);
+pub(crate) const GENERIC: Family = Family::new(Format::Generic, "generic", |_| machine())
+    .think(THINK)
+    .grammar(layout_fn!(crate::constrain::grammar::generic));
 
 #[cfg(test)]
 mod tests {

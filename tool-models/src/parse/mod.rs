@@ -22,7 +22,7 @@ mod apertus;
 mod cohere;
 mod deepseek;
 pub mod detect;
-mod family;
+pub(crate) mod family;
 mod functionary;
 mod functiongemma;
 pub mod generic;
