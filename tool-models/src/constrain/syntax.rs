@@ -67,7 +67,10 @@ pub(crate) enum Calls {
 }
 
 /// Writes one call to `tool` in Lark.
-pub(crate) type CallFn = fn(&mut Lark, &ToolDef, &[&'static str]) -> Result<String, ConstrainError>;
+pub(crate) type CallFn = fn(&mut Lark, &ToolDef, &[&'static str]) -> CallRule;
+
+/// One call's grammar rule, or why it cannot be written.
+pub(crate) type CallRule = Result<String, ConstrainError>;
 
 /// The id a JSON call object carries.
 #[derive(Clone, Copy)]

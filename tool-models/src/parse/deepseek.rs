@@ -230,7 +230,7 @@ const THINK_DEEPSEEK: ThinkMarkers = ThinkMarkers {
 #[cfg(feature = "local")]
 mod grammar {
     use super::{CALLS_BEGIN, CALLS_END, CALL_END};
-    use crate::constrain::syntax::{args_json, lit, CallFn, ConstrainError, Lark, Syntax, ToolDef};
+    use crate::constrain::syntax::{args_json, lit, CallFn, CallRule, Lark, Syntax, ToolDef};
 
     pub(super) fn syntax_v3(_: &Lark) -> Option<Syntax> {
         Some(section(deepseek_v3))
@@ -246,11 +246,7 @@ mod grammar {
         s
     }
 
-    fn deepseek_v3(
-        l: &mut Lark,
-        t: &ToolDef,
-        vf: &[&'static str],
-    ) -> Result<String, ConstrainError> {
+    fn deepseek_v3(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> CallRule {
         Ok(format!(
             "{} \"function\" {} {} \"\\n```json\\n\" {} \"\\n```\" {}",
             l.mark("<｜tool▁call▁begin｜>"),
@@ -261,11 +257,7 @@ mod grammar {
         ))
     }
 
-    fn deepseek_v31(
-        l: &mut Lark,
-        t: &ToolDef,
-        vf: &[&'static str],
-    ) -> Result<String, ConstrainError> {
+    fn deepseek_v31(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> CallRule {
         Ok(format!(
             "{} {} {} {} {}",
             l.mark("<｜tool▁call▁begin｜>"),

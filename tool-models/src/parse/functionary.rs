@@ -344,7 +344,7 @@ pub(crate) const FUNCTIONARY_V32: Family =
 #[cfg(feature = "local")]
 mod grammar {
     use super::{FUNCTION, FUNCTION_END, PYTHON_TAG};
-    use crate::constrain::syntax::{args_json, lit, ConstrainError, Lark, Syntax, ToolDef};
+    use crate::constrain::syntax::{args_json, lit, CallRule, Lark, Syntax, ToolDef};
 
     pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
         let mut s = Syntax::per_tool(&[FUNCTION], None, functionary_v31, false);
@@ -354,11 +354,7 @@ mod grammar {
         Some(s)
     }
 
-    fn functionary_v31(
-        _: &mut Lark,
-        t: &ToolDef,
-        vf: &[&'static str],
-    ) -> Result<String, ConstrainError> {
+    fn functionary_v31(_: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> CallRule {
         Ok(format!(
             "{} {} \"</function>\"",
             lit(&format!("{}>", t.name)),

@@ -181,7 +181,7 @@ pub(crate) const FUNCTION_GEMMA: Family =
 mod grammar {
     use super::{END, ESC, START};
     use crate::constrain::syntax::{
-        each_param, lit, raw_end, raw_value, ConstrainError, Lark, Syntax, ToolDef,
+        each_param, lit, raw_end, raw_value, CallRule, Lark, Syntax, ToolDef,
     };
 
     pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
@@ -191,11 +191,7 @@ mod grammar {
         Some(s)
     }
 
-    fn function_gemma(
-        l: &mut Lark,
-        t: &ToolDef,
-        vf: &[&'static str],
-    ) -> Result<String, ConstrainError> {
+    fn function_gemma(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> CallRule {
         let end = raw_end(l, "<escape>", vf);
         let key_ok = |k: &str| !k.is_empty() && !k.contains([':', ',', '{', '}', '<']);
         let args = each_param(l, t, "functiongemma", key_ok, ",", |l, k, s, d| {

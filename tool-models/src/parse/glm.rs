@@ -250,7 +250,7 @@ pub(crate) const GLM45: Family = Family::new(Format::Glm45, "glm45", machine)
 mod grammar {
     use super::{CALL, CALL_END, KEY, KEY_END, VALUE, VALUE_END};
     use crate::constrain::syntax::{
-        each_param, lit, raw_end, raw_value, xml, xml_key_ok, ConstrainError, Lark, Syntax, ToolDef,
+        each_param, lit, raw_end, raw_value, xml, xml_key_ok, CallRule, Lark, Syntax, ToolDef,
     };
 
     pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
@@ -259,7 +259,7 @@ mod grammar {
         Some(s)
     }
 
-    fn glm(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
+    fn glm(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> CallRule {
         let end = raw_end(l, VALUE_END, vf);
         let args = each_param(l, t, "glm45", xml_key_ok, "", |l, k, s, d| {
             format!(

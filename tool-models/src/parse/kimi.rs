@@ -276,7 +276,7 @@ pub(crate) const KIMI_K2: Family = Family::new(Format::KimiK2, "kimi_k2", |_| ma
 #[cfg(feature = "local")]
 mod grammar {
     use super::{CALL_END, SEC_BEGIN, SEC_END};
-    use crate::constrain::syntax::{args_json, lit, ConstrainError, Lark, Syntax, ToolDef};
+    use crate::constrain::syntax::{args_json, lit, CallRule, Lark, Syntax, ToolDef};
 
     pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
         let mut s = Syntax::per_tool(&[SEC_BEGIN], Some(SEC_END), kimi, true);
@@ -284,7 +284,7 @@ mod grammar {
         Some(s)
     }
 
-    fn kimi(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
+    fn kimi(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> CallRule {
         Ok(format!(
             "{} {} /:[0-9]{{1,2}}/ {} {} {}",
             l.mark("<|tool_call_begin|>"),

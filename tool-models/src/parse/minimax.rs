@@ -286,7 +286,7 @@ pub(crate) const MINIMAX_M2: Family = Family::new(Format::MinimaxM2, "minimax_m2
 mod grammar {
     use super::{BLOCK, BLOCK_END, PARAM_END};
     use crate::constrain::syntax::{
-        each_param, lit, per_tool_calls, raw_end, raw_value, xml, xml_key_ok, ConstrainError, Lark,
+        each_param, lit, per_tool_calls, raw_end, raw_value, xml, xml_key_ok, CallRule, Lark,
         Syntax, ToolDef,
     };
 
@@ -302,7 +302,7 @@ mod grammar {
         Some(s)
     }
 
-    fn minimax(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
+    fn minimax(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> CallRule {
         let end = raw_end(l, PARAM_END, vf);
         let args = each_param(l, t, "minimax_m2", xml_key_ok, "", |l, k, s, d| {
             format!(

@@ -379,7 +379,7 @@ pub(crate) const MISTRAL: Family = Family::new(Format::Mistral, "mistral", |_| m
 mod grammar {
     use super::MARK;
     use crate::constrain::syntax::{
-        args_json, lit, Calls, ConstrainError, Id, Keys, Lark, Syntax, ToolDef,
+        args_json, lit, CallRule, Calls, Id, Keys, Lark, Syntax, ToolDef,
     };
 
     pub(super) fn syntax(lark: &Lark) -> Option<Syntax> {
@@ -400,11 +400,7 @@ mod grammar {
         Some(s)
     }
 
-    fn mistral_v11(
-        l: &mut Lark,
-        t: &ToolDef,
-        vf: &[&'static str],
-    ) -> Result<String, ConstrainError> {
+    fn mistral_v11(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> CallRule {
         // Mistral Small 3.2 and later write a call id before the arguments.
         let id = if l.is_special("[CALL_ID]") {
             format!("({} /[A-Za-z0-9]{{9}}/)?", l.mark("[CALL_ID]"))

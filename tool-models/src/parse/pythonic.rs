@@ -454,7 +454,7 @@ pub(crate) const LFM2: Family = Family::new(Format::Lfm2, "lfm2", |_| machine_lf
 mod grammar {
     use super::{LFM2_MARKERS, LLAMA_MARKERS};
     use crate::constrain::syntax::{
-        each_param, lit, per_tool_calls, python_value, ConstrainError, Lark, Syntax, ToolDef,
+        each_param, lit, per_tool_calls, python_value, CallRule, Lark, Syntax, ToolDef,
     };
 
     // Llama 4 has markers; Llama 3.2 writes the list bare. The parser
@@ -496,11 +496,7 @@ mod grammar {
         s
     }
 
-    fn pythonic_call(
-        l: &mut Lark,
-        t: &ToolDef,
-        _: &[&'static str],
-    ) -> Result<String, ConstrainError> {
+    fn pythonic_call(l: &mut Lark, t: &ToolDef, _: &[&'static str]) -> CallRule {
         let key_ok = |k: &str| {
             let b = k.as_bytes();
             !b.is_empty()

@@ -431,7 +431,7 @@ pub(crate) const SEED_OSS: Family = Family::new(Format::SeedOss, "seed_oss", mac
 mod grammar {
     use super::{FUNCTION, PARAM, PARAM_END, QWEN3, SEED_OSS_WRAPPER};
     use crate::constrain::syntax::{
-        each_param, lit, raw_end, raw_value, xml, xml_key_ok, ConstrainError, Lark, Syntax, ToolDef,
+        each_param, lit, raw_end, raw_value, xml, xml_key_ok, CallRule, Lark, Syntax, ToolDef,
     };
 
     pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
@@ -450,11 +450,11 @@ mod grammar {
         ))
     }
 
-    fn qwen3_xml(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
+    fn qwen3_xml(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> CallRule {
         function_xml(l, t, vf, "qwen3_xml", "\n")
     }
 
-    fn seed_oss(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> Result<String, ConstrainError> {
+    fn seed_oss(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> CallRule {
         function_xml(l, t, vf, "seed_oss", "")
     }
 
@@ -466,7 +466,7 @@ mod grammar {
         vf: &[&'static str],
         format: &str,
         nl: &str,
-    ) -> Result<String, ConstrainError> {
+    ) -> CallRule {
         let end = raw_end(
             l,
             if nl.is_empty() {
