@@ -65,35 +65,24 @@ pub(crate) type Layout = fn(&mut Lark, &[ToolDef], &ToolChoice, bool) -> Result<
 /// A family's own grammar function, or no grammar where constrained
 /// decoding is not built: the descriptor names its grammar the same way in
 /// every build, and the path is only resolved where the function exists.
+/// `grammar_fn!(f)` names a syntax function (`Grammar::Custom`),
+/// `grammar_fn!(layout f)` a whole-output one (`Grammar::Layout`).
 #[cfg(feature = "local")]
 macro_rules! grammar_fn {
+    (layout $f:expr) => {
+        $crate::parse::family::Grammar::Layout($f)
+    };
     ($f:expr) => {
         $crate::parse::family::Grammar::Custom($f)
     };
 }
 #[cfg(not(feature = "local"))]
 macro_rules! grammar_fn {
-    ($f:expr) => {
+    ($($f:tt)*) => {
         $crate::parse::family::Grammar::None
     };
 }
 pub(crate) use grammar_fn;
-
-/// A family's whole-output grammar function, as `grammar_fn!` names a
-/// syntax function.
-#[cfg(feature = "local")]
-macro_rules! layout_fn {
-    ($f:expr) => {
-        $crate::parse::family::Grammar::Layout($f)
-    };
-}
-#[cfg(not(feature = "local"))]
-macro_rules! layout_fn {
-    ($f:expr) => {
-        $crate::parse::family::Grammar::None
-    };
-}
-pub(crate) use layout_fn;
 
 impl Family {
     /// A family with its id and parser, and nothing else yet: no aliases,
@@ -159,7 +148,7 @@ impl Family {
     }
 
     /// The grammar for constrained decoding (a function is named with
-    /// `grammar_fn!` or `layout_fn!`).
+    /// `grammar_fn!`).
     pub(crate) const fn grammar(self, grammar: Grammar) -> Family {
         Family { grammar, ..self }
     }

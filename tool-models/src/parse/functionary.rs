@@ -6,7 +6,7 @@
 //!
 //! Arguments stream as they are written.
 
-use super::family::{grammar_fn, layout_fn, Family, Rule};
+use super::family::{grammar_fn, Family, Rule};
 use super::partial_call::Compactor;
 use super::schema::Tools;
 use super::stream::{
@@ -338,7 +338,7 @@ pub(crate) const FUNCTIONARY_V32: Family =
     Family::new(Format::FunctionaryV32, "functionary_v32", machine_v32)
         .aliases(&["functionary_v3_2"])
         .detect(&[Rule::at(100, &[">>>all", ">>>${recipient}"])])
-        .grammar(layout_fn!(crate::constrain::grammar::functionary_v32));
+        .grammar(grammar_fn!(layout crate::constrain::grammar::functionary_v32));
 
 /// `<function=name>{…}</function>`, one call to a block.
 #[cfg(feature = "local")]

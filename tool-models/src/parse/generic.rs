@@ -5,7 +5,7 @@
 //! and the grammar keeps to it; text that is not such an object is
 //! content.
 
-use super::family::{layout_fn, Family};
+use super::family::{grammar_fn, Family};
 use super::jsonblock::{Block, BodyStream, End, Spec};
 use super::stream::{Emitter, Machine};
 use super::think::THINK;
@@ -111,7 +111,7 @@ fn answer(body: &str, complete: bool, em: &mut Emitter) -> bool {
 /// template ignores `tools`, or by name.
 pub(crate) const GENERIC: Family = Family::new(Format::Generic, "generic", |_| machine())
     .think(THINK)
-    .grammar(layout_fn!(crate::constrain::grammar::generic));
+    .grammar(grammar_fn!(layout crate::constrain::grammar::generic));
 
 #[cfg(test)]
 mod tests {

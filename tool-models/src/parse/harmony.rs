@@ -6,7 +6,7 @@
 //! the caller did not offer) are dropped. Also reads LLM-jp's dialect with a
 //! space after each special token.
 
-use super::family::{layout_fn, Family, Rule};
+use super::family::{grammar_fn, Family, Rule};
 use super::partial_call::NamedArguments;
 use super::stream::{find_any, Emitter, Find, Machine, Text};
 use super::Format;
@@ -186,4 +186,4 @@ impl Machine for Harmony {
 pub(crate) const HARMONY: Family = Family::new(Format::Harmony, "harmony", |_| machine())
     .aliases(&["llm_jp_harmony", "gpt_oss"])
     .detect(&[Rule::at(0, &[CHANNEL])])
-    .grammar(layout_fn!(crate::constrain::grammar::harmony));
+    .grammar(grammar_fn!(layout crate::constrain::grammar::harmony));
