@@ -1,6 +1,6 @@
 //! Rotary position embeddings and causal attention over the KV cache.
 
-use super::kernels::{attend_row, gemm_strided, softmax};
+use super::kernels::{attend_row, gemm_strided, softmax, Row};
 use rayon::prelude::*;
 use std::cell::RefCell;
 
@@ -60,23 +60,40 @@ thread_local! {
     static SCORES: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Causal attention of `n` query rows (`q`, rows of `heads.query_width()`,
-/// at positions `start..start + n`) over the cached `keys` and `values`
-/// (rows of `heads.kv_width()`, positions `0..start + n`); with a `window`,
-/// each position sees only the last `window` positions up to itself
-/// (Gemma's local layers). The result goes to `out` head by head:
-/// `heads.query` blocks of `n` rows of `heads.dim`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn attend(
-    q: &[f32],
-    keys: &[f32],
-    values: &[f32],
-    start: usize,
-    n: usize,
-    heads: Heads,
-    window: Option<usize>,
-    out: &mut [f32],
-) {
+/// What one attention call reads.
+#[derive(Clone, Copy)]
+pub(crate) struct Queries<'a> {
+    /// `n` query rows of `heads.query_width()`, at positions
+    /// `start..start + n`.
+    pub q: &'a [f32],
+    /// The cached keys, rows of `heads.kv_width()` at positions
+    /// `0..start + n`.
+    pub keys: &'a [f32],
+    /// The cached values, laid out as the keys.
+    pub values: &'a [f32],
+    /// The position of the first query row.
+    pub start: usize,
+    /// How many query rows.
+    pub n: usize,
+    /// The shape of the heads.
+    pub heads: Heads,
+    /// Each position sees only the last `window` positions up to itself
+    /// (Gemma's local layers); `None`, every position before it.
+    pub window: Option<usize>,
+}
+
+/// Causal attention of the `queries` over the cache. The result goes to
+/// `out` head by head: `heads.query` blocks of `n` rows of `heads.dim`.
+pub(crate) fn attend(queries: Queries<'_>, out: &mut [f32]) {
+    let Queries {
+        q,
+        keys,
+        values,
+        start,
+        n,
+        heads,
+        window,
+    } = queries;
     // The first position a query that sees `visible` positions attends to.
     let first_seen = |visible: usize| window.map_or(0, |w| visible.saturating_sub(w));
     let (qw, kw, dim) = (heads.query_width(), heads.kv_width(), heads.dim);
@@ -105,17 +122,16 @@ pub(crate) fn attend(
                                 let at = (first + i) * qw + h * dim;
                                 let visible = start + first + i + 1;
                                 let from = first_seen(visible) * kw;
-                                attend_row(
-                                    &q[at..at + dim],
-                                    &keys[from..],
-                                    &values[from..],
-                                    kw,
-                                    g * dim,
-                                    visible - first_seen(visible),
+                                let row = Row {
+                                    q: &q[at..at + dim],
+                                    keys: &keys[from..],
+                                    values: &values[from..],
+                                    stride: kw,
+                                    offset: g * dim,
+                                    seen: visible - first_seen(visible),
                                     scale,
-                                    scores,
-                                    row_out,
-                                );
+                                };
+                                attend_row(row, scores, row_out);
                             }
                             return;
                         }
@@ -188,15 +204,16 @@ mod tests {
 
     /// Attention as written in the papers, one query row at a time, each
     /// position seeing the `window` positions up to itself (or all).
-    fn naive(
-        q: &[f32],
-        keys: &[f32],
-        values: &[f32],
-        start: usize,
-        n: usize,
-        heads: Heads,
-        window: Option<usize>,
-    ) -> Vec<f32> {
+    fn naive(queries: Queries<'_>) -> Vec<f32> {
+        let Queries {
+            q,
+            keys,
+            values,
+            start,
+            n,
+            heads,
+            window,
+        } = queries;
         let (qw, kw, dim) = (heads.query_width(), heads.kv_width(), heads.dim);
         let group = heads.query / heads.kv;
         let mut out = vec![0f32; n * qw];
@@ -258,8 +275,9 @@ mod tests {
             let keys = values((start + n) * heads.kv_width());
             let vals = values((start + n) * heads.kv_width());
             let mut out = vec![0f32; n * heads.query_width()];
-            attend(&q, &keys, &vals, start, n, heads, window, &mut out);
-            let expected = naive(&q, &keys, &vals, start, n, heads, window);
+            let queries = Queries { q: &q, keys: &keys, values: &vals, start, n, heads, window };
+            attend(queries, &mut out);
+            let expected = naive(queries);
             for (a, b) in out.iter().zip(&expected) {
                 prop_assert!((a - b).abs() < 1e-4, "{a} vs {b}");
             }

@@ -185,21 +185,38 @@ fn gelu_mul_body(gate: &[f32], up: &[f32], out: &mut [f32]) {
 }
 
 /// One query row's attention over `seen` cached positions: `keys` and
-/// `values` hold rows of `stride` values, of which this head reads `dim`
-/// from `offset`. `scores` is scratch of at least `seen`.
-#[allow(clippy::too_many_arguments)]
+/// `values` hold rows of `stride` values, of which this head reads
+/// `q.len()` from `offset`.
+#[derive(Clone, Copy)]
+pub(crate) struct Row<'a> {
+    /// The query row of one head.
+    pub q: &'a [f32],
+    /// The cached keys.
+    pub keys: &'a [f32],
+    /// The cached values.
+    pub values: &'a [f32],
+    /// Values in a row of `keys` and `values`.
+    pub stride: usize,
+    /// Where this head's values start in a row.
+    pub offset: usize,
+    /// How many positions the row sees.
+    pub seen: usize,
+    /// The dot products' scale.
+    pub scale: f32,
+}
+
+/// [`attend_row`]; `scores` is scratch of at least `row.seen`.
 #[inline(always)]
-fn attend_row_body<const FMA: bool>(
-    q: &[f32],
-    keys: &[f32],
-    values: &[f32],
-    stride: usize,
-    offset: usize,
-    seen: usize,
-    scale: f32,
-    scores: &mut [f32],
-    out: &mut [f32],
-) {
+fn attend_row_body<const FMA: bool>(row: Row<'_>, scores: &mut [f32], out: &mut [f32]) {
+    let Row {
+        q,
+        keys,
+        values,
+        stride,
+        offset,
+        seen,
+        scale,
+    } = row;
     let dim = q.len();
     let scores = &mut scores[..seen];
     for (j, s) in scores.iter_mut().enumerate() {
@@ -295,20 +312,9 @@ mod x86 {
 
     /// # Safety
     /// The CPU must have AVX2 and FMA.
-    #[allow(clippy::too_many_arguments)]
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn attend_row(
-        q: &[f32],
-        keys: &[f32],
-        values: &[f32],
-        stride: usize,
-        offset: usize,
-        seen: usize,
-        scale: f32,
-        scores: &mut [f32],
-        out: &mut [f32],
-    ) {
-        super::attend_row_body::<true>(q, keys, values, stride, offset, seen, scale, scores, out)
+    pub(super) unsafe fn attend_row(row: super::Row<'_>, scores: &mut [f32], out: &mut [f32]) {
+        super::attend_row_body::<true>(row, scores, out)
     }
 
     /// # Safety
@@ -376,29 +382,14 @@ pub(crate) fn widen_bf16(bits: &[u16], out: &mut [f32]) {
 }
 
 /// One query row's attention (scaled dot products, softmax, weighted sum of
-/// values) over the first `seen` rows of `keys` and `values`; each row has
-/// `stride` values, the head's `q.len()` of them from `offset`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn attend_row(
-    q: &[f32],
-    keys: &[f32],
-    values: &[f32],
-    stride: usize,
-    offset: usize,
-    seen: usize,
-    scale: f32,
-    scores: &mut [f32],
-    out: &mut [f32],
-) {
+/// values) over the first `row.seen` cached rows, into `out`; `scores` is
+/// scratch of at least `row.seen`.
+pub(crate) fn attend_row(row: Row<'_>, scores: &mut [f32], out: &mut [f32]) {
     match isa() {
         // SAFETY: `isa` saw AVX2 and FMA on this CPU.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2Fma => unsafe {
-            x86::attend_row(q, keys, values, stride, offset, seen, scale, scores, out)
-        },
-        Isa::Portable => {
-            attend_row_body::<false>(q, keys, values, stride, offset, seen, scale, scores, out)
-        }
+        Isa::Avx2Fma => unsafe { x86::attend_row(row, scores, out) },
+        Isa::Portable => attend_row_body::<false>(row, scores, out),
     }
 }
 

@@ -20,7 +20,7 @@ mod quant;
 
 pub(crate) use cache::KvCache;
 
-use attention::{attend, interleave_heads, rope, rotary_angles, Heads};
+use attention::{attend, interleave_heads, rope, rotary_angles, Heads, Queries};
 pub(crate) use kernels::Activation;
 use kernels::{gated, rms_norm, ROWS_PER_TASK};
 use matrix::Matrix;
@@ -257,7 +257,16 @@ impl Dense {
             cache.append(index, &s.k, &s.v);
             let (keys, values) = cache.layer(index);
             let window = local.map(|l| l.window);
-            attend(&s.q, keys, values, start, n, heads, window, &mut s.by_head);
+            let queries = Queries {
+                q: &s.q,
+                keys,
+                values,
+                start,
+                n,
+                heads,
+                window,
+            };
+            attend(queries, &mut s.by_head);
             interleave_heads(&s.by_head, n, heads.query, heads.dim, &mut s.attn);
             layer.o.matmul_t(&s.attn, n, &mut s.proj);
             let post_norms = layer.post_norms.as_ref();
