@@ -206,14 +206,9 @@ mod tests {
     /// position seeing the `window` positions up to itself (or all).
     fn naive(queries: Queries<'_>) -> Vec<f32> {
         let Queries {
-            q,
-            keys,
-            values,
-            start,
-            n,
-            heads,
-            window,
+            q, keys, values, ..
         } = queries;
+        let (start, n, heads, window) = (queries.start, queries.n, queries.heads, queries.window);
         let (qw, kw, dim) = (heads.query_width(), heads.kv_width(), heads.dim);
         let group = heads.query / heads.kv;
         let mut out = vec![0f32; n * qw];
