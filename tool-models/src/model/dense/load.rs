@@ -74,8 +74,7 @@ impl Dense {
             default_inv_freq(shape.rope_theta, heads.dim),
             shape.rope_scaling,
         );
-        let (vocab, eps) = (config.vocab_size, shape.eps as f32);
-        let cfg = DenseConfig::llama(h, i, heads, vocab, eps, inv_freq, config.context_length);
+        let cfg = shape.config(heads, config.vocab_size, inv_freq, config.context_length);
         let read = |name: &str, shape: &[usize]| read(weights, name, shape);
         let matrix = |name: &str, shape: &[usize]| read_matrix(weights, name, shape, keep_half);
         let mut layers = Vec::new();
@@ -145,6 +144,30 @@ pub(super) struct Shape<'a> {
 }
 
 impl Shape<'_> {
+    /// The Llama-shaped configuration of this shape (SiLU, unscaled
+    /// embeddings, global attention everywhere) with these heads, rotary
+    /// frequencies and limits.
+    pub(super) fn config(
+        &self,
+        heads: Heads,
+        vocab: usize,
+        inv_freq: Vec<f32>,
+        context: usize,
+    ) -> DenseConfig {
+        DenseConfig {
+            hidden: self.hidden,
+            intermediate: self.intermediate,
+            heads,
+            vocab,
+            eps: self.eps as f32,
+            inv_freq,
+            context,
+            embed_scale: 1.0,
+            activation: super::Activation::Silu,
+            local: None,
+        }
+    }
+
     /// The attention heads, after checking they are ones the decoder runs.
     pub(super) fn heads(&self, path: &Path) -> Result<Heads, ModelError> {
         let heads = Heads {

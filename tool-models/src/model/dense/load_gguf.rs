@@ -7,7 +7,7 @@
 use super::load::{default_inv_freq, keeps_half, Shape};
 use super::matrix::Matrix;
 use super::quant::Quant;
-use super::{Activation, Dense, DenseConfig, Layer, LocalAttention};
+use super::{Activation, Dense, Layer, LocalAttention};
 use crate::model::error::candle_message;
 use crate::model::gguf_tokenizer::as_u64;
 use crate::model::ModelError;
@@ -177,7 +177,7 @@ impl Dense {
         } else {
             None
         };
-        let mut cfg = DenseConfig::llama(h, i, heads, vocab, shape.eps as f32, inv_freq, context);
+        let mut cfg = shape.config(heads, vocab, inv_freq, context);
         if gemma {
             // As llama.cpp runs Gemma 3 (its converter stores the norms'
             // weights with Gemma's `1 +` folded in).

@@ -56,33 +56,6 @@ pub(crate) struct LocalAttention {
     inv_freq: Vec<f32>,
 }
 
-impl DenseConfig {
-    /// A Llama-shaped configuration: SiLU, unscaled embeddings, global
-    /// attention everywhere.
-    fn llama(
-        hidden: usize,
-        intermediate: usize,
-        heads: Heads,
-        vocab: usize,
-        eps: f32,
-        inv_freq: Vec<f32>,
-        context: usize,
-    ) -> DenseConfig {
-        DenseConfig {
-            hidden,
-            intermediate,
-            heads,
-            vocab,
-            eps,
-            inv_freq,
-            context,
-            embed_scale: 1.0,
-            activation: Activation::Silu,
-            local: None,
-        }
-    }
-}
-
 /// One decoder layer's weights, each matrix row-major as stored.
 #[derive(Debug)]
 struct Layer {
