@@ -193,201 +193,40 @@ fn write_string(s: &str, out: &mut String) {
     out.push('"');
 }
 
-/// Parses JSON text (the `choices` list of a doc comment).
+/// Parses JSON text (the `choices` list of a doc comment, one line).
 pub fn parse(text: &str) -> Result<Json, String> {
-    let mut p = Parser {
-        s: text.as_bytes(),
-        i: 0,
-        depth: 0,
-    };
-    let value = p.value()?;
-    p.ws();
-    if p.i != p.s.len() {
-        return Err(format!(
-            "unexpected text after the JSON value at byte {}",
-            p.i
-        ));
+    match serde_json::from_str(text) {
+        Ok(value) => Ok(from_value(value)),
+        Err(e) if e.is_eof() => Err("unexpected end of JSON".into()),
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            Err("JSON nested too deeply".into())
+        }
+        Err(e) => {
+            // serde_json counts columns from 1; a doc line is one line.
+            let at = e.column().saturating_sub(1);
+            match text.get(at..).and_then(|rest| rest.chars().next()) {
+                Some(c) if e.line() == 1 => Err(format!("unexpected `{c}` at byte {at}")),
+                _ => Err(e.to_string()),
+            }
+        }
     }
-    Ok(value)
 }
 
-struct Parser<'a> {
-    s: &'a [u8],
-    i: usize,
-    depth: usize,
-}
-
-impl Parser<'_> {
-    fn ws(&mut self) {
-        while self.i < self.s.len() && matches!(self.s[self.i], b' ' | b'\t' | b'\n' | b'\r') {
-            self.i += 1;
+fn from_value(value: serde_json::Value) -> Json {
+    use serde_json::Value;
+    match value {
+        Value::Null => Json::Null,
+        Value::Bool(b) => Json::Bool(b),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => Json::Int(i.into()),
+            (_, Some(u)) => Json::Int(u.into()),
+            _ => Json::Float(n.as_f64().unwrap_or_default()),
+        },
+        Value::String(s) => Json::Str(s),
+        Value::Array(items) => Json::Array(items.into_iter().map(from_value).collect()),
+        Value::Object(map) => {
+            Json::Object(map.into_iter().map(|(k, v)| (k, from_value(v))).collect())
         }
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.s.get(self.i).copied()
-    }
-
-    fn expect(&mut self, b: u8) -> Result<(), String> {
-        self.ws();
-        if self.peek() == Some(b) {
-            self.i += 1;
-            Ok(())
-        } else {
-            Err(format!("expected `{}` at byte {}", b as char, self.i))
-        }
-    }
-
-    fn value(&mut self) -> Result<Json, String> {
-        self.ws();
-        self.depth += 1;
-        if self.depth > 64 {
-            return Err("JSON nested too deeply".into());
-        }
-        let v = match self.peek() {
-            None => Err("unexpected end of JSON".into()),
-            Some(b'n') => self.word("null", Json::Null),
-            Some(b't') => self.word("true", Json::Bool(true)),
-            Some(b'f') => self.word("false", Json::Bool(false)),
-            Some(b'"') => self.string().map(Json::Str),
-            Some(b'[') => {
-                self.i += 1;
-                let mut items = Vec::new();
-                self.ws();
-                if self.peek() == Some(b']') {
-                    self.i += 1;
-                } else {
-                    loop {
-                        items.push(self.value()?);
-                        self.ws();
-                        match self.peek() {
-                            Some(b',') => self.i += 1,
-                            Some(b']') => {
-                                self.i += 1;
-                                break;
-                            }
-                            _ => return Err(format!("expected `,` or `]` at byte {}", self.i)),
-                        }
-                    }
-                }
-                Ok(Json::Array(items))
-            }
-            Some(b'{') => {
-                self.i += 1;
-                let mut entries = Vec::new();
-                self.ws();
-                if self.peek() == Some(b'}') {
-                    self.i += 1;
-                } else {
-                    loop {
-                        self.ws();
-                        if self.peek() != Some(b'"') {
-                            return Err(format!("expected a string key at byte {}", self.i));
-                        }
-                        let key = self.string()?;
-                        self.expect(b':')?;
-                        entries.push((key, self.value()?));
-                        self.ws();
-                        match self.peek() {
-                            Some(b',') => self.i += 1,
-                            Some(b'}') => {
-                                self.i += 1;
-                                break;
-                            }
-                            _ => return Err(format!("expected `,` or `}}` at byte {}", self.i)),
-                        }
-                    }
-                }
-                Ok(Json::Object(entries))
-            }
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            Some(c) => Err(format!("unexpected `{}` at byte {}", c as char, self.i)),
-        };
-        self.depth -= 1;
-        v
-    }
-
-    fn word(&mut self, word: &str, value: Json) -> Result<Json, String> {
-        if self.s[self.i..].starts_with(word.as_bytes()) {
-            self.i += word.len();
-            Ok(value)
-        } else {
-            Err(format!("unexpected text at byte {}", self.i))
-        }
-    }
-
-    fn number(&mut self) -> Result<Json, String> {
-        let start = self.i;
-        while self.i < self.s.len()
-            && matches!(
-                self.s[self.i],
-                b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'
-            )
-        {
-            self.i += 1;
-        }
-        let text = std::str::from_utf8(&self.s[start..self.i]).map_err(|e| e.to_string())?;
-        if let Ok(i) = text.parse::<i128>() {
-            return Ok(Json::Int(i));
-        }
-        text.parse::<f64>()
-            .ok()
-            .filter(|f| f.is_finite())
-            .map(Json::Float)
-            .ok_or_else(|| format!("invalid number `{text}`"))
-    }
-
-    fn string(&mut self) -> Result<String, String> {
-        self.i += 1; // opening quote
-        let mut out = String::new();
-        loop {
-            let rest = std::str::from_utf8(&self.s[self.i..]).map_err(|e| e.to_string())?;
-            let mut chars = rest.chars();
-            let c = chars.next().ok_or("unterminated string")?;
-            self.i += c.len_utf8();
-            match c {
-                '"' => return Ok(out),
-                '\\' => {
-                    let e = chars.next().ok_or("unterminated string")?;
-                    self.i += 1;
-                    match e {
-                        '"' => out.push('"'),
-                        '\\' => out.push('\\'),
-                        '/' => out.push('/'),
-                        'b' => out.push('\u{8}'),
-                        'f' => out.push('\u{c}'),
-                        'n' => out.push('\n'),
-                        'r' => out.push('\r'),
-                        't' => out.push('\t'),
-                        'u' => out.push(self.unicode_escape()?),
-                        other => return Err(format!("invalid escape `\\{other}`")),
-                    }
-                }
-                c => out.push(c),
-            }
-        }
-    }
-
-    fn hex4(&mut self) -> Result<u32, String> {
-        let hex = self
-            .s
-            .get(self.i..self.i + 4)
-            .ok_or("truncated \\u escape")?;
-        let hex = std::str::from_utf8(hex).map_err(|e| e.to_string())?;
-        let v = u32::from_str_radix(hex, 16).map_err(|_| format!("invalid \\u escape `{hex}`"))?;
-        self.i += 4;
-        Ok(v)
-    }
-
-    fn unicode_escape(&mut self) -> Result<char, String> {
-        let hi = self.hex4()?;
-        if (0xD800..0xDC00).contains(&hi) && self.s[self.i..].starts_with(b"\\u") {
-            self.i += 2;
-            let lo = self.hex4()?;
-            let code = 0x10000 + ((hi - 0xD800) << 10) + (lo.wrapping_sub(0xDC00) & 0x3FF);
-            return char::from_u32(code).ok_or_else(|| "invalid surrogate pair".into());
-        }
-        char::from_u32(hi).ok_or_else(|| format!("invalid code point {hi:#x}"))
     }
 }
 
