@@ -285,32 +285,14 @@ pub fn check(value: &Json, schema: &Json) -> Result<(), String> {
         }
     }
     if let Json::Str(s) = value {
-        let len = s.chars().count() as f64;
-        if schema
-            .get("minLength")
-            .and_then(as_f64)
-            .is_some_and(|m| len < m)
-            || schema
-                .get("maxLength")
-                .and_then(as_f64)
-                .is_some_and(|m| len > m)
-        {
+        if outside(schema, "minLength", "maxLength", s.chars().count() as f64) {
             return Err(format!(
                 "{s:?} has the wrong length for the parameter's type"
             ));
         }
     }
     if let Json::Array(items) = value {
-        let n = items.len() as f64;
-        if schema
-            .get("minItems")
-            .and_then(as_f64)
-            .is_some_and(|m| n < m)
-            || schema
-                .get("maxItems")
-                .and_then(as_f64)
-                .is_some_and(|m| n > m)
-        {
+        if outside(schema, "minItems", "maxItems", items.len() as f64) {
             return Err(format!(
                 "an array of {} items, which is the wrong length",
                 items.len()
@@ -340,6 +322,12 @@ pub fn check(value: &Json, schema: &Json) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Whether `n` is below the schema's `min` keyword or above its `max`.
+fn outside(schema: &Json, min: &str, max: &str, n: f64) -> bool {
+    let bound = |key| schema.get(key).and_then(as_f64);
+    bound(min).is_some_and(|m| n < m) || bound(max).is_some_and(|m| n > m)
 }
 
 fn as_f64(v: &Json) -> Option<f64> {
