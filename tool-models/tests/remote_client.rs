@@ -2,17 +2,21 @@
 //! the agent's whole loop over HTTP, streamed and not, each failure a
 //! connection can end in, and the API key kept out of sight.
 
+#[path = "common/one_tool.rs"]
+mod one_tool;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use one_tool::one_tool;
 use serde_json::{json, Value};
-use tool_models::agent::{Agent, AgentError, AgentEvent};
+use tool_models::agent::{Agent, AgentError, AgentEvent, AgentRun, ChatModel};
 use tool_models::parse::StreamEvent;
 use tool_models::remote::{RemoteChat, RemoteError, Timeouts};
-use tool_runtime::{Invocation, Message, Role, Tool, ToolCall, ToolDefinition, Toolbox};
+use tool_runtime::{Message, Role, ToolCall, Toolbox};
 
 /// What the server does with one request.
 enum Reply {
@@ -193,25 +197,39 @@ fn streamed_answer(text: &str) -> Vec<String> {
 /// The toolbox the tests' model calls: one tool, written by hand (the
 /// `#[tool]` macro belongs to the `tool-use` facade).
 fn toolbox() -> Toolbox {
-    struct Temperature(ToolDefinition);
-    impl Tool for Temperature {
-        fn name(&self) -> &str {
-            "get_temperature"
-        }
-        fn definition(&self) -> &ToolDefinition {
-            &self.0
-        }
-        fn invoke(self: Arc<Self>, args: serde_json::Map<String, Value>) -> Invocation {
-            let city = args["city"].as_str().unwrap_or("").to_owned();
-            Invocation::Blocking(Box::new(move || Ok(format!("21.5 in {city}"))))
-        }
-    }
     let definition = json!({"type": "function", "function": {"name": "get_temperature",
         "description": "The temperature in a city.",
         "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
             "required": ["city"]}}});
-    let definition = ToolDefinition::from_json(&definition).unwrap();
-    Toolbox::new().with(Temperature(definition)).unwrap()
+    one_tool(definition, |args| {
+        format!("21.5 in {}", args["city"].as_str().unwrap_or(""))
+    })
+}
+
+/// Asks `agent` how warm Paris is: the run, and the events it gave.
+fn ask_paris<M: ChatModel>(agent: &mut Agent<M>) -> (AgentRun, Vec<AgentEvent>) {
+    let mut events = Vec::new();
+    let run = agent
+        .run_with(vec![Message::user("How warm is Paris?")], &mut |e| {
+            events.push(e)
+        })
+        .unwrap();
+    (run, events)
+}
+
+/// The run's one call was `get_temperature` for Paris, with the id `id`,
+/// and the toolbox answered it.
+#[track_caller]
+fn assert_called_for_paris(run: &AgentRun, id: &str) {
+    assert_eq!(
+        run.messages[1].tool_calls,
+        [ToolCall::new(
+            id,
+            "get_temperature",
+            json!({"city": "Paris"})
+        )]
+    );
+    assert_eq!(run.messages[2].text(), "21.5 in Paris");
 }
 
 fn quick(url: &str) -> RemoteChat {
@@ -228,27 +246,14 @@ fn the_agent_runs_a_streamed_tool_round_trip_over_http() {
     replies.push(Reply::Sse(streamed_answer("It is 21.5 degrees in Paris.")));
     let server = Server::start(replies);
     let mut agent = Agent::new(quick(&server.url), toolbox());
-    let mut events = Vec::new();
-    let run = agent
-        .run_with(vec![Message::user("How warm is Paris?")], &mut |e| {
-            events.push(e)
-        })
-        .unwrap();
+    let (run, events) = ask_paris(&mut agent);
     assert_eq!(run.answer, "It is 21.5 degrees in Paris.");
     let roles: Vec<Role> = run.messages.iter().map(|m| m.role).collect();
     assert_eq!(
         roles,
         [Role::User, Role::Assistant, Role::Tool, Role::Assistant]
     );
-    assert_eq!(
-        run.messages[1].tool_calls,
-        [ToolCall::new(
-            "call_x1",
-            "get_temperature",
-            json!({"city": "Paris"})
-        )]
-    );
-    assert_eq!(run.messages[2].text(), "21.5 in Paris");
+    assert_called_for_paris(&run, "call_x1");
     assert_eq!(run.stats.prompt_tokens, 100);
     assert_eq!(run.stats.generated_tokens, 16);
     // The same events as a local model: start, argument pieces, the call.
@@ -607,21 +612,8 @@ fn raw_completions_render_our_template_and_parse_the_calls_here() {
         tool_models::parse::Format::Hermes
     );
     let mut agent = Agent::new(chat, toolbox());
-    let mut events = Vec::new();
-    let run = agent
-        .run_with(vec![Message::user("How warm is Paris?")], &mut |e| {
-            events.push(e)
-        })
-        .unwrap();
-    assert_eq!(
-        run.messages[1].tool_calls,
-        [ToolCall::new(
-            "call_0",
-            "get_temperature",
-            json!({"city": "Paris"})
-        )]
-    );
-    assert_eq!(run.messages[2].text(), "21.5 in Paris");
+    let (run, _) = ask_paris(&mut agent);
+    assert_called_for_paris(&run, "call_0");
     assert_eq!(run.answer, "It is 21.5 degrees in Paris.");
     assert_eq!(run.stats.prompt_tokens, 140);
 
