@@ -232,6 +232,14 @@ fn assert_called_for_paris(run: &AgentRun, id: &str) {
     assert_eq!(run.messages[2].text(), "21.5 in Paris");
 }
 
+/// Says "Hi" to `agent`: the run must fail, with `message` in its error.
+#[track_caller]
+fn hi_fails_with(agent: &mut Agent<RemoteChat>, message: &str) -> AgentError {
+    let err = agent.run(vec![Message::user("Hi")]).unwrap_err();
+    assert!(err.to_string().contains(message), "{err}");
+    err
+}
+
 fn quick(url: &str) -> RemoteChat {
     RemoteChat::openai_compatible(format!("{url}/v1"), "test-model").timeouts(Timeouts {
         connect: Duration::from_secs(2),
@@ -383,12 +391,7 @@ fn a_503_is_retried_after_retry_after_and_a_429_without_retries_left_is_an_error
         "{\"error\": {\"message\": \"rate limited: 3 requests a minute\"}}".into(),
     )]);
     let mut agent = Agent::new(quick(&server.url).retries(0), Toolbox::new());
-    let err = agent.run(vec![Message::user("Hi")]).unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("HTTP 429: rate limited: 3 requests a minute"),
-        "{err}"
-    );
+    hi_fails_with(&mut agent, "HTTP 429: rate limited: 3 requests a minute");
 }
 
 #[test]
@@ -399,21 +402,14 @@ fn http_errors_carry_the_engines_message_and_keep_the_transcript() {
         "{\"error\": {\"message\": \"tool_choice is not supported\", \"type\": \"invalid_request_error\"}}".into(),
     )]);
     let mut agent = Agent::new(quick(&server.url), Toolbox::new());
-    let err = agent.run(vec![Message::user("Hi")]).unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("HTTP 400: tool_choice is not supported"),
-        "{err}"
-    );
+    let err = hi_fails_with(&mut agent, "HTTP 400: tool_choice is not supported");
     assert!(matches!(&err, AgentError::Model { round: 1, .. }));
     assert_eq!(err.messages(), [Message::user("Hi")]);
 
     // A body that is not JSON is quoted.
     let server = Server::start(vec![Reply::Status(502, vec![], "Bad Gateway".into())]);
-    let err = Agent::new(quick(&server.url), Toolbox::new())
-        .run(vec![Message::user("Hi")])
-        .unwrap_err();
-    assert!(err.to_string().contains("HTTP 502: Bad Gateway"), "{err}");
+    let mut agent = Agent::new(quick(&server.url), Toolbox::new());
+    hi_fails_with(&mut agent, "HTTP 502: Bad Gateway");
 }
 
 #[test]
@@ -426,18 +422,8 @@ fn an_error_chunk_and_a_dropped_stream_are_errors_not_answers() {
         Reply::Sse(vec![chunk(json!({"content": "Hel"}))]),
     ]);
     let mut agent = Agent::new(quick(&server.url), Toolbox::new());
-    let err = agent.run(vec![Message::user("Hi")]).unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("the engine reported an error: out of memory"),
-        "{err}"
-    );
-    let err = agent.run(vec![Message::user("Hi")]).unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("stream ended before the turn was complete"),
-        "{err}"
-    );
+    hi_fails_with(&mut agent, "the engine reported an error: out of memory");
+    hi_fails_with(&mut agent, "stream ended before the turn was complete");
 }
 
 #[test]
@@ -449,14 +435,9 @@ fn an_unreachable_engine_and_a_silent_one_fail_in_bounded_time() {
         .unwrap()
         .port();
     let chat = quick(&format!("http://127.0.0.1:{port}"));
-    let err = Agent::new(chat, Toolbox::new())
-        .run(vec![Message::user("Hi")])
-        .unwrap_err();
-    assert!(
-        err.to_string().contains(&format!(
-            "cannot reach http://127.0.0.1:{port}/v1/chat/completions"
-        )),
-        "{err}"
+    hi_fails_with(
+        &mut Agent::new(chat, Toolbox::new()),
+        &format!("cannot reach http://127.0.0.1:{port}/v1/chat/completions"),
     );
 
     let server = Server::start(vec![Reply::Hang]);
@@ -466,12 +447,9 @@ fn an_unreachable_engine_and_a_silent_one_fail_in_bounded_time() {
         total: Duration::from_secs(5),
     });
     let started = Instant::now();
-    let err = Agent::new(chat, Toolbox::new())
-        .run(vec![Message::user("Hi")])
-        .unwrap_err();
-    assert!(
-        err.to_string().contains("waited 300ms for the first byte"),
-        "{err}"
+    hi_fails_with(
+        &mut Agent::new(chat, Toolbox::new()),
+        "waited 300ms for the first byte",
     );
     assert!(started.elapsed() < Duration::from_secs(3));
 }
