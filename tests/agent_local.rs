@@ -1,6 +1,10 @@
 //! The agent on a real (tiny, random-weight) model: rendering, constrained
 //! generation, parsing, dispatch and prefix reuse, end to end.
 
+#[path = "common/answers.rs"]
+mod answers;
+
+use answers::assert_answered;
 use serde_json::json;
 use tool_use::models::agent::{Agent, AgentError, ChatModel, LocalChat};
 use tool_use::models::generate::GenerateOptions;
@@ -82,12 +86,7 @@ fn a_random_model_constrained_writes_100_of_100_valid_calls() {
     )];
     let mut valid = 0;
     for seed in 0..100 {
-        chat = chat.options(GenerateOptions {
-            max_new_tokens: 600,
-            temperature: 1.0,
-            seed: Some(seed),
-            ..GenerateOptions::default()
-        });
+        chat = chat.options(GenerateOptions::sampled(600, 1.0, seed));
         // A named tool makes exactly one call, so the token budget is never
         // the limit (`required` lets a random model call again and again).
         let name = ["book_table", "convert_currency"][seed as usize % 2];
@@ -111,14 +110,7 @@ fn a_random_model_constrained_writes_100_of_100_valid_calls() {
             "seed {seed}: no call in {:?}",
             turn.text
         );
-        for call in &parsed.tool_calls {
-            let answer = tools.call_blocking(call);
-            assert!(
-                !answer.text().starts_with("Error:"),
-                "seed {seed}: {call:?} -> {}",
-                answer.text()
-            );
-        }
+        assert_answered(&tools, &parsed.tool_calls, &format!("seed {seed}: "));
         valid += 1;
     }
     assert_eq!(valid, 100);
@@ -213,12 +205,7 @@ fn a_grounded_argument_is_always_a_run_of_the_users_words_and_the_prompt_hides_t
     );
     let mut cities = std::collections::BTreeSet::new();
     for seed in 0..12 {
-        chat = chat.options(GenerateOptions {
-            max_new_tokens: 300,
-            temperature: 1.0,
-            seed: Some(seed),
-            ..GenerateOptions::default()
-        });
+        chat = chat.options(GenerateOptions::sampled(300, 1.0, seed));
         let turn = chat.respond(&request, &mut |_| {}).unwrap();
         let parsed = Format::Hermes.parse(&turn.text, &options);
         assert_eq!(parsed.tool_calls.len(), 1, "seed {seed}: {}", turn.text);
@@ -245,12 +232,7 @@ fn a_grounded_argument_is_always_a_run_of_the_users_words_and_the_prompt_hides_t
     let mut free = chat.ground(false);
     let mut outside = 0;
     for seed in 0..12 {
-        free = free.options(GenerateOptions {
-            max_new_tokens: 300,
-            temperature: 1.0,
-            seed: Some(seed),
-            ..GenerateOptions::default()
-        });
+        free = free.options(GenerateOptions::sampled(300, 1.0, seed));
         let turn = free.respond(&request, &mut |_| {}).unwrap();
         let parsed = Format::Hermes.parse(&turn.text, &options);
         if let Some(city) = parsed

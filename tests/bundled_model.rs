@@ -1,6 +1,10 @@
 //! The bundled model: a standard Hugging Face directory that loads with no
 //! path, fits the size budget, and drives the agent with the demo tools.
 
+#[path = "common/answers.rs"]
+mod answers;
+
+use answers::assert_answered;
 use tool_use::models::agent::{ChatModel, LocalChat, TurnRequest};
 use tool_use::models::generate::GenerateOptions;
 use tool_use::models::model::Model;
@@ -105,12 +109,5 @@ fn the_bundled_model_calls_a_demo_tool_that_validates() {
     assert!(parsed.invalid_tool_calls.is_empty(), "{}", turn.text);
     assert_eq!(parsed.tool_calls.len(), 1, "{}", turn.text);
     assert_eq!(parsed.tool_calls[0].name, "get_current_temperature");
-    for call in &parsed.tool_calls {
-        let answer = toolbox.call_blocking(call);
-        assert!(
-            !answer.text().starts_with("Error:"),
-            "{call:?}: {}",
-            answer.text()
-        );
-    }
+    assert_answered(&toolbox, &parsed.tool_calls, "");
 }

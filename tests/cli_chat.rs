@@ -4,7 +4,7 @@
 #[path = "common/cli.rs"]
 mod cli;
 
-use cli::{failed, succeeded, tool_use};
+use cli::{fails_with, succeeded, tool_use};
 
 /// `tool-use chat --json` messages for `question` with `extra` arguments.
 fn chat_messages(question: &str, extra: &[&str]) -> serde_json::Value {
@@ -40,14 +40,9 @@ fn the_chat_command_runs_the_agent_on_tools_served_over_mcp() {
     assert_eq!(through_mcp, chat_messages(question, &[]));
 
     // The demo tools and the same tools over MCP cannot share a toolbox.
-    let out = tool_use()
-        .args(["chat", "--mcp", &server, question])
-        .output()
-        .unwrap();
-    let stderr = failed(out);
-    assert!(
-        stderr.contains("two tools are named `get_current_temperature`"),
-        "{stderr}"
+    fails_with(
+        &["chat", "--mcp", &server, question],
+        "two tools are named `get_current_temperature`",
     );
 }
 

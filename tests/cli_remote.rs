@@ -6,7 +6,7 @@ mod cli;
 #[path = "../tool-models/tests/common/llama_server.rs"]
 mod llama_server;
 
-use cli::{failed, succeeded, tool_use};
+use cli::{fails_with, succeeded, tool_use};
 
 use serde_json::Value;
 
@@ -62,13 +62,8 @@ fn chat_and_models_work_against_llama_server() {
     }
 
     // A bad address is a clear failure.
-    let out = tool_use()
-        .args(["models", "--base-url", "http://127.0.0.1:1/v1"])
-        .output()
-        .unwrap();
-    let stderr = failed(out);
-    assert!(
-        stderr.contains("cannot reach http://127.0.0.1:1/v1/models"),
-        "{stderr}"
+    fails_with(
+        &["models", "--base-url", "http://127.0.0.1:1/v1"],
+        "cannot reach http://127.0.0.1:1/v1/models",
     );
 }

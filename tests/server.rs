@@ -177,13 +177,7 @@ fn without_ids(mut message: Value) -> Value {
 async fn answers_calls_and_streams_as_openai_does() {
     let url = start(bundled()).await;
 
-    let models: Value = client()
-        .get(format!("{url}/models"))
-        .send()
-        .await
-        .unwrap()
-        .json_text()
-        .await;
+    let models = get_json(&format!("{url}/models")).await;
     assert_eq!(models["data"][0]["id"], "tool-use-mini");
 
     let mut body = ask("What's the temperature in Paris right now?");
@@ -315,6 +309,11 @@ impl JsonText for reqwest::Response {
     }
 }
 
+/// The JSON a GET of `url` answers, whatever its status.
+async fn get_json(url: &str) -> Value {
+    client().get(url).send().await.unwrap().json_text().await
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_requests_get_openai_shaped_errors() {
     let url = start(bundled().max_body_bytes(64 << 10)).await;
@@ -410,13 +409,7 @@ async fn bad_requests_get_openai_shaped_errors() {
         );
         assert!(error["type"].is_string(), "{what}: {json}");
     }
-    let json = client()
-        .get(format!("{url}/completions"))
-        .send()
-        .await
-        .unwrap()
-        .json_text()
-        .await;
+    let json = get_json(&format!("{url}/completions")).await;
     assert_eq!(json["error"]["code"], "unknown_url");
     // The server is still there.
     let (status, _) = post(&url, &json!({"messages": user, "max_tokens": 2})).await;
@@ -538,15 +531,7 @@ async fn a_client_that_leaves_cancels_its_generation() {
     });
     let url = start(server).await;
     let health_url = format!("{}/health", url.trim_end_matches("/v1"));
-    let health = || async {
-        client()
-            .get(&health_url)
-            .send()
-            .await
-            .unwrap()
-            .json_text()
-            .await
-    };
+    let health = || get_json(&health_url);
     let body = json!({"messages": [{"role": "user", "content": "Hi"}]});
 
     for stream in [true, false] {

@@ -255,6 +255,15 @@ fn has_subset(got: &Value, subset: &Value) -> bool {
         .is_some_and(|s| s.iter().all(|(k, v)| got.get(k) == Some(v)))
 }
 
+/// The strings a vector lists under either of `keys` (the suites name the
+/// same expectation two ways).
+fn listed<'a>(v: &'a Value, keys: [&'static str; 2]) -> impl Iterator<Item = &'a str> {
+    keys.into_iter()
+        .filter_map(|k| v[k].as_array())
+        .flatten()
+        .map(|s| s.as_str().unwrap_or_default())
+}
+
 fn check(vec: &Vector, r: &ParsedResponse) -> Result<(), String> {
     let v = &vec.v;
     let skip = &vec.skip;
@@ -328,25 +337,13 @@ fn check(vec: &Vector, r: &ParsedResponse) -> Result<(), String> {
                 return Err(format!("expected content {:?}, got {content:?}", e.trim()));
             }
         }
-        for s in v["expected_content_contains"]
-            .as_array()
-            .into_iter()
-            .chain(v["content_contains"].as_array())
-            .flatten()
-        {
+        for s in listed(v, ["expected_content_contains", "content_contains"]) {
             // Untrimmed: a suite may assert the space before a call.
-            let s = s.as_str().unwrap_or_default();
             if !r.content.as_deref().unwrap_or_default().contains(s) {
                 return Err(format!("content {content:?} lacks {s:?}"));
             }
         }
-        for s in v["expected_content_not_contains"]
-            .as_array()
-            .into_iter()
-            .chain(v["content_not_contains"].as_array())
-            .flatten()
-        {
-            let s = s.as_str().unwrap_or_default();
+        for s in listed(v, ["expected_content_not_contains", "content_not_contains"]) {
             if content.contains(s) {
                 return Err(format!("content {content:?} has {s:?}"));
             }

@@ -23,3 +23,12 @@ pub fn failed(out: Output) -> String {
     assert!(!out.status.success());
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// Runs `tool-use` with `args`, which must fail with `message` in its
+/// stderr.
+#[allow(dead_code)] // `cli_template` runs its failures with stdin instead
+#[track_caller]
+pub fn fails_with(args: &[&str], message: &str) {
+    let stderr = failed(tool_use().args(args).output().unwrap());
+    assert!(stderr.contains(message), "{stderr}");
+}

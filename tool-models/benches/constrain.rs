@@ -67,33 +67,20 @@ fn bench(c: &mut Criterion) {
         g.sample_size(20)
             .warm_up_time(Duration::from_millis(500))
             .measurement_time(Duration::from_secs(3));
-        g.throughput(Throughput::Elements(call.len() as u64));
-        g.bench_function(format!("auto-inside-call ({} tokens)", call.len()), |b| {
-            b.iter_batched(
-                || before_call.clone(),
-                |mut c| steps(&mut c, &call),
-                BatchSize::SmallInput,
-            )
-        });
-        g.throughput(Throughput::Elements(bounded.len() as u64));
-        g.bench_function(
-            format!("auto-inside-call-maxlength ({} tokens)", bounded.len()),
-            |b| {
+        for (name, start, tokens) in [
+            ("auto-inside-call", &before_call, &call),
+            ("auto-inside-call-maxlength", &before_call, &bounded),
+            ("auto-free-text", &fresh, &text),
+        ] {
+            g.throughput(Throughput::Elements(tokens.len() as u64));
+            g.bench_function(format!("{name} ({} tokens)", tokens.len()), |b| {
                 b.iter_batched(
-                    || before_call.clone(),
-                    |mut c| steps(&mut c, &bounded),
+                    || start.clone(),
+                    |mut c| steps(&mut c, tokens),
                     BatchSize::SmallInput,
                 )
-            },
-        );
-        g.throughput(Throughput::Elements(text.len() as u64));
-        g.bench_function(format!("auto-free-text ({} tokens)", text.len()), |b| {
-            b.iter_batched(
-                || fresh.clone(),
-                |mut c| steps(&mut c, &text),
-                BatchSize::SmallInput,
-            )
-        });
+            });
+        }
         g.finish();
     }
 }

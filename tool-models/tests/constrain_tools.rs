@@ -6,24 +6,29 @@ use constrain_util::{
     definitions, run, small, tokenizer_with, tools, with_calls, with_specials, Bias, SPECIALS,
 };
 use serde_json::json;
+use tokenizers::Tokenizer;
 use tool_models::constrain::{ConstrainError, TokenEnv, ToolConstraint};
 use tool_models::generate::TokenConstraint;
 use tool_models::parse::Format;
+use tool_models::parse::ParsedResponse;
 use tool_runtime::{ToolChoice, ToolDefinition};
+
+/// `run` over the shared `tools()` with an unbiased model: most tests here
+/// vary only the format, the choice, the count and the seed.
+fn sample(
+    model: (&Tokenizer, &TokenEnv),
+    format: Format,
+    choice: &ToolChoice,
+    n: usize,
+    seed: u64,
+) -> Vec<(String, ParsedResponse)> {
+    run(model, format, &tools(), choice, &Bias::default(), n, seed)
+}
 
 #[test]
 fn hermes_auto_hundred_of_hundred_valid() {
     let (tok, env) = small();
-    let tools = tools();
-    let outs = run(
-        (&tok, &env),
-        Format::Hermes,
-        &tools,
-        &ToolChoice::Auto,
-        &Bias::default(),
-        100,
-        1,
-    );
+    let outs = sample((&tok, &env), Format::Hermes, &ToolChoice::Auto, 100, 1);
     let with_calls = with_calls(&outs);
     let mut names = std::collections::BTreeSet::new();
     for (_, parsed) in &outs {
@@ -74,15 +79,7 @@ fn hermes_plain_text_markers() {
     assert!(!inside.contains(tok.token_to_id("</tool_call>").unwrap()));
     assert!(inside.contains(tok.token_to_id("\"}").unwrap()));
     assert!(inside.contains(tok.token_to_id("</").unwrap()));
-    let outs = run(
-        (&tok, &env),
-        Format::Hermes,
-        &tools,
-        &ToolChoice::Auto,
-        &Bias::default(),
-        100,
-        2,
-    );
+    let outs = sample((&tok, &env), Format::Hermes, &ToolChoice::Auto, 100, 2);
     let with_calls = with_calls(&outs);
     assert!(
         (30..100).contains(&with_calls),
@@ -119,15 +116,7 @@ fn hermes_marker_spelled_in_byte_tokens() {
     let eos = tok.token_to_id("<|im_end|>").unwrap();
     assert!(c.allowed().unwrap().unwrap().contains(eos));
     // And random generation stays valid.
-    run(
-        (&tok, &env),
-        Format::Hermes,
-        &tools,
-        &ToolChoice::Auto,
-        &Bias::default(),
-        30,
-        12,
-    );
+    sample((&tok, &env), Format::Hermes, &ToolChoice::Auto, 30, 12);
 }
 
 /// The JSON families that share the Hermes/Mistral grammar shapes, with
@@ -153,26 +142,16 @@ fn json_families_hundred_of_hundred_valid() {
     .enumerate()
     {
         assert!(ToolConstraint::supports(format));
-        let outs = run(
+        let outs = sample(
             (&tok, &env),
             format,
-            &tools,
             &ToolChoice::Required,
-            &Bias::default(),
             100,
             20 + i as u64,
         );
         assert_eq!(with_calls(&outs), 100, "{format}");
         for choice in [ToolChoice::Auto, ToolChoice::Named("now".into())] {
-            let outs = run(
-                (&tok, &env),
-                format,
-                &tools,
-                &choice,
-                &Bias::default(),
-                10,
-                40,
-            );
+            let outs = sample((&tok, &env), format, &choice, 10, 40);
             if let ToolChoice::Named(name) = &choice {
                 for (text, p) in &outs {
                     assert!(
@@ -183,15 +162,7 @@ fn json_families_hundred_of_hundred_valid() {
             }
         }
         // `none` never opens a call, nor writes the marker as text.
-        let outs = run(
-            (&tok, &env),
-            format,
-            &tools,
-            &ToolChoice::None,
-            &Bias::default(),
-            10,
-            50,
-        );
+        let outs = sample((&tok, &env), format, &ToolChoice::None, 10, 50);
         assert_eq!(with_calls(&outs), 0, "{format}");
         let special = match format {
             Format::NemotronV2 => Some("<TOOLCALL>"),
@@ -209,16 +180,7 @@ fn json_families_hundred_of_hundred_valid() {
 #[test]
 fn required_always_calls_and_nothing_else() {
     let (tok, env) = small();
-    let tools = tools();
-    let outs = run(
-        (&tok, &env),
-        Format::Hermes,
-        &tools,
-        &ToolChoice::Required,
-        &Bias::default(),
-        30,
-        3,
-    );
+    let outs = sample((&tok, &env), Format::Hermes, &ToolChoice::Required, 30, 3);
     for (text, parsed) in &outs {
         assert!(!parsed.tool_calls.is_empty(), "no call in {text:?}");
         assert!(
@@ -266,18 +228,9 @@ fn none_never_calls() {
 #[test]
 fn named_calls_only_that_tool_once() {
     let (tok, env) = small();
-    let tools = tools();
     for name in ["search", "now"] {
         let choice: ToolChoice = name.parse().unwrap();
-        let outs = run(
-            (&tok, &env),
-            Format::Hermes,
-            &tools,
-            &choice,
-            &Bias::default(),
-            20,
-            5,
-        );
+        let outs = sample((&tok, &env), Format::Hermes, &choice, 20, 5);
         for (text, parsed) in &outs {
             assert_eq!(parsed.tool_calls.len(), 1, "{text:?}");
             assert_eq!(parsed.tool_calls[0].name, name);
@@ -313,17 +266,8 @@ fn llama3_json_auto_and_required() {
 #[test]
 fn mistral_auto_and_named() {
     let (tok, env) = small();
-    let tools = tools();
     for (choice, seed) in [(ToolChoice::Auto, 8), (ToolChoice::Named("add".into()), 9)] {
-        let outs = run(
-            (&tok, &env),
-            Format::Mistral,
-            &tools,
-            &choice,
-            &Bias::default(),
-            50,
-            seed,
-        );
+        let outs = sample((&tok, &env), Format::Mistral, &choice, 50, seed);
         let with_calls = with_calls(&outs);
         for (text, parsed) in &outs {
             if let ToolChoice::Named(n) = &choice {

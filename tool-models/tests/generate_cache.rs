@@ -44,6 +44,18 @@ fn fresh(model: &mut Model, tokens: &[u32]) -> Vec<f32> {
     model.logits(tokens).unwrap()
 }
 
+/// `model`'s logits of `tokens`, from what it has cached, match
+/// `reference`'s from an empty cache.
+fn assert_cached_logits_fresh(
+    model: &mut Model,
+    reference: &mut Model,
+    tokens: &[u32],
+    spec: &TinySpec,
+) {
+    let d = max_diff(&model.logits(tokens).unwrap(), &fresh(reference, tokens));
+    assert!(d < TOLERANCE, "{:?}: logits differ by {d}", spec.arch);
+}
+
 #[test]
 fn incremental_decoding_equals_full_recomputation_at_every_step() {
     for spec in specs() {
@@ -130,11 +142,7 @@ fn a_prompt_extending_the_last_generation_reuses_all_of_it() {
         assert_eq!(expected.stats.reused_tokens, 0);
         assert_eq!(out2.tokens, expected.tokens, "{:?}", spec.arch);
         assert_eq!(out2.text, expected.text);
-        let d = max_diff(
-            &model.logits(&second).unwrap(),
-            &fresh(&mut reference, &second),
-        );
-        assert!(d < TOLERANCE, "{:?}: logits differ by {d}", spec.arch);
+        assert_cached_logits_fresh(&mut model, &mut reference, &second, &spec);
     }
 }
 
@@ -156,11 +164,7 @@ fn a_prompt_extending_only_the_last_prompt_restarts_from_the_snapshot() {
         assert_eq!(out2.stats.reused_tokens, first.len(), "{:?}", spec.arch);
         let expected = greedy(&mut reference, &second, 8);
         assert_eq!(out2.tokens, expected.tokens, "{:?}", spec.arch);
-        let d = max_diff(
-            &model.logits(&second).unwrap(),
-            &fresh(&mut reference, &second),
-        );
-        assert!(d < TOLERANCE, "{:?}: logits differ by {d}", spec.arch);
+        assert_cached_logits_fresh(&mut model, &mut reference, &second, &spec);
 
         // An unrelated prompt recomputes from scratch.
         let unrelated = model.tokenizer().encode("Hello").unwrap();

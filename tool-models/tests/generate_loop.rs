@@ -21,6 +21,14 @@ fn prompt(model: &Model) -> Vec<u32> {
         .unwrap()
 }
 
+/// Greedy for exactly `n` tokens: an end-of-sequence token does not stop it.
+fn greedy_past_eos(n: usize) -> GenerateOptions {
+    GenerateOptions {
+        ignore_eos: true,
+        ..GenerateOptions::greedy(n)
+    }
+}
+
 /// Generates, collecting the streamed deltas.
 fn run(
     model: &mut Model,
@@ -78,10 +86,7 @@ fn seeded_sampling_is_deterministic_and_the_seed_matters() {
 fn max_new_tokens_is_exact() {
     let (_tmp, mut model) = load(&TinySpec::qwen2(24));
     let p = prompt(&model);
-    let options = GenerateOptions {
-        ignore_eos: true,
-        ..GenerateOptions::greedy(13)
-    };
+    let options = greedy_past_eos(13);
     let (out, _) = run(&mut model, &p, &options);
     assert_eq!(out.stop_reason, StopReason::MaxTokens);
     assert_eq!(out.tokens.len(), 13);
@@ -110,10 +115,7 @@ fn streamed_deltas_concatenate_to_the_text() {
 
 #[test]
 fn a_stop_string_ends_generation_and_is_not_returned_or_streamed() {
-    let options = GenerateOptions {
-        ignore_eos: true,
-        ..GenerateOptions::greedy(40)
-    };
+    let options = greedy_past_eos(40);
     // Random models emit many stray bytes (U+FFFD in text, which is held
     // back until the next token shows it is final): find one whose text has
     // a plain stretch to take a stop string from.
@@ -331,10 +333,7 @@ fn a_full_context_stops_generation() {
     };
     let (_tmp, mut model) = load(&spec);
     let p: Vec<u32> = (40..70).collect();
-    let options = GenerateOptions {
-        ignore_eos: true,
-        ..GenerateOptions::greedy(50)
-    };
+    let options = greedy_past_eos(50);
     let out = model.generate(&p, &options, None, &mut |_| {}).unwrap();
     assert_eq!(out.stop_reason, StopReason::ContextFull);
     // 30 prompt tokens: positions 30 and 31 take two generated tokens, and
@@ -347,10 +346,7 @@ fn a_full_context_stops_generation() {
 fn timings_and_counts_are_reported() {
     let (_tmp, mut model) = load(&TinySpec::llama(35));
     let p = prompt(&model);
-    let options = GenerateOptions {
-        ignore_eos: true,
-        ..GenerateOptions::greedy(8)
-    };
+    let options = greedy_past_eos(8);
     let (out, _) = run(&mut model, &p, &options);
     assert_eq!(out.stats.prompt_tokens, p.len());
     assert!(out.stats.time_to_first_token >= out.stats.prefill);

@@ -2,17 +2,21 @@
 //! the agent's whole loop over HTTP, streamed and not, each failure a
 //! connection can end in, and the API key kept out of sight.
 
+#[path = "common/one_tool.rs"]
+mod one_tool;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use one_tool::one_tool;
 use serde_json::{json, Value};
-use tool_models::agent::{Agent, AgentError, AgentEvent};
+use tool_models::agent::{Agent, AgentError, AgentEvent, AgentRun, ChatModel};
 use tool_models::parse::StreamEvent;
 use tool_models::remote::{RemoteChat, RemoteError, Timeouts};
-use tool_runtime::{Invocation, Message, Role, Tool, ToolCall, ToolDefinition, Toolbox};
+use tool_runtime::{Message, Role, ToolCall, Toolbox};
 
 /// What the server does with one request.
 enum Reply {
@@ -193,25 +197,47 @@ fn streamed_answer(text: &str) -> Vec<String> {
 /// The toolbox the tests' model calls: one tool, written by hand (the
 /// `#[tool]` macro belongs to the `tool-use` facade).
 fn toolbox() -> Toolbox {
-    struct Temperature(ToolDefinition);
-    impl Tool for Temperature {
-        fn name(&self) -> &str {
-            "get_temperature"
-        }
-        fn definition(&self) -> &ToolDefinition {
-            &self.0
-        }
-        fn invoke(self: Arc<Self>, args: serde_json::Map<String, Value>) -> Invocation {
-            let city = args["city"].as_str().unwrap_or("").to_owned();
-            Invocation::Blocking(Box::new(move || Ok(format!("21.5 in {city}"))))
-        }
-    }
     let definition = json!({"type": "function", "function": {"name": "get_temperature",
         "description": "The temperature in a city.",
         "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
             "required": ["city"]}}});
-    let definition = ToolDefinition::from_json(&definition).unwrap();
-    Toolbox::new().with(Temperature(definition)).unwrap()
+    one_tool(definition, |args| {
+        format!("21.5 in {}", args["city"].as_str().unwrap_or(""))
+    })
+}
+
+/// Asks `agent` how warm Paris is: the run, and the events it gave.
+fn ask_paris<M: ChatModel>(agent: &mut Agent<M>) -> (AgentRun, Vec<AgentEvent>) {
+    let mut events = Vec::new();
+    let run = agent
+        .run_with(vec![Message::user("How warm is Paris?")], &mut |e| {
+            events.push(e)
+        })
+        .unwrap();
+    (run, events)
+}
+
+/// The run's one call was `get_temperature` for Paris, with the id `id`,
+/// and the toolbox answered it.
+#[track_caller]
+fn assert_called_for_paris(run: &AgentRun, id: &str) {
+    assert_eq!(
+        run.messages[1].tool_calls,
+        [ToolCall::new(
+            id,
+            "get_temperature",
+            json!({"city": "Paris"})
+        )]
+    );
+    assert_eq!(run.messages[2].text(), "21.5 in Paris");
+}
+
+/// Says "Hi" to `agent`: the run must fail, with `message` in its error.
+#[track_caller]
+fn hi_fails_with(agent: &mut Agent<RemoteChat>, message: &str) -> AgentError {
+    let err = agent.run(vec![Message::user("Hi")]).unwrap_err();
+    assert!(err.to_string().contains(message), "{err}");
+    err
 }
 
 fn quick(url: &str) -> RemoteChat {
@@ -228,27 +254,14 @@ fn the_agent_runs_a_streamed_tool_round_trip_over_http() {
     replies.push(Reply::Sse(streamed_answer("It is 21.5 degrees in Paris.")));
     let server = Server::start(replies);
     let mut agent = Agent::new(quick(&server.url), toolbox());
-    let mut events = Vec::new();
-    let run = agent
-        .run_with(vec![Message::user("How warm is Paris?")], &mut |e| {
-            events.push(e)
-        })
-        .unwrap();
+    let (run, events) = ask_paris(&mut agent);
     assert_eq!(run.answer, "It is 21.5 degrees in Paris.");
     let roles: Vec<Role> = run.messages.iter().map(|m| m.role).collect();
     assert_eq!(
         roles,
         [Role::User, Role::Assistant, Role::Tool, Role::Assistant]
     );
-    assert_eq!(
-        run.messages[1].tool_calls,
-        [ToolCall::new(
-            "call_x1",
-            "get_temperature",
-            json!({"city": "Paris"})
-        )]
-    );
-    assert_eq!(run.messages[2].text(), "21.5 in Paris");
+    assert_called_for_paris(&run, "call_x1");
     assert_eq!(run.stats.prompt_tokens, 100);
     assert_eq!(run.stats.generated_tokens, 16);
     // The same events as a local model: start, argument pieces, the call.
@@ -378,12 +391,7 @@ fn a_503_is_retried_after_retry_after_and_a_429_without_retries_left_is_an_error
         "{\"error\": {\"message\": \"rate limited: 3 requests a minute\"}}".into(),
     )]);
     let mut agent = Agent::new(quick(&server.url).retries(0), Toolbox::new());
-    let err = agent.run(vec![Message::user("Hi")]).unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("HTTP 429: rate limited: 3 requests a minute"),
-        "{err}"
-    );
+    hi_fails_with(&mut agent, "HTTP 429: rate limited: 3 requests a minute");
 }
 
 #[test]
@@ -394,21 +402,14 @@ fn http_errors_carry_the_engines_message_and_keep_the_transcript() {
         "{\"error\": {\"message\": \"tool_choice is not supported\", \"type\": \"invalid_request_error\"}}".into(),
     )]);
     let mut agent = Agent::new(quick(&server.url), Toolbox::new());
-    let err = agent.run(vec![Message::user("Hi")]).unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("HTTP 400: tool_choice is not supported"),
-        "{err}"
-    );
+    let err = hi_fails_with(&mut agent, "HTTP 400: tool_choice is not supported");
     assert!(matches!(&err, AgentError::Model { round: 1, .. }));
     assert_eq!(err.messages(), [Message::user("Hi")]);
 
     // A body that is not JSON is quoted.
     let server = Server::start(vec![Reply::Status(502, vec![], "Bad Gateway".into())]);
-    let err = Agent::new(quick(&server.url), Toolbox::new())
-        .run(vec![Message::user("Hi")])
-        .unwrap_err();
-    assert!(err.to_string().contains("HTTP 502: Bad Gateway"), "{err}");
+    let mut agent = Agent::new(quick(&server.url), Toolbox::new());
+    hi_fails_with(&mut agent, "HTTP 502: Bad Gateway");
 }
 
 #[test]
@@ -421,18 +422,8 @@ fn an_error_chunk_and_a_dropped_stream_are_errors_not_answers() {
         Reply::Sse(vec![chunk(json!({"content": "Hel"}))]),
     ]);
     let mut agent = Agent::new(quick(&server.url), Toolbox::new());
-    let err = agent.run(vec![Message::user("Hi")]).unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("the engine reported an error: out of memory"),
-        "{err}"
-    );
-    let err = agent.run(vec![Message::user("Hi")]).unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("stream ended before the turn was complete"),
-        "{err}"
-    );
+    hi_fails_with(&mut agent, "the engine reported an error: out of memory");
+    hi_fails_with(&mut agent, "stream ended before the turn was complete");
 }
 
 #[test]
@@ -444,14 +435,9 @@ fn an_unreachable_engine_and_a_silent_one_fail_in_bounded_time() {
         .unwrap()
         .port();
     let chat = quick(&format!("http://127.0.0.1:{port}"));
-    let err = Agent::new(chat, Toolbox::new())
-        .run(vec![Message::user("Hi")])
-        .unwrap_err();
-    assert!(
-        err.to_string().contains(&format!(
-            "cannot reach http://127.0.0.1:{port}/v1/chat/completions"
-        )),
-        "{err}"
+    hi_fails_with(
+        &mut Agent::new(chat, Toolbox::new()),
+        &format!("cannot reach http://127.0.0.1:{port}/v1/chat/completions"),
     );
 
     let server = Server::start(vec![Reply::Hang]);
@@ -461,12 +447,9 @@ fn an_unreachable_engine_and_a_silent_one_fail_in_bounded_time() {
         total: Duration::from_secs(5),
     });
     let started = Instant::now();
-    let err = Agent::new(chat, Toolbox::new())
-        .run(vec![Message::user("Hi")])
-        .unwrap_err();
-    assert!(
-        err.to_string().contains("waited 300ms for the first byte"),
-        "{err}"
+    hi_fails_with(
+        &mut Agent::new(chat, Toolbox::new()),
+        "waited 300ms for the first byte",
     );
     assert!(started.elapsed() < Duration::from_secs(3));
 }
@@ -607,21 +590,8 @@ fn raw_completions_render_our_template_and_parse_the_calls_here() {
         tool_models::parse::Format::Hermes
     );
     let mut agent = Agent::new(chat, toolbox());
-    let mut events = Vec::new();
-    let run = agent
-        .run_with(vec![Message::user("How warm is Paris?")], &mut |e| {
-            events.push(e)
-        })
-        .unwrap();
-    assert_eq!(
-        run.messages[1].tool_calls,
-        [ToolCall::new(
-            "call_0",
-            "get_temperature",
-            json!({"city": "Paris"})
-        )]
-    );
-    assert_eq!(run.messages[2].text(), "21.5 in Paris");
+    let (run, _) = ask_paris(&mut agent);
+    assert_called_for_paris(&run, "call_0");
     assert_eq!(run.answer, "It is 21.5 degrees in Paris.");
     assert_eq!(run.stats.prompt_tokens, 140);
 

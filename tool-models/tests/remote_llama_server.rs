@@ -9,42 +9,28 @@
 
 #[path = "common/llama_server.rs"]
 mod llama_server;
+#[path = "common/one_tool.rs"]
+mod one_tool;
 
-use std::sync::Arc;
 use std::time::Duration;
 
+use one_tool::one_tool;
 use serde_json::{json, Value};
 use tool_models::agent::{Agent, AgentEvent};
 use tool_models::model::tiny::TINY_CHAT_TEMPLATE;
 use tool_models::parse::StreamEvent;
 use tool_models::remote::{RemoteChat, RequestOptions, Timeouts};
-use tool_runtime::{Invocation, Message, Role, Tool, ToolDefinition, Toolbox};
+use tool_runtime::{Message, Role, Toolbox};
 
 /// The one tool offered.
 fn toolbox() -> Toolbox {
-    struct Lookup(ToolDefinition);
-    impl Tool for Lookup {
-        fn name(&self) -> &str {
-            "lookup"
-        }
-        fn definition(&self) -> &ToolDefinition {
-            &self.0
-        }
-        fn invoke(self: Arc<Self>, args: serde_json::Map<String, Value>) -> Invocation {
-            Invocation::Blocking(Box::new(move || {
-                Ok(format!("looked up {}", Value::Object(args)))
-            }))
-        }
-    }
-    Toolbox::new()
-        .with(Lookup(
-            ToolDefinition::from_json(&json!({"type": "function", "function": {"name": "lookup",
-            "description": "Look a word up.",
-            "parameters": {"type": "object", "properties": {"word": {"type": "string"}},
-                "required": ["word"]}}}))
-            .unwrap(),
-        ))
-        .unwrap()
+    let definition = json!({"type": "function", "function": {"name": "lookup",
+        "description": "Look a word up.",
+        "parameters": {"type": "object", "properties": {"word": {"type": "string"}},
+            "required": ["word"]}}});
+    one_tool(definition, |args| {
+        format!("looked up {}", Value::Object(args))
+    })
 }
 
 /// Greedy and short: the same request gives the same turn.

@@ -3,6 +3,7 @@
 mod common;
 
 use common::{log_lines, params, scratch_path};
+use std::path::PathBuf;
 
 use tool_train::train::{
     AdamWConfig, Batch, Example, Llama, LrSchedule, ModelConfig, Precision, TrainConfig, TrainData,
@@ -49,11 +50,17 @@ fn train_config(total_steps: u64) -> TrainConfig {
     }
 }
 
+/// A new run of `steps` steps on the tiny model, in a fresh scratch folder.
+fn new_run(name: &str, steps: u64) -> (Trainer, PathBuf) {
+    let dir = scratch_path(name);
+    let trainer = Trainer::new(&dir, &tiny_config(), train_config(steps)).unwrap();
+    (trainer, dir)
+}
+
 #[test]
 fn loss_falls_on_a_small_dataset_it_can_memorise() {
-    let dir = scratch_path("memorise");
+    let (mut trainer, dir) = new_run("memorise", 60);
     let data = dataset();
-    let mut trainer = Trainer::new(&dir, &tiny_config(), train_config(60)).unwrap();
     let mut losses = Vec::new();
     trainer.run(&data, &mut |s| losses.push(s.loss)).unwrap();
     assert_eq!(losses.len(), 60);
@@ -139,8 +146,7 @@ fn resuming_from_a_checkpoint_is_bit_exact() {
 #[test]
 fn resuming_on_changed_data_of_the_same_length_is_refused_unless_asked() {
     let data = dataset();
-    let dir = scratch_path("changed");
-    let mut first = Trainer::new(&dir, &tiny_config(), train_config(4)).unwrap();
+    let (mut first, dir) = new_run("changed", 4);
     first.run_until(&data, 2, &mut |_| {}).unwrap();
     drop(first);
     let mut changed = data.clone();
@@ -208,8 +214,7 @@ fn open_resumes_or_starts_and_new_refuses_an_existing_run() {
 #[test]
 fn a_run_from_a_trained_model_starts_from_its_weights_and_passes_over_its_examples() {
     let data = dataset();
-    let first_dir = scratch_path("first");
-    let mut first = Trainer::new(&first_dir, &tiny_config(), train_config(2)).unwrap();
+    let (mut first, first_dir) = new_run("first", 2);
     first.run(&data, &mut |_| {}).unwrap();
     let exported = scratch_path("exported");
     first.export_hf(&exported, Precision::F32).unwrap();
@@ -271,8 +276,7 @@ fn train_data_is_generic() {
             Ok(Example::unmasked(ids))
         }
     }
-    let dir = scratch_path("generic");
-    let mut trainer = Trainer::new(&dir, &tiny_config(), train_config(3)).unwrap();
+    let (mut trainer, dir) = new_run("generic", 3);
     let mut steps = 0;
     trainer
         .run(&Generated, &mut |s| {

@@ -30,6 +30,16 @@ const fn case(
     }
 }
 
+/// GLM 4.5's markers: special tokens in its own vocabulary, text in others.
+const GLM_TAGS: &[&str] = &[
+    "<tool_call>",
+    "</tool_call>",
+    "<arg_key>",
+    "</arg_key>",
+    "<arg_value>",
+    "</arg_value>",
+];
+
 pub const CASES: &[Case] = &[
     case(Format::Hermes, &["<tool_call>", "</tool_call>"], &[]),
     case(Format::Llama3Json, &["<|python_tag|>"], &["{\""]),
@@ -144,31 +154,9 @@ pub const CASES: &[Case] = &[
         &["<function=", "</function>", ">{\""],
     ),
     case(Format::FunctionaryV32, &[], &[">>>", "all\n"]),
-    case(
-        Format::Glm45,
-        &[
-            "<tool_call>",
-            "</tool_call>",
-            "<arg_key>",
-            "</arg_key>",
-            "<arg_value>",
-            "</arg_value>",
-        ],
-        &[],
-    ),
+    case(Format::Glm45, GLM_TAGS, &[]),
     // GLM with textual tags: values may not spell them.
-    case(
-        Format::Glm45,
-        &[],
-        &[
-            "<tool_call>",
-            "</tool_call>",
-            "<arg_key>",
-            "</arg_key>",
-            "<arg_value>",
-            "</arg_value>",
-        ],
-    ),
+    case(Format::Glm45, &[], GLM_TAGS),
     case(
         Format::SeedOss,
         &["<seed:tool_call>", "</seed:tool_call>"],
