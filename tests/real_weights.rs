@@ -23,6 +23,10 @@
 //! compared with llama.cpp's along llama.cpp's own greedy path
 //! (`tests/data/gemma3_270m_llama_cpp.json`, written by
 //! `scripts/gemma3_reference.py`).
+//!
+//! Both files are also read as Python transformers reads them, every
+//! matrix widened to f32 (`tool-use generate --dequantize`): then the
+//! rendered prompt, its ids and 32 greedy tokens are transformers' own.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -225,4 +229,66 @@ fn gemma3_q4_k_m_gives_llama_cpps_next_token_probabilities() {
     let mean = total / compared as f32;
     eprintln!("log-probabilities against llama.cpp's: mean difference {mean}, largest {worst}");
     assert!(mean < MEAN_TOLERANCE, "mean difference {mean}");
+}
+
+/// What Python transformers computes from each file, matrices widened to
+/// f32 (`tests/data/real_weights_transformers.json`, written by
+/// `scripts/real_weights_transformers.py`): `tool-use generate --dequantize`
+/// computes the same, so the prompt (SmolLM2's chat template with the demo
+/// tools), its ids and every one of the greedy tokens must be equal.
+fn assert_generates_as_transformers(file: &std::path::Path, key: &str) {
+    let reference: serde_json::Value =
+        serde_json::from_str(include_str!("data/real_weights_transformers.json")).unwrap();
+    let cases = reference[key].as_array().unwrap();
+    assert!(!cases.is_empty());
+    for case in cases {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tool-use"));
+        command
+            .arg("generate")
+            .arg("--model")
+            .arg(file)
+            .args(["--dequantize", "--json", "--max-tokens"])
+            .arg(reference["new_tokens"].to_string());
+        // A chat case gives the user's message; a raw one, the whole prompt.
+        match case["message"].as_str() {
+            Some(message) => command.args(["--chat", message]),
+            None => command.arg(case["prompt"].as_str().unwrap()),
+        };
+        let out = command.output().expect("tool-use runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let ours: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        if case.get("message").is_some() {
+            assert_eq!(ours["tools"], reference["tools"], "the demo tools changed");
+        }
+        for field in ["prompt", "prompt_ids", "ids"] {
+            assert_eq!(ours[field], case[field], "{field} of {:?}", case["prompt"]);
+        }
+        assert!(
+            ours["matrices"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .all(|format| format.starts_with("f32")),
+            "{}",
+            ours["matrices"]
+        );
+    }
+}
+
+#[test]
+fn smollm2_dequantized_renders_tokenizes_and_generates_as_transformers() {
+    if let Some(file) = smollm2() {
+        assert_generates_as_transformers(&file, "smollm2");
+    }
+}
+
+#[test]
+fn gemma3_dequantized_tokenizes_and_generates_as_transformers() {
+    if let Some(file) = gemma3() {
+        assert_generates_as_transformers(&file, "gemma3");
+    }
 }

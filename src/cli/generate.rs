@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 use tool_use::models::generate::GenerateOptions;
+use tool_use::models::model::{LoadOptions, Model};
 use tool_use::models::template::RenderOptions;
 use tool_use::Message;
 
@@ -35,11 +36,23 @@ pub struct GenerateArgs {
     /// fastest prefill and decode (for timing; the output is the same).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
+    /// Widen a GGUF file's quantized matrices to f32 at load and compute in
+    /// f32: slower, but the numbers Python transformers computes from the
+    /// same file (by default they are multiplied as stored, as llama.cpp
+    /// does).
+    #[arg(long)]
+    dequantize: bool,
 }
 
 /// Runs `tool-use generate`.
 pub fn run(args: GenerateArgs) -> Result<(), String> {
-    let mut model = super::load_model(args.model.as_deref())?;
+    let mut model = match &args.model {
+        Some(path) if args.dequantize => {
+            Model::load_with(path, &LoadOptions::default().dequantize(true))
+                .map_err(|e| e.to_string())?
+        }
+        _ => super::load_model(args.model.as_deref())?,
+    };
     let path = model.path().to_owned();
     let tools = tool_use::demo::definitions();
     let prompt = if args.chat {

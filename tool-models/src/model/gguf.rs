@@ -5,7 +5,7 @@ use super::backend::Backend;
 use super::dense::{Dense, Scratch};
 use super::error::candle_message;
 use super::gguf_tokenizer::{as_u64, tokenizer_from_gguf};
-use super::{Model, ModelError, Tokenizer};
+use super::{LoadOptions, Model, ModelError, Tokenizer};
 use crate::template::{ModelTemplates, TemplateError};
 use candle_core::quantized::gguf_file::{Content, Value};
 use candle_core::Device;
@@ -25,7 +25,7 @@ const CONTROL_TOKEN: u64 = 3;
 /// `general.architecture` values this loader runs.
 pub const SUPPORTED_GGUF_ARCHITECTURES: &[&str] = &["llama", "qwen2", "qwen3", "gemma3"];
 
-pub(crate) fn load_gguf(path: &Path) -> Result<Model, ModelError> {
+pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, ModelError> {
     let mut file = File::open(path).map_err(|e| ModelError::io(path, e))?;
     let mut content = Content::read(&mut file).map_err(|e| {
         ModelError::invalid(
@@ -142,7 +142,7 @@ pub(crate) fn load_gguf(path: &Path) -> Result<Model, ModelError> {
         &arch,
         declared_context,
         vocab_size,
-        parameter_count,
+        options.dequantize,
     )? {
         Some(model) => (
             Backend::Dense {

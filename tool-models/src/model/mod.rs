@@ -41,6 +41,7 @@ pub(crate) use error::candle_message;
 
 use crate::generate::KvState;
 use crate::parse::{detect_format, Format};
+use crate::setters::setters;
 use crate::template::{ChatTemplate, ModelTemplates};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -91,9 +92,34 @@ impl std::fmt::Debug for Model {
     }
 }
 
+/// How [`Model::load_with`] loads a model.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct LoadOptions {
+    /// Widens a GGUF file's quantized matrices to f32 at load (on the
+    /// project's decoder; candle's quantized models ignore it) and multiplies
+    /// in f32 with f32 activations: slower and larger, but the numbers
+    /// Python transformers computes from the same file (the default
+    /// multiplies as stored, on activations rounded to 8 bits, as llama.cpp
+    /// does).
+    pub dequantize: bool,
+}
+
+impl LoadOptions {
+    setters! {
+        /// Sets [`dequantize`](Self::dequantize).
+        dequantize(on: bool) => dequantize;
+    }
+}
+
 impl Model {
     /// Loads a Hugging Face model directory or a `.gguf` file.
     pub fn load(path: impl AsRef<Path>) -> Result<Model, ModelError> {
+        Model::load_with(path, &LoadOptions::default())
+    }
+
+    /// [`load`](Self::load), with options.
+    pub fn load_with(path: impl AsRef<Path>, options: &LoadOptions) -> Result<Model, ModelError> {
         let path = path.as_ref();
         if path.is_dir() {
             return hf::load(files::ModelFiles::Dir(path));
@@ -109,7 +135,7 @@ impl Model {
             .and_then(|e| e.to_str())
             .is_some_and(|e| e.eq_ignore_ascii_case("gguf"));
         if is_gguf {
-            gguf::load_gguf(path)
+            gguf::load_gguf(path, options)
         } else {
             Err(ModelError::invalid(
                 path,

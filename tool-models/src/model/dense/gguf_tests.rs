@@ -34,9 +34,17 @@ fn dense(path: &Path, arch: TinyArch) -> Dense {
     let mut file = File::open(path).unwrap();
     let content = Content::read(&mut file).unwrap();
     let vocab = content.tensor_infos["token_embd.weight"].shape.dims()[0];
-    Dense::from_gguf(&content, &mut file, path, arch_name(arch), 1024, vocab, 0)
-        .unwrap()
-        .expect("the decoder runs this file")
+    Dense::from_gguf(
+        &content,
+        &mut file,
+        path,
+        arch_name(arch),
+        1024,
+        vocab,
+        false,
+    )
+    .unwrap()
+    .expect("the decoder runs this file")
 }
 
 /// One token of candle's model at a position.

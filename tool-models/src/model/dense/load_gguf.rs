@@ -22,8 +22,9 @@ impl Dense {
     /// The model of a GGUF file whose `general.architecture` is `arch`, when
     /// it is one this decoder runs (`llama`, `qwen2` and `gemma3` without
     /// experts or rotary scaling other than Llama 3's frequency factors and
-    /// Gemma 3's linear factor); `Ok(None)` otherwise. `vocab` and `parameters` are what the loader read off the
-    /// tensor table.
+    /// Gemma 3's linear factor); `Ok(None)` otherwise. `vocab` is what the
+    /// loader read off the tensor table; with `dequantize`, quantized
+    /// matrices are widened to f32 at load.
     pub(crate) fn from_gguf(
         content: &Content,
         file: &mut File,
@@ -31,7 +32,7 @@ impl Dense {
         arch: &str,
         context: usize,
         vocab: usize,
-        parameters: u64,
+        dequantize: bool,
     ) -> Result<Option<Dense>, ModelError> {
         if !matches!(arch, "llama" | "qwen2" | "gemma3") {
             return Ok(None);
@@ -92,11 +93,17 @@ impl Dense {
             }
         }
         let heads = shape.heads(path)?;
+        let parameters = content
+            .tensor_infos
+            .values()
+            .map(|t| t.shape.elem_count() as u64)
+            .sum();
         let mut reader = Reader {
             content,
             file,
             path,
             keep_half: keeps_half(parameters),
+            dequantize,
         };
         let mut inv_freq = default_inv_freq(shape.rope_theta, heads.dim);
         if let Some(factor) = linear {
@@ -212,6 +219,9 @@ struct Reader<'a> {
     file: &'a mut File,
     path: &'a Path,
     keep_half: bool,
+    /// Quantized matrices are widened to f32 rather than multiplied as
+    /// stored.
+    dequantize: bool,
 }
 
 impl Reader<'_> {
@@ -269,6 +279,7 @@ impl Reader<'_> {
             bytes = deinterleave_heads(&bytes, rows, heads);
         }
         let quant = match dtype {
+            _ if self.dequantize => None,
             GgmlDType::Q8_0 => Some(Quant::Q8_0),
             GgmlDType::Q5_0 => Some(Quant::Q5_0),
             GgmlDType::Q5_1 => Some(Quant::Q5_1),
