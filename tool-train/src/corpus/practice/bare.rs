@@ -10,45 +10,18 @@
 //! shows on the larger draw.
 
 use super::capitalised;
+use super::words::{Table, Words};
 use crate::corpus::rng::Rng;
+
+/// The word lists below, from `data/practice/bare.json`.
+static WORDS: Words = Words::new("bare", include_str!("../../../data/practice/bare.json"));
 
 /// How often a request with a lead is asked bare.
 const BARE: f64 = 0.5;
 
 /// The words a lead before " the " may have: questions and asks for a
 /// value, never a verb that is itself the request ("Set the lights …").
-const LEAD_WORDS: &[&str] = &[
-    "what's",
-    "whats",
-    "what",
-    "is",
-    "give",
-    "get",
-    "tell",
-    "show",
-    "find",
-    "calculate",
-    "compute",
-    "determine",
-    "check",
-    "look",
-    "up",
-    "i",
-    "i'd",
-    "need",
-    "want",
-    "like",
-    "to",
-    "know",
-    "let",
-    "can",
-    "could",
-    "would",
-    "do",
-    "you",
-    "please",
-    "me",
-];
+static LEAD_WORDS: Table<&[&str]> = WORDS.table("lead_words");
 
 /// Whether a request with a lead should be asked bare.
 pub(crate) fn wants_bare(rng: &mut Rng) -> bool {
@@ -57,7 +30,7 @@ pub(crate) fn wants_bare(rng: &mut Rng) -> bool {
 
 /// Verbs the lead's "is" may govern from the end ("What's the average
 /// going to be …"): without the lead, what is left is no request.
-const LEAD_VERBS: &[&str] = &["be", "is", "are", "was", "will"];
+static LEAD_VERBS: Table<&[&str]> = WORDS.table("lead_verbs");
 
 /// `text` without its lead and the "the" after it, capitalised; none when
 /// it has no such lead, what follows is not a lower-case word, or the lead

@@ -1,9 +1,13 @@
 //! Value-end practice: places of several words, words after a place that
 //! are not part of it, numbers that repeat their digits.
 
+use super::words::{Table, Words};
 use crate::corpus::rng::Rng;
 use crate::corpus::values::{self as v, NumberKind};
 use crate::corpus::Split;
+
+/// The word lists below, from `data/practice/ends.json`.
+static WORDS: Words = Words::new("ends", include_str!("../../../data/practice/ends.json"));
 
 /// How often a long made-up place contains a known city's name, with
 /// [`Practice::Wide`](super::Practice::Wide).
@@ -17,24 +21,7 @@ const TRAILER: f64 = 0.4;
 const REPEATING: f64 = 0.25;
 
 /// Words that can follow a place in a request without being part of it.
-const TRAILERS: &[&str] = &[
-    ", please",
-    ", thanks",
-    " please",
-    ", thank you",
-    ", if you can",
-    " for me",
-    ", quickly",
-    " today",
-    ", by the way",
-    " again",
-    ", my friend",
-    " (thanks!)",
-    ", cheers",
-    " now",
-    ", ok",
-    " as well",
-];
+static TRAILERS: Table<&[&str]> = WORDS.table("trailers");
 
 /// A made-up place of two or three words ("Velmo Tarbisk", "Sai Dran
 /// Kelor"), from `split`.
@@ -124,14 +111,14 @@ pub(crate) fn with_trailer(
         let end = from + found + place.len();
         let rest = &text[end..];
         if rest.is_empty() || rest.starts_with(['?', '.', '!']) {
-            let trailer = *rng.pick(TRAILERS);
+            let trailer = *rng.pick(&TRAILERS);
             return Some(format!("{}{trailer}{rest}", &text[..end]));
         }
         if let Some(unit) = rest.strip_prefix(" in ") {
             if unit_forms {
                 let word = unit.trim_end_matches(['?', '.', '!']);
                 let mark = &unit[word.len()..];
-                let form = *rng.pick(UNIT_AFTER_PLACE);
+                let form = *rng.pick(&UNIT_AFTER_PLACE);
                 return Some(format!(
                     "{}{}{mark}",
                     &text[..end],
@@ -147,15 +134,7 @@ pub(crate) fn with_trailer(
 
 /// How [`Practice::Wide`](super::Practice::Wide) names a unit after a
 /// place, in place of " in Celsius": the unit is not part of the place.
-const UNIT_AFTER_PLACE: &[&str] = &[
-    ", in {unit}",
-    ", {unit}",
-    " ({unit})",
-    ", in {unit} if you can",
-    " - {unit}",
-    ", {unit} thanks",
-    "; {unit}",
-];
+static UNIT_AFTER_PLACE: Table<&[&str]> = WORDS.table("unit_after_place");
 
 #[cfg(test)]
 mod tests {

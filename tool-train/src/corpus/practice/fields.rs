@@ -10,7 +10,11 @@
 //! phrasing's words.
 
 use super::unseen;
+use super::words::{Table, Words};
 use crate::corpus::rng::Rng;
+
+/// The word lists below, from `data/practice/fields.json`.
+static WORDS: Words = Words::new("fields", include_str!("../../../data/practice/fields.json"));
 
 /// How often an email or translation request is composed.
 const COMPOSED: f64 = 0.4;
@@ -19,60 +23,14 @@ const COMPOSED: f64 = 0.4;
 const BODY_FIRST: f64 = 0.25;
 
 /// `{to}` is the address.
-const EMAIL_OPENERS: &[&str] = &[
-    "Send {to} an email",
-    "Email {to}",
-    "Write {to} an email",
-    "Mail {to}",
-    "Send a note to {to}",
-    "Fire off an email to {to}",
-    "Please email {to}",
-    "Could you email {to}",
-    "Get an email to {to}",
-    "Send an email over to {to}",
-];
+static EMAIL_OPENERS: Table<&[&str]> = WORDS.table("email_openers");
 
-const SUBJECT_CUES: &[&str] = &[
-    " headed \"{subject}\"",
-    " called \"{subject}\"",
-    " with the heading \"{subject}\"",
-    ", re: \"{subject}\"",
-    " named \"{subject}\"",
-    " under the subject line \"{subject}\"",
-    ", heading \"{subject}\"",
-    " about \"{subject}\"",
-    ", its subject \"{subject}\"",
-    " with \"{subject}\" as the subject",
-];
+static SUBJECT_CUES: Table<&[&str]> = WORDS.table("subject_cues");
 
-const BODY_CUES: &[&str] = &[
-    " reading \"{body}\"",
-    " with the words \"{body}\"",
-    " and write \"{body}\"",
-    ", text: \"{body}\"",
-    " containing \"{body}\"",
-    " that goes \"{body}\"",
-    " telling them \"{body}\"",
-    ", the message being \"{body}\"",
-    " to say \"{body}\"",
-    " with the note \"{body}\"",
-];
+static BODY_CUES: Table<&[&str]> = WORDS.table("body_cues");
 
 /// The language before the text; `{lang}` and `{text}`.
-const LANGUAGE_FIRST: &[&str] = &[
-    "In {lang}, how do you say \"{text}\"?",
-    "{lang}, please: \"{text}\"",
-    "Give me the {lang} for \"{text}\".",
-    "Say it in {lang}: \"{text}\"",
-    "Could I get the {lang} for \"{text}\"?",
-    "In {lang}: \"{text}\"",
-    "Into {lang} with this one: \"{text}\"",
-    "{lang} translation of \"{text}\", please.",
-    "I'd like {lang} for \"{text}\".",
-    "Put this in {lang}: \"{text}\"",
-    "Help me say this in {lang}: \"{text}\"",
-    "What would a {lang} speaker say for \"{text}\"?",
-];
+static LANGUAGE_FIRST: Table<&[&str]> = WORDS.table("language_first");
 
 /// Whether an email or translation request should be composed.
 pub(crate) fn wants_composed_fields(rng: &mut Rng) -> bool {
@@ -89,9 +47,9 @@ pub(crate) fn email(
 ) -> String {
     unseen(
         || {
-            let opener = rng.pick(EMAIL_OPENERS).replace("{to}", to);
-            let subject = rng.pick(SUBJECT_CUES).replace("{subject}", subject);
-            let body = rng.pick(BODY_CUES).replace("{body}", body);
+            let opener = rng.pick(&EMAIL_OPENERS).replace("{to}", to);
+            let subject = rng.pick(&SUBJECT_CUES).replace("{subject}", subject);
+            let body = rng.pick(&BODY_CUES).replace("{body}", body);
             if rng.chance(BODY_FIRST) {
                 format!("{opener}{body}{subject}{extra}")
             } else {
@@ -112,7 +70,7 @@ pub(crate) fn language_first(
 ) -> String {
     unseen(
         || {
-            rng.pick(LANGUAGE_FIRST)
+            rng.pick(&LANGUAGE_FIRST)
                 .replace("{lang}", lang)
                 .replace("{text}", text)
         },

@@ -8,58 +8,25 @@
 //! ("Thanks! Now Lima?"), and each gets its call.
 
 use super::unseen;
+use super::words::{Table, Words};
 use crate::corpus::rng::Rng;
 use crate::corpus::values as v;
+
+/// The word lists below, from `data/practice/follow_ups.json`.
+static WORDS: Words = Words::new(
+    "follow_ups",
+    include_str!("../../../data/practice/follow_ups.json"),
+);
 
 /// How often a follow-up asking about another value is composed.
 const COMPOSED: f64 = 0.45;
 
-const OPENERS: &[&str] = &[
-    "",
-    "",
-    "",
-    "",
-    "",
-    "OK, ",
-    "Great, ",
-    "Thanks! ",
-    "Thanks, ",
-    "Cool. ",
-    "Nice. ",
-    "Perfect, ",
-    "Got it. ",
-    "Alright, ",
-    "Lovely, ",
-    "Hmm, ",
-    "Right, ",
-    "Thank you! ",
-];
+static OPENERS: Table<&[&str]> = WORDS.table("openers");
 
 /// `{x}` is the value.
-const CORES: &[&str] = &[
-    "now {x}",
-    "{x} next",
-    "next, {x}",
-    "then {x}",
-    "try {x}",
-    "do {x} too",
-    "{x} as well",
-    "also {x}",
-    "check {x}",
-    "one more: {x}",
-    "{x} now",
-    "repeat that for {x}",
-    "same again for {x}",
-    "do the same for {x}",
-    "and now {x}",
-    "{x} this time",
-    "switch to {x}",
-    "what about {x} then",
-    "{x} instead",
-    "let's do {x}",
-];
+static CORES: Table<&[&str]> = WORDS.table("cores");
 
-const ENDS: &[&str] = &["?", ".", "", ", please.", " please?", "!"];
+static ENDS: Table<&[&str]> = WORDS.table("ends");
 
 /// Whether a follow-up about another value should be composed.
 pub(crate) fn wants_composed_follow_up(rng: &mut Rng) -> bool {
@@ -71,9 +38,9 @@ pub(crate) fn wants_composed_follow_up(rng: &mut Rng) -> bool {
 pub(crate) fn follow_up(rng: &mut Rng, value: &str, held_out: impl Fn(&str) -> bool) -> String {
     unseen(
         || {
-            let opener = *rng.pick(OPENERS);
-            let core = rng.pick(CORES).replace("{x}", value);
-            let end = *rng.pick(ENDS);
+            let opener = *rng.pick(&OPENERS);
+            let core = rng.pick(&CORES).replace("{x}", value);
+            let end = *rng.pick(&ENDS);
             if opener.is_empty() {
                 format!("{}{end}", v::capitalized(&core))
             } else {

@@ -8,47 +8,21 @@
 //! offered two to four tools drawn at random beside such requests, so a
 //! lookalike was seldom among them.
 
+use super::words::{Table, Words};
 use crate::corpus::rng::Rng;
+
+/// The word lists below, from `data/practice/lookalikes.json`.
+static WORDS: Words = Words::new(
+    "lookalikes",
+    include_str!("../../../data/practice/lookalikes.json"),
+);
 
 /// How often a request for a tool not offered is offered a lookalike.
 const LOOKALIKE: f64 = 0.75;
 
 /// Each tool and the tools a request for it could be mistaken for: a word
 /// of the name in common, or arguments of the same shape.
-const LOOKALIKES: &[(&str, &[&str])] = &[
-    (
-        "get_current_temperature",
-        &["get_current_time", "convert_units"],
-    ),
-    (
-        "get_current_wind_speed",
-        &["get_current_time", "get_distance"],
-    ),
-    ("get_weather_forecast", &["calculate_statistics"]),
-    ("calculate", &["convert_units", "convert_currency"]),
-    (
-        "calculate_statistics",
-        &["calculate", "get_weather_forecast"],
-    ),
-    ("convert_units", &["calculate", "get_distance"]),
-    ("convert_currency", &["get_stock_price", "calculate"]),
-    (
-        "get_current_time",
-        &["get_current_temperature", "create_calendar_event"],
-    ),
-    ("search_web", &["search_flights", "translate_text"]),
-    ("get_stock_price", &["convert_currency", "search_web"]),
-    ("translate_text", &["send_email", "search_web"]),
-    (
-        "create_calendar_event",
-        &["set_reminder", "get_current_time"],
-    ),
-    ("set_reminder", &["set_lights", "create_calendar_event"]),
-    ("send_email", &["translate_text", "set_reminder"]),
-    ("search_flights", &["get_distance", "search_web"]),
-    ("set_lights", &["set_reminder"]),
-    ("get_distance", &["search_flights", "convert_units"]),
-];
+static LOOKALIKES: Table<&[(&str, &[&str])]> = WORDS.table("lookalikes");
 
 /// A tool to offer beside a request for `tool`, which is not offered,
 /// never one of `excluded`; or none (one time in four, or when every

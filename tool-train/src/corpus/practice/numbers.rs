@@ -12,8 +12,15 @@
 //! often as a statement that ends on `{b}.`; and a share of the lists
 //! repeat one of their values.
 
+use super::words::{Table, Words};
 use super::{composed, Lead};
 use crate::corpus::rng::Rng;
+
+/// The word lists below, from `data/practice/numbers.json`.
+static WORDS: Words = Words::new(
+    "numbers",
+    include_str!("../../../data/practice/numbers.json"),
+);
 
 /// How often an arithmetic request is composed.
 const COMPOSED: f64 = 0.5;
@@ -23,66 +30,11 @@ const REPEATS: f64 = 0.35;
 
 /// Leads of arithmetic requests: most are statements, so that the request
 /// ends on a number and a full stop.
-const LEADS: &[Lead] = &[
-    ("", false, false),
-    ("Evaluate ", false, false),
-    ("Compute ", false, false),
-    ("Calculate ", false, false),
-    ("Please evaluate ", false, false),
-    ("Please calculate ", false, false),
-    ("I need ", false, true),
-    ("Give me ", false, true),
-    ("Solve ", false, false),
-    ("Quick one: ", false, false),
-    ("Can you evaluate ", true, false),
-    ("Could you compute ", true, false),
-    ("Can you solve ", true, false),
-    ("Tell me ", false, false),
-    ("Find ", false, true),
-];
+static LEADS: Table<&[Lead]> = WORDS.table("leads");
 
 /// What each operation asks, in the order add, subtract, multiply,
 /// divide, power: `{a}`, `{b}`, always `a` first in the call.
-const ASKED: [&[&str]; 5] = [
-    &[
-        "{a} plus {b}",
-        "{a} + {b}",
-        "the sum of {a} and {b}",
-        "the total of {a} and {b}",
-        "{a} added to {b}",
-        "{a} and {b} added together",
-    ],
-    &[
-        "{a} minus {b}",
-        "{a} - {b}",
-        "the difference of {a} and {b}",
-        "{b} subtracted from {a}",
-        "{a} less {b}",
-        "{a} with {b} taken off",
-    ],
-    &[
-        "{a} times {b}",
-        "{a} * {b}",
-        "{a} x {b}",
-        "the product of {a} and {b}",
-        "{a} times {b} in all",
-    ],
-    &[
-        "{a} divided by {b}",
-        "{a} / {b}",
-        "the quotient of {a} and {b}",
-        "{a} split {b} ways",
-        "{a} over {b}",
-    ],
-    &[
-        "{a} to the power {b}",
-        "{a} ^ {b}",
-        "{a} with the exponent {b}",
-        "{a} to the {b}th",
-        "{a} to the {b}th power",
-        "the {b}th power of {a}",
-    ],
-];
+static ASKED: Table<[&[&str]; 5]> = WORDS.table("asked");
 
 /// Whether an arithmetic request should be composed.
 pub(crate) fn wants_composed_arithmetic(rng: &mut Rng) -> bool {
@@ -98,7 +50,7 @@ pub(crate) fn arithmetic(
     b: &str,
     held_out: impl Fn(&str) -> bool,
 ) -> String {
-    composed(rng, LEADS, ASKED[op], &[("a", a), ("b", b)], held_out)
+    composed(rng, &LEADS, ASKED[op], &[("a", a), ("b", b)], held_out)
 }
 
 /// `numbers` with one value written again in place of a later one, in a

@@ -11,227 +11,59 @@
 //! tell me ") before what is asked ("the mean value of {list}", "how warm
 //! it is in {loc}"), and never contain a held-out phrasing's words.
 
+use super::words::{Table, Words};
 use super::{composed, lead_and, unseen, Lead};
 use crate::corpus::phrasing::fill;
 use crate::corpus::rng::Rng;
+
+/// The word lists below, from `data/practice/requests.json`.
+static WORDS: Words = Words::new(
+    "requests",
+    include_str!("../../../data/practice/requests.json"),
+);
 
 /// How often a request of a kind this practice covers is composed.
 const COMPOSED: f64 = 0.5;
 
 /// Leads of requests to look something up.
-const LOOKUP_LEADS: &[Lead] = &[
-    ("", true, true),
-    ("What's ", true, true),
-    ("What is ", true, true),
-    ("Give me ", false, true),
-    ("Get me ", false, true),
-    ("I need ", false, true),
-    ("I'd like ", false, true),
-    ("Tell me ", false, false),
-    ("Check ", false, false),
-    ("Look up ", false, false),
-    ("Can you tell me ", true, false),
-    ("Could you check ", true, false),
-    ("Please tell me ", false, false),
-    ("Let me know ", false, false),
-    ("I want to know ", false, false),
-    ("Do you know ", true, false),
-];
+static LOOKUP_LEADS: Table<&[Lead]> = WORDS.table("lookup_leads");
 
 /// Leads of requests to work something out.
-const COMPUTE_LEADS: &[Lead] = &[
-    ("", true, true),
-    ("What's ", true, true),
-    ("What is ", true, true),
-    ("Give me ", false, true),
-    ("I need ", false, true),
-    ("Tell me ", false, false),
-    ("Find ", false, true),
-    ("Calculate ", false, false),
-    ("Determine ", false, false),
-    ("Can you calculate ", true, false),
-    ("Could you determine ", true, false),
-    ("Please calculate ", false, false),
-    ("Let me know ", false, false),
-    ("I want to know ", false, false),
-];
+static COMPUTE_LEADS: Table<&[Lead]> = WORDS.table("compute_leads");
 
 /// What a temperature request asks: `{loc}`, `{unit}`.
-const TEMPERATURE: &[&str] = &[
-    "the temperature in {loc}{unit}",
-    "the temperature right now in {loc}{unit}",
-    "the temperature for {loc}{unit}",
-    "the temperature at {loc} today{unit}",
-    "how warm it is today in {loc}{unit}",
-    "how hot it is in {loc} today{unit}",
-    "how cold it is in {loc} right now{unit}",
-    "what the temperature is in {loc}{unit}",
-    "how warm {loc} is right now{unit}",
-    "what the thermometer shows in {loc}{unit}",
-];
+static TEMPERATURE: Table<&[&str]> = WORDS.table("temperature");
 
 /// What each statistic is called before a list, in `STATISTICS` order
 /// (mean, median, min, max, sum).
-const STATISTIC_BEFORE: [&[&str]; 5] = [
-    &[
-        "the average of",
-        "the mean of",
-        "the average value of",
-        "the mean value of",
-        "the arithmetic mean of",
-        "the average for",
-        "the mean for",
-    ],
-    &[
-        "the median of",
-        "the median value of",
-        "the median for",
-        "the median number of",
-    ],
-    &[
-        "the smallest of",
-        "the minimum of",
-        "the lowest of",
-        "the smallest number in",
-        "the lowest value in",
-        "the minimum value of",
-        "the least of",
-    ],
-    &[
-        "the largest of",
-        "the maximum of",
-        "the highest of",
-        "the biggest number in",
-        "the highest value in",
-        "the maximum value of",
-        "the greatest of",
-    ],
-    &[
-        "the sum of",
-        "the total of",
-        "the sum total of",
-        "the total for",
-        "the sum for",
-        "what you get adding up",
-        "what you get when you add",
-    ],
-];
+static STATISTIC_BEFORE: Table<[&[&str]; 5]> = WORDS.table("statistic_before");
 
 /// What each statistic is called after a list.
-const STATISTIC_AFTER: [&[&str]; 5] = [
-    &["average", "mean", "average value", "mean value"],
-    &["median", "median value"],
-    &[
-        "smallest",
-        "minimum",
-        "lowest",
-        "smallest one",
-        "lowest value",
-    ],
-    &[
-        "largest",
-        "maximum",
-        "highest",
-        "biggest one",
-        "highest value",
-    ],
-    &["sum", "total", "sum total"],
-];
+static STATISTIC_AFTER: Table<[&[&str]; 5]> = WORDS.table("statistic_after");
 
 /// A request that names the list first: `{list}`, `{stat}`.
-const LIST_FIRST: &[&str] = &[
-    "Here are some numbers: {list}. What's the {stat}?",
-    "{list}: what is the {stat}?",
-    "For {list}, what's the {stat}?",
-    "Take {list} and give me the {stat}.",
-    "I have {list}. What's the {stat}?",
-    "Numbers: {list}. I need the {stat}.",
-    "Given {list}, tell me the {stat}.",
-    "{list} - the {stat}, please.",
-];
+static LIST_FIRST: Table<&[&str]> = WORDS.table("list_first");
 
 /// The time part of a time-and-temperature request: `{place}`.
-const TIME_PART: &[&str] = &[
-    "the time in {place}",
-    "the local time in {place}",
-    "the current time in {place}",
-    "the time right now in {place}",
-    "what time it is in {place}",
-    "what time it is right now in {place}",
-    "the hour in {place}",
-];
+static TIME_PART: Table<&[&str]> = WORDS.table("time_part");
 
 /// The temperature part that follows it.
-const TEMPERATURE_PART: &[&str] = &[
-    " and the temperature there",
-    " and how warm it is",
-    ", and also the temperature",
-    ", plus the temperature",
-    " and how hot it is there",
-    " as well as the temperature",
-    " and the current temperature",
-    " along with the temperature",
-    ", and how cold it is there",
-    " together with the temperature there",
-];
+static TEMPERATURE_PART: Table<&[&str]> = WORDS.table("temperature_part");
 
 /// What a temperature-difference request asks: `{a}`, `{b}`; always `a`
 /// minus `b`.
-const DIFFERENCE: &[&str] = &[
-    "the temperature difference between {a} and {b}",
-    "the gap in temperature between {a} and {b}",
-    "the temperature gap from {a} to {b}",
-    "the difference between the temperatures of {a} and {b}",
-    "how much warmer {a} is than {b}",
-    "how many degrees warmer {a} is than {b}",
-    "by how much {a} is warmer than {b}",
-    "how far apart the temperatures of {a} and {b} are",
-    "how much hotter it is in {a} than in {b}",
-];
+static DIFFERENCE: Table<&[&str]> = WORDS.table("difference");
 
 /// What a currency-total request asks: `{x} {c1}`, `{y} {c2}`, `{c2}`.
-const CURRENCY_TOTAL: &[&str] = &[
-    "the total of {x} {c1} and {y} {c2} in {c2}",
-    "the sum of {x} {c1} and {y} {c2}, in {c2}",
-    "what {x} {c1} and {y} {c2} come to in {c2}",
-    "how many {c2} I have with {x} {c1} plus {y} {c2}",
-    "the value of {x} {c1} plus {y} {c2}, all in {c2}",
-    "what {x} {c1} together with {y} {c2} is worth in {c2}",
-    "the combined value of {x} {c1} and {y} {c2} as {c2}",
-    "how much {y} {c2} and {x} {c1} make in {c2}",
-];
+static CURRENCY_TOTAL: Table<&[&str]> = WORDS.table("currency_total");
 
 /// What a forecast-average request asks: `{loc}`, `{n}`.
-const FORECAST_AVERAGE: &[&str] = &[
-    "the average high in {loc} over the next {n} days",
-    "the mean forecast high for {loc} for {n} days",
-    "the average forecast temperature in {loc} for the coming {n} days",
-    "the average daily high for {loc} across the next {n} days",
-    "the mean of the daily highs in {loc} for the next {n} days",
-    "how warm {loc} will be on average over {n} days",
-    "how hot it gets in {loc} on average in the next {n} days",
-    "the average of the highs forecast for {loc}, {n} days",
-];
+static FORECAST_AVERAGE: Table<&[&str]> = WORDS.table("forecast_average");
 
 /// What a forecast request asks, in no word of an average: `{loc}`, `{n}`.
 /// v16 took "How hot will Madrid get over the next 2 days?" for an
 /// average, which practice composed and plain forecasts were not.
-const FORECAST: &[&str] = &[
-    "the forecast for {loc} for the next {n} days",
-    "the {n}-day forecast in {loc}",
-    "the daily highs for {loc} over the next {n} days",
-    "the highs forecast for {loc} for {n} days",
-    "the forecast highs in {loc} over the coming {n} days",
-    "the temperatures forecast for {loc}, {n} days",
-    "the weather ahead in {loc} for {n} days",
-    "how warm it will get in {loc} over the next {n} days",
-    "how hot {loc} will be each day for the next {n} days",
-    "how hot it will get in {loc} during the next {n} days",
-    "how cold {loc} will be over the coming {n} days",
-    "what the temperatures will be in {loc} for the next {n} days",
-    "what the highs will be in {loc} each day for {n} days",
-    "how the next {n} days look in {loc}",
-];
+static FORECAST: Table<&[&str]> = WORDS.table("forecast");
 
 /// Whether a request of a kind this practice covers should be composed.
 pub(crate) fn wants_composed_request(rng: &mut Rng) -> bool {
@@ -248,8 +80,8 @@ pub(crate) fn temperature(
 ) -> String {
     composed(
         rng,
-        LOOKUP_LEADS,
-        TEMPERATURE,
+        &LOOKUP_LEADS,
+        &TEMPERATURE,
         &[("loc", loc), ("unit", unit)],
         held_out,
     )
@@ -266,12 +98,12 @@ pub(crate) fn statistic(
     unseen(
         || {
             if rng.chance(0.3) {
-                let template = *rng.pick(LIST_FIRST);
+                let template = *rng.pick(&LIST_FIRST);
                 let name = *rng.pick(STATISTIC_AFTER[stat]);
                 fill(template, &[("list", list), ("stat", name)])
             } else {
                 let asked = format!("{} {{list}}", rng.pick(STATISTIC_BEFORE[stat]));
-                lead_and(rng, COMPUTE_LEADS, &[asked.as_str()], &[("list", list)])
+                lead_and(rng, &COMPUTE_LEADS, &[asked.as_str()], &[("list", list)])
             }
         },
         held_out,
@@ -287,8 +119,8 @@ pub(crate) fn time_and_temperature(
 ) -> String {
     unseen(
         || {
-            let asked = format!("{}{}", rng.pick(TIME_PART), rng.pick(TEMPERATURE_PART));
-            lead_and(rng, LOOKUP_LEADS, &[asked.as_str()], &[("place", place)])
+            let asked = format!("{}{}", rng.pick(&TIME_PART), rng.pick(&TEMPERATURE_PART));
+            lead_and(rng, &LOOKUP_LEADS, &[asked.as_str()], &[("place", place)])
         },
         held_out,
     )
@@ -304,8 +136,8 @@ pub(crate) fn temperature_difference(
 ) -> String {
     composed(
         rng,
-        COMPUTE_LEADS,
-        DIFFERENCE,
+        &COMPUTE_LEADS,
+        &DIFFERENCE,
         &[("a", a), ("b", b)],
         held_out,
     )
@@ -320,8 +152,8 @@ pub(crate) fn currency_total(
 ) -> String {
     composed(
         rng,
-        COMPUTE_LEADS,
-        CURRENCY_TOTAL,
+        &COMPUTE_LEADS,
+        &CURRENCY_TOTAL,
         &[("x", x), ("c1", c1), ("y", y), ("c2", c2)],
         held_out,
     )
@@ -336,10 +168,14 @@ pub(crate) fn forecast(
     [loc, n]: [&str; 2],
     held_out: impl Fn(&str) -> bool,
 ) -> String {
-    let asked = if average { FORECAST_AVERAGE } else { FORECAST };
+    let asked = if average {
+        &FORECAST_AVERAGE
+    } else {
+        &FORECAST
+    };
     composed(
         rng,
-        LOOKUP_LEADS,
+        &LOOKUP_LEADS,
         asked,
         &[("loc", loc), ("n", n)],
         held_out,
