@@ -10,11 +10,14 @@
 //! shows on the larger draw.
 
 use super::capitalised;
-use super::words::{Table, Words};
 use crate::corpus::rng::Rng;
+use crate::corpus::words::{Table, Words};
 
 /// The word lists below, from `data/practice/bare.json`.
-static WORDS: Words = Words::new("bare", include_str!("../../../data/practice/bare.json"));
+static WORDS: Words = Words::new(
+    "practice/bare.json",
+    include_str!("../../../data/practice/bare.json"),
+);
 
 /// How often a request with a lead is asked bare.
 const BARE: f64 = 0.5;

@@ -8,12 +8,12 @@
 //! many words, and are never a held-out text.
 
 use super::unseen_by;
-use super::words::{Table, Words};
 use crate::corpus::rng::Rng;
+use crate::corpus::words::{Table, Words};
 
 /// The word lists below, from `data/practice/declines.json`.
 static WORDS: Words = Words::new(
-    "declines",
+    "practice/declines.json",
     include_str!("../../../data/practice/declines.json"),
 );
 

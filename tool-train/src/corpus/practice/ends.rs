@@ -1,13 +1,16 @@
 //! Value-end practice: places of several words, words after a place that
 //! are not part of it, numbers that repeat their digits.
 
-use super::words::{Table, Words};
 use crate::corpus::rng::Rng;
 use crate::corpus::values::{self as v, NumberKind};
+use crate::corpus::words::{Table, Words};
 use crate::corpus::Split;
 
 /// The word lists below, from `data/practice/ends.json`.
-static WORDS: Words = Words::new("ends", include_str!("../../../data/practice/ends.json"));
+static WORDS: Words = Words::new(
+    "practice/ends.json",
+    include_str!("../../../data/practice/ends.json"),
+);
 
 /// How often a long made-up place contains a known city's name, with
 /// [`Practice::Wide`](super::Practice::Wide).

@@ -10,11 +10,14 @@
 //! phrasing's words.
 
 use super::unseen;
-use super::words::{Table, Words};
 use crate::corpus::rng::Rng;
+use crate::corpus::words::{Table, Words};
 
 /// The word lists below, from `data/practice/fields.json`.
-static WORDS: Words = Words::new("fields", include_str!("../../../data/practice/fields.json"));
+static WORDS: Words = Words::new(
+    "practice/fields.json",
+    include_str!("../../../data/practice/fields.json"),
+);
 
 /// How often an email or translation request is composed.
 const COMPOSED: f64 = 0.4;

@@ -8,13 +8,13 @@
 //! ("Thanks! Now Lima?"), and each gets its call.
 
 use super::unseen;
-use super::words::{Table, Words};
 use crate::corpus::rng::Rng;
 use crate::corpus::values as v;
+use crate::corpus::words::{Table, Words};
 
 /// The word lists below, from `data/practice/follow_ups.json`.
 static WORDS: Words = Words::new(
-    "follow_ups",
+    "practice/follow_ups.json",
     include_str!("../../../data/practice/follow_ups.json"),
 );
 

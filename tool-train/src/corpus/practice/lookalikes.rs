@@ -8,12 +8,12 @@
 //! offered two to four tools drawn at random beside such requests, so a
 //! lookalike was seldom among them.
 
-use super::words::{Table, Words};
 use crate::corpus::rng::Rng;
+use crate::corpus::words::{Table, Words};
 
 /// The word lists below, from `data/practice/lookalikes.json`.
 static WORDS: Words = Words::new(
-    "lookalikes",
+    "practice/lookalikes.json",
     include_str!("../../../data/practice/lookalikes.json"),
 );
 

@@ -85,7 +85,6 @@ mod lookalikes;
 mod numbers;
 mod requests;
 mod wording;
-mod words;
 
 pub(crate) use bare::{bare, wants_bare};
 pub(crate) use declines::{decline, wants_composed_decline};

@@ -12,13 +12,13 @@
 //! often as a statement that ends on `{b}.`; and a share of the lists
 //! repeat one of their values.
 
-use super::words::{Table, Words};
 use super::{composed, Lead};
 use crate::corpus::rng::Rng;
+use crate::corpus::words::{Table, Words};
 
 /// The word lists below, from `data/practice/numbers.json`.
 static WORDS: Words = Words::new(
-    "numbers",
+    "practice/numbers.json",
     include_str!("../../../data/practice/numbers.json"),
 );
 

@@ -11,14 +11,14 @@
 //! tell me ") before what is asked ("the mean value of {list}", "how warm
 //! it is in {loc}"), and never contain a held-out phrasing's words.
 
-use super::words::{Table, Words};
 use super::{composed, lead_and, unseen, Lead};
 use crate::corpus::phrasing::fill;
 use crate::corpus::rng::Rng;
+use crate::corpus::words::{Table, Words};
 
 /// The word lists below, from `data/practice/requests.json`.
 static WORDS: Words = Words::new(
-    "requests",
+    "practice/requests.json",
     include_str!("../../../data/practice/requests.json"),
 );
 

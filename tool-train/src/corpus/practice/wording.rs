@@ -1,13 +1,13 @@
 //! Wider wording: thanks and greetings composed from parts, texts with
 //! inner punctuation, e-mail requests that name the address first.
 
-use super::words::{Table, Words};
 use crate::corpus::rng::Rng;
 use crate::corpus::values as v;
+use crate::corpus::words::{Table, Words};
 
 /// The word lists below, from `data/practice/wording.json`.
 static WORDS: Words = Words::new(
-    "wording",
+    "practice/wording.json",
     include_str!("../../../data/practice/wording.json"),
 );
 

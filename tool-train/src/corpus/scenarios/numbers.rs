@@ -1,6 +1,13 @@
 //! Number requests: arithmetic, unit conversions and statistics.
 
 use super::*;
+use crate::corpus::words::{Table, Words};
+
+/// The unit names below, from `data/scenarios/numbers.json`.
+static WORDS: Words = Words::new(
+    "scenarios/numbers.json",
+    include_str!("../../../data/scenarios/numbers.json"),
+);
 
 pub(super) const OPERATIONS: [&str; 5] = ["add", "subtract", "multiply", "divide", "power"];
 
@@ -110,37 +117,7 @@ pub(super) fn unit_request(cx: &mut Cx, fail: bool) -> (UnitNames, UnitNames, St
 }
 
 /// `(symbol, names a user may say)`, by kind.
-const UNIT_NAMES: &[&[UnitNames]] = &[
-    &[
-        ("m", &["meters", "m"]),
-        ("km", &["kilometers", "km"]),
-        ("cm", &["centimeters", "cm"]),
-        ("mm", &["millimeters", "mm"]),
-        ("mi", &["miles"]),
-        ("yd", &["yards"]),
-        ("ft", &["feet", "ft"]),
-        ("in", &["inches"]),
-    ],
-    &[
-        ("kg", &["kilograms", "kg"]),
-        ("g", &["grams", "g"]),
-        ("mg", &["milligrams", "mg"]),
-        ("lb", &["pounds", "lbs"]),
-        ("oz", &["ounces", "oz"]),
-    ],
-    &[
-        ("l", &["liters", "litres"]),
-        ("ml", &["milliliters", "ml"]),
-        ("gal", &["gallons"]),
-        ("qt", &["quarts"]),
-        ("cup", &["cups"]),
-    ],
-    &[
-        ("celsius", &["degrees Celsius", "°C", "Celsius"]),
-        ("fahrenheit", &["degrees Fahrenheit", "°F", "Fahrenheit"]),
-        ("kelvin", &["kelvin"]),
-    ],
-];
+static UNIT_NAMES: Table<&[&[UnitNames]]> = WORDS.table("unit_names");
 
 pub(super) fn convert_units(cx: &mut Cx, fail: bool) -> Follow {
     // Drawn until the result reads well: no tiny fractions (1 mg in gallons),

@@ -1,11 +1,15 @@
-//! Practice word lists kept as data: each practice module's tables are one
-//! JSON object in `tool-train/data/practice/<module>.json`, a key per table
-//! (its name in snake case), built into the binary and read on first use.
+//! Corpus word lists kept as data: a module's tables are one JSON object in
+//! a file under `tool-train/data/` (`practice/bare.json` for
+//! `practice/bare.rs`), a key per table (its name in snake case), built
+//! into the binary and read on first use.
 //!
 //! A module declares its file and its tables as statics,
 //!
 //! ```ignore
-//! static WORDS: Words = Words::new("bare", include_str!("../../../data/practice/bare.json"));
+//! static WORDS: Words = Words::new(
+//!     "practice/bare.json",
+//!     include_str!("../../../data/practice/bare.json"),
+//! );
 //! static LEAD_VERBS: Table<&[&str]> = WORDS.table("lead_verbs");
 //! ```
 //!
@@ -20,20 +24,20 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
-/// One practice module's data file, parsed on first use.
+/// One module's data file, parsed on first use.
 pub(super) struct Words {
-    /// The file's name in `data/practice/`, without `.json`.
-    name: &'static str,
+    /// The file's path in `tool-train/data/`.
+    path: &'static str,
     /// The file's text.
     text: &'static str,
     parsed: OnceLock<Map<String, Value>>,
 }
 
 impl Words {
-    /// The data file `data/practice/{name}.json`, whose text is `text`.
-    pub(super) const fn new(name: &'static str, text: &'static str) -> Self {
+    /// The data file `tool-train/data/{path}`, whose text is `text`.
+    pub(super) const fn new(path: &'static str, text: &'static str) -> Self {
         Words {
-            name,
+            path,
             text,
             parsed: OnceLock::new(),
         }
@@ -50,18 +54,17 @@ impl Words {
 
     /// The value under `key` as a `T`.
     fn read<T: FromData>(&self, key: &str) -> T {
-        let name = self.name;
+        let path = self.path;
         let object = self.parsed.get_or_init(|| {
-            serde_json::from_str(self.text).unwrap_or_else(|e| {
-                panic!("tool-train/data/practice/{name}.json is not a JSON object: {e}")
-            })
+            serde_json::from_str(self.text)
+                .unwrap_or_else(|e| panic!("tool-train/data/{path} is not a JSON object: {e}"))
         });
         let value = object
             .get(key)
-            .unwrap_or_else(|| panic!("tool-train/data/practice/{name}.json has no {key:?}"));
+            .unwrap_or_else(|| panic!("tool-train/data/{path} has no {key:?}"));
         T::from_data(value).unwrap_or_else(|| {
             panic!(
-                "tool-train/data/practice/{name}.json: {key:?} is not a {}",
+                "tool-train/data/{path}: {key:?} is not a {}",
                 std::any::type_name::<T>()
             )
         })
@@ -142,7 +145,7 @@ mod tests {
     use super::*;
 
     static TEST: Words = Words::new(
-        "test",
+        "test.json",
         r#"{
             "words": ["", "", "a \"quoted\" word", "°C", " spaced "],
             "leads": [["What's ", true, false]],
@@ -172,19 +175,19 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "tool-train/data/practice/test.json has no \"missing\"")]
+    #[should_panic(expected = "tool-train/data/test.json has no \"missing\"")]
     fn a_missing_table_names_its_file_and_key() {
         let _ = MISSING.len();
     }
 
     #[test]
-    #[should_panic(expected = "tool-train/data/practice/test.json: \"ops\" is not a [")]
+    #[should_panic(expected = "tool-train/data/test.json: \"ops\" is not a [")]
     fn an_array_of_the_wrong_length_is_the_wrong_shape() {
         let _ = TOO_FEW.len();
     }
 
     #[test]
-    #[should_panic(expected = "tool-train/data/practice/test.json: \"leads\" is not a &")]
+    #[should_panic(expected = "tool-train/data/test.json: \"leads\" is not a &")]
     fn records_are_not_strings() {
         let _ = NOT_WORDS.len();
     }
