@@ -17,7 +17,8 @@
 //! `LEAD_VERBS.contains(&word)`. The file is parsed once, each table's
 //! strings made `'static` once (leaked: tables live for the whole run). A
 //! missing key or a value of the wrong shape is a bug in the data, and
-//! panics naming the file and the key.
+//! panics naming the file and the key. `tool-train/data/README.md` says
+//! what shapes the files hold.
 
 use std::ops::Deref;
 use std::sync::OnceLock;
