@@ -1,29 +1,31 @@
 //! Corpus word lists kept as data: a module's tables are one JSON object in
 //! a file under `tool-train/data/` (`practice/bare.json` for
-//! `practice/bare.rs`), a key per table (its name in snake case), built
-//! into the binary and read on first use.
+//! `practice/bare.rs`), a key per table, built into the binary and read on
+//! first use. `tool-train/data/README.md` says what each table is for.
 //!
-//! A module declares its file and its tables as statics,
+//! A module declares its file,
 //!
 //! ```ignore
 //! static WORDS: Words = Words::new(
 //!     "practice/bare.json",
 //!     include_str!("../../../data/practice/bare.json"),
 //! );
-//! static LEAD_VERBS: Table<&[&str]> = WORDS.table("lead_verbs");
 //! ```
 //!
-//! and uses a table as the slice (or array) it holds: `rng.pick(&LEAD_VERBS)`,
-//! `LEAD_VERBS.contains(&word)`. The file is parsed once, each table's
-//! strings made `'static` once (leaked: tables live for the whole run). A
+//! and reads a table by its key where it uses it:
+//! `rng.pick(WORDS.list("lead_verbs"))`. The file is parsed once, and each
+//! table made `'static` once (leaked: tables live for the whole run). A
 //! missing key or a value of the wrong shape is a bug in the data, and
-//! panics naming the file and the key. `tool-train/data/README.md` says
-//! what shapes the files hold.
+//! panics naming the file and the key.
 
-use std::ops::Deref;
-use std::sync::OnceLock;
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use serde_json::{Map, Value};
+
+/// A table made from the file, kept for the run.
+type Made = &'static (dyn Any + Send + Sync);
 
 /// One module's data file, parsed on first use.
 pub(super) struct Words {
@@ -32,6 +34,8 @@ pub(super) struct Words {
     /// The file's text.
     text: &'static str,
     parsed: OnceLock<Map<String, Value>>,
+    /// Each table read so far, by key.
+    made: Mutex<BTreeMap<&'static str, Made>>,
 }
 
 impl Words {
@@ -41,16 +45,37 @@ impl Words {
             path,
             text,
             parsed: OnceLock::new(),
+            made: Mutex::new(BTreeMap::new()),
         }
     }
 
-    /// The table under `key`, read when it is first used.
-    pub(super) const fn table<T>(&'static self, key: &'static str) -> Table<T> {
-        Table {
-            words: self,
-            key,
-            value: OnceLock::new(),
-        }
+    /// The list of strings under `key`.
+    pub(super) fn list(&self, key: &'static str) -> &'static [&'static str] {
+        self.get(key)
+    }
+
+    /// The lists of strings under `key` (one per operation or statistic).
+    pub(super) fn lists(&self, key: &'static str) -> &'static [&'static [&'static str]] {
+        self.get(key)
+    }
+
+    /// The table under `key` as a `T`, made from the file on first use.
+    pub(super) fn get<T: FromData + Copy>(&self, key: &'static str) -> T {
+        let mut made = self.made.lock().unwrap_or_else(PoisonError::into_inner);
+        let table: Made = match made.get(key) {
+            Some(table) => *table,
+            None => {
+                let table: &'static T = Box::leak(Box::new(self.read::<T>(key)));
+                made.insert(key, table);
+                table
+            }
+        };
+        *table.downcast_ref::<T>().unwrap_or_else(|| {
+            panic!(
+                "tool-train/data/{}: {key:?} is read as two types",
+                self.path
+            )
+        })
     }
 
     /// The value under `key` as a `T`.
@@ -69,21 +94,6 @@ impl Words {
                 std::any::type_name::<T>()
             )
         })
-    }
-}
-
-/// A table of a [`Words`] file, used as the value it holds.
-pub(super) struct Table<T: 'static> {
-    words: &'static Words,
-    key: &'static str,
-    value: OnceLock<T>,
-}
-
-impl<T: FromData> Deref for Table<T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        self.value.get_or_init(|| self.words.read(self.key))
     }
 }
 
@@ -151,45 +161,50 @@ mod tests {
             "words": ["", "", "a \"quoted\" word", "°C", " spaced "],
             "leads": [["What's ", true, false]],
             "ops": [["plus"], ["minus", "less"]],
-            "pairs": [["a", ["b", "c"]]]
+            "words_by_kind": [["plus"], ["minus", "less"]],
+            "pairs": [["a", ["b", "c"]]],
+            "three": [["a"], ["b"]],
+            "twice": ["a"]
         }"#,
     );
-    static WORDS: Table<&[&str]> = TEST.table("words");
-    static LEADS: Table<&[(&str, bool, bool)]> = TEST.table("leads");
-    static OPS: Table<[&[&str]; 2]> = TEST.table("ops");
-    static PAIRS: Table<&[(&str, &[&str])]> = TEST.table("pairs");
-    static MISSING: Table<&[&str]> = TEST.table("missing");
-    static TOO_FEW: Table<[&[&str]; 3]> = TEST.table("ops");
-    static NOT_WORDS: Table<&[&str]> = TEST.table("leads");
 
     #[test]
     fn tables_hold_their_values_in_order_as_written() {
-        assert_eq!(
-            *WORDS,
-            ["", "", "a \"quoted\" word", "°C", " spaced "].as_slice()
-        );
-        assert_eq!(*LEADS, [("What's ", true, false)].as_slice());
-        assert_eq!(OPS[1], ["minus", "less"]);
-        assert_eq!(PAIRS[0], ("a", ["b", "c"].as_slice()));
-        // Read once: the same strings every time.
-        assert!(std::ptr::eq(WORDS[2], WORDS[2]));
+        let words = TEST.list("words");
+        assert_eq!(words, ["", "", "a \"quoted\" word", "°C", " spaced "]);
+        let leads: &[(&str, bool, bool)] = TEST.get("leads");
+        let ops: [&[&str]; 2] = TEST.get("ops");
+        assert_eq!(ops, [["plus"].as_slice(), &["minus", "less"]]);
+        assert_eq!(leads, [("What's ", true, false)]);
+        assert_eq!(TEST.lists("words_by_kind")[1], ["minus", "less"]);
+        let pairs: &[(&str, &[&str])] = TEST.get("pairs");
+        assert_eq!(pairs, [("a", ["b", "c"].as_slice())]);
+        // Made once: the same strings every time.
+        assert!(std::ptr::eq(words, TEST.list("words")));
     }
 
     #[test]
     #[should_panic(expected = "tool-train/data/test.json has no \"missing\"")]
     fn a_missing_table_names_its_file_and_key() {
-        let _ = MISSING.len();
+        TEST.list("missing");
     }
 
     #[test]
-    #[should_panic(expected = "tool-train/data/test.json: \"ops\" is not a [")]
+    #[should_panic(expected = "tool-train/data/test.json: \"three\" is not a [")]
     fn an_array_of_the_wrong_length_is_the_wrong_shape() {
-        let _ = TOO_FEW.len();
+        TEST.get::<[&[&str]; 3]>("three");
     }
 
     #[test]
     #[should_panic(expected = "tool-train/data/test.json: \"leads\" is not a &")]
     fn records_are_not_strings() {
-        let _ = NOT_WORDS.len();
+        TEST.list("leads");
+    }
+
+    #[test]
+    #[should_panic(expected = "tool-train/data/test.json: \"twice\" is read as two types")]
+    fn a_table_has_one_type() {
+        TEST.list("twice");
+        TEST.lists("twice");
     }
 }

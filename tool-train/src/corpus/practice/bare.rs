@@ -11,9 +11,10 @@
 
 use super::capitalised;
 use crate::corpus::rng::Rng;
-use crate::corpus::words::{Table, Words};
+use crate::corpus::words::Words;
 
-/// The word lists below, from `data/practice/bare.json`.
+/// The tables this module reads, from `data/practice/bare.json`
+/// (`data/README.md` says what each is for).
 static WORDS: Words = Words::new(
     "practice/bare.json",
     include_str!("../../../data/practice/bare.json"),
@@ -22,18 +23,10 @@ static WORDS: Words = Words::new(
 /// How often a request with a lead is asked bare.
 const BARE: f64 = 0.5;
 
-/// The words a lead before " the " may have: questions and asks for a
-/// value, never a verb that is itself the request ("Set the lights …").
-static LEAD_WORDS: Table<&[&str]> = WORDS.table("lead_words");
-
 /// Whether a request with a lead should be asked bare.
 pub(crate) fn wants_bare(rng: &mut Rng) -> bool {
     rng.chance(BARE)
 }
-
-/// Verbs the lead's "is" may govern from the end ("What's the average
-/// going to be …"): without the lead, what is left is no request.
-static LEAD_VERBS: Table<&[&str]> = WORDS.table("lead_verbs");
 
 /// `text` without its lead and the "the" after it, capitalised; none when
 /// it has no such lead, what follows is not a lower-case word, or the lead
@@ -47,14 +40,16 @@ pub(crate) fn bare(text: &str) -> Option<String> {
         }
     };
     let lead_only = lead.is_empty()
-        || lead
-            .split(' ')
-            .all(|w| LEAD_WORDS.contains(&w.to_lowercase().as_str()));
+        || lead.split(' ').all(|w| {
+            WORDS
+                .list("lead_words")
+                .contains(&w.to_lowercase().as_str())
+        });
     let first = rest.split([' ', ',']).next().unwrap_or_default();
     let word = !first.is_empty() && first.chars().all(|c| c.is_ascii_lowercase());
     let verb = rest
         .split(|c: char| !c.is_alphabetic())
-        .any(|w| LEAD_VERBS.contains(&w));
+        .any(|w| WORDS.list("lead_verbs").contains(&w));
     (lead_only && word && !verb).then(|| capitalised(rest))
 }
 

@@ -9,9 +9,10 @@
 
 use super::unseen_by;
 use crate::corpus::rng::Rng;
-use crate::corpus::words::{Table, Words};
+use crate::corpus::words::Words;
 
-/// The word lists below, from `data/practice/declines.json`.
+/// The tables this module reads, from `data/practice/declines.json`
+/// (`data/README.md` says what each is for).
 static WORDS: Words = Words::new(
     "practice/declines.json",
     include_str!("../../../data/practice/declines.json"),
@@ -20,18 +21,12 @@ static WORDS: Words = Words::new(
 /// How often a request no tool covers is a composed writing request.
 const COMPOSED: f64 = 0.5;
 
-/// How the request starts.
-static ASKS: Table<&[&str]> = WORDS.table("asks");
-
 /// What is asked for, with how an answer names what no tool does. The
 /// held-out texts' kinds ("sonnet", "lyrics", "rhyme", "fairy tale") are
 /// left out, so that the eval still asks for them in new words.
-static KINDS: Table<&[(&str, &str)]> = WORDS.table("kinds");
-
-/// How the topic joins the kind; `{topic}`.
-static TOPICS: Table<&[&str]> = WORDS.table("topics");
-
-static ENDS: Table<&[&str]> = WORDS.table("ends");
+fn kinds() -> &'static [(&'static str, &'static str)] {
+    WORDS.get("kinds")
+}
 
 /// Whether a request no tool covers should be a composed writing request.
 pub(crate) fn wants_composed_decline(rng: &mut Rng) -> bool {
@@ -47,9 +42,13 @@ pub(crate) fn decline(
 ) -> (String, &'static str) {
     unseen_by(
         || {
-            let (kind, task) = *rng.pick(&KINDS);
-            let about = rng.pick(&TOPICS).replace("{topic}", topic);
-            let text = format!("{}{kind}{about}{}", rng.pick(&ASKS), rng.pick(&ENDS));
+            let (kind, task) = *rng.pick(kinds());
+            let about = rng.pick(WORDS.list("topics")).replace("{topic}", topic);
+            let text = format!(
+                "{}{kind}{about}{}",
+                rng.pick(WORDS.list("asks")),
+                rng.pick(WORDS.list("ends"))
+            );
             (text, task)
         },
         |(text, _)| text.as_str(),
@@ -67,7 +66,7 @@ mod tests {
         for _ in 0..200 {
             let (text, task) = decline(&mut rng, "Velmor tides", |_| false);
             assert!(text.contains("Velmor tides"), "{text}");
-            let kind = KINDS
+            let kind = kinds()
                 .iter()
                 .find(|(kind, _)| text.contains(&format!(" {kind} ")))
                 .unwrap_or_else(|| panic!("no kind in {text:?}"));

@@ -3,10 +3,11 @@
 
 use crate::corpus::rng::Rng;
 use crate::corpus::values::{self as v, NumberKind};
-use crate::corpus::words::{Table, Words};
+use crate::corpus::words::Words;
 use crate::corpus::Split;
 
-/// The word lists below, from `data/practice/ends.json`.
+/// The tables this module reads, from `data/practice/ends.json`
+/// (`data/README.md` says what each is for).
 static WORDS: Words = Words::new(
     "practice/ends.json",
     include_str!("../../../data/practice/ends.json"),
@@ -22,9 +23,6 @@ const WITH_CITY: f64 = 0.35;
 const LONG_PLACE: f64 = 0.35;
 const TRAILER: f64 = 0.4;
 const REPEATING: f64 = 0.25;
-
-/// Words that can follow a place in a request without being part of it.
-static TRAILERS: Table<&[&str]> = WORDS.table("trailers");
 
 /// A made-up place of two or three words ("Velmo Tarbisk", "Sai Dran
 /// Kelor"), from `split`.
@@ -98,8 +96,8 @@ pub(crate) fn repeating_number(rng: &mut Rng, split: Split, kind: NumberKind) ->
 /// `text` with words after `place` that are not part of it, where the
 /// request ends right after the place (", please" before its `?`) or goes
 /// on with a unit (" in Celsius" becomes ", in Celsius", or with
-/// `unit_forms` one of [`UNIT_AFTER_PLACE`]); `None` where neither is so,
-/// or the draw leaves the request as it is.
+/// `unit_forms` one of the `unit_after_place` forms); `None` where neither
+/// is so, or the draw leaves the request as it is.
 pub(crate) fn with_trailer(
     rng: &mut Rng,
     text: &str,
@@ -114,14 +112,14 @@ pub(crate) fn with_trailer(
         let end = from + found + place.len();
         let rest = &text[end..];
         if rest.is_empty() || rest.starts_with(['?', '.', '!']) {
-            let trailer = *rng.pick(&TRAILERS);
+            let trailer = *rng.pick(WORDS.list("trailers"));
             return Some(format!("{}{trailer}{rest}", &text[..end]));
         }
         if let Some(unit) = rest.strip_prefix(" in ") {
             if unit_forms {
                 let word = unit.trim_end_matches(['?', '.', '!']);
                 let mark = &unit[word.len()..];
-                let form = *rng.pick(&UNIT_AFTER_PLACE);
+                let form = *rng.pick(WORDS.list("unit_after_place"));
                 return Some(format!(
                     "{}{}{mark}",
                     &text[..end],
@@ -134,10 +132,6 @@ pub(crate) fn with_trailer(
     }
     None
 }
-
-/// How [`Practice::Wide`](super::Practice::Wide) names a unit after a
-/// place, in place of " in Celsius": the unit is not part of the place.
-static UNIT_AFTER_PLACE: Table<&[&str]> = WORDS.table("unit_after_place");
 
 #[cfg(test)]
 mod tests {
@@ -190,7 +184,10 @@ mod tests {
                     .strip_prefix("How windy is it in Velmo Tarbisk")
                     .expect("the place is kept");
                 assert!(rest.ends_with('?') && rest.len() > 1, "{out}");
-                assert!(TRAILERS.contains(&&rest[..rest.len() - 1]), "{out}");
+                assert!(
+                    WORDS.list("trailers").contains(&&rest[..rest.len() - 1]),
+                    "{out}"
+                );
             }
         }
         assert!((40..120).contains(&seen), "{seen} of 200");
@@ -223,7 +220,10 @@ mod tests {
                 .expect("the place is kept");
             assert!(rest.ends_with('?'), "{out}");
             let form = rest[..rest.len() - 1].replace("degrees Fahrenheit", "{unit}");
-            assert!(UNIT_AFTER_PLACE.contains(&form.as_str()), "{out}");
+            assert!(
+                WORDS.list("unit_after_place").contains(&form.as_str()),
+                "{out}"
+            );
             forms.insert(form);
         }
         assert!(forms.len() >= 5, "{forms:?}");

@@ -11,9 +11,10 @@
 
 use super::unseen;
 use crate::corpus::rng::Rng;
-use crate::corpus::words::{Table, Words};
+use crate::corpus::words::Words;
 
-/// The word lists below, from `data/practice/fields.json`.
+/// The tables this module reads, from `data/practice/fields.json`
+/// (`data/README.md` says what each is for).
 static WORDS: Words = Words::new(
     "practice/fields.json",
     include_str!("../../../data/practice/fields.json"),
@@ -24,16 +25,6 @@ const COMPOSED: f64 = 0.4;
 
 /// How often a composed email names its body before its subject.
 const BODY_FIRST: f64 = 0.25;
-
-/// `{to}` is the address.
-static EMAIL_OPENERS: Table<&[&str]> = WORDS.table("email_openers");
-
-static SUBJECT_CUES: Table<&[&str]> = WORDS.table("subject_cues");
-
-static BODY_CUES: Table<&[&str]> = WORDS.table("body_cues");
-
-/// The language before the text; `{lang}` and `{text}`.
-static LANGUAGE_FIRST: Table<&[&str]> = WORDS.table("language_first");
 
 /// Whether an email or translation request should be composed.
 pub(crate) fn wants_composed_fields(rng: &mut Rng) -> bool {
@@ -50,9 +41,11 @@ pub(crate) fn email(
 ) -> String {
     unseen(
         || {
-            let opener = rng.pick(&EMAIL_OPENERS).replace("{to}", to);
-            let subject = rng.pick(&SUBJECT_CUES).replace("{subject}", subject);
-            let body = rng.pick(&BODY_CUES).replace("{body}", body);
+            let opener = rng.pick(WORDS.list("email_openers")).replace("{to}", to);
+            let subject = rng
+                .pick(WORDS.list("subject_cues"))
+                .replace("{subject}", subject);
+            let body = rng.pick(WORDS.list("body_cues")).replace("{body}", body);
             if rng.chance(BODY_FIRST) {
                 format!("{opener}{body}{subject}{extra}")
             } else {
@@ -73,7 +66,7 @@ pub(crate) fn language_first(
 ) -> String {
     unseen(
         || {
-            rng.pick(&LANGUAGE_FIRST)
+            rng.pick(WORDS.list("language_first"))
                 .replace("{lang}", lang)
                 .replace("{text}", text)
         },

@@ -10,9 +10,10 @@
 use super::unseen;
 use crate::corpus::rng::Rng;
 use crate::corpus::values as v;
-use crate::corpus::words::{Table, Words};
+use crate::corpus::words::Words;
 
-/// The word lists below, from `data/practice/follow_ups.json`.
+/// The tables this module reads, from `data/practice/follow_ups.json`
+/// (`data/README.md` says what each is for).
 static WORDS: Words = Words::new(
     "practice/follow_ups.json",
     include_str!("../../../data/practice/follow_ups.json"),
@@ -20,13 +21,6 @@ static WORDS: Words = Words::new(
 
 /// How often a follow-up asking about another value is composed.
 const COMPOSED: f64 = 0.45;
-
-static OPENERS: Table<&[&str]> = WORDS.table("openers");
-
-/// `{x}` is the value.
-static CORES: Table<&[&str]> = WORDS.table("cores");
-
-static ENDS: Table<&[&str]> = WORDS.table("ends");
 
 /// Whether a follow-up about another value should be composed.
 pub(crate) fn wants_composed_follow_up(rng: &mut Rng) -> bool {
@@ -38,9 +32,9 @@ pub(crate) fn wants_composed_follow_up(rng: &mut Rng) -> bool {
 pub(crate) fn follow_up(rng: &mut Rng, value: &str, held_out: impl Fn(&str) -> bool) -> String {
     unseen(
         || {
-            let opener = *rng.pick(&OPENERS);
-            let core = rng.pick(&CORES).replace("{x}", value);
-            let end = *rng.pick(&ENDS);
+            let opener = *rng.pick(WORDS.list("openers"));
+            let core = rng.pick(WORDS.list("cores")).replace("{x}", value);
+            let end = *rng.pick(WORDS.list("ends"));
             if opener.is_empty() {
                 format!("{}{end}", v::capitalized(&core))
             } else {

@@ -9,9 +9,10 @@
 //! lookalike was seldom among them.
 
 use crate::corpus::rng::Rng;
-use crate::corpus::words::{Table, Words};
+use crate::corpus::words::Words;
 
-/// The word lists below, from `data/practice/lookalikes.json`.
+/// The tables this module reads, from `data/practice/lookalikes.json`
+/// (`data/README.md` says what each is for).
 static WORDS: Words = Words::new(
     "practice/lookalikes.json",
     include_str!("../../../data/practice/lookalikes.json"),
@@ -22,7 +23,9 @@ const LOOKALIKE: f64 = 0.75;
 
 /// Each tool and the tools a request for it could be mistaken for: a word
 /// of the name in common, or arguments of the same shape.
-static LOOKALIKES: Table<&[(&str, &[&str])]> = WORDS.table("lookalikes");
+fn lookalikes() -> &'static [(&'static str, &'static [&'static str])] {
+    WORDS.get("lookalikes")
+}
 
 /// A tool to offer beside a request for `tool`, which is not offered,
 /// never one of `excluded`; or none (one time in four, or when every
@@ -31,7 +34,7 @@ pub(crate) fn lookalike(rng: &mut Rng, tool: &str, excluded: &[&str]) -> Option<
     if !rng.chance(LOOKALIKE) {
         return None;
     }
-    let (_, alikes) = LOOKALIKES.iter().find(|(name, _)| *name == tool)?;
+    let (_, alikes) = lookalikes().iter().find(|(name, _)| *name == tool)?;
     let open: Vec<&'static str> = alikes
         .iter()
         .copied()
@@ -56,7 +59,7 @@ mod tests {
             .map(str::to_owned)
             .collect();
         for name in &names {
-            let (_, alikes) = LOOKALIKES
+            let (_, alikes) = lookalikes()
                 .iter()
                 .find(|(n, _)| n == name)
                 .unwrap_or_else(|| panic!("{name} has no lookalikes"));
@@ -65,7 +68,7 @@ mod tests {
                 assert!(names.iter().any(|n| n == alike), "{alike} is not a tool");
             }
         }
-        assert_eq!(LOOKALIKES.len(), names.len());
+        assert_eq!(lookalikes().len(), names.len());
     }
 
     #[test]

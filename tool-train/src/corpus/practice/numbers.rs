@@ -14,9 +14,10 @@
 
 use super::{composed, Lead};
 use crate::corpus::rng::Rng;
-use crate::corpus::words::{Table, Words};
+use crate::corpus::words::Words;
 
-/// The word lists below, from `data/practice/numbers.json`.
+/// The tables this module reads, from `data/practice/numbers.json`
+/// (`data/README.md` says what each is for).
 static WORDS: Words = Words::new(
     "practice/numbers.json",
     include_str!("../../../data/practice/numbers.json"),
@@ -30,11 +31,9 @@ const REPEATS: f64 = 0.35;
 
 /// Leads of arithmetic requests: most are statements, so that the request
 /// ends on a number and a full stop.
-static LEADS: Table<&[Lead]> = WORDS.table("leads");
-
-/// What each operation asks, in the order add, subtract, multiply,
-/// divide, power: `{a}`, `{b}`, always `a` first in the call.
-static ASKED: Table<[&[&str]; 5]> = WORDS.table("asked");
+fn leads() -> &'static [Lead] {
+    WORDS.get("leads")
+}
 
 /// Whether an arithmetic request should be composed.
 pub(crate) fn wants_composed_arithmetic(rng: &mut Rng) -> bool {
@@ -50,7 +49,13 @@ pub(crate) fn arithmetic(
     b: &str,
     held_out: impl Fn(&str) -> bool,
 ) -> String {
-    composed(rng, &LEADS, ASKED[op], &[("a", a), ("b", b)], held_out)
+    composed(
+        rng,
+        leads(),
+        WORDS.lists("asked")[op],
+        &[("a", a), ("b", b)],
+        held_out,
+    )
 }
 
 /// `numbers` with one value written again in place of a later one, in a

@@ -14,9 +14,10 @@
 use super::{composed, lead_and, unseen, Lead};
 use crate::corpus::phrasing::fill;
 use crate::corpus::rng::Rng;
-use crate::corpus::words::{Table, Words};
+use crate::corpus::words::Words;
 
-/// The word lists below, from `data/practice/requests.json`.
+/// The tables this module reads, from `data/practice/requests.json`
+/// (`data/README.md` says what each is for).
 static WORDS: Words = Words::new(
     "practice/requests.json",
     include_str!("../../../data/practice/requests.json"),
@@ -26,44 +27,14 @@ static WORDS: Words = Words::new(
 const COMPOSED: f64 = 0.5;
 
 /// Leads of requests to look something up.
-static LOOKUP_LEADS: Table<&[Lead]> = WORDS.table("lookup_leads");
+fn lookup_leads() -> &'static [Lead] {
+    WORDS.get("lookup_leads")
+}
 
 /// Leads of requests to work something out.
-static COMPUTE_LEADS: Table<&[Lead]> = WORDS.table("compute_leads");
-
-/// What a temperature request asks: `{loc}`, `{unit}`.
-static TEMPERATURE: Table<&[&str]> = WORDS.table("temperature");
-
-/// What each statistic is called before a list, in `STATISTICS` order
-/// (mean, median, min, max, sum).
-static STATISTIC_BEFORE: Table<[&[&str]; 5]> = WORDS.table("statistic_before");
-
-/// What each statistic is called after a list.
-static STATISTIC_AFTER: Table<[&[&str]; 5]> = WORDS.table("statistic_after");
-
-/// A request that names the list first: `{list}`, `{stat}`.
-static LIST_FIRST: Table<&[&str]> = WORDS.table("list_first");
-
-/// The time part of a time-and-temperature request: `{place}`.
-static TIME_PART: Table<&[&str]> = WORDS.table("time_part");
-
-/// The temperature part that follows it.
-static TEMPERATURE_PART: Table<&[&str]> = WORDS.table("temperature_part");
-
-/// What a temperature-difference request asks: `{a}`, `{b}`; always `a`
-/// minus `b`.
-static DIFFERENCE: Table<&[&str]> = WORDS.table("difference");
-
-/// What a currency-total request asks: `{x} {c1}`, `{y} {c2}`, `{c2}`.
-static CURRENCY_TOTAL: Table<&[&str]> = WORDS.table("currency_total");
-
-/// What a forecast-average request asks: `{loc}`, `{n}`.
-static FORECAST_AVERAGE: Table<&[&str]> = WORDS.table("forecast_average");
-
-/// What a forecast request asks, in no word of an average: `{loc}`, `{n}`.
-/// v16 took "How hot will Madrid get over the next 2 days?" for an
-/// average, which practice composed and plain forecasts were not.
-static FORECAST: Table<&[&str]> = WORDS.table("forecast");
+fn compute_leads() -> &'static [Lead] {
+    WORDS.get("compute_leads")
+}
 
 /// Whether a request of a kind this practice covers should be composed.
 pub(crate) fn wants_composed_request(rng: &mut Rng) -> bool {
@@ -80,8 +51,8 @@ pub(crate) fn temperature(
 ) -> String {
     composed(
         rng,
-        &LOOKUP_LEADS,
-        &TEMPERATURE,
+        lookup_leads(),
+        WORDS.list("temperature"),
         &[("loc", loc), ("unit", unit)],
         held_out,
     )
@@ -98,12 +69,15 @@ pub(crate) fn statistic(
     unseen(
         || {
             if rng.chance(0.3) {
-                let template = *rng.pick(&LIST_FIRST);
-                let name = *rng.pick(STATISTIC_AFTER[stat]);
+                let template = *rng.pick(WORDS.list("list_first"));
+                let name = *rng.pick(WORDS.lists("statistic_after")[stat]);
                 fill(template, &[("list", list), ("stat", name)])
             } else {
-                let asked = format!("{} {{list}}", rng.pick(STATISTIC_BEFORE[stat]));
-                lead_and(rng, &COMPUTE_LEADS, &[asked.as_str()], &[("list", list)])
+                let asked = format!(
+                    "{} {{list}}",
+                    rng.pick(WORDS.lists("statistic_before")[stat])
+                );
+                lead_and(rng, compute_leads(), &[asked.as_str()], &[("list", list)])
             }
         },
         held_out,
@@ -119,8 +93,12 @@ pub(crate) fn time_and_temperature(
 ) -> String {
     unseen(
         || {
-            let asked = format!("{}{}", rng.pick(&TIME_PART), rng.pick(&TEMPERATURE_PART));
-            lead_and(rng, &LOOKUP_LEADS, &[asked.as_str()], &[("place", place)])
+            let asked = format!(
+                "{}{}",
+                rng.pick(WORDS.list("time_part")),
+                rng.pick(WORDS.list("temperature_part"))
+            );
+            lead_and(rng, lookup_leads(), &[asked.as_str()], &[("place", place)])
         },
         held_out,
     )
@@ -136,8 +114,8 @@ pub(crate) fn temperature_difference(
 ) -> String {
     composed(
         rng,
-        &COMPUTE_LEADS,
-        &DIFFERENCE,
+        compute_leads(),
+        WORDS.list("difference"),
         &[("a", a), ("b", b)],
         held_out,
     )
@@ -152,8 +130,8 @@ pub(crate) fn currency_total(
 ) -> String {
     composed(
         rng,
-        &COMPUTE_LEADS,
-        &CURRENCY_TOTAL,
+        compute_leads(),
+        WORDS.list("currency_total"),
         &[("x", x), ("c1", c1), ("y", y), ("c2", c2)],
         held_out,
     )
@@ -169,13 +147,13 @@ pub(crate) fn forecast(
     held_out: impl Fn(&str) -> bool,
 ) -> String {
     let asked = if average {
-        &FORECAST_AVERAGE
+        WORDS.list("forecast_average")
     } else {
-        &FORECAST
+        WORDS.list("forecast")
     };
     composed(
         rng,
-        &LOOKUP_LEADS,
+        lookup_leads(),
         asked,
         &[("loc", loc), ("n", n)],
         held_out,

@@ -3,9 +3,10 @@
 
 use crate::corpus::rng::Rng;
 use crate::corpus::values as v;
-use crate::corpus::words::{Table, Words};
+use crate::corpus::words::Words;
 
-/// The word lists below, from `data/practice/wording.json`.
+/// The tables this module reads, from `data/practice/wording.json`
+/// (`data/README.md` says what each is for).
 static WORDS: Words = Words::new(
     "practice/wording.json",
     include_str!("../../../data/practice/wording.json"),
@@ -18,15 +19,6 @@ const THANKS_AFTER: f64 = 0.3;
 const COMPOSED_SMALL_TALK: f64 = 0.6;
 const PUNCTUATED: f64 = 0.4;
 const ADDRESS_FIRST: f64 = 0.3;
-
-static THANKS_OPENERS: Table<&[&str]> = WORDS.table("thanks_openers");
-static THANKS_WORDS: Table<&[&str]> = WORDS.table("thanks_words");
-static THANKS_ENDS: Table<&[&str]> = WORDS.table("thanks_ends");
-static GREETING_WORDS: Table<&[&str]> = WORDS.table("greeting_words");
-static GREETING_ENDS: Table<&[&str]> = WORDS.table("greeting_ends");
-
-/// Email requests that name the address before anything else.
-static EMAIL_ADDRESS_FIRST: Table<&[&str]> = WORDS.table("email_address_first");
 
 /// Whether a finished request should get thanks next.
 pub(crate) fn wants_thanks(rng: &mut Rng) -> bool {
@@ -42,16 +34,16 @@ pub(crate) fn wants_composed_small_talk(rng: &mut Rng) -> bool {
 /// first.
 pub(crate) fn email_phrasing(rng: &mut Rng) -> Option<&'static str> {
     rng.chance(ADDRESS_FIRST)
-        .then(|| *rng.pick(&EMAIL_ADDRESS_FIRST))
+        .then(|| *rng.pick(WORDS.list("email_address_first")))
 }
 
 /// Thanks put together from parts ("Sweet, many thanks, talk soon") and
 /// its reply; never a text `held_out` knows.
 pub(crate) fn thanks(rng: &mut Rng, held_out: impl Fn(&str) -> bool) -> (String, &'static str) {
     loop {
-        let opener = *rng.pick(&THANKS_OPENERS);
-        let words = *rng.pick(&THANKS_WORDS);
-        let end = *rng.pick(&THANKS_ENDS);
+        let opener = *rng.pick(WORDS.list("thanks_openers"));
+        let words = *rng.pick(WORDS.list("thanks_words"));
+        let end = *rng.pick(WORDS.list("thanks_ends"));
         let text = if opener.is_empty() {
             format!("{}{end}", v::capitalized(words))
         } else {
@@ -85,8 +77,8 @@ pub(crate) fn thanks(rng: &mut Rng, held_out: impl Fn(&str) -> bool) -> (String,
 /// never a text `held_out` knows.
 pub(crate) fn greeting(rng: &mut Rng, held_out: impl Fn(&str) -> bool) -> (String, &'static str) {
     loop {
-        let words = *rng.pick(&GREETING_WORDS);
-        let end = *rng.pick(&GREETING_ENDS);
+        let words = *rng.pick(WORDS.list("greeting_words"));
+        let end = *rng.pick(WORDS.list("greeting_ends"));
         let text = format!("{words}{end}");
         if held_out(&text) {
             continue;

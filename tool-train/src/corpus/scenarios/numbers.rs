@@ -1,9 +1,10 @@
 //! Number requests: arithmetic, unit conversions and statistics.
 
 use super::*;
-use crate::corpus::words::{Table, Words};
+use crate::corpus::words::Words;
 
-/// The unit names below, from `data/scenarios/numbers.json`.
+/// The tables this module reads, from `data/scenarios/numbers.json`
+/// (`data/README.md` says what each is for).
 static WORDS: Words = Words::new(
     "scenarios/numbers.json",
     include_str!("../../../data/scenarios/numbers.json"),
@@ -87,13 +88,14 @@ pub(super) type UnitNames = (&'static str, &'static [&'static str]);
 
 /// A conversion to ask for: from, to, and the value as written.
 pub(super) fn unit_request(cx: &mut Cx, fail: bool) -> (UnitNames, UnitNames, String) {
-    let kind = cx.rng.below(UNIT_NAMES.len());
-    let units = UNIT_NAMES[kind];
+    let kinds = unit_names();
+    let kind = cx.rng.below(kinds.len());
+    let units = kinds[kind];
     let from = *cx.rng.pick(units);
     let to = if fail {
         // A unit of another kind: the tool refuses.
-        let other = (kind + 1 + cx.rng.below(UNIT_NAMES.len() - 1)) % UNIT_NAMES.len();
-        *cx.rng.pick(UNIT_NAMES[other])
+        let other = (kind + 1 + cx.rng.below(kinds.len() - 1)) % kinds.len();
+        *cx.rng.pick(kinds[other])
     } else {
         loop {
             let to = *cx.rng.pick(units);
@@ -117,7 +119,9 @@ pub(super) fn unit_request(cx: &mut Cx, fail: bool) -> (UnitNames, UnitNames, St
 }
 
 /// `(symbol, names a user may say)`, by kind.
-static UNIT_NAMES: Table<&[&[UnitNames]]> = WORDS.table("unit_names");
+fn unit_names() -> &'static [&'static [UnitNames]] {
+    WORDS.get("unit_names")
+}
 
 pub(super) fn convert_units(cx: &mut Cx, fail: bool) -> Follow {
     // Drawn until the result reads well: no tiny fractions (1 mg in gallons),
