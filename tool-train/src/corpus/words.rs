@@ -6,10 +6,7 @@
 //! A module declares its file,
 //!
 //! ```ignore
-//! static WORDS: Words = Words::new(
-//!     "practice/bare.json",
-//!     include_str!("../../../data/practice/bare.json"),
-//! );
+//! static WORDS: Words = words!("practice/bare.json");
 //! ```
 //!
 //! and reads a table by its key where it uses it:
@@ -23,6 +20,17 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use serde_json::{Map, Value};
+
+/// The [`Words`] of `tool-train/data/$path`, its text built into the binary.
+macro_rules! words {
+    ($path:literal) => {
+        $crate::corpus::words::Words::new(
+            $path,
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/", $path)),
+        )
+    };
+}
+pub(super) use words;
 
 /// A table made from the file, kept for the run.
 type Made = &'static (dyn Any + Send + Sync);

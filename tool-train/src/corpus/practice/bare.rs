@@ -11,14 +11,10 @@
 
 use super::capitalised;
 use crate::corpus::rng::Rng;
-use crate::corpus::words::Words;
+use crate::corpus::words::{words, Words};
 
-/// The tables this module reads, from `data/practice/bare.json`
-/// (`data/README.md` says what each is for).
-static WORDS: Words = Words::new(
-    "practice/bare.json",
-    include_str!("../../../data/practice/bare.json"),
-);
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("practice/bare.json");
 
 /// How often a request with a lead is asked bare.
 const BARE: f64 = 0.5;

@@ -9,14 +9,10 @@
 
 use super::unseen_by;
 use crate::corpus::rng::Rng;
-use crate::corpus::words::Words;
+use crate::corpus::words::{words, Words};
 
-/// The tables this module reads, from `data/practice/declines.json`
-/// (`data/README.md` says what each is for).
-static WORDS: Words = Words::new(
-    "practice/declines.json",
-    include_str!("../../../data/practice/declines.json"),
-);
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("practice/declines.json");
 
 /// How often a request no tool covers is a composed writing request.
 const COMPOSED: f64 = 0.5;

@@ -3,15 +3,11 @@
 
 use crate::corpus::rng::Rng;
 use crate::corpus::values::{self as v, NumberKind};
-use crate::corpus::words::Words;
+use crate::corpus::words::{words, Words};
 use crate::corpus::Split;
 
-/// The tables this module reads, from `data/practice/ends.json`
-/// (`data/README.md` says what each is for).
-static WORDS: Words = Words::new(
-    "practice/ends.json",
-    include_str!("../../../data/practice/ends.json"),
-);
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("practice/ends.json");
 
 /// How often a long made-up place contains a known city's name, with
 /// [`Practice::Wide`](super::Practice::Wide).

@@ -11,14 +11,10 @@
 
 use super::unseen;
 use crate::corpus::rng::Rng;
-use crate::corpus::words::Words;
+use crate::corpus::words::{words, Words};
 
-/// The tables this module reads, from `data/practice/fields.json`
-/// (`data/README.md` says what each is for).
-static WORDS: Words = Words::new(
-    "practice/fields.json",
-    include_str!("../../../data/practice/fields.json"),
-);
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("practice/fields.json");
 
 /// How often an email or translation request is composed.
 const COMPOSED: f64 = 0.4;

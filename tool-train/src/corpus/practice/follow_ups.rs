@@ -10,14 +10,10 @@
 use super::unseen;
 use crate::corpus::rng::Rng;
 use crate::corpus::values as v;
-use crate::corpus::words::Words;
+use crate::corpus::words::{words, Words};
 
-/// The tables this module reads, from `data/practice/follow_ups.json`
-/// (`data/README.md` says what each is for).
-static WORDS: Words = Words::new(
-    "practice/follow_ups.json",
-    include_str!("../../../data/practice/follow_ups.json"),
-);
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("practice/follow_ups.json");
 
 /// How often a follow-up asking about another value is composed.
 const COMPOSED: f64 = 0.45;

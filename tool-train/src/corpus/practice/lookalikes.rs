@@ -9,14 +9,10 @@
 //! lookalike was seldom among them.
 
 use crate::corpus::rng::Rng;
-use crate::corpus::words::Words;
+use crate::corpus::words::{words, Words};
 
-/// The tables this module reads, from `data/practice/lookalikes.json`
-/// (`data/README.md` says what each is for).
-static WORDS: Words = Words::new(
-    "practice/lookalikes.json",
-    include_str!("../../../data/practice/lookalikes.json"),
-);
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("practice/lookalikes.json");
 
 /// How often a request for a tool not offered is offered a lookalike.
 const LOOKALIKE: f64 = 0.75;

@@ -14,14 +14,10 @@
 
 use super::{composed, Lead};
 use crate::corpus::rng::Rng;
-use crate::corpus::words::Words;
+use crate::corpus::words::{words, Words};
 
-/// The tables this module reads, from `data/practice/numbers.json`
-/// (`data/README.md` says what each is for).
-static WORDS: Words = Words::new(
-    "practice/numbers.json",
-    include_str!("../../../data/practice/numbers.json"),
-);
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("practice/numbers.json");
 
 /// How often an arithmetic request is composed.
 const COMPOSED: f64 = 0.5;

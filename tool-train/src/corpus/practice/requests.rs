@@ -14,14 +14,10 @@
 use super::{composed, lead_and, unseen, Lead};
 use crate::corpus::phrasing::fill;
 use crate::corpus::rng::Rng;
-use crate::corpus::words::Words;
+use crate::corpus::words::{words, Words};
 
-/// The tables this module reads, from `data/practice/requests.json`
-/// (`data/README.md` says what each is for).
-static WORDS: Words = Words::new(
-    "practice/requests.json",
-    include_str!("../../../data/practice/requests.json"),
-);
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("practice/requests.json");
 
 /// How often a request of a kind this practice covers is composed.
 const COMPOSED: f64 = 0.5;

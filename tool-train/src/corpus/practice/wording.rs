@@ -3,14 +3,10 @@
 
 use crate::corpus::rng::Rng;
 use crate::corpus::values as v;
-use crate::corpus::words::Words;
+use crate::corpus::words::{words, Words};
 
-/// The tables this module reads, from `data/practice/wording.json`
-/// (`data/README.md` says what each is for).
-static WORDS: Words = Words::new(
-    "practice/wording.json",
-    include_str!("../../../data/practice/wording.json"),
-);
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("practice/wording.json");
 
 /// How often a finished conversation gets thanks, a small-talk turn is
 /// composed rather than drawn from the pools, and a text to copy gets

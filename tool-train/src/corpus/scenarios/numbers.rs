@@ -1,14 +1,10 @@
 //! Number requests: arithmetic, unit conversions and statistics.
 
 use super::*;
-use crate::corpus::words::Words;
+use crate::corpus::words::{words, Words};
 
-/// The tables this module reads, from `data/scenarios/numbers.json`
-/// (`data/README.md` says what each is for).
-static WORDS: Words = Words::new(
-    "scenarios/numbers.json",
-    include_str!("../../../data/scenarios/numbers.json"),
-);
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("scenarios/numbers.json");
 
 pub(super) const OPERATIONS: [&str; 5] = ["add", "subtract", "multiply", "divide", "power"];
 
