@@ -37,6 +37,7 @@ pub mod tools;
 pub mod values;
 mod vocabulary;
 mod weights;
+mod words;
 
 pub use encode::{encode, encode_text, encode_weighted, Encoded};
 pub use practice::Practice;

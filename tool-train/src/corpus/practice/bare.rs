@@ -11,53 +11,18 @@
 
 use super::capitalised;
 use crate::corpus::rng::Rng;
+use crate::corpus::words::{words, Words};
+
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("practice/bare.json");
 
 /// How often a request with a lead is asked bare.
 const BARE: f64 = 0.5;
-
-/// The words a lead before " the " may have: questions and asks for a
-/// value, never a verb that is itself the request ("Set the lights …").
-const LEAD_WORDS: &[&str] = &[
-    "what's",
-    "whats",
-    "what",
-    "is",
-    "give",
-    "get",
-    "tell",
-    "show",
-    "find",
-    "calculate",
-    "compute",
-    "determine",
-    "check",
-    "look",
-    "up",
-    "i",
-    "i'd",
-    "need",
-    "want",
-    "like",
-    "to",
-    "know",
-    "let",
-    "can",
-    "could",
-    "would",
-    "do",
-    "you",
-    "please",
-    "me",
-];
 
 /// Whether a request with a lead should be asked bare.
 pub(crate) fn wants_bare(rng: &mut Rng) -> bool {
     rng.chance(BARE)
 }
-
-/// Verbs the lead's "is" may govern from the end ("What's the average
-/// going to be …"): without the lead, what is left is no request.
-const LEAD_VERBS: &[&str] = &["be", "is", "are", "was", "will"];
 
 /// `text` without its lead and the "the" after it, capitalised; none when
 /// it has no such lead, what follows is not a lower-case word, or the lead
@@ -71,14 +36,16 @@ pub(crate) fn bare(text: &str) -> Option<String> {
         }
     };
     let lead_only = lead.is_empty()
-        || lead
-            .split(' ')
-            .all(|w| LEAD_WORDS.contains(&w.to_lowercase().as_str()));
+        || lead.split(' ').all(|w| {
+            WORDS
+                .list("lead_words")
+                .contains(&w.to_lowercase().as_str())
+        });
     let first = rest.split([' ', ',']).next().unwrap_or_default();
     let word = !first.is_empty() && first.chars().all(|c| c.is_ascii_lowercase());
     let verb = rest
         .split(|c: char| !c.is_alphabetic())
-        .any(|w| LEAD_VERBS.contains(&w));
+        .any(|w| WORDS.list("lead_verbs").contains(&w));
     (lead_only && word && !verb).then(|| capitalised(rest))
 }
 

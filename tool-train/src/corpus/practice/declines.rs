@@ -9,65 +9,20 @@
 
 use super::unseen_by;
 use crate::corpus::rng::Rng;
+use crate::corpus::words::{words, Words};
+
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("practice/declines.json");
 
 /// How often a request no tool covers is a composed writing request.
 const COMPOSED: f64 = 0.5;
 
-/// How the request starts.
-const ASKS: &[&str] = &[
-    "Write ",
-    "Compose ",
-    "Make up ",
-    "Draft ",
-    "Come up with ",
-    "Give me ",
-    "Create ",
-    "Can you write ",
-    "Could you make up ",
-    "Please write ",
-    "Think up ",
-    "I'd love ",
-    "Would you write ",
-    "Put together ",
-];
-
 /// What is asked for, with how an answer names what no tool does. The
 /// held-out texts' kinds ("sonnet", "lyrics", "rhyme", "fairy tale") are
 /// left out, so that the eval still asks for them in new words.
-const KINDS: &[(&str, &str)] = &[
-    ("a poem", "write poems"),
-    ("a short poem", "write poems"),
-    ("a haiku", "write poems"),
-    ("a limerick", "write poems"),
-    ("a few lines of verse", "write poems"),
-    ("a joke", "tell jokes"),
-    ("a funny joke", "tell jokes"),
-    ("a pun", "tell jokes"),
-    ("a story", "tell stories"),
-    ("a short story", "tell stories"),
-    ("a bedtime story", "tell stories"),
-    ("a song", "write songs"),
-    ("a jingle", "write songs"),
-    ("a riddle", "make up riddles"),
-    ("a tweet", "write posts"),
-    ("a social media post", "write posts"),
-    ("a blog post", "write posts"),
-    ("an essay", "write essays"),
-    ("a speech", "write speeches"),
-    ("a toast", "write speeches"),
-    ("a slogan", "write slogans"),
-    ("a motto", "write slogans"),
-];
-
-/// How the topic joins the kind; `{topic}`.
-const TOPICS: &[&str] = &[
-    " about {topic}",
-    " on {topic}",
-    " for {topic}",
-    " about the {topic}",
-];
-
-const ENDS: &[&str] = &[".", "!", "?", "", ", please.", " for me.", " please"];
+fn kinds() -> &'static [(&'static str, &'static str)] {
+    WORDS.get("kinds")
+}
 
 /// Whether a request no tool covers should be a composed writing request.
 pub(crate) fn wants_composed_decline(rng: &mut Rng) -> bool {
@@ -83,9 +38,13 @@ pub(crate) fn decline(
 ) -> (String, &'static str) {
     unseen_by(
         || {
-            let (kind, task) = *rng.pick(KINDS);
-            let about = rng.pick(TOPICS).replace("{topic}", topic);
-            let text = format!("{}{kind}{about}{}", rng.pick(ASKS), rng.pick(ENDS));
+            let (kind, task) = *rng.pick(kinds());
+            let about = rng.pick(WORDS.list("topics")).replace("{topic}", topic);
+            let text = format!(
+                "{}{kind}{about}{}",
+                rng.pick(WORDS.list("asks")),
+                rng.pick(WORDS.list("ends"))
+            );
             (text, task)
         },
         |(text, _)| text.as_str(),
@@ -103,7 +62,7 @@ mod tests {
         for _ in 0..200 {
             let (text, task) = decline(&mut rng, "Velmor tides", |_| false);
             assert!(text.contains("Velmor tides"), "{text}");
-            let kind = KINDS
+            let kind = kinds()
                 .iter()
                 .find(|(kind, _)| text.contains(&format!(" {kind} ")))
                 .unwrap_or_else(|| panic!("no kind in {text:?}"));

@@ -3,7 +3,11 @@
 
 use crate::corpus::rng::Rng;
 use crate::corpus::values::{self as v, NumberKind};
+use crate::corpus::words::{words, Words};
 use crate::corpus::Split;
+
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("practice/ends.json");
 
 /// How often a long made-up place contains a known city's name, with
 /// [`Practice::Wide`](super::Practice::Wide).
@@ -15,26 +19,6 @@ const WITH_CITY: f64 = 0.35;
 const LONG_PLACE: f64 = 0.35;
 const TRAILER: f64 = 0.4;
 const REPEATING: f64 = 0.25;
-
-/// Words that can follow a place in a request without being part of it.
-const TRAILERS: &[&str] = &[
-    ", please",
-    ", thanks",
-    " please",
-    ", thank you",
-    ", if you can",
-    " for me",
-    ", quickly",
-    " today",
-    ", by the way",
-    " again",
-    ", my friend",
-    " (thanks!)",
-    ", cheers",
-    " now",
-    ", ok",
-    " as well",
-];
 
 /// A made-up place of two or three words ("Velmo Tarbisk", "Sai Dran
 /// Kelor"), from `split`.
@@ -108,8 +92,8 @@ pub(crate) fn repeating_number(rng: &mut Rng, split: Split, kind: NumberKind) ->
 /// `text` with words after `place` that are not part of it, where the
 /// request ends right after the place (", please" before its `?`) or goes
 /// on with a unit (" in Celsius" becomes ", in Celsius", or with
-/// `unit_forms` one of [`UNIT_AFTER_PLACE`]); `None` where neither is so,
-/// or the draw leaves the request as it is.
+/// `unit_forms` one of the `unit_after_place` forms); `None` where neither
+/// is so, or the draw leaves the request as it is.
 pub(crate) fn with_trailer(
     rng: &mut Rng,
     text: &str,
@@ -124,14 +108,14 @@ pub(crate) fn with_trailer(
         let end = from + found + place.len();
         let rest = &text[end..];
         if rest.is_empty() || rest.starts_with(['?', '.', '!']) {
-            let trailer = *rng.pick(TRAILERS);
+            let trailer = *rng.pick(WORDS.list("trailers"));
             return Some(format!("{}{trailer}{rest}", &text[..end]));
         }
         if let Some(unit) = rest.strip_prefix(" in ") {
             if unit_forms {
                 let word = unit.trim_end_matches(['?', '.', '!']);
                 let mark = &unit[word.len()..];
-                let form = *rng.pick(UNIT_AFTER_PLACE);
+                let form = *rng.pick(WORDS.list("unit_after_place"));
                 return Some(format!(
                     "{}{}{mark}",
                     &text[..end],
@@ -144,18 +128,6 @@ pub(crate) fn with_trailer(
     }
     None
 }
-
-/// How [`Practice::Wide`](super::Practice::Wide) names a unit after a
-/// place, in place of " in Celsius": the unit is not part of the place.
-const UNIT_AFTER_PLACE: &[&str] = &[
-    ", in {unit}",
-    ", {unit}",
-    " ({unit})",
-    ", in {unit} if you can",
-    " - {unit}",
-    ", {unit} thanks",
-    "; {unit}",
-];
 
 #[cfg(test)]
 mod tests {
@@ -208,7 +180,10 @@ mod tests {
                     .strip_prefix("How windy is it in Velmo Tarbisk")
                     .expect("the place is kept");
                 assert!(rest.ends_with('?') && rest.len() > 1, "{out}");
-                assert!(TRAILERS.contains(&&rest[..rest.len() - 1]), "{out}");
+                assert!(
+                    WORDS.list("trailers").contains(&&rest[..rest.len() - 1]),
+                    "{out}"
+                );
             }
         }
         assert!((40..120).contains(&seen), "{seen} of 200");
@@ -241,7 +216,10 @@ mod tests {
                 .expect("the place is kept");
             assert!(rest.ends_with('?'), "{out}");
             let form = rest[..rest.len() - 1].replace("degrees Fahrenheit", "{unit}");
-            assert!(UNIT_AFTER_PLACE.contains(&form.as_str()), "{out}");
+            assert!(
+                WORDS.list("unit_after_place").contains(&form.as_str()),
+                "{out}"
+            );
             forms.insert(form);
         }
         assert!(forms.len() >= 5, "{forms:?}");

@@ -11,68 +11,16 @@
 
 use super::unseen;
 use crate::corpus::rng::Rng;
+use crate::corpus::words::{words, Words};
+
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("practice/fields.json");
 
 /// How often an email or translation request is composed.
 const COMPOSED: f64 = 0.4;
 
 /// How often a composed email names its body before its subject.
 const BODY_FIRST: f64 = 0.25;
-
-/// `{to}` is the address.
-const EMAIL_OPENERS: &[&str] = &[
-    "Send {to} an email",
-    "Email {to}",
-    "Write {to} an email",
-    "Mail {to}",
-    "Send a note to {to}",
-    "Fire off an email to {to}",
-    "Please email {to}",
-    "Could you email {to}",
-    "Get an email to {to}",
-    "Send an email over to {to}",
-];
-
-const SUBJECT_CUES: &[&str] = &[
-    " headed \"{subject}\"",
-    " called \"{subject}\"",
-    " with the heading \"{subject}\"",
-    ", re: \"{subject}\"",
-    " named \"{subject}\"",
-    " under the subject line \"{subject}\"",
-    ", heading \"{subject}\"",
-    " about \"{subject}\"",
-    ", its subject \"{subject}\"",
-    " with \"{subject}\" as the subject",
-];
-
-const BODY_CUES: &[&str] = &[
-    " reading \"{body}\"",
-    " with the words \"{body}\"",
-    " and write \"{body}\"",
-    ", text: \"{body}\"",
-    " containing \"{body}\"",
-    " that goes \"{body}\"",
-    " telling them \"{body}\"",
-    ", the message being \"{body}\"",
-    " to say \"{body}\"",
-    " with the note \"{body}\"",
-];
-
-/// The language before the text; `{lang}` and `{text}`.
-const LANGUAGE_FIRST: &[&str] = &[
-    "In {lang}, how do you say \"{text}\"?",
-    "{lang}, please: \"{text}\"",
-    "Give me the {lang} for \"{text}\".",
-    "Say it in {lang}: \"{text}\"",
-    "Could I get the {lang} for \"{text}\"?",
-    "In {lang}: \"{text}\"",
-    "Into {lang} with this one: \"{text}\"",
-    "{lang} translation of \"{text}\", please.",
-    "I'd like {lang} for \"{text}\".",
-    "Put this in {lang}: \"{text}\"",
-    "Help me say this in {lang}: \"{text}\"",
-    "What would a {lang} speaker say for \"{text}\"?",
-];
 
 /// Whether an email or translation request should be composed.
 pub(crate) fn wants_composed_fields(rng: &mut Rng) -> bool {
@@ -89,9 +37,11 @@ pub(crate) fn email(
 ) -> String {
     unseen(
         || {
-            let opener = rng.pick(EMAIL_OPENERS).replace("{to}", to);
-            let subject = rng.pick(SUBJECT_CUES).replace("{subject}", subject);
-            let body = rng.pick(BODY_CUES).replace("{body}", body);
+            let opener = rng.pick(WORDS.list("email_openers")).replace("{to}", to);
+            let subject = rng
+                .pick(WORDS.list("subject_cues"))
+                .replace("{subject}", subject);
+            let body = rng.pick(WORDS.list("body_cues")).replace("{body}", body);
             if rng.chance(BODY_FIRST) {
                 format!("{opener}{body}{subject}{extra}")
             } else {
@@ -112,7 +62,7 @@ pub(crate) fn language_first(
 ) -> String {
     unseen(
         || {
-            rng.pick(LANGUAGE_FIRST)
+            rng.pick(WORDS.list("language_first"))
                 .replace("{lang}", lang)
                 .replace("{text}", text)
         },

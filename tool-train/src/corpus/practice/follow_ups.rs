@@ -10,56 +10,13 @@
 use super::unseen;
 use crate::corpus::rng::Rng;
 use crate::corpus::values as v;
+use crate::corpus::words::{words, Words};
+
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("practice/follow_ups.json");
 
 /// How often a follow-up asking about another value is composed.
 const COMPOSED: f64 = 0.45;
-
-const OPENERS: &[&str] = &[
-    "",
-    "",
-    "",
-    "",
-    "",
-    "OK, ",
-    "Great, ",
-    "Thanks! ",
-    "Thanks, ",
-    "Cool. ",
-    "Nice. ",
-    "Perfect, ",
-    "Got it. ",
-    "Alright, ",
-    "Lovely, ",
-    "Hmm, ",
-    "Right, ",
-    "Thank you! ",
-];
-
-/// `{x}` is the value.
-const CORES: &[&str] = &[
-    "now {x}",
-    "{x} next",
-    "next, {x}",
-    "then {x}",
-    "try {x}",
-    "do {x} too",
-    "{x} as well",
-    "also {x}",
-    "check {x}",
-    "one more: {x}",
-    "{x} now",
-    "repeat that for {x}",
-    "same again for {x}",
-    "do the same for {x}",
-    "and now {x}",
-    "{x} this time",
-    "switch to {x}",
-    "what about {x} then",
-    "{x} instead",
-    "let's do {x}",
-];
-
-const ENDS: &[&str] = &["?", ".", "", ", please.", " please?", "!"];
 
 /// Whether a follow-up about another value should be composed.
 pub(crate) fn wants_composed_follow_up(rng: &mut Rng) -> bool {
@@ -71,9 +28,9 @@ pub(crate) fn wants_composed_follow_up(rng: &mut Rng) -> bool {
 pub(crate) fn follow_up(rng: &mut Rng, value: &str, held_out: impl Fn(&str) -> bool) -> String {
     unseen(
         || {
-            let opener = *rng.pick(OPENERS);
-            let core = rng.pick(CORES).replace("{x}", value);
-            let end = *rng.pick(ENDS);
+            let opener = *rng.pick(WORDS.list("openers"));
+            let core = rng.pick(WORDS.list("cores")).replace("{x}", value);
+            let end = *rng.pick(WORDS.list("ends"));
             if opener.is_empty() {
                 format!("{}{end}", v::capitalized(&core))
             } else {

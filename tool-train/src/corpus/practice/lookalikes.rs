@@ -9,46 +9,19 @@
 //! lookalike was seldom among them.
 
 use crate::corpus::rng::Rng;
+use crate::corpus::words::{words, Words};
+
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("practice/lookalikes.json");
 
 /// How often a request for a tool not offered is offered a lookalike.
 const LOOKALIKE: f64 = 0.75;
 
 /// Each tool and the tools a request for it could be mistaken for: a word
 /// of the name in common, or arguments of the same shape.
-const LOOKALIKES: &[(&str, &[&str])] = &[
-    (
-        "get_current_temperature",
-        &["get_current_time", "convert_units"],
-    ),
-    (
-        "get_current_wind_speed",
-        &["get_current_time", "get_distance"],
-    ),
-    ("get_weather_forecast", &["calculate_statistics"]),
-    ("calculate", &["convert_units", "convert_currency"]),
-    (
-        "calculate_statistics",
-        &["calculate", "get_weather_forecast"],
-    ),
-    ("convert_units", &["calculate", "get_distance"]),
-    ("convert_currency", &["get_stock_price", "calculate"]),
-    (
-        "get_current_time",
-        &["get_current_temperature", "create_calendar_event"],
-    ),
-    ("search_web", &["search_flights", "translate_text"]),
-    ("get_stock_price", &["convert_currency", "search_web"]),
-    ("translate_text", &["send_email", "search_web"]),
-    (
-        "create_calendar_event",
-        &["set_reminder", "get_current_time"],
-    ),
-    ("set_reminder", &["set_lights", "create_calendar_event"]),
-    ("send_email", &["translate_text", "set_reminder"]),
-    ("search_flights", &["get_distance", "search_web"]),
-    ("set_lights", &["set_reminder"]),
-    ("get_distance", &["search_flights", "convert_units"]),
-];
+fn lookalikes() -> &'static [(&'static str, &'static [&'static str])] {
+    WORDS.get("lookalikes")
+}
 
 /// A tool to offer beside a request for `tool`, which is not offered,
 /// never one of `excluded`; or none (one time in four, or when every
@@ -57,7 +30,7 @@ pub(crate) fn lookalike(rng: &mut Rng, tool: &str, excluded: &[&str]) -> Option<
     if !rng.chance(LOOKALIKE) {
         return None;
     }
-    let (_, alikes) = LOOKALIKES.iter().find(|(name, _)| *name == tool)?;
+    let (_, alikes) = lookalikes().iter().find(|(name, _)| *name == tool)?;
     let open: Vec<&'static str> = alikes
         .iter()
         .copied()
@@ -82,7 +55,7 @@ mod tests {
             .map(str::to_owned)
             .collect();
         for name in &names {
-            let (_, alikes) = LOOKALIKES
+            let (_, alikes) = lookalikes()
                 .iter()
                 .find(|(n, _)| n == name)
                 .unwrap_or_else(|| panic!("{name} has no lookalikes"));
@@ -91,7 +64,7 @@ mod tests {
                 assert!(names.iter().any(|n| n == alike), "{alike} is not a tool");
             }
         }
-        assert_eq!(LOOKALIKES.len(), names.len());
+        assert_eq!(lookalikes().len(), names.len());
     }
 
     #[test]

@@ -75,6 +75,8 @@
 //! composed requests, `numbers.rs` the composed arithmetic and repeating
 //! lists, `lookalikes.rs` which tools look like which, `bare.rs` the
 //! requests without their lead.
+//! The word lists they compose from are data, one JSON file per module in
+//! `tool-train/data/practice/`, read with `corpus/words.rs`.
 
 mod bare;
 mod declines;

@@ -14,6 +14,10 @@
 
 use super::{composed, Lead};
 use crate::corpus::rng::Rng;
+use crate::corpus::words::{words, Words};
+
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("practice/numbers.json");
 
 /// How often an arithmetic request is composed.
 const COMPOSED: f64 = 0.5;
@@ -23,66 +27,9 @@ const REPEATS: f64 = 0.35;
 
 /// Leads of arithmetic requests: most are statements, so that the request
 /// ends on a number and a full stop.
-const LEADS: &[Lead] = &[
-    ("", false, false),
-    ("Evaluate ", false, false),
-    ("Compute ", false, false),
-    ("Calculate ", false, false),
-    ("Please evaluate ", false, false),
-    ("Please calculate ", false, false),
-    ("I need ", false, true),
-    ("Give me ", false, true),
-    ("Solve ", false, false),
-    ("Quick one: ", false, false),
-    ("Can you evaluate ", true, false),
-    ("Could you compute ", true, false),
-    ("Can you solve ", true, false),
-    ("Tell me ", false, false),
-    ("Find ", false, true),
-];
-
-/// What each operation asks, in the order add, subtract, multiply,
-/// divide, power: `{a}`, `{b}`, always `a` first in the call.
-const ASKED: [&[&str]; 5] = [
-    &[
-        "{a} plus {b}",
-        "{a} + {b}",
-        "the sum of {a} and {b}",
-        "the total of {a} and {b}",
-        "{a} added to {b}",
-        "{a} and {b} added together",
-    ],
-    &[
-        "{a} minus {b}",
-        "{a} - {b}",
-        "the difference of {a} and {b}",
-        "{b} subtracted from {a}",
-        "{a} less {b}",
-        "{a} with {b} taken off",
-    ],
-    &[
-        "{a} times {b}",
-        "{a} * {b}",
-        "{a} x {b}",
-        "the product of {a} and {b}",
-        "{a} times {b} in all",
-    ],
-    &[
-        "{a} divided by {b}",
-        "{a} / {b}",
-        "the quotient of {a} and {b}",
-        "{a} split {b} ways",
-        "{a} over {b}",
-    ],
-    &[
-        "{a} to the power {b}",
-        "{a} ^ {b}",
-        "{a} with the exponent {b}",
-        "{a} to the {b}th",
-        "{a} to the {b}th power",
-        "the {b}th power of {a}",
-    ],
-];
+fn leads() -> &'static [Lead] {
+    WORDS.get("leads")
+}
 
 /// Whether an arithmetic request should be composed.
 pub(crate) fn wants_composed_arithmetic(rng: &mut Rng) -> bool {
@@ -98,7 +45,13 @@ pub(crate) fn arithmetic(
     b: &str,
     held_out: impl Fn(&str) -> bool,
 ) -> String {
-    composed(rng, LEADS, ASKED[op], &[("a", a), ("b", b)], held_out)
+    composed(
+        rng,
+        leads(),
+        WORDS.lists("asked")[op],
+        &[("a", a), ("b", b)],
+        held_out,
+    )
 }
 
 /// `numbers` with one value written again in place of a later one, in a

@@ -3,6 +3,10 @@
 
 use crate::corpus::rng::Rng;
 use crate::corpus::values as v;
+use crate::corpus::words::{words, Words};
+
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("practice/wording.json");
 
 /// How often a finished conversation gets thanks, a small-talk turn is
 /// composed rather than drawn from the pools, and a text to copy gets
@@ -11,119 +15,6 @@ const THANKS_AFTER: f64 = 0.3;
 const COMPOSED_SMALL_TALK: f64 = 0.6;
 const PUNCTUATED: f64 = 0.4;
 const ADDRESS_FIRST: f64 = 0.3;
-
-const THANKS_OPENERS: &[&str] = &[
-    "",
-    "",
-    "",
-    "Great",
-    "Perfect",
-    "Lovely",
-    "Nice",
-    "OK",
-    "Okay",
-    "Awesome",
-    "Cool",
-    "Wonderful",
-    "Excellent",
-    "Fantastic",
-    "Splendid",
-    "Right",
-    "Sweet",
-    "Brilliant",
-    "Super",
-    "Got it",
-    "Alright",
-    "Good",
-    "Ah",
-    "Oh nice",
-    "Understood",
-];
-const THANKS_WORDS: &[&str] = &[
-    "thanks",
-    "thank you",
-    "cheers",
-    "many thanks",
-    "thanks so much",
-    "thank you very much",
-    "much obliged",
-    "thanks a ton",
-    "appreciated",
-    "thanks heaps",
-    "I appreciate it",
-    "thank you kindly",
-    "ta",
-    "that's helpful",
-    "that helps a lot",
-    "you're a star",
-    "big thanks",
-    "thanks a million",
-    "that's what I needed",
-    "very kind",
-];
-const THANKS_ENDS: &[&str] = &[
-    "",
-    "",
-    "!",
-    ".",
-    "!!",
-    ", bye",
-    ". Bye!",
-    ", see you",
-    ", that's all",
-    ", that's all for today",
-    ". That's all I needed.",
-    ", have a good day",
-    ", talk soon",
-    ", goodbye",
-    " :)",
-    ". Nothing else for now.",
-    ", until next time",
-];
-const GREETING_WORDS: &[&str] = &[
-    "Hi",
-    "Hello",
-    "Hey",
-    "Good morning",
-    "Good afternoon",
-    "Good evening",
-    "Morning",
-    "Hiya",
-    "Howdy",
-    "Greetings",
-    "Yo",
-    "Heya",
-    "Hello there",
-    "Hi again",
-    "Well hello",
-];
-const GREETING_ENDS: &[&str] = &[
-    "",
-    "!",
-    ".",
-    ", assistant",
-    ", bot",
-    " friend",
-    ", how are you?",
-    ", how's it going?",
-    ", are you around?",
-    ", what's new?",
-    ", how's your day?",
-    ", nice to see you",
-    " :)",
-    ", quick hello",
-    ", all good?",
-];
-
-/// Email requests that name the address before anything else.
-const EMAIL_ADDRESS_FIRST: &[&str] = &[
-    "Send {to} a message with the subject \"{subject}\" and the text \"{body}\"{extra}",
-    "Mail {to} about \"{subject}\": \"{body}\"{extra}",
-    "Shoot {to} an email, subject \"{subject}\", reading \"{body}\"{extra}",
-    "{to} should get an email with subject \"{subject}\" and body \"{body}\"{extra}",
-    "Email {to} this: \"{body}\" Subject: \"{subject}\"{extra}",
-    "Message {to} by email, subject \"{subject}\", body \"{body}\"{extra}",
-];
 
 /// Whether a finished request should get thanks next.
 pub(crate) fn wants_thanks(rng: &mut Rng) -> bool {
@@ -139,16 +30,16 @@ pub(crate) fn wants_composed_small_talk(rng: &mut Rng) -> bool {
 /// first.
 pub(crate) fn email_phrasing(rng: &mut Rng) -> Option<&'static str> {
     rng.chance(ADDRESS_FIRST)
-        .then(|| *rng.pick(EMAIL_ADDRESS_FIRST))
+        .then(|| *rng.pick(WORDS.list("email_address_first")))
 }
 
 /// Thanks put together from parts ("Sweet, many thanks, talk soon") and
 /// its reply; never a text `held_out` knows.
 pub(crate) fn thanks(rng: &mut Rng, held_out: impl Fn(&str) -> bool) -> (String, &'static str) {
     loop {
-        let opener = *rng.pick(THANKS_OPENERS);
-        let words = *rng.pick(THANKS_WORDS);
-        let end = *rng.pick(THANKS_ENDS);
+        let opener = *rng.pick(WORDS.list("thanks_openers"));
+        let words = *rng.pick(WORDS.list("thanks_words"));
+        let end = *rng.pick(WORDS.list("thanks_ends"));
         let text = if opener.is_empty() {
             format!("{}{end}", v::capitalized(words))
         } else {
@@ -182,8 +73,8 @@ pub(crate) fn thanks(rng: &mut Rng, held_out: impl Fn(&str) -> bool) -> (String,
 /// never a text `held_out` knows.
 pub(crate) fn greeting(rng: &mut Rng, held_out: impl Fn(&str) -> bool) -> (String, &'static str) {
     loop {
-        let words = *rng.pick(GREETING_WORDS);
-        let end = *rng.pick(GREETING_ENDS);
+        let words = *rng.pick(WORDS.list("greeting_words"));
+        let end = *rng.pick(WORDS.list("greeting_ends"));
         let text = format!("{words}{end}");
         if held_out(&text) {
             continue;

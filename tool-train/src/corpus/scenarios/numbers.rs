@@ -1,6 +1,10 @@
 //! Number requests: arithmetic, unit conversions and statistics.
 
 use super::*;
+use crate::corpus::words::{words, Words};
+
+/// The tables this module reads (`data/README.md` says what each is for).
+static WORDS: Words = words!("scenarios/numbers.json");
 
 pub(super) const OPERATIONS: [&str; 5] = ["add", "subtract", "multiply", "divide", "power"];
 
@@ -80,13 +84,14 @@ pub(super) type UnitNames = (&'static str, &'static [&'static str]);
 
 /// A conversion to ask for: from, to, and the value as written.
 pub(super) fn unit_request(cx: &mut Cx, fail: bool) -> (UnitNames, UnitNames, String) {
-    let kind = cx.rng.below(UNIT_NAMES.len());
-    let units = UNIT_NAMES[kind];
+    let kinds = unit_names();
+    let kind = cx.rng.below(kinds.len());
+    let units = kinds[kind];
     let from = *cx.rng.pick(units);
     let to = if fail {
         // A unit of another kind: the tool refuses.
-        let other = (kind + 1 + cx.rng.below(UNIT_NAMES.len() - 1)) % UNIT_NAMES.len();
-        *cx.rng.pick(UNIT_NAMES[other])
+        let other = (kind + 1 + cx.rng.below(kinds.len() - 1)) % kinds.len();
+        *cx.rng.pick(kinds[other])
     } else {
         loop {
             let to = *cx.rng.pick(units);
@@ -110,37 +115,9 @@ pub(super) fn unit_request(cx: &mut Cx, fail: bool) -> (UnitNames, UnitNames, St
 }
 
 /// `(symbol, names a user may say)`, by kind.
-const UNIT_NAMES: &[&[UnitNames]] = &[
-    &[
-        ("m", &["meters", "m"]),
-        ("km", &["kilometers", "km"]),
-        ("cm", &["centimeters", "cm"]),
-        ("mm", &["millimeters", "mm"]),
-        ("mi", &["miles"]),
-        ("yd", &["yards"]),
-        ("ft", &["feet", "ft"]),
-        ("in", &["inches"]),
-    ],
-    &[
-        ("kg", &["kilograms", "kg"]),
-        ("g", &["grams", "g"]),
-        ("mg", &["milligrams", "mg"]),
-        ("lb", &["pounds", "lbs"]),
-        ("oz", &["ounces", "oz"]),
-    ],
-    &[
-        ("l", &["liters", "litres"]),
-        ("ml", &["milliliters", "ml"]),
-        ("gal", &["gallons"]),
-        ("qt", &["quarts"]),
-        ("cup", &["cups"]),
-    ],
-    &[
-        ("celsius", &["degrees Celsius", "°C", "Celsius"]),
-        ("fahrenheit", &["degrees Fahrenheit", "°F", "Fahrenheit"]),
-        ("kelvin", &["kelvin"]),
-    ],
-];
+fn unit_names() -> &'static [&'static [UnitNames]] {
+    WORDS.get("unit_names")
+}
 
 pub(super) fn convert_units(cx: &mut Cx, fail: bool) -> Follow {
     // Drawn until the result reads well: no tiny fractions (1 mg in gallons),
