@@ -177,6 +177,16 @@ def one_line(s):
     return " ".join((s or "").split())
 
 
+# The partial assertions a source test may make, kept as the test wrote them.
+PARTIAL_ASSERTIONS = (
+    "content_contains",
+    "content_not_contains",
+    "content_in",
+    "reasoning_contains",
+    "tool_calls_contains",
+)
+
+
 def convert(d, fmt):
     source = d["source"]
     ref = reference(source)
@@ -187,16 +197,7 @@ def convert(d, fmt):
     asserts_something = (
         {"content", "reasoning", "tool_calls"} - unchecked
         or d.get("expect_error")
-        or any(
-            d.get(k)
-            for k in (
-                "content_contains",
-                "content_not_contains",
-                "content_in",
-                "reasoning_contains",
-                "tool_calls_contains",
-            )
-        )
+        or any(d.get(k) for k in PARTIAL_ASSERTIONS)
     )
     if not asserts_something:
         extra = sorted((d.get("extra_expectations") or {}).keys())
@@ -259,13 +260,7 @@ def convert(d, fmt):
             rec["expected_reasoning"] = reasoning
 
     rec["expect_error"] = expect_error
-    for k in (
-        "content_contains",
-        "content_not_contains",
-        "content_in",
-        "reasoning_contains",
-        "tool_calls_contains",
-    ):
+    for k in PARTIAL_ASSERTIONS:
         if k in d:
             v = d[k]
             if k == "tool_calls_contains":

@@ -107,59 +107,52 @@ FLIGHTS_CALL = {
     },
 }
 
+def conversation(messages, tools=None, add_generation_prompt=True):
+    """One input: the messages, the tools when some are offered, and whether
+    the prompt ends with the header of a new assistant turn."""
+    kwargs = {"messages": messages}
+    if tools is not None:
+        kwargs["tools"] = tools
+    kwargs["add_generation_prompt"] = add_generation_prompt
+    return kwargs
+
+
+def user(content):
+    return {"role": "user", "content": content}
+
+
+PARIS = user("What's the weather in Paris?")
+WEATHER_RESULT = {"role": "tool", "tool_call_id": "abc123def", "name": "get_weather", "content": "22.0"}
+
 INPUTS = {
-    "plain": {
-        "messages": [{"role": "user", "content": "Hello!"}],
-        "add_generation_prompt": True,
-    },
-    "system_user": {
-        "messages": [
-            {"role": "system", "content": "You are a helpful assistant."},
-            {"role": "user", "content": "What's 2+2?"},
-        ],
-        "add_generation_prompt": True,
-    },
-    "multi_turn": {
-        "messages": [
-            {"role": "user", "content": "Hi"},
+    "plain": conversation([user("Hello!")]),
+    "system_user": conversation(
+        [{"role": "system", "content": "You are a helpful assistant."}, user("What's 2+2?")]
+    ),
+    "multi_turn": conversation(
+        [
+            user("Hi"),
             {"role": "assistant", "content": "Hello! How can I help?"},
-            {"role": "user", "content": "Tell me a joke."},
-        ],
-        "add_generation_prompt": True,
-    },
-    "tools_offered": {
-        "messages": [
-            {"role": "system", "content": "You are a travel assistant."},
-            {"role": "user", "content": "What's the weather in Paris?"},
-        ],
-        "tools": TOOLS,
-        "add_generation_prompt": True,
-    },
+            user("Tell me a joke."),
+        ]
+    ),
+    "tools_offered": conversation(
+        [{"role": "system", "content": "You are a travel assistant."}, PARIS], TOOLS
+    ),
     # Assistant tool call, arguments as a dict, no content key (the HF docs' form).
-    "tool_call": {
-        "messages": [
-            {"role": "user", "content": "What's the weather in Paris?"},
-            {"role": "assistant", "tool_calls": [WEATHER_CALL]},
-        ],
-        "tools": TOOLS,
-        "add_generation_prompt": False,
-    },
-    "tool_result": {
-        "messages": [
-            {"role": "user", "content": "What's the weather in Paris?"},
-            {"role": "assistant", "tool_calls": [WEATHER_CALL]},
-            {"role": "tool", "tool_call_id": "abc123def", "name": "get_weather", "content": "22.0"},
-        ],
-        "tools": TOOLS,
-        "add_generation_prompt": True,
-    },
+    "tool_call": conversation(
+        [PARIS, {"role": "assistant", "tool_calls": [WEATHER_CALL]}], TOOLS, False
+    ),
+    "tool_result": conversation(
+        [PARIS, {"role": "assistant", "tool_calls": [WEATHER_CALL]}, WEATHER_RESULT], TOOLS
+    ),
     # Two calls in one assistant turn (content null, the OpenAI form), two results, an answer, a follow-up.
-    "parallel": {
-        "messages": [
+    "parallel": conversation(
+        [
             {"role": "system", "content": "You are a travel assistant."},
-            {"role": "user", "content": "Weather in Paris, and flights CDG to LHR for 2 adults on 2026-02-01?"},
+            user("Weather in Paris, and flights CDG to LHR for 2 adults on 2026-02-01?"),
             {"role": "assistant", "content": None, "tool_calls": [WEATHER_CALL, FLIGHTS_CALL]},
-            {"role": "tool", "tool_call_id": "abc123def", "name": "get_weather", "content": "22.0"},
+            WEATHER_RESULT,
             {
                 "role": "tool",
                 "tool_call_id": "xyz789ghi",
@@ -167,20 +160,19 @@ INPUTS = {
                 "content": "{\"flights\": [{\"id\": \"AF1080\", \"price\": 120.5}]}",
             },
             {"role": "assistant", "content": "It is 22°C in Paris; flight AF1080 costs €120.50."},
-            {"role": "user", "content": "Thanks!"},
+            user("Thanks!"),
         ],
-        "tools": TOOLS,
-        "add_generation_prompt": True,
-    },
-    "reasoning": {
-        "messages": [
-            {"role": "user", "content": "What is 17*3?"},
+        TOOLS,
+    ),
+    "reasoning": conversation(
+        [
+            user("What is 17*3?"),
             {"role": "assistant", "content": "51.", "reasoning_content": "17*3 = 51."},
-            {"role": "user", "content": "And 17*4?"},
+            user("And 17*4?"),
             {"role": "assistant", "content": "68.", "reasoning_content": "17*4 = 68."},
         ],
-        "add_generation_prompt": False,
-    },
+        add_generation_prompt=False,
+    ),
 }
 
 # (substring of template file name, bos_token, eos_token); first match wins.

@@ -480,45 +480,35 @@ fn dict_check(value: &Value, allowed: &[Value]) -> Verdict {
         if possible.as_str() == Some("") {
             continue;
         }
-        verdict = Verdict {
-            valid: false,
-            error_type: Some("dict_checker:unclear".into()),
-            errors: Vec::new(),
-        };
-        let mut fits = true;
-        let possible = possible.as_object().unwrap_or(&empty);
-        for (key, v) in given {
-            let Some(options) = possible.get(key) else {
-                verdict
-                    .errors
-                    .push(format!("Unexpected dict key parameter: '{key}'."));
-                verdict.error_type = Some("value_error:dict_key".into());
-                fits = false;
-                break;
-            };
-            let options: Vec<Value> = iterate(options).iter().map(standardized).collect();
-            if !contains(&options, &standardized(v)) {
-                verdict.errors.push(not_among(key, v, &options));
-                verdict.error_type = Some("value_error:dict_value".into());
-                fits = false;
-                break;
-            }
-        }
-        for (key, options) in possible {
-            if !given.contains_key(key) && !may_be_absent(options) {
-                verdict
-                    .errors
-                    .push(format!("Missing dict key parameter: '{key}'."));
-                verdict.error_type = Some("value_error:dict_key".into());
-                fits = false;
-                break;
-            }
-        }
-        if fits {
-            return Verdict::valid();
+        match dict_problem(given, possible.as_object().unwrap_or(&empty)) {
+            None => return Verdict::valid(),
+            Some(problem) => verdict = problem,
         }
     }
     verdict
+}
+
+/// What is wrong with `given` against one possible dict: its first key
+/// that is not one of the possible dict's or whose value is not among its
+/// values; but a missing key, which BFCL checks after those, wins.
+fn dict_problem(given: &Map<String, Value>, possible: &Map<String, Value>) -> Option<Verdict> {
+    let wrong = given.iter().find_map(|(key, v)| {
+        let Some(options) = possible.get(key) else {
+            let why = format!("Unexpected dict key parameter: '{key}'.");
+            return Some(Verdict::invalid("value_error:dict_key", why));
+        };
+        let options: Vec<Value> = iterate(options).iter().map(standardized).collect();
+        (!contains(&options, &standardized(v)))
+            .then(|| Verdict::invalid("value_error:dict_value", not_among(key, v, &options)))
+    });
+    let missing = possible
+        .iter()
+        .find(|(key, options)| !given.contains_key(*key) && !may_be_absent(options))
+        .map(|(key, _)| {
+            let why = format!("Missing dict key parameter: '{key}'.");
+            Verdict::invalid("value_error:dict_key", why)
+        });
+    missing.or(wrong)
 }
 
 /// `list_dict_checker`: the list of dicts against each possible list, item

@@ -302,6 +302,32 @@ mod tests {
     use crate::corpus::values::part;
     use std::collections::HashSet;
 
+    /// Over 500 draws of a kind (an index of `cues`) and of the text
+    /// `write` makes for it, asserts that each text names its own kind and
+    /// no other: a kind is named when `said(text, cue)` finds one of its
+    /// cues.
+    #[track_caller]
+    pub(super) fn assert_each_kind_named_by_its_own_cues(
+        seed: u64,
+        cues: &[&[&str]],
+        mut write: impl FnMut(&mut Rng, usize) -> String,
+        said: impl Fn(&str, &str) -> bool,
+    ) {
+        let mut rng = Rng::for_example(seed, 0);
+        for _ in 0..500 {
+            let own = rng.below(cues.len());
+            let text = write(&mut rng, own);
+            for (kind, words) in cues.iter().enumerate() {
+                let named = words.iter().any(|w| said(&text, w));
+                assert_eq!(
+                    named,
+                    kind == own,
+                    "{text:?} for kind {own}, cues {words:?}"
+                );
+            }
+        }
+    }
+
     /// Lower-case words of `text`, one space apart.
     pub(super) fn words(text: &str) -> String {
         let kept: String = text

@@ -70,7 +70,7 @@ pub(crate) fn with_repeat(rng: &mut Rng, mut numbers: Vec<String>) -> Vec<String
 mod tests {
     use super::*;
     use crate::corpus::phrasing as p;
-    use crate::corpus::practice::tests::{check, words};
+    use crate::corpus::practice::tests::{assert_each_kind_named_by_its_own_cues, check, words};
 
     #[test]
     fn composed_arithmetic_never_contains_held_out_words_between_slots() {
@@ -99,20 +99,17 @@ mod tests {
             &["divided", "/", "quotient", "ways", "over"],
             &["power", "^", "exponent", "7th"],
         ];
-        let mut rng = Rng::for_example(44, 0);
-        for _ in 0..500 {
-            let op = rng.below(5);
-            let text = arithmetic(&mut rng, op, "3", "7", |_| false);
-            let tokens: Vec<String> = text
-                .split(|c: char| c.is_whitespace() || matches!(c, '?' | '.' | ':'))
-                .map(str::to_lowercase)
-                .chain(words(&text).split(' ').map(str::to_owned))
-                .collect();
-            for (other, names) in cues.iter().enumerate() {
-                let named = names.iter().any(|n| tokens.iter().any(|t| t == n));
-                assert_eq!(named, other == op, "{text:?} for operation {op}");
-            }
-        }
+        assert_each_kind_named_by_its_own_cues(
+            44,
+            &cues,
+            |rng, op| arithmetic(rng, op, "3", "7", |_| false),
+            |text, cue| {
+                text.split(|c: char| c.is_whitespace() || matches!(c, '?' | '.' | ':'))
+                    .map(str::to_lowercase)
+                    .chain(words(text).split(' ').map(str::to_owned))
+                    .any(|t| t == cue)
+            },
+        );
     }
 
     #[test]

@@ -160,7 +160,7 @@ pub(crate) fn forecast(
 mod tests {
     use super::*;
     use crate::corpus::phrasing as p;
-    use crate::corpus::practice::tests::{check, words};
+    use crate::corpus::practice::tests::{assert_each_kind_named_by_its_own_cues, check, words};
 
     #[test]
     fn composed_requests_never_contain_held_out_words_between_slots() {
@@ -221,7 +221,6 @@ mod tests {
 
     #[test]
     fn each_statistic_is_named_by_its_own_words() {
-        let names = ["mean", "median", "min", "max", "sum"];
         let cues: [&[&str]; 5] = [
             &["average", "mean"],
             &["median"],
@@ -229,15 +228,12 @@ mod tests {
             &["largest", "maximum", "highest", "biggest", "greatest"],
             &["sum", "total", "add", "adding"],
         ];
-        let mut rng = Rng::for_example(42, 0);
-        for _ in 0..500 {
-            let stat = rng.below(5);
-            let text = words(&statistic(&mut rng, stat, "1, 2, 3", |_| false));
-            for (other, words) in cues.iter().enumerate() {
-                let named = words.iter().any(|w| text.split(' ').any(|t| t == *w));
-                assert_eq!(named, other == stat, "{text:?} for {}", names[stat]);
-            }
-        }
+        assert_each_kind_named_by_its_own_cues(
+            42,
+            &cues,
+            |rng, stat| words(&statistic(rng, stat, "1, 2, 3", |_| false)),
+            |text, cue| text.split(' ').any(|t| t == cue),
+        );
     }
 
     #[test]
