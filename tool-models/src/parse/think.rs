@@ -73,36 +73,33 @@ impl ThinkSplitter {
                 return;
             }
             match self.state {
-                State::Content => match find_any(rest, 0, &[self.markers.open]) {
-                    Find::At { at, .. } => {
-                        content.push(&rest[..at]);
-                        raw.consume(at + self.markers.open.len());
-                        self.state = State::Reasoning;
-                    }
-                    Find::Partial { safe } => {
-                        let n = if end { rest.len() } else { safe };
+                State::Content | State::Reasoning => {
+                    let reasoning = matches!(self.state, State::Reasoning);
+                    // Content ends at the opening marker; reasoning at the
+                    // closing one, or at an exit marker, which is kept.
+                    let (ends, next) = if reasoning {
+                        let ends = [&[self.markers.close], self.markers.exits].concat();
+                        (ends, State::Content)
+                    } else {
+                        (vec![self.markers.open], State::Reasoning)
+                    };
+                    let (n, marker) = match find_any(rest, 0, &ends) {
+                        Find::At { at, which: 0 } => (at, Some(ends[0].len())),
+                        Find::At { at, .. } => (at, Some(0)),
+                        Find::Partial { safe } => (if end { rest.len() } else { safe }, None),
+                    };
+                    if reasoning {
+                        em.reasoning(&rest[..n]);
+                    } else {
                         content.push(&rest[..n]);
+                    }
+                    // Without its end, the text so far is all that is decided.
+                    let Some(marker) = marker else {
                         raw.consume(n);
                         return;
-                    }
-                },
-                State::Reasoning => {
-                    let mut ms = vec![self.markers.close];
-                    ms.extend_from_slice(self.markers.exits);
-                    match find_any(rest, 0, &ms) {
-                        Find::At { at, which } => {
-                            em.reasoning(&rest[..at]);
-                            let skip = if which == 0 { ms[0].len() } else { 0 };
-                            raw.consume(at + skip);
-                            self.state = State::Content;
-                        }
-                        Find::Partial { safe } => {
-                            let n = if end { rest.len() } else { safe };
-                            em.reasoning(&rest[..n]);
-                            raw.consume(n);
-                            return;
-                        }
-                    }
+                    };
+                    raw.consume(n + marker);
+                    self.state = next;
                 }
                 State::Undecided => {
                     let from = self.scanned.min(rest.len());

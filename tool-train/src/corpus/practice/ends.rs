@@ -133,11 +133,15 @@ pub(crate) fn with_trailer(
 mod tests {
     use super::*;
 
+    /// `n` training places `draw` makes, from the seed `seed`.
+    fn places(seed: u64, n: usize, draw: fn(&mut Rng, Split) -> String) -> Vec<String> {
+        let mut rng = Rng::for_example(seed, 0);
+        (0..n).map(|_| draw(&mut rng, Split::Train)).collect()
+    }
+
     #[test]
     fn long_places_have_several_capitalised_words() {
-        let mut rng = Rng::for_example(3, 0);
-        for _ in 0..200 {
-            let place = long_place(&mut rng, Split::Train);
+        for place in places(3, 200, long_place) {
             let words: Vec<&str> = place.split(' ').collect();
             assert!((2..=3).contains(&words.len()), "{place}");
             assert!(words.iter().all(|w| w.starts_with(char::is_uppercase)));
@@ -227,9 +231,7 @@ mod tests {
 
     #[test]
     fn places_with_a_city_name_a_known_city_and_a_made_up_word() {
-        let mut rng = Rng::for_example(4, 0);
-        for _ in 0..100 {
-            let place = place_with_city(&mut rng, Split::Train);
+        for place in places(4, 100, place_with_city) {
             let words: Vec<&str> = place.split(' ').collect();
             assert!(
                 v::CITIES
