@@ -193,8 +193,31 @@ pub(crate) fn dequantize(quant: Quant, w: &[u8], out: &mut [f32]) {
     }
 }
 
+/// The little-endian f16 at `at`, widened. Inlined into every block's
+/// loop: a block scale per 32 values made `half`'s call (which checks the
+/// CPU each time when F16C is not enabled crate-wide) 14% of decoding.
+#[inline(always)]
 fn f16_at(bytes: &[u8], at: usize) -> f32 {
-    half::f16::from_bits(u16::from_le_bytes([bytes[at], bytes[at + 1]])).to_f32()
+    f16_to_f32(u16::from_le_bytes([bytes[at], bytes[at + 1]]))
+}
+
+/// An f16's exact f32 value, by moving its bits into place (the exponent
+/// rebiased; subnormals renormalised by one subtraction; infinities and
+/// NaNs kept).
+#[inline(always)]
+fn f16_to_f32(h: u16) -> f32 {
+    const SHIFTED_EXP: u32 = 0x7c00 << 13;
+    let mut bits = u32::from(h & 0x7fff) << 13;
+    let exp = bits & SHIFTED_EXP;
+    bits += (127 - 15) << 23;
+    let value = if exp == SHIFTED_EXP {
+        f32::from_bits(bits + ((128 - 16) << 23))
+    } else if exp == 0 {
+        f32::from_bits(bits + (1 << 23)) - f32::from_bits(113 << 23)
+    } else {
+        f32::from_bits(bits)
+    };
+    f32::from_bits(value.to_bits() | (u32::from(h & 0x8000) << 16))
 }
 
 /// Q4_K's `j`th 6-bit sub-scale and sub-minimum, packed in 12 bytes.
@@ -682,6 +705,19 @@ mod tests {
         (Quant::Q5K, GgmlDType::Q5K),
         (Quant::Q6K, GgmlDType::Q6K),
     ];
+
+    #[test]
+    fn every_f16_widens_exactly() {
+        for h in 0..=u16::MAX {
+            let expected = half::f16::from_bits(h).to_f32();
+            let ours = f16_to_f32(h);
+            if expected.is_nan() {
+                assert!(ours.is_nan(), "{h:#06x}");
+            } else {
+                assert_eq!(ours.to_bits(), expected.to_bits(), "{h:#06x}");
+            }
+        }
+    }
 
     fn values(n: usize, seed: u32) -> Vec<f32> {
         (0..n)
