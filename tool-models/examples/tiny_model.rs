@@ -15,7 +15,7 @@ use tool_models::model::tiny::{
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let usage =
-        "usage: tiny_model DIR [CONTEXT] [--shape tiny|qwen2.5-0.5b] [--gguf f32,q8_0,q4_k,q4_1,mixed]";
+        "usage: tiny_model DIR [CONTEXT] [--shape tiny|qwen2.5-0.5b] [--gguf f32,q8_0,q4_k,q4_1,q4_0,q5_k,mixed]";
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut option = |name: &str| -> Result<Option<String>, String> {
         match args.iter().position(|a| a == name) {
@@ -57,6 +57,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "q8_0" => GgufWeights::Q8_0,
             "q4_k" => GgufWeights::Q4K,
             "q4_1" => GgufWeights::Q4_1,
+            "q4_0" => GgufWeights::Q4_0,
+            "q5_k" => GgufWeights::Q5K,
             "mixed" => GgufWeights::Mixed,
             other => return Err(format!("unknown GGUF format {other:?}; {usage}").into()),
         };

@@ -28,6 +28,11 @@ pub enum GgufWeights {
     /// Q4_1 (4 bits, a scale and a minimum per 32), as SmolLM2-135M's
     /// `Q4_1` file stores its matrices.
     Q4_1,
+    /// Q4_0 (4 bits and a scale per 32) for every matrix.
+    Q4_0,
+    /// Q5_K for every matrix whose rows are whole 256-value blocks, Q5_0
+    /// for the others, as llama.cpp falls back.
+    Q5K,
     /// Every other block format, one per kind of matrix: q Q4_0, k Q5_1,
     /// v Q2_K, the attention output Q3_K, the MLP Q5_K (Q4_0 where a row
     /// is not a multiple of 256 values), the embedding and output Q8_0.
@@ -50,6 +55,9 @@ impl GgufWeights {
             GgufWeights::Q4K if fits(GgmlDType::Q4K) => GgmlDType::Q4K,
             GgufWeights::Q4K => GgmlDType::Q5_0,
             GgufWeights::Q4_1 => GgmlDType::Q4_1,
+            GgufWeights::Q4_0 => GgmlDType::Q4_0,
+            GgufWeights::Q5K if fits(GgmlDType::Q5K) => GgmlDType::Q5K,
+            GgufWeights::Q5K => GgmlDType::Q5_0,
             GgufWeights::Mixed => {
                 let kinds = [
                     ("attn_q.", GgmlDType::Q4_0),
