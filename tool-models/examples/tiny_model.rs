@@ -7,7 +7,7 @@
 //! `--gguf q8_0,q4_k,f32` also writes `model-<format>.gguf` in the
 //! directory for each format named (`scripts/bench_llama_cpp.py`).
 //!
-//! `cargo run --release -p tool-models --example tiny_model -- DIR [CONTEXT] [--shape qwen2.5-0.5b] [--gguf FORMATS]`
+//! `cargo run --release -p tool-models --example tiny_model -- DIR [CONTEXT] [--shape smollm3|qwen2.5-0.5b] [--gguf FORMATS]`
 
 use tool_models::model::tiny::{
     write_tiny_gguf, write_tiny_gguf_as, write_tiny_model, GgufWeights, TinySpec,
@@ -15,7 +15,7 @@ use tool_models::model::tiny::{
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let usage =
-        "usage: tiny_model DIR [CONTEXT] [--shape tiny|qwen2.5-0.5b] [--gguf f32,q8_0,q4_k,q4_1,q4_0,q5_k,mixed]";
+        "usage: tiny_model DIR [CONTEXT] [--shape tiny|smollm3|qwen2.5-0.5b] [--gguf f32,q8_0,q4_k,q4_1,q4_0,q5_k,mixed]";
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut option = |name: &str| -> Result<Option<String>, String> {
         match args.iter().position(|a| a == name) {
@@ -38,6 +38,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             max_position_embeddings: context.unwrap_or(4096),
             ..TinySpec::qwen2(7)
         },
+        // What `scripts/tiny_arch_references.py` gives transformers.
+        "smollm3" => TinySpec {
+            max_position_embeddings: context.unwrap_or(1024),
+            ..TinySpec::smollm3(7)
+        },
         "qwen2.5-0.5b" => TinySpec {
             max_position_embeddings: context.unwrap_or(32768),
             ..TinySpec::qwen2_5_0_5b(7)
@@ -45,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         other => return Err(format!("unknown shape {other:?}; {usage}").into()),
     };
     write_tiny_model(&dir, &spec)?;
-    if shape == "tiny" {
+    if shape != "qwen2.5-0.5b" {
         write_tiny_gguf(&dir.join("tiny.gguf"), &spec)?;
         println!("{}", dir.join("tiny.gguf").display());
     } else {

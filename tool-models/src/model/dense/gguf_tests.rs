@@ -27,6 +27,7 @@ fn arch_name(arch: TinyArch) -> &'static str {
     match arch {
         TinyArch::Llama => "llama",
         TinyArch::Qwen2 => "qwen2",
+        TinyArch::SmolLM3 => "smollm3",
     }
 }
 
@@ -65,6 +66,8 @@ fn candle_steps(path: &Path, arch: TinyArch, tokens: &[u32]) -> Vec<Vec<f32>> {
                 quantized_qwen2::ModelWeights::from_gguf(content, &mut file, &Device::Cpu).unwrap();
             Box::new(move |x, pos| m.forward(x, pos).unwrap())
         }
+        // Checked against transformers instead (`tests/model_architectures.rs`).
+        TinyArch::SmolLM3 => panic!("candle has no SmolLM3"),
     };
     tokens
         .iter()

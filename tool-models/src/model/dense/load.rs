@@ -108,6 +108,7 @@ impl Dense {
                 qk_norms: None,
                 post_norms: None,
                 sliding: false,
+                rotary: true,
             });
         }
         let embed = matrix("model.embed_tokens.weight", &[cfg.vocab, h])?;

@@ -34,7 +34,7 @@ impl Dense {
         vocab: usize,
         dequantize: bool,
     ) -> Result<Option<Dense>, ModelError> {
-        if !matches!(arch, "llama" | "qwen2" | "gemma3") {
+        if !matches!(arch, "llama" | "qwen2" | "gemma3" | "smollm3") {
             return Ok(None);
         }
         let gemma = arch == "gemma3";
@@ -118,8 +118,9 @@ impl Dense {
         }
         let (h, i) = (shape.hidden, shape.intermediate);
         let (qw, kw) = (heads.query_width(), heads.kv_width());
-        // llama.cpp's converter reorders Llama's q/k rows, not Qwen 2's.
-        let interleaved = arch == "llama";
+        // llama.cpp's converter reorders Llama's q/k rows (SmolLM3 is a
+        // Llama), not Qwen 2's.
+        let interleaved = matches!(arch, "llama" | "smollm3");
         let mut layers = Vec::new();
         for layer in 0..shape.layers {
             let name = |part: &str| format!("blk.{layer}.{part}");
@@ -165,6 +166,9 @@ impl Dense {
                 post_norms,
                 // Gemma 3: five local layers, then a global one.
                 sliding: gemma && layer % GEMMA3_PATTERN != GEMMA3_PATTERN - 1,
+                // SmolLM3: every fourth layer has no rotary embedding, as
+                // llama.cpp runs it (its files do not say which).
+                rotary: arch != "smollm3" || (layer + 1) % SMOLLM3_NOPE_EVERY != 0,
                 attn_norm: reader.vector(&name("attn_norm.weight"), h)?,
                 qkv: Matrix::stack(vec![q, k, v]),
                 qkv_bias,
@@ -209,6 +213,9 @@ impl Dense {
 const GEMMA3_PATTERN: usize = 6;
 /// Gemma 3's local attention window, when the file does not say.
 const GEMMA3_WINDOW: usize = 512;
+/// SmolLM3's every this-many-th layer has no rotary embedding.
+const SMOLLM3_NOPE_EVERY: usize = 4;
+
 /// The rotary base of Gemma 3's local layers (the file's is the global
 /// layers').
 const GEMMA3_LOCAL_ROPE_BASE: f32 = 10_000.0;

@@ -75,6 +75,9 @@ struct Layer {
     post_norms: Option<(Vec<f32>, Vec<f32>)>,
     /// Attends locally (see [`DenseConfig::local`]).
     sliding: bool,
+    /// Rotates queries and keys; SmolLM3's every fourth layer does not
+    /// (NoPE).
+    rotary: bool,
 }
 
 /// The weights of a model.
@@ -223,9 +226,11 @@ impl Dense {
                     let mut angles = [0f32; 2 * MAX_HALF_HEAD];
                     let (cos, sin) = angles.split_at_mut(MAX_HALF_HEAD);
                     let (cos, sin) = (&mut cos[..half], &mut sin[..half]);
-                    rotary_angles(start + i, inv_freq, cos, sin);
-                    rope(q, heads.dim, cos, sin);
-                    rope(k, heads.dim, cos, sin);
+                    if layer.rotary {
+                        rotary_angles(start + i, inv_freq, cos, sin);
+                        rope(q, heads.dim, cos, sin);
+                        rope(k, heads.dim, cos, sin);
+                    }
                 });
             cache.append(index, &s.k, &s.v);
             let (keys, values) = cache.layer(index);

@@ -107,6 +107,7 @@ pub fn write_tiny_gguf_as(
     let arch = match spec.arch {
         TinyArch::Llama => "llama",
         TinyArch::Qwen2 => "qwen2",
+        TinyArch::SmolLM3 => "smollm3",
     };
     let head_dim = spec.hidden_size / spec.num_heads;
     let u32v = |n: usize| Value::U32(n as u32);
@@ -148,7 +149,7 @@ pub fn write_tiny_gguf_as(
             format!("{arch}.attention.layer_norm_rms_epsilon"),
             Value::F32(match spec.arch {
                 TinyArch::Llama => 1e-5,
-                TinyArch::Qwen2 => 1e-6,
+                TinyArch::Qwen2 | TinyArch::SmolLM3 => 1e-6,
             }),
         ),
         (format!("{arch}.rope.dimension_count"), u32v(head_dim)),
@@ -189,10 +190,11 @@ pub fn write_tiny_gguf_as(
             continue;
         };
         let tensor = match (spec.arch, name.rsplit('.').nth(1)) {
-            (TinyArch::Llama, Some("q_proj")) if name.ends_with("weight") => {
+            // llama.cpp's converter reorders Llama-family q and k rows.
+            (TinyArch::Llama | TinyArch::SmolLM3, Some("q_proj")) if name.ends_with("weight") => {
                 permute(tensor, spec.num_heads).map_err(fail)?
             }
-            (TinyArch::Llama, Some("k_proj")) if name.ends_with("weight") => {
+            (TinyArch::Llama | TinyArch::SmolLM3, Some("k_proj")) if name.ends_with("weight") => {
                 permute(tensor, spec.num_kv_heads).map_err(fail)?
             }
             _ => tensor.clone(),

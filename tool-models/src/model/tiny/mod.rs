@@ -39,6 +39,9 @@ pub enum TinyArch {
     Llama,
     /// `Qwen2ForCausalLM` (biases on the q, k, v projections).
     Qwen2,
+    /// `SmolLM3ForCausalLM`: a Llama whose every fourth layer has no
+    /// rotary embedding (NoPE).
+    SmolLM3,
 }
 
 /// The shape and seed of a tiny model.
@@ -93,6 +96,16 @@ impl TinySpec {
         }
     }
 
+    /// A SmolLM3 with tied embeddings: hidden 64, 4 layers (the fourth
+    /// without rotary embedding), 4 heads, 2 kv heads.
+    pub fn smollm3(seed: u64) -> TinySpec {
+        TinySpec {
+            arch: TinyArch::SmolLM3,
+            num_layers: 4,
+            ..TinySpec::llama(seed)
+        }
+    }
+
     /// Qwen2.5-0.5B's shape (494M parameters: hidden 896, 24 layers, 14
     /// heads and 2 key/value heads, MLP 4864, a vocabulary of 151,936 rows,
     /// tied embeddings) with random weights: for measuring speed on a
@@ -130,6 +143,9 @@ impl TinySpec {
         }
     }
 }
+
+/// SmolLM3's every this-many-th layer has no rotary embedding.
+const SMOLLM3_NOPE_EVERY: usize = 4;
 
 /// Number of tokens of the tiny tokenizer (and rows of the tiny embedding).
 pub const TINY_VOCAB_SIZE: usize = vocab::VOCAB_SIZE;
@@ -212,6 +228,24 @@ fn config_json(spec: &TinySpec) -> Value {
             "sliding_window": spec.max_position_embeddings,
             "max_window_layers": spec.num_layers,
             "use_sliding_window": false,
+        }),
+        TinyArch::SmolLM3 => json!({
+            "architectures": ["SmolLM3ForCausalLM"],
+            "model_type": "smollm3",
+            // transformers' default (128004) is past the tiny vocabulary.
+            "pad_token_id": vocab::added_id("<|endoftext|>"),
+            "rms_norm_eps": 1e-6,
+            "attention_bias": false,
+            "mlp_bias": false,
+            "rope_scaling": null,
+            "use_sliding_window": false,
+            "sliding_window": null,
+            "no_rope_layer_interval": SMOLLM3_NOPE_EVERY,
+            // 1: the layer rotates; llama.cpp's converter keeps only the
+            // interval, and every `SMOLLM3_NOPE_EVERY`th layer does not.
+            "no_rope_layers": (0..spec.num_layers)
+                .map(|l| u8::from((l + 1) % SMOLLM3_NOPE_EVERY != 0))
+                .collect::<Vec<_>>(),
         }),
     };
     if let (Value::Object(config), Value::Object(extra)) = (&mut config, extra) {
