@@ -427,32 +427,38 @@ fn a_qwen3_gguf_gives_the_logits_of_its_safetensors_original() {
     }
 }
 
-/// SmolLM3 runs from GGUF (`smollm3`, as llama.cpp's converter names it):
-/// the tiny seeded model written as GGUF gives, at every position, the
-/// logits Python transformers computes from the same weights as a Hugging
-/// Face directory (`tests/data/tiny_arch_logits.json`, written by
-/// `scripts/tiny_arch_references.py`), its fourth layer without rotary
-/// embedding (NoPE) as both run it.
+/// SmolLM3 and Granite run from GGUF (`smollm3`, `granite`, as llama.cpp's
+/// converter names them): each tiny seeded model written as GGUF gives, at
+/// every position, the logits Python transformers computes from the same
+/// weights as a Hugging Face directory (`tests/data/tiny_arch_logits.json`,
+/// written by `scripts/tiny_arch_references.py`): SmolLM3's fourth layer
+/// without rotary embedding (NoPE), Granite's multipliers of the
+/// embeddings, scores, residual branches and logits.
 #[test]
-fn a_smollm3_gguf_gives_transformers_logits() {
+fn smollm3_and_granite_ggufs_give_transformers_logits() {
     let reference: Value =
         serde_json::from_str(include_str!("data/tiny_arch_logits.json")).unwrap();
-    let expected = &reference["models"]["smollm3"];
-    assert_eq!(expected["class"], "SmolLM3ForCausalLM");
     let prompt: Vec<u32> = serde_json::from_value(reference["prompt"].clone()).unwrap();
-    let rows: Vec<Vec<f32>> = serde_json::from_value(expected["logits"].clone()).unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let path = tmp.path().join("smollm3.gguf");
-    tool_models::model::tiny::write_tiny_gguf(&path, &TinySpec::smollm3(7)).unwrap();
-    let mut model = Model::load(&path).unwrap();
-    assert!(
-        model.matrix_formats().is_some(),
-        "SmolLM3 runs on the decoder"
-    );
-    assert_eq!(rows.len(), prompt.len());
-    for (n, row) in rows.iter().enumerate() {
-        let ours = model.logits(&prompt[..=n]).unwrap();
-        let diff = max_diff(&ours, row);
-        assert!(diff < 1e-4, "position {n}: logits differ by {diff}");
+    for (name, class, spec) in [
+        ("smollm3", "SmolLM3ForCausalLM", TinySpec::smollm3(7)),
+        ("granite", "GraniteForCausalLM", TinySpec::granite(7)),
+    ] {
+        let expected = &reference["models"][name];
+        assert_eq!(expected["class"], class);
+        let rows: Vec<Vec<f32>> = serde_json::from_value(expected["logits"].clone()).unwrap();
+        assert_eq!(rows.len(), prompt.len());
+        let path = tmp.path().join(format!("{name}.gguf"));
+        tool_models::model::tiny::write_tiny_gguf(&path, &spec).unwrap();
+        let mut model = Model::load(&path).unwrap();
+        assert!(
+            model.matrix_formats().is_some(),
+            "{name} runs on the decoder"
+        );
+        for (n, row) in rows.iter().enumerate() {
+            let ours = model.logits(&prompt[..=n]).unwrap();
+            let diff = max_diff(&ours, row);
+            assert!(diff < 1e-4, "{name}, position {n}: logits differ by {diff}");
+        }
     }
 }

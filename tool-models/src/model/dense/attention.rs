@@ -80,6 +80,8 @@ pub(crate) struct Queries<'a> {
     /// Each position sees only the last `window` positions up to itself
     /// (Gemma's local layers); `None`, every position before it.
     pub window: Option<usize>,
+    /// The scores' scale: 1/√head, or the architecture's own.
+    pub scale: f32,
 }
 
 /// Causal attention of the `queries` over the cache. The result goes to
@@ -93,6 +95,7 @@ pub(crate) fn attend(queries: Queries<'_>, out: &mut [f32]) {
         n,
         heads,
         window,
+        scale,
     } = queries;
     // The first position a query that sees `visible` positions attends to.
     let first_seen = |visible: usize| window.map_or(0, |w| visible.saturating_sub(w));
@@ -100,7 +103,6 @@ pub(crate) fn attend(queries: Queries<'_>, out: &mut [f32]) {
     assert!(q.len() >= n * qw && out.len() >= n * qw);
     assert!(keys.len() >= (start + n) * kw && values.len() >= (start + n) * kw);
     let group = heads.query / heads.kv;
-    let scale = 1.0 / (dim as f32).sqrt();
     out[..n * qw]
         .par_chunks_mut(n * dim)
         .enumerate()
@@ -270,7 +272,8 @@ mod tests {
             let keys = values((start + n) * heads.kv_width());
             let vals = values((start + n) * heads.kv_width());
             let mut out = vec![0f32; n * heads.query_width()];
-            let queries = Queries { q: &q, keys: &keys, values: &vals, start, n, heads, window };
+            let scale = 1.0 / (heads.dim as f32).sqrt();
+            let queries = Queries { q: &q, keys: &keys, values: &vals, start, n, heads, window, scale };
             attend(queries, &mut out);
             let expected = naive(queries);
             for (a, b) in out.iter().zip(&expected) {

@@ -28,6 +28,7 @@ fn arch_name(arch: TinyArch) -> &'static str {
         TinyArch::Llama => "llama",
         TinyArch::Qwen2 => "qwen2",
         TinyArch::SmolLM3 => "smollm3",
+        TinyArch::Granite => "granite",
     }
 }
 
@@ -67,7 +68,7 @@ fn candle_steps(path: &Path, arch: TinyArch, tokens: &[u32]) -> Vec<Vec<f32>> {
             Box::new(move |x, pos| m.forward(x, pos).unwrap())
         }
         // Checked against transformers instead (`tests/model_architectures.rs`).
-        TinyArch::SmolLM3 => panic!("candle has no SmolLM3"),
+        TinyArch::SmolLM3 | TinyArch::Granite => panic!("candle has neither"),
     };
     tokens
         .iter()

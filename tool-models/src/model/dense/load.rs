@@ -164,6 +164,9 @@ impl Shape<'_> {
             inv_freq,
             context,
             embed_scale: 1.0,
+            attention_scale: None,
+            residual_scale: 1.0,
+            logit_scale: 1.0,
             activation: super::Activation::Silu,
             local: None,
         }

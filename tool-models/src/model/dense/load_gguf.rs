@@ -34,7 +34,7 @@ impl Dense {
         vocab: usize,
         dequantize: bool,
     ) -> Result<Option<Dense>, ModelError> {
-        if !matches!(arch, "llama" | "qwen2" | "gemma3" | "smollm3") {
+        if !matches!(arch, "llama" | "qwen2" | "gemma3" | "smollm3" | "granite") {
             return Ok(None);
         }
         let gemma = arch == "gemma3";
@@ -118,9 +118,9 @@ impl Dense {
         }
         let (h, i) = (shape.hidden, shape.intermediate);
         let (qw, kw) = (heads.query_width(), heads.kv_width());
-        // llama.cpp's converter reorders Llama's q/k rows (SmolLM3 is a
-        // Llama), not Qwen 2's.
-        let interleaved = matches!(arch, "llama" | "smollm3");
+        // llama.cpp's converter reorders Llama's q/k rows (SmolLM3 and
+        // Granite are Llamas), not Qwen 2's.
+        let interleaved = matches!(arch, "llama" | "smollm3" | "granite");
         let mut layers = Vec::new();
         for layer in 0..shape.layers {
             let name = |part: &str| format!("blk.{layer}.{part}");
@@ -189,6 +189,15 @@ impl Dense {
             None
         };
         let mut cfg = shape.config(heads, vocab, inv_freq, context);
+        if arch == "granite" {
+            // Granite's multipliers; a 0 (or none) means none, as llama.cpp
+            // reads them.
+            let scale = |key: &str| float(key).filter(|v| *v != 0.0).map(|v| v as f32);
+            cfg.embed_scale = scale("embedding_scale").unwrap_or(1.0);
+            cfg.residual_scale = scale("residual_scale").unwrap_or(1.0);
+            cfg.attention_scale = scale("attention.scale");
+            cfg.logit_scale = scale("logit_scale").unwrap_or(1.0);
+        }
         if gemma {
             // As llama.cpp runs Gemma 3 (its converter stores the norms'
             // weights with Gemma's `1 +` folded in).

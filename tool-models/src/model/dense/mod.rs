@@ -41,8 +41,16 @@ pub(crate) struct DenseConfig {
     inv_freq: Vec<f32>,
     /// The most positions the model attends to.
     context: usize,
-    /// The embeddings are multiplied by this (Gemma: √hidden).
+    /// The embeddings are multiplied by this (Gemma: √hidden; Granite:
+    /// its `embedding_multiplier`).
     embed_scale: f32,
+    /// The attention scores' scale when it is not 1/√head (Granite).
+    attention_scale: Option<f32>,
+    /// Each layer's attention and MLP outputs are multiplied by this before
+    /// they are added to the residual (Granite).
+    residual_scale: f32,
+    /// The logits are divided by this (Granite).
+    logit_scale: f32,
     activation: Activation,
     /// Gemma 3's local layers: how many positions each sees, and their own
     /// rotary frequencies.
@@ -243,6 +251,9 @@ impl Dense {
                 n,
                 heads,
                 window,
+                scale: cfg
+                    .attention_scale
+                    .unwrap_or(1.0 / (heads.dim as f32).sqrt()),
             };
             attend(queries, &mut s.by_head);
             interleave_heads(&s.by_head, n, heads.query, heads.dim, &mut s.attn);
@@ -252,7 +263,7 @@ impl Dense {
                 &mut s.x,
                 &s.proj,
                 post_norms.map(|p| &p.0[..]),
-                cfg.eps,
+                cfg,
                 &mut s.normed,
             );
             rms_norm(&s.x, &layer.mlp_norm, cfg.eps, &mut s.normed);
@@ -263,7 +274,7 @@ impl Dense {
                 &mut s.x,
                 &s.proj,
                 post_norms.map(|p| &p.1[..]),
-                cfg.eps,
+                cfg,
                 &mut s.normed,
             );
         }
@@ -276,6 +287,9 @@ impl Dense {
             .as_ref()
             .unwrap_or(&self.embed)
             .matvec(&normed, &mut logits);
+        if cfg.logit_scale != 1.0 {
+            logits.iter_mut().for_each(|l| *l /= cfg.logit_scale);
+        }
         Ok(logits)
     }
 }
@@ -292,14 +306,28 @@ fn add(x: &mut [f32], y: &[f32]) {
 }
 
 /// Adds `y` to the residual `x`, after normalising it by `norm` when the
-/// architecture does (`scratch` holds the normalised rows).
-fn add_normed(x: &mut [f32], y: &[f32], norm: Option<&[f32]>, eps: f32, scratch: &mut [f32]) {
-    match norm {
+/// architecture does (`scratch` holds the normalised rows) and scaling it
+/// by the configuration's residual scale.
+fn add_normed(
+    x: &mut [f32],
+    y: &[f32],
+    norm: Option<&[f32]>,
+    cfg: &DenseConfig,
+    scratch: &mut [f32],
+) {
+    let y = match norm {
         Some(w) => {
-            rms_norm(y, w, eps, scratch);
-            add(x, scratch);
+            rms_norm(y, w, cfg.eps, scratch);
+            &*scratch
         }
-        None => add(x, y),
+        None => y,
+    };
+    if cfg.residual_scale == 1.0 {
+        add(x, y);
+    } else {
+        for (x, y) in x.iter_mut().zip(y) {
+            *x += cfg.residual_scale * y;
+        }
     }
 }
 

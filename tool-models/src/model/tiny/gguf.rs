@@ -108,6 +108,7 @@ pub fn write_tiny_gguf_as(
         TinyArch::Llama => "llama",
         TinyArch::Qwen2 => "qwen2",
         TinyArch::SmolLM3 => "smollm3",
+        TinyArch::Granite => "granite",
     };
     let head_dim = spec.hidden_size / spec.num_heads;
     let u32v = |n: usize| Value::U32(n as u32);
@@ -127,7 +128,7 @@ pub fn write_tiny_gguf_as(
             })
         })
         .collect();
-    let metadata: Vec<(String, Value)> = vec![
+    let mut metadata: Vec<(String, Value)> = vec![
         ("general.architecture".into(), Value::String(arch.into())),
         ("general.name".into(), Value::String(format!("tiny-{arch}"))),
         (
@@ -148,7 +149,7 @@ pub fn write_tiny_gguf_as(
         (
             format!("{arch}.attention.layer_norm_rms_epsilon"),
             Value::F32(match spec.arch {
-                TinyArch::Llama => 1e-5,
+                TinyArch::Llama | TinyArch::Granite => 1e-5,
                 TinyArch::Qwen2 | TinyArch::SmolLM3 => 1e-6,
             }),
         ),
@@ -183,6 +184,18 @@ pub fn write_tiny_gguf_as(
         ),
     ];
 
+    if spec.arch == TinyArch::Granite {
+        let [embedding, attention, residual, logits] = super::GRANITE_MULTIPLIERS;
+        for (key, value) in [
+            ("embedding_scale", embedding),
+            ("attention.scale", attention),
+            ("residual_scale", residual),
+            ("logit_scale", logits),
+        ] {
+            metadata.push((format!("{arch}.{key}"), Value::F32(value)));
+        }
+    }
+
     let hf = weights::tensors(spec, spec.vocab_size).map_err(fail)?;
     let mut tensors: Vec<(String, QTensor)> = Vec::new();
     for (name, tensor) in &hf {
@@ -191,10 +204,14 @@ pub fn write_tiny_gguf_as(
         };
         let tensor = match (spec.arch, name.rsplit('.').nth(1)) {
             // llama.cpp's converter reorders Llama-family q and k rows.
-            (TinyArch::Llama | TinyArch::SmolLM3, Some("q_proj")) if name.ends_with("weight") => {
+            (TinyArch::Llama | TinyArch::SmolLM3 | TinyArch::Granite, Some("q_proj"))
+                if name.ends_with("weight") =>
+            {
                 permute(tensor, spec.num_heads).map_err(fail)?
             }
-            (TinyArch::Llama | TinyArch::SmolLM3, Some("k_proj")) if name.ends_with("weight") => {
+            (TinyArch::Llama | TinyArch::SmolLM3 | TinyArch::Granite, Some("k_proj"))
+                if name.ends_with("weight") =>
+            {
                 permute(tensor, spec.num_kv_heads).map_err(fail)?
             }
             _ => tensor.clone(),

@@ -42,6 +42,9 @@ pub enum TinyArch {
     /// `SmolLM3ForCausalLM`: a Llama whose every fourth layer has no
     /// rotary embedding (NoPE).
     SmolLM3,
+    /// `GraniteForCausalLM`: a Llama with multipliers on the embeddings,
+    /// the attention scores, the residual branches and the logits.
+    Granite,
 }
 
 /// The shape and seed of a tiny model.
@@ -106,6 +109,15 @@ impl TinySpec {
         }
     }
 
+    /// A Granite with tied embeddings and the multipliers of
+    /// [`GRANITE_MULTIPLIERS`]: hidden 64, 2 layers, 4 heads, 2 kv heads.
+    pub fn granite(seed: u64) -> TinySpec {
+        TinySpec {
+            arch: TinyArch::Granite,
+            ..TinySpec::llama(seed)
+        }
+    }
+
     /// Qwen2.5-0.5B's shape (494M parameters: hidden 896, 24 layers, 14
     /// heads and 2 key/value heads, MLP 4864, a vocabulary of 151,936 rows,
     /// tied embeddings) with random weights: for measuring speed on a
@@ -143,6 +155,11 @@ impl TinySpec {
         }
     }
 }
+
+/// A tiny Granite's multipliers: of the embeddings, the attention scores,
+/// the residual branches, and the divisor of the logits (Granite 3's are
+/// 12, 1/128, 0.22 and 8).
+pub const GRANITE_MULTIPLIERS: [f32; 4] = [12.0, 0.25, 0.22, 8.0];
 
 /// SmolLM3's every this-many-th layer has no rotary embedding.
 const SMOLLM3_NOPE_EVERY: usize = 4;
@@ -229,6 +246,22 @@ fn config_json(spec: &TinySpec) -> Value {
             "max_window_layers": spec.num_layers,
             "use_sliding_window": false,
         }),
+        TinyArch::Granite => {
+            let [embedding, attention, residual, logits] = GRANITE_MULTIPLIERS;
+            json!({
+                "architectures": ["GraniteForCausalLM"],
+                "model_type": "granite",
+                "rms_norm_eps": 1e-5,
+                "attention_bias": false,
+                "mlp_bias": false,
+                "rope_scaling": null,
+                "embedding_multiplier": embedding,
+                "attention_multiplier": attention,
+                "residual_multiplier": residual,
+                "logits_scaling": logits,
+                "pad_token_id": vocab::added_id("<|endoftext|>"),
+            })
+        }
         TinyArch::SmolLM3 => json!({
             "architectures": ["SmolLM3ForCausalLM"],
             "model_type": "smollm3",
