@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Records Python transformers' logits for the tiny random models of the
-architectures the decoder runs from GGUF files only (SmolLM3, Granite), for
+architectures the decoder runs from GGUF files only (SmolLM3, Granite, Phi-3), for
 `tool-models/tests/tiny_arch_transformers.rs`.
 
 Each model is written by the `tiny_model` example (seeded, so the test
@@ -24,7 +24,7 @@ from transformers import AutoModelForCausalLM
 
 # Token ids of the tiny vocabulary (bytes, merges and added tokens: 283).
 PROMPT = [276, 72, 101, 108, 108, 111, 256, 261, 44, 32, 119, 111, 114, 108, 100, 278]
-SHAPES = ["smollm3", "granite"]
+SHAPES = ["smollm3", "granite", "phi3"]
 
 
 def logits(shape):

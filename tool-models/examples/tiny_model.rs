@@ -7,7 +7,7 @@
 //! `--gguf q8_0,q4_k,f32` also writes `model-<format>.gguf` in the
 //! directory for each format named (`scripts/bench_llama_cpp.py`).
 //!
-//! `cargo run --release -p tool-models --example tiny_model -- DIR [CONTEXT] [--shape smollm3|granite|qwen2.5-0.5b] [--gguf FORMATS]`
+//! `cargo run --release -p tool-models --example tiny_model -- DIR [CONTEXT] [--shape smollm3|granite|phi3|qwen2.5-0.5b] [--gguf FORMATS]`
 
 use tool_models::model::tiny::{
     write_tiny_gguf, write_tiny_gguf_as, write_tiny_model, GgufWeights, TinySpec,
@@ -15,7 +15,7 @@ use tool_models::model::tiny::{
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let usage =
-        "usage: tiny_model DIR [CONTEXT] [--shape tiny|smollm3|granite|qwen2.5-0.5b] [--gguf f32,q8_0,q4_k,q4_1,q4_0,q5_k,mixed]";
+        "usage: tiny_model DIR [CONTEXT] [--shape tiny|smollm3|granite|phi3|qwen2.5-0.5b] [--gguf f32,q8_0,q4_k,q4_1,q4_0,q5_k,mixed]";
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut option = |name: &str| -> Result<Option<String>, String> {
         match args.iter().position(|a| a == name) {
@@ -42,6 +42,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "smollm3" => TinySpec {
             max_position_embeddings: context.unwrap_or(1024),
             ..TinySpec::smollm3(7)
+        },
+        "phi3" => TinySpec {
+            max_position_embeddings: context.unwrap_or(1024),
+            ..TinySpec::phi3(7)
         },
         "granite" => TinySpec {
             max_position_embeddings: context.unwrap_or(1024),

@@ -427,15 +427,16 @@ fn a_qwen3_gguf_gives_the_logits_of_its_safetensors_original() {
     }
 }
 
-/// SmolLM3 and Granite run from GGUF (`smollm3`, `granite`, as llama.cpp's
-/// converter names them): each tiny seeded model written as GGUF gives, at
+/// SmolLM3, Granite and Phi-3 run from GGUF (`smollm3`, `granite`, `phi3`,
+/// as llama.cpp's converter names them): each tiny seeded model written as GGUF gives, at
 /// every position, the logits Python transformers computes from the same
 /// weights as a Hugging Face directory (`tests/data/tiny_arch_logits.json`,
 /// written by `scripts/tiny_arch_references.py`): SmolLM3's fourth layer
 /// without rotary embedding (NoPE), Granite's multipliers of the
-/// embeddings, scores, residual branches and logits.
+/// embeddings, scores, residual branches and logits, Phi-3's fused q/k/v
+/// and gate/up matrices.
 #[test]
-fn smollm3_and_granite_ggufs_give_transformers_logits() {
+fn smollm3_granite_and_phi3_ggufs_give_transformers_logits() {
     let reference: Value =
         serde_json::from_str(include_str!("data/tiny_arch_logits.json")).unwrap();
     let prompt: Vec<u32> = serde_json::from_value(reference["prompt"].clone()).unwrap();
@@ -443,6 +444,7 @@ fn smollm3_and_granite_ggufs_give_transformers_logits() {
     for (name, class, spec) in [
         ("smollm3", "SmolLM3ForCausalLM", TinySpec::smollm3(7)),
         ("granite", "GraniteForCausalLM", TinySpec::granite(7)),
+        ("phi3", "Phi3ForCausalLM", TinySpec::phi3(7)),
     ] {
         let expected = &reference["models"][name];
         assert_eq!(expected["class"], class);

@@ -23,8 +23,9 @@ const END_OF_TURN_MARKERS: &[&str] = &["<end_of_turn>", "<|eot_id|>", "<|im_end|
 const CONTROL_TOKEN: u64 = 3;
 
 /// `general.architecture` values this loader runs.
-pub const SUPPORTED_GGUF_ARCHITECTURES: &[&str] =
-    &["llama", "qwen2", "qwen3", "gemma3", "smollm3", "granite"];
+pub const SUPPORTED_GGUF_ARCHITECTURES: &[&str] = &[
+    "llama", "qwen2", "qwen3", "gemma3", "smollm3", "granite", "phi3",
+];
 
 pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, ModelError> {
     let mut file = File::open(path).map_err(|e| ModelError::io(path, e))?;
@@ -200,9 +201,9 @@ fn candle_backend(
             quantized_qwen2::ModelWeights::from_gguf(content, file, &device)
                 .map_err(build_error)?,
         ),
-        // Only the decoder runs Gemma 3, SmolLM3 and Granite, and it took
-        // none of this file.
-        "gemma3" | "smollm3" | "granite" => {
+        // Only the decoder runs Gemma 3, SmolLM3, Granite and Phi-3, and it
+        // took none of this file.
+        "gemma3" | "smollm3" | "granite" | "phi3" => {
             return Err(ModelError::invalid(
                 path,
                 format!(

@@ -29,6 +29,7 @@ fn arch_name(arch: TinyArch) -> &'static str {
         TinyArch::Qwen2 => "qwen2",
         TinyArch::SmolLM3 => "smollm3",
         TinyArch::Granite => "granite",
+        TinyArch::Phi3 => "phi3",
     }
 }
 
@@ -68,7 +69,9 @@ fn candle_steps(path: &Path, arch: TinyArch, tokens: &[u32]) -> Vec<Vec<f32>> {
             Box::new(move |x, pos| m.forward(x, pos).unwrap())
         }
         // Checked against transformers instead (`tests/model_architectures.rs`).
-        TinyArch::SmolLM3 | TinyArch::Granite => panic!("candle has neither"),
+        TinyArch::SmolLM3 | TinyArch::Granite | TinyArch::Phi3 => {
+            panic!("checked against transformers instead")
+        }
     };
     tokens
         .iter()

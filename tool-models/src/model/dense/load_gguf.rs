@@ -34,10 +34,14 @@ impl Dense {
         vocab: usize,
         dequantize: bool,
     ) -> Result<Option<Dense>, ModelError> {
-        if !matches!(arch, "llama" | "qwen2" | "gemma3" | "smollm3" | "granite") {
+        if !matches!(
+            arch,
+            "llama" | "qwen2" | "gemma3" | "smollm3" | "granite" | "phi3"
+        ) {
             return Ok(None);
         }
         let gemma = arch == "gemma3";
+        let phi3 = arch == "phi3";
         let meta = &content.metadata;
         let number = |key: &str| meta.get(&format!("{arch}.{key}")).and_then(as_u64);
         let float = |key: &str| match meta.get(&format!("{arch}.{key}")) {
@@ -60,7 +64,11 @@ impl Dense {
             (true, Some("linear")) => float("rope.scaling.factor"),
             _ => None,
         };
-        let scaled = scaling.is_some() && linear.is_none();
+        // Phi-3.5's long-context rotary factors are left unread: refused.
+        let longrope = content
+            .tensor_infos
+            .contains_key("rope_factors_long.weight");
+        let scaled = (scaling.is_some() && linear.is_none()) || longrope;
         if number("expert_count").unwrap_or(0) > 0 || scaled {
             return Ok(None);
         }
@@ -124,19 +132,25 @@ impl Dense {
         let mut layers = Vec::new();
         for layer in 0..shape.layers {
             let name = |part: &str| format!("blk.{layer}.{part}");
-            let q = reader.matrix(
-                &name("attn_q.weight"),
-                qw,
-                h,
-                interleaved.then_some(heads.query),
-            )?;
-            let k = reader.matrix(
-                &name("attn_k.weight"),
-                kw,
-                h,
-                interleaved.then_some(heads.kv),
-            )?;
-            let v = reader.matrix(&name("attn_v.weight"), kw, h, None)?;
+            // Phi-3 stores q, k and v as one matrix.
+            let qkv = if phi3 {
+                reader.matrix(&name("attn_qkv.weight"), qw + 2 * kw, h, None)?
+            } else {
+                let q = reader.matrix(
+                    &name("attn_q.weight"),
+                    qw,
+                    h,
+                    interleaved.then_some(heads.query),
+                )?;
+                let k = reader.matrix(
+                    &name("attn_k.weight"),
+                    kw,
+                    h,
+                    interleaved.then_some(heads.kv),
+                )?;
+                let v = reader.matrix(&name("attn_v.weight"), kw, h, None)?;
+                Matrix::stack(vec![q, k, v])
+            };
             let qkv_bias = if shape.qkv_bias {
                 let mut b = reader.vector(&name("attn_q.bias"), qw)?;
                 b.extend(reader.vector(&name("attn_k.bias"), kw)?);
@@ -170,14 +184,19 @@ impl Dense {
                 // llama.cpp runs it (its files do not say which).
                 rotary: arch != "smollm3" || (layer + 1) % SMOLLM3_NOPE_EVERY != 0,
                 attn_norm: reader.vector(&name("attn_norm.weight"), h)?,
-                qkv: Matrix::stack(vec![q, k, v]),
+                qkv,
                 qkv_bias,
                 o: reader.matrix(&name("attn_output.weight"), h, qw, None)?,
                 mlp_norm: reader.vector(&name("ffn_norm.weight"), h)?,
-                gate_up: Matrix::stack(vec![
-                    reader.matrix(&name("ffn_gate.weight"), i, h, None)?,
-                    reader.matrix(&name("ffn_up.weight"), i, h, None)?,
-                ]),
+                // Phi-3's `ffn_up` holds the gate, then the up projection.
+                gate_up: if phi3 {
+                    reader.matrix(&name("ffn_up.weight"), 2 * i, h, None)?
+                } else {
+                    Matrix::stack(vec![
+                        reader.matrix(&name("ffn_gate.weight"), i, h, None)?,
+                        reader.matrix(&name("ffn_up.weight"), i, h, None)?,
+                    ])
+                },
                 down: reader.matrix(&name("ffn_down.weight"), h, i, None)?,
             });
         }

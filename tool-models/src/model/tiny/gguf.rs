@@ -109,6 +109,7 @@ pub fn write_tiny_gguf_as(
         TinyArch::Qwen2 => "qwen2",
         TinyArch::SmolLM3 => "smollm3",
         TinyArch::Granite => "granite",
+        TinyArch::Phi3 => "phi3",
     };
     let head_dim = spec.hidden_size / spec.num_heads;
     let u32v = |n: usize| Value::U32(n as u32);
@@ -149,7 +150,7 @@ pub fn write_tiny_gguf_as(
         (
             format!("{arch}.attention.layer_norm_rms_epsilon"),
             Value::F32(match spec.arch {
-                TinyArch::Llama | TinyArch::Granite => 1e-5,
+                TinyArch::Llama | TinyArch::Granite | TinyArch::Phi3 => 1e-5,
                 TinyArch::Qwen2 | TinyArch::SmolLM3 => 1e-6,
             }),
         ),
@@ -244,9 +245,12 @@ fn gguf_name(hf: &str) -> Option<String> {
         "self_attn.q_proj" => "attn_q",
         "self_attn.k_proj" => "attn_k",
         "self_attn.v_proj" => "attn_v",
+        "self_attn.qkv_proj" => "attn_qkv",
         "self_attn.o_proj" => "attn_output",
         "mlp.gate_proj" => "ffn_gate",
         "mlp.up_proj" => "ffn_up",
+        // Phi-3's gate and up, as one matrix.
+        "mlp.gate_up_proj" => "ffn_up",
         "mlp.down_proj" => "ffn_down",
         _ => return None,
     };

@@ -45,6 +45,9 @@ pub enum TinyArch {
     /// `GraniteForCausalLM`: a Llama with multipliers on the embeddings,
     /// the attention scores, the residual branches and the logits.
     Granite,
+    /// `Phi3ForCausalLM`: a Llama whose q/k/v and gate/up projections are
+    /// each one matrix.
+    Phi3,
 }
 
 /// The shape and seed of a tiny model.
@@ -114,6 +117,16 @@ impl TinySpec {
     pub fn granite(seed: u64) -> TinySpec {
         TinySpec {
             arch: TinyArch::Granite,
+            ..TinySpec::llama(seed)
+        }
+    }
+
+    /// A Phi-3 with its own `lm_head`: hidden 64, 2 layers, 4 heads, 2 kv
+    /// heads.
+    pub fn phi3(seed: u64) -> TinySpec {
+        TinySpec {
+            arch: TinyArch::Phi3,
+            tie_word_embeddings: false,
             ..TinySpec::llama(seed)
         }
     }
@@ -262,6 +275,16 @@ fn config_json(spec: &TinySpec) -> Value {
                 "pad_token_id": vocab::added_id("<|endoftext|>"),
             })
         }
+        TinyArch::Phi3 => json!({
+            "architectures": ["Phi3ForCausalLM"],
+            "model_type": "phi3",
+            "rms_norm_eps": 1e-5,
+            "rope_scaling": null,
+            "partial_rotary_factor": 1.0,
+            "sliding_window": null,
+            "original_max_position_embeddings": spec.max_position_embeddings,
+            "pad_token_id": vocab::added_id("<|endoftext|>"),
+        }),
         TinyArch::SmolLM3 => json!({
             "architectures": ["SmolLM3ForCausalLM"],
             "model_type": "smollm3",

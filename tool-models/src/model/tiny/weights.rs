@@ -81,5 +81,31 @@ pub(crate) fn tensors(
     if !spec.tie_word_embeddings {
         add("lm_head.weight".into(), &[vocab, h], Some(0.5))?;
     }
+    if spec.arch == TinyArch::Phi3 {
+        fuse_phi3(&mut out, spec.num_layers)?;
+    }
     Ok(out)
+}
+
+/// Phi-3 stores q, k and v as one `qkv_proj`, and the MLP's gate and up
+/// projections as one `gate_up_proj` (gate first): the same values, drawn
+/// as for a Llama, under its names.
+fn fuse_phi3(tensors: &mut BTreeMap<String, Tensor>, layers: usize) -> candle_core::Result<()> {
+    for layer in 0..layers {
+        let p = format!("model.layers.{layer}");
+        for (parts, fused) in [
+            (
+                &["self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj"][..],
+                "self_attn.qkv_proj",
+            ),
+            (&["mlp.gate_proj", "mlp.up_proj"][..], "mlp.gate_up_proj"),
+        ] {
+            let pieces = parts
+                .iter()
+                .filter_map(|part| tensors.remove(&format!("{p}.{part}.weight")))
+                .collect::<Vec<_>>();
+            tensors.insert(format!("{p}.{fused}.weight"), Tensor::cat(&pieces, 0)?);
+        }
+    }
+    Ok(())
 }
