@@ -33,29 +33,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = args.into_iter();
     let dir = std::path::PathBuf::from(args.next().ok_or(usage)?);
     let context = args.next().map(|c| c.parse()).transpose()?;
-    let spec = match shape.as_str() {
-        "tiny" => TinySpec {
-            max_position_embeddings: context.unwrap_or(4096),
-            ..TinySpec::qwen2(7)
-        },
-        // What `scripts/tiny_arch_references.py` gives transformers.
-        "smollm3" => TinySpec {
-            max_position_embeddings: context.unwrap_or(1024),
-            ..TinySpec::smollm3(7)
-        },
-        "phi3" => TinySpec {
-            max_position_embeddings: context.unwrap_or(1024),
-            ..TinySpec::phi3(7)
-        },
-        "granite" => TinySpec {
-            max_position_embeddings: context.unwrap_or(1024),
-            ..TinySpec::granite(7)
-        },
-        "qwen2.5-0.5b" => TinySpec {
-            max_position_embeddings: context.unwrap_or(32768),
-            ..TinySpec::qwen2_5_0_5b(7)
-        },
+    // The seeded base shape and its default context; the smollm3, granite
+    // and phi3 shapes are what `scripts/tiny_arch_references.py` gives
+    // transformers.
+    let (base, default_context) = match shape.as_str() {
+        "tiny" => (TinySpec::qwen2(7), 4096),
+        "smollm3" => (TinySpec::smollm3(7), 1024),
+        "granite" => (TinySpec::granite(7), 1024),
+        "phi3" => (TinySpec::phi3(7), 1024),
+        "qwen2.5-0.5b" => (TinySpec::qwen2_5_0_5b(7), 32768),
         other => return Err(format!("unknown shape {other:?}; {usage}").into()),
+    };
+    let spec = TinySpec {
+        max_position_embeddings: context.unwrap_or(default_context),
+        ..base
     };
     write_tiny_model(&dir, &spec)?;
     if shape != "qwen2.5-0.5b" {
