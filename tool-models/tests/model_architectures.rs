@@ -464,3 +464,52 @@ fn smollm3_granite_and_phi3_ggufs_give_transformers_logits() {
         }
     }
 }
+
+/// A Phi-3.5 file's long-context rotary factors are not run: the file is
+/// refused, naming itself and the reason, rather than run without them.
+#[test]
+fn a_phi3_gguf_with_long_context_rotary_factors_is_refused() {
+    use candle_core::quantized::gguf_file::{self, Content};
+    use candle_core::quantized::{GgmlDType, QTensor};
+    use candle_core::{Device, Tensor};
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = tmp.path().join("phi3.gguf");
+    tool_models::model::tiny::write_tiny_gguf(&plain, &TinySpec::phi3(7)).unwrap();
+    let mut file = std::fs::File::open(&plain).unwrap();
+    let content = Content::read(&mut file).unwrap();
+    let mut tensors: Vec<(String, QTensor)> = content
+        .tensor_infos
+        .keys()
+        .map(|name| {
+            let t = content.tensor(&mut file, name, &Device::Cpu).unwrap();
+            (name.clone(), t)
+        })
+        .collect();
+    let half_head = 64 / 4 / 2;
+    for name in ["rope_factors_long.weight", "rope_factors_short.weight"] {
+        let ones = Tensor::ones(half_head, candle_core::DType::F32, &Device::Cpu).unwrap();
+        tensors.push((
+            name.into(),
+            QTensor::quantize(&ones, GgmlDType::F32).unwrap(),
+        ));
+    }
+    let scaled = tmp.path().join("phi3-longrope.gguf");
+    let metadata: Vec<(&str, &gguf_file::Value)> = content
+        .metadata
+        .iter()
+        .map(|(k, v)| (k.as_str(), v))
+        .collect();
+    let tensors: Vec<(&str, &QTensor)> = tensors.iter().map(|(n, t)| (n.as_str(), t)).collect();
+    gguf_file::write(
+        &mut std::fs::File::create(&scaled).unwrap(),
+        &metadata,
+        &tensors,
+    )
+    .unwrap();
+    assert!(Model::load(&plain).is_ok());
+    let e = Model::load(&scaled).unwrap_err().to_string();
+    assert!(
+        e.contains("phi3-longrope.gguf") && e.contains("rotary scaling"),
+        "{e}"
+    );
+}
