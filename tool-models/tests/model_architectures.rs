@@ -394,14 +394,7 @@ fn a_qwen3_gguf_gives_the_logits_of_its_safetensors_original() {
         })
         .collect();
     let path = tmp.path().join("qwen3.gguf");
-    let meta_refs: Vec<(&str, &G)> = meta.iter().map(|(k, v)| (k.as_str(), v)).collect();
-    let tensor_refs: Vec<(&str, &QTensor)> = tensors.iter().map(|(k, v)| (k.as_str(), v)).collect();
-    gguf_file::write(
-        &mut std::fs::File::create(&path).unwrap(),
-        &meta_refs,
-        &tensor_refs,
-    )
-    .unwrap();
+    write_gguf(&path, meta.iter().map(|(k, v)| (k.as_str(), v)), &tensors);
 
     let mut original = Model::load(&dir).unwrap();
     let mut quantized = Model::load(&path).unwrap();
@@ -469,7 +462,7 @@ fn smollm3_granite_and_phi3_ggufs_give_transformers_logits() {
 /// refused, naming itself and the reason, rather than run without them.
 #[test]
 fn a_phi3_gguf_with_long_context_rotary_factors_is_refused() {
-    use candle_core::quantized::gguf_file::{self, Content};
+    use candle_core::quantized::gguf_file::Content;
     use candle_core::quantized::{GgmlDType, QTensor};
     use candle_core::{Device, Tensor};
     let tmp = tempfile::tempdir().unwrap();
@@ -494,22 +487,24 @@ fn a_phi3_gguf_with_long_context_rotary_factors_is_refused() {
         ));
     }
     let scaled = tmp.path().join("phi3-longrope.gguf");
-    let metadata: Vec<(&str, &gguf_file::Value)> = content
-        .metadata
-        .iter()
-        .map(|(k, v)| (k.as_str(), v))
-        .collect();
-    let tensors: Vec<(&str, &QTensor)> = tensors.iter().map(|(n, t)| (n.as_str(), t)).collect();
-    gguf_file::write(
-        &mut std::fs::File::create(&scaled).unwrap(),
-        &metadata,
-        &tensors,
-    )
-    .unwrap();
+    let metadata = content.metadata.iter().map(|(k, v)| (k.as_str(), v));
+    write_gguf(&scaled, metadata, &tensors);
     assert!(Model::load(&plain).is_ok());
     let e = Model::load(&scaled).unwrap_err().to_string();
     assert!(
         e.contains("phi3-longrope.gguf") && e.contains("rotary scaling"),
         "{e}"
     );
+}
+
+/// Writes a GGUF file of this metadata and these tensors.
+fn write_gguf<'a>(
+    path: &Path,
+    metadata: impl Iterator<Item = (&'a str, &'a candle_core::quantized::gguf_file::Value)>,
+    tensors: &[(String, candle_core::quantized::QTensor)],
+) {
+    let metadata: Vec<_> = metadata.collect();
+    let tensors: Vec<_> = tensors.iter().map(|(n, t)| (n.as_str(), t)).collect();
+    let mut file = std::fs::File::create(path).unwrap();
+    candle_core::quantized::gguf_file::write(&mut file, &metadata, &tensors).unwrap();
 }
