@@ -2,7 +2,7 @@
 //! all come from the one file.
 
 use super::backend::Backend;
-use super::dense::{Dense, Scratch};
+use super::dense::{Dense, Scratch, Storage};
 use super::error::candle_message;
 use super::gguf_tokenizer::{as_u64, tokenizer_from_gguf};
 use super::{LoadOptions, Model, ModelError, Tokenizer};
@@ -144,7 +144,7 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
         &arch,
         declared_context,
         vocab_size,
-        options.dequantize,
+        Storage::new(parameter_count, options.dequantize),
     )? {
         Some(model) => (
             Backend::Dense {

@@ -23,16 +23,6 @@ fn spec(arch: TinyArch) -> TinySpec {
     }
 }
 
-fn arch_name(arch: TinyArch) -> &'static str {
-    match arch {
-        TinyArch::Llama => "llama",
-        TinyArch::Qwen2 => "qwen2",
-        TinyArch::SmolLM3 => "smollm3",
-        TinyArch::Granite => "granite",
-        TinyArch::Phi3 => "phi3",
-    }
-}
-
 fn dense(path: &Path, arch: TinyArch) -> Dense {
     let mut file = File::open(path).unwrap();
     let content = Content::read(&mut file).unwrap();
@@ -41,10 +31,10 @@ fn dense(path: &Path, arch: TinyArch) -> Dense {
         &content,
         &mut file,
         path,
-        arch_name(arch),
+        arch.gguf_name(),
         1024,
         vocab,
-        false,
+        super::Storage::default(),
     )
     .unwrap()
     .expect("the decoder runs this file")

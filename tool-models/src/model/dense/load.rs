@@ -164,7 +164,7 @@ impl Shape<'_> {
             inv_freq,
             context,
             embed_scale: 1.0,
-            attention_scale: None,
+            attention_scale: 1.0 / (heads.dim as f32).sqrt(),
             residual_scale: 1.0,
             logit_scale: 1.0,
             activation: super::Activation::Silu,
@@ -231,6 +231,26 @@ const KEEP_HALF_ABOVE: u64 = 256 << 20;
 /// Whether a model of `parameters` keeps its f16 and bf16 matrices as stored.
 pub(super) fn keeps_half(parameters: u64) -> bool {
     parameters * 4 > KEEP_HALF_ABOVE
+}
+
+/// How a GGUF file's matrices are kept in memory.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Storage {
+    /// f16 and bf16 matrices stay as stored (see [`keeps_half`]).
+    pub(crate) keep_half: bool,
+    /// Quantized matrices are widened to f32 rather than multiplied as
+    /// stored.
+    pub(crate) dequantize: bool,
+}
+
+impl Storage {
+    /// The storage of a model of `parameters`, widened or not.
+    pub(crate) fn new(parameters: u64, dequantize: bool) -> Storage {
+        Storage {
+            keep_half: keeps_half(parameters),
+            dequantize,
+        }
+    }
 }
 
 /// A weight matrix, after checking its shape: f16 and bf16 as stored when

@@ -4,10 +4,10 @@
 //! order (llama.cpp's converter interleaves the two rotary halves of each
 //! head; this decoder rotates halves).
 
-use super::load::{default_inv_freq, keeps_half, Shape};
+use super::load::{default_inv_freq, Shape, Storage};
 use super::matrix::Matrix;
 use super::quant::Quant;
-use super::{Activation, Dense, Layer, LocalAttention};
+use super::{Activation, Dense, Layer, LocalAttention, SMOLLM3_NOPE_EVERY};
 use crate::model::error::candle_message;
 use crate::model::gguf_tokenizer::as_u64;
 use crate::model::ModelError;
@@ -23,8 +23,8 @@ impl Dense {
     /// it is one this decoder runs (`llama`, `qwen2` and `gemma3` without
     /// experts or rotary scaling other than Llama 3's frequency factors and
     /// Gemma 3's linear factor); `Ok(None)` otherwise. `vocab` is what the
-    /// loader read off the tensor table; with `dequantize`, quantized
-    /// matrices are widened to f32 at load.
+    /// loader read off the tensor table; `storage`, how its matrices are
+    /// kept.
     pub(crate) fn from_gguf(
         content: &Content,
         file: &mut File,
@@ -32,7 +32,7 @@ impl Dense {
         arch: &str,
         context: usize,
         vocab: usize,
-        dequantize: bool,
+        storage: Storage,
     ) -> Result<Option<Dense>, ModelError> {
         if !matches!(
             arch,
@@ -101,17 +101,11 @@ impl Dense {
             }
         }
         let heads = shape.heads(path)?;
-        let parameters = content
-            .tensor_infos
-            .values()
-            .map(|t| t.shape.elem_count() as u64)
-            .sum();
         let mut reader = Reader {
             content,
             file,
             path,
-            keep_half: keeps_half(parameters),
-            dequantize,
+            storage,
         };
         let mut inv_freq = default_inv_freq(shape.rope_theta, heads.dim);
         if let Some(factor) = linear {
@@ -214,7 +208,9 @@ impl Dense {
             let scale = |key: &str| float(key).filter(|v| *v != 0.0).map(|v| v as f32);
             cfg.embed_scale = scale("embedding_scale").unwrap_or(1.0);
             cfg.residual_scale = scale("residual_scale").unwrap_or(1.0);
-            cfg.attention_scale = scale("attention.scale");
+            if let Some(attention) = scale("attention.scale") {
+                cfg.attention_scale = attention;
+            }
             cfg.logit_scale = scale("logit_scale").unwrap_or(1.0);
         }
         if gemma {
@@ -241,9 +237,6 @@ impl Dense {
 const GEMMA3_PATTERN: usize = 6;
 /// Gemma 3's local attention window, when the file does not say.
 const GEMMA3_WINDOW: usize = 512;
-/// SmolLM3's every this-many-th layer has no rotary embedding.
-const SMOLLM3_NOPE_EVERY: usize = 4;
-
 /// The rotary base of Gemma 3's local layers (the file's is the global
 /// layers').
 const GEMMA3_LOCAL_ROPE_BASE: f32 = 10_000.0;
@@ -253,10 +246,7 @@ struct Reader<'a> {
     content: &'a Content,
     file: &'a mut File,
     path: &'a Path,
-    keep_half: bool,
-    /// Quantized matrices are widened to f32 rather than multiplied as
-    /// stored.
-    dequantize: bool,
+    storage: Storage,
 }
 
 impl Reader<'_> {
@@ -314,7 +304,7 @@ impl Reader<'_> {
             bytes = deinterleave_heads(&bytes, rows, heads);
         }
         let quant = match dtype {
-            _ if self.dequantize => None,
+            _ if self.storage.dequantize => None,
             GgmlDType::Q8_0 => Some(Quant::Q8_0),
             GgmlDType::Q5_0 => Some(Quant::Q5_0),
             GgmlDType::Q5_1 => Some(Quant::Q5_1),
@@ -344,8 +334,8 @@ impl Reader<'_> {
                     .collect(),
                 cols,
             ),
-            (_, GgmlDType::F16) if self.keep_half => Matrix::f16(halves(), cols),
-            (_, GgmlDType::BF16) if self.keep_half => Matrix::bf16(halves(), cols),
+            (_, GgmlDType::F16) if self.storage.keep_half => Matrix::f16(halves(), cols),
+            (_, GgmlDType::BF16) if self.storage.keep_half => Matrix::bf16(halves(), cols),
             _ => {
                 // Any other format: widened once, by candle's reading of it.
                 let storage = QStorage::from_data(Cow::Owned(bytes), &Device::Cpu, dtype)

@@ -19,12 +19,17 @@ mod matrix;
 mod quant;
 
 pub(crate) use cache::KvCache;
+pub(crate) use load::Storage;
 
 use attention::{attend, interleave_heads, rope, rotary_angles, Heads, Queries};
 pub(crate) use kernels::Activation;
 use kernels::{gated, rms_norm, ROWS_PER_TASK};
 use matrix::Matrix;
 use rayon::prelude::*;
+
+/// SmolLM3's every this-many-th layer has no rotary embedding: llama.cpp
+/// fixes it at 4, and its files do not say.
+pub(crate) const SMOLLM3_NOPE_EVERY: usize = 4;
 
 /// The widest head this decoder runs (rotary tables live on the stack).
 const MAX_HALF_HEAD: usize = 256;
@@ -44,8 +49,8 @@ pub(crate) struct DenseConfig {
     /// The embeddings are multiplied by this (Gemma: √hidden; Granite:
     /// its `embedding_multiplier`).
     embed_scale: f32,
-    /// The attention scores' scale when it is not 1/√head (Granite).
-    attention_scale: Option<f32>,
+    /// The attention scores' scale: 1/√head, or Granite's own.
+    attention_scale: f32,
     /// Each layer's attention and MLP outputs are multiplied by this before
     /// they are added to the residual (Granite).
     residual_scale: f32,
@@ -251,9 +256,7 @@ impl Dense {
                 n,
                 heads,
                 window,
-                scale: cfg
-                    .attention_scale
-                    .unwrap_or(1.0 / (heads.dim as f32).sqrt()),
+                scale: cfg.attention_scale,
             };
             attend(queries, &mut s.by_head);
             interleave_heads(&s.by_head, n, heads.query, heads.dim, &mut s.attn);

@@ -104,13 +104,7 @@ pub fn write_tiny_gguf_as(
     let fail = |e: candle_core::Error| {
         ModelError::invalid(path, format!("cannot write GGUF: {}", candle_message(&e)))
     };
-    let arch = match spec.arch {
-        TinyArch::Llama => "llama",
-        TinyArch::Qwen2 => "qwen2",
-        TinyArch::SmolLM3 => "smollm3",
-        TinyArch::Granite => "granite",
-        TinyArch::Phi3 => "phi3",
-    };
+    let arch = spec.arch.gguf_name();
     let head_dim = spec.hidden_size / spec.num_heads;
     let u32v = |n: usize| Value::U32(n as u32);
     // llama.cpp wants a token per embedding row: rows past the tokenizer's
@@ -203,18 +197,10 @@ pub fn write_tiny_gguf_as(
         let Some(gguf_name) = gguf_name(name) else {
             continue;
         };
-        let tensor = match (spec.arch, name.rsplit('.').nth(1)) {
-            // llama.cpp's converter reorders Llama-family q and k rows.
-            (TinyArch::Llama | TinyArch::SmolLM3 | TinyArch::Granite, Some("q_proj"))
-                if name.ends_with("weight") =>
-            {
-                permute(tensor, spec.num_heads).map_err(fail)?
-            }
-            (TinyArch::Llama | TinyArch::SmolLM3 | TinyArch::Granite, Some("k_proj"))
-                if name.ends_with("weight") =>
-            {
-                permute(tensor, spec.num_kv_heads).map_err(fail)?
-            }
+        let reorder = spec.arch.reorders_qk() && name.ends_with("weight");
+        let tensor = match name.rsplit('.').nth(1) {
+            Some("q_proj") if reorder => permute(tensor, spec.num_heads).map_err(fail)?,
+            Some("k_proj") if reorder => permute(tensor, spec.num_kv_heads).map_err(fail)?,
             _ => tensor.clone(),
         };
         let cols = tensor.dims().last().copied().unwrap_or(0);

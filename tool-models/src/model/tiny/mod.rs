@@ -27,6 +27,7 @@ mod weights;
 pub use gguf::{write_tiny_gguf, write_tiny_gguf_as, GgufWeights};
 pub use vocab::TINY_CHAT_TEMPLATE;
 
+use super::dense::SMOLLM3_NOPE_EVERY;
 use super::error::candle_message;
 use super::ModelError;
 use serde_json::{json, Value};
@@ -48,6 +49,29 @@ pub enum TinyArch {
     /// `Phi3ForCausalLM`: a Llama whose q/k/v and gate/up projections are
     /// each one matrix.
     Phi3,
+}
+
+impl TinyArch {
+    /// The `general.architecture` of its GGUF files, as llama.cpp's
+    /// converter names it.
+    pub fn gguf_name(self) -> &'static str {
+        match self {
+            TinyArch::Llama => "llama",
+            TinyArch::Qwen2 => "qwen2",
+            TinyArch::SmolLM3 => "smollm3",
+            TinyArch::Granite => "granite",
+            TinyArch::Phi3 => "phi3",
+        }
+    }
+
+    /// Whether llama.cpp's converter reorders its q and k rows (the Llama
+    /// family; Qwen 2 and Phi-3 keep them).
+    fn reorders_qk(self) -> bool {
+        matches!(
+            self,
+            TinyArch::Llama | TinyArch::SmolLM3 | TinyArch::Granite
+        )
+    }
 }
 
 /// The shape and seed of a tiny model.
@@ -173,9 +197,6 @@ impl TinySpec {
 /// the residual branches, and the divisor of the logits (Granite 3's are
 /// 12, 1/128, 0.22 and 8).
 pub const GRANITE_MULTIPLIERS: [f32; 4] = [12.0, 0.25, 0.22, 8.0];
-
-/// SmolLM3's every this-many-th layer has no rotary embedding.
-const SMOLLM3_NOPE_EVERY: usize = 4;
 
 /// Number of tokens of the tiny tokenizer (and rows of the tiny embedding).
 pub const TINY_VOCAB_SIZE: usize = vocab::VOCAB_SIZE;
