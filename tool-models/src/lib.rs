@@ -53,6 +53,8 @@ pub mod remote;
 pub mod server;
 #[cfg(feature = "templates")]
 pub mod template;
+#[cfg(feature = "wire")]
+pub mod wire;
 // Not every feature set has a builder.
 #[allow(unused_macros, unused_imports)]
 mod setters;

@@ -4,19 +4,20 @@ use axum::http::{header, HeaderMap};
 
 use super::error::ApiError;
 
-/// Accepts `Authorization: Bearer <key>` when it carries `expected`.
+/// Accepts `Authorization: Bearer <key>` (OpenAI's clients) or
+/// `x-api-key: <key>` (Anthropic's) when it carries `expected`.
 pub(crate) fn authorize(headers: &HeaderMap, expected: Option<&str>) -> Result<(), ApiError> {
     let Some(expected) = expected else {
         return Ok(());
     };
-    let given = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
+    let text = |name| headers.get(name).and_then(|v| v.to_str().ok());
+    let given = text(header::AUTHORIZATION.as_str())
         .and_then(|v| v.strip_prefix("Bearer "))
+        .or_else(|| text("x-api-key"))
         .map(str::trim);
     match given {
         None => Err(ApiError::unauthorized(
-            "missing API key: send `Authorization: Bearer <key>`",
+            "missing API key: send `Authorization: Bearer <key>` or `x-api-key: <key>`",
         )),
         Some(given) if !same(given.as_bytes(), expected.as_bytes()) => {
             Err(ApiError::unauthorized("incorrect API key"))
@@ -51,6 +52,11 @@ mod tests {
     fn checks_the_bearer_key() {
         assert!(authorize(&HeaderMap::new(), None).is_ok());
         assert!(authorize(&with("Bearer sk-1"), Some("sk-1")).is_ok());
+        let mut anthropic = HeaderMap::new();
+        anthropic.insert("x-api-key", "sk-1".parse().unwrap());
+        assert!(authorize(&anthropic, Some("sk-1")).is_ok());
+        anthropic.insert("x-api-key", "sk-2".parse().unwrap());
+        assert_eq!(authorize(&anthropic, Some("sk-1")).unwrap_err().status, 401);
         for bad in [
             "Bearer sk-2",
             "Bearer sk-",

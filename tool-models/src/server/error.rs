@@ -98,17 +98,45 @@ impl ApiError {
             "code": self.code,
         }})
     }
-}
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let mut response = (self.status, axum::Json(self.body())).into_response();
+    /// The body as Anthropic's Messages API shapes errors:
+    /// `{"type": "error", "error": {"type", "message"}}`, the type named
+    /// after the status. The field at fault is in the message.
+    pub fn anthropic_body(&self) -> Value {
+        let kind = match self.status.as_u16() {
+            400 => "invalid_request_error",
+            401 => "authentication_error",
+            403 => "permission_error",
+            404 => "not_found_error",
+            413 => "request_too_large",
+            429 => "rate_limit_error",
+            503 | 529 => "overloaded_error",
+            _ => "api_error",
+        };
+        json!({"type": "error", "error": {"type": kind, "message": self.message}})
+    }
+
+    /// The answer in Anthropic's shape (see [`ApiError::anthropic_body`]).
+    pub fn into_anthropic_response(self) -> Response {
+        let body = self.anthropic_body();
+        self.respond(body)
+    }
+
+    fn respond(self, body: Value) -> Response {
+        let mut response = (self.status, axum::Json(body)).into_response();
         if let Some(secs) = self.retry_after {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         response
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = self.body();
+        self.respond(body)
     }
 }
 

@@ -23,9 +23,13 @@
 //! # }
 //! ```
 
+mod answer;
 mod auth;
+mod chat;
+mod chat_reply;
+mod chat_request;
 mod error;
-mod reply;
+mod ids;
 mod request;
 mod routes;
 mod worker;
@@ -115,7 +119,7 @@ impl Server {
             model: self.model,
             api_key: self.api_key,
             max_body_bytes: self.max_body_bytes,
-            created: reply::unix_time(),
+            created: ids::unix_time(),
         })))
     }
 

@@ -9,8 +9,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::error::ApiError;
-use super::reply::Finish;
-use super::request::ChatRequest;
+use super::request::{Finish, Request};
 use crate::agent::{ChatModel, LocalChat, TurnRequest, Usage};
 use crate::generate::{CancelFlag, GenerateOptions, StopReason};
 use crate::parse::{ParseOptions, StreamEvent};
@@ -18,7 +17,7 @@ use tool_runtime::ToolDefinition;
 
 /// A request waiting for the model.
 pub(crate) struct Job {
-    pub request: ChatRequest,
+    pub request: Request,
     /// Raised when the client goes away: a queued job is skipped, a running
     /// one stops at its next token.
     pub cancel: CancelFlag,
@@ -160,13 +159,12 @@ fn serve(chat: &mut LocalChat, defaults: &GenerateOptions, job: &Job) -> Result<
     }
     let finish = if out.calls > 0 {
         Finish::ToolCalls
-    } else if matches!(
-        generation.stop_reason,
-        StopReason::MaxTokens | StopReason::ContextFull
-    ) {
-        Finish::Length
     } else {
-        Finish::Stop
+        match generation.stop_reason {
+            StopReason::MaxTokens | StopReason::ContextFull => Finish::Length,
+            StopReason::StopString(s) => Finish::StopSequence(s),
+            _ => Finish::Stop,
+        }
     };
     let usage = generation.stats.usage();
     let _ = job.replies.send(Reply::Done { finish, usage });

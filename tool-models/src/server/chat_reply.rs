@@ -2,49 +2,20 @@
 //! the non-streamed message is those same deltas merged, so that streamed
 //! and non-streamed answers agree by construction.
 
-use rand::distr::{Alphanumeric, SampleString};
 use serde_json::{json, Map, Value};
 
+use super::ids::{call_id, random_id, unix_time};
+use super::request::Finish;
 use crate::agent::Usage;
 use crate::parse::StreamEvent;
 
-/// Why the answer ended, as the API names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Finish {
-    Stop,
-    Length,
-    ToolCalls,
-}
-
-impl Finish {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Finish::Stop => "stop",
-            Finish::Length => "length",
-            Finish::ToolCalls => "tool_calls",
-        }
+/// `finish_reason`: Chat Completions does not say which stop string.
+fn finish_reason(finish: &Finish) -> &'static str {
+    match finish {
+        Finish::Stop | Finish::StopSequence(_) => "stop",
+        Finish::Length => "length",
+        Finish::ToolCalls => "tool_calls",
     }
-}
-
-/// A call id the strictest templates accept: Mistral's require exactly
-/// nine alphanumeric characters.
-pub(crate) fn call_id() -> String {
-    Alphanumeric.sample_string(&mut rand::rng(), 9)
-}
-
-/// Seconds since 1970, as the API's `created` fields count them.
-pub(crate) fn unix_time() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
-/// An id for a completion.
-pub(crate) fn completion_id() -> String {
-    format!(
-        "chatcmpl-{}",
-        Alphanumeric.sample_string(&mut rand::rng(), 24)
-    )
 }
 
 /// One call of the answer, as sent so far.
@@ -164,7 +135,7 @@ pub(crate) struct Envelope {
 impl Envelope {
     pub fn new(model: &str) -> Envelope {
         Envelope {
-            id: completion_id(),
+            id: random_id("chatcmpl-", 24),
             created: unix_time(),
             model: model.to_owned(),
         }
@@ -176,7 +147,7 @@ impl Envelope {
             "id": self.id, "object": "chat.completion.chunk", "created": self.created,
             "model": self.model,
             "choices": [{"index": 0, "delta": delta, "logprobs": null,
-                "finish_reason": finish.map(Finish::as_str)}],
+                "finish_reason": finish.as_ref().map(finish_reason)}],
         })
     }
 
@@ -194,7 +165,7 @@ impl Envelope {
             "id": self.id, "object": "chat.completion", "created": self.created,
             "model": self.model,
             "choices": [{"index": 0, "message": message, "logprobs": null,
-                "finish_reason": finish.as_str()}],
+                "finish_reason": finish_reason(&finish)}],
             "usage": usage.to_json(),
         })
     }

@@ -1,0 +1,103 @@
+//! `POST /v1/chat/completions`: OpenAI's Chat Completions API.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::sse::Event;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use super::answer::{collect, stream, Writer};
+use super::chat_reply::{Assembler, Envelope};
+use super::chat_request::ChatRequest;
+use super::error::ApiError;
+use super::request::Finish;
+use super::routes::{accept_body, check_model, submit, Shared};
+use crate::agent::Usage;
+use crate::parse::StreamEvent;
+
+pub(crate) async fn handle(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    match start_chat(&shared, &headers, body).await {
+        Ok(response) => response,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn start_chat(
+    shared: &Shared,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let body = accept_body(shared, headers, body)?;
+    let chat = ChatRequest::from_json(&body)?;
+    check_model(shared, chat.model.as_deref())?;
+    let accepted = submit(shared, chat.request).await?;
+    let envelope = Envelope::new(&shared.model);
+    if chat.stream {
+        let writer = ChatWriter {
+            assembler: Assembler::default(),
+            envelope,
+            include_usage: chat.include_usage,
+        };
+        return Ok(stream(accepted, writer).into_response());
+    }
+    let mut assembler = Assembler::default();
+    let (finish, usage) = collect(accepted, |event| {
+        assembler.delta(event);
+    })
+    .await?;
+    Ok(Json(envelope.completion(assembler.message(), finish, usage)).into_response())
+}
+
+/// Chat Completions chunks: `data:` lines, then `data: [DONE]`.
+struct ChatWriter {
+    assembler: Assembler,
+    envelope: Envelope,
+    include_usage: bool,
+}
+
+fn data(value: serde_json::Value) -> Event {
+    Event::default().data(value.to_string())
+}
+
+fn done() -> Event {
+    Event::default().data("[DONE]")
+}
+
+impl Writer for ChatWriter {
+    fn opening(&mut self) -> Vec<Event> {
+        vec![data(
+            self.envelope
+                .chunk(json!({"role": "assistant", "content": ""}), None),
+        )]
+    }
+
+    fn event(&mut self, event: StreamEvent) -> Vec<Event> {
+        self.assembler
+            .delta(event)
+            .map(|delta| data(self.envelope.chunk(delta, None)))
+            .into_iter()
+            .collect()
+    }
+
+    fn closing(&mut self, finish: Finish, usage: Usage) -> Vec<Event> {
+        let mut events = vec![data(self.envelope.chunk(json!({}), Some(finish)))];
+        if self.include_usage {
+            events.push(data(self.envelope.usage_chunk(usage)));
+        }
+        events.push(done());
+        events
+    }
+
+    fn failure(&mut self, error: ApiError) -> Vec<Event> {
+        vec![data(error.body()), done()]
+    }
+}

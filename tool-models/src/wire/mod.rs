@@ -1,0 +1,156 @@
+//! The HTTP APIs that carry tool calls, as typed serde values: one
+//! definition of each, used in both directions, by [`server`](crate::server)
+//! to read requests and write answers and by [`remote`](crate::remote) to
+//! write requests and read answers.
+//!
+//! - [`chat`]: OpenAI Chat Completions (`POST /v1/chat/completions`).
+//! - [`messages`]: Anthropic Messages (`POST /v1/messages`).
+//! - [`responses`]: OpenAI Responses (`POST /v1/responses`).
+//!
+//! Fields a reader does not know are ignored, as the APIs themselves ignore
+//! them; `null` counts as absent. [`read`] reads a body and names the field
+//! at fault when it cannot (`messages[2].content[0].type`).
+
+use serde::de::DeserializeOwned;
+use tool_runtime::json_kind;
+
+/// A request body, or one of its fields, that is not what the API takes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct FieldError {
+    /// The field at fault, as a path (`tools[0].input_schema`); empty for
+    /// the body as a whole.
+    pub path: String,
+    /// What was expected and what was found, starting with the path.
+    pub message: String,
+}
+
+impl FieldError {
+    /// A problem with the field at `path`; the message is prefixed with it.
+    pub fn new(path: impl Into<String>, problem: impl std::fmt::Display) -> FieldError {
+        let path = path.into();
+        let message = if path.is_empty() {
+            problem.to_string()
+        } else {
+            format!("{path}: {problem}")
+        };
+        FieldError { path, message }
+    }
+
+    /// A problem found inside the field at `path`: its own path goes after.
+    pub fn within(self, path: &str) -> FieldError {
+        let inner = self.message.strip_prefix(&format!("{}: ", self.path));
+        let joined = match (path.is_empty(), self.path.is_empty()) {
+            (true, _) => self.path.clone(),
+            (false, true) => path.to_owned(),
+            (false, false) if self.path.starts_with('[') => format!("{path}{}", self.path),
+            (false, false) => format!("{path}.{}", self.path),
+        };
+        FieldError::new(joined, inner.unwrap_or(&self.message))
+    }
+}
+
+/// Reads a request body as `T`.
+///
+/// # Errors
+/// A [`FieldError`] naming the field at fault, or the body itself when it
+/// is not JSON or not an object.
+///
+/// ```
+/// use serde::Deserialize;
+/// use tool_models::wire::read;
+///
+/// #[derive(Deserialize)]
+/// struct Body { max_tokens: u32 }
+///
+/// let e = read::<Body>(br#"{"max_tokens": "many"}"#).unwrap_err();
+/// assert_eq!(e.path, "max_tokens");
+/// assert!(e.message.starts_with("max_tokens: invalid type: string \"many\""), "{}", e.message);
+/// ```
+pub fn read<T: DeserializeOwned>(body: &[u8]) -> Result<T, FieldError> {
+    let value: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|e| FieldError::new("", format!("the request body is not valid JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(FieldError::new(
+            "",
+            format!(
+                "the request body must be a JSON object, found {}",
+                json_kind(&value)
+            ),
+        ));
+    }
+    read_value(value)
+}
+
+/// Reads an already parsed JSON value as `T`, naming the field at fault.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, FieldError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        // serde_path_to_error writes `.` for the root.
+        let path = if path == "." { String::new() } else { path };
+        FieldError::new(path, e.into_inner())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Body {
+        messages: Vec<Part>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(tag = "type", rename_all = "snake_case")]
+    #[allow(dead_code)]
+    enum Part {
+        Text { text: String },
+    }
+
+    #[test]
+    fn names_the_field_at_fault() {
+        let e = read::<Body>(
+            br#"{"messages": [{"type": "text", "text": "a"}, {"type": "text", "text": 3}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.path, "messages[1].text");
+        assert!(e.message.contains("expected a string"), "{}", e.message);
+        let e = read::<Body>(br#"{"messages": [{"type": "image"}]}"#).unwrap_err();
+        assert_eq!(e.path, "messages[0]");
+        assert!(
+            e.message.contains("unknown variant `image`"),
+            "{}",
+            e.message
+        );
+        let e = read::<Body>(b"{}").unwrap_err();
+        assert_eq!(e.path, "");
+        assert!(
+            e.message.contains("missing field `messages`"),
+            "{}",
+            e.message
+        );
+        assert!(read::<Body>(b"[1]")
+            .unwrap_err()
+            .message
+            .contains("found an array"));
+        assert!(read::<Body>(b"{")
+            .unwrap_err()
+            .message
+            .contains("not valid JSON"));
+    }
+
+    #[test]
+    fn nests_paths() {
+        let e = FieldError::new("[0].text", "expected a string").within("messages");
+        assert_eq!(e.path, "messages[0].text");
+        assert_eq!(e.message, "messages[0].text: expected a string");
+        let e = FieldError::new("type", "unknown").within("tools[1]");
+        assert_eq!(e.message, "tools[1].type: unknown");
+    }
+}
