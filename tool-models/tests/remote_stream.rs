@@ -315,14 +315,14 @@ fn text_that_is_not_a_chunk_is_a_clear_error() {
     for (data, says) in [
         ("{not json", "stream chunk"),
         ("[1, 2]", "a JSON object"),
-        (r#"{"choices": 3}"#, "`choices` to be an array"),
+        (r#"{"choices": 3}"#, "choices: invalid type: integer `3`"),
         (
             r#"{"choices": [{"index": 0, "delta": "text"}]}"#,
-            "`delta` to be an object",
+            "choices[0].delta: invalid type: string",
         ),
         (
             r#"{"choices": [{"index": 0, "delta": {"tool_calls": {}}}]}"#,
-            "`tool_calls` to be an array",
+            "choices[0].delta.tool_calls: invalid type: map, expected a sequence",
         ),
     ] {
         let err = merger.feed(data).unwrap_err().to_string();

@@ -12,7 +12,8 @@ use serde_json::Value;
 use super::completions::{read_piece, Completions};
 use super::error::{snippet, RemoteError};
 use super::stream::ChunkMerger;
-use super::wire::{chat_request, RequestOptions};
+use super::chat::chat_request;
+use super::options::RequestOptions;
 use crate::agent::{
     AsyncChatModel, ChatModel, ModelDelta, Turn, TurnError, TurnFuture, TurnRequest, TurnStats,
     Usage,

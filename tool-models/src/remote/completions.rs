@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::error::{snippet, RemoteError};
 use super::stream::{error_message, first_choice};
-use super::wire::{add_sampling, RequestOptions};
+use super::options::{add_sampling, RequestOptions};
 use crate::agent::TurnRequest;
 use crate::agent::Usage;
 use crate::parse::{detect_format, Format};

@@ -12,14 +12,16 @@
 //!   [`RemoteChat::completions`] drives a raw `/v1/completions` endpoint
 //!   with this crate's own template rendering and parsers instead.
 
+mod chat;
 mod client;
 mod completions;
 mod error;
+mod options;
 mod stream;
-mod wire;
 
 pub use crate::agent::Usage;
 pub use client::{RemoteChat, Timeouts};
 pub use error::RemoteError;
 pub use stream::{ChunkMerger, Completion};
-pub use wire::{chat_request, wire_message, RequestOptions, ResponseFormat};
+pub use chat::chat_request;
+pub use options::{RequestOptions, ResponseFormat};

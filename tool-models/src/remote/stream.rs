@@ -19,12 +19,14 @@
 //! an [`InvalidToolCall`](tool_runtime::InvalidToolCall) for the model to
 //! read, never an error of the stream.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tool_runtime::ToolCallChunk;
 
 use super::error::{snippet, RemoteError};
 use crate::agent::Usage;
 use crate::parse::StreamEvent;
+use crate::wire::chat::{self, CallDelta, Delta, WireMessage};
+use crate::wire::read_value;
 
 /// How a turn ended, as the engine reported it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -100,13 +102,8 @@ impl ChunkMerger {
         if data.is_empty() {
             return Ok(Vec::new());
         }
-        let chunk: Value = serde_json::from_str(data).map_err(|e| RemoteError::Malformed {
-            what: "stream chunk",
-            found: snippet(data),
-            reason: e.to_string(),
-        })?;
         self.chunks += 1;
-        self.read(&chunk, "stream chunk", "delta")
+        self.read(data, "stream chunk")
     }
 
     /// Reads a whole (non-streamed) response body: the same as one chunk
@@ -115,12 +112,7 @@ impl ChunkMerger {
     /// # Errors
     /// As [`feed`](Self::feed).
     pub fn feed_response(&mut self, body: &str) -> Result<Vec<StreamEvent>, RemoteError> {
-        let response: Value = serde_json::from_str(body).map_err(|e| RemoteError::Malformed {
-            what: "response",
-            found: snippet(body),
-            reason: e.to_string(),
-        })?;
-        let mut events = self.read(&response, "response", "message")?;
+        let mut events = self.read(body, "response")?;
         self.done = true;
         self.close_all(&mut events);
         Ok(events)
@@ -163,101 +155,73 @@ impl ChunkMerger {
         }
     }
 
-    fn read(
-        &mut self,
-        chunk: &Value,
-        what: &'static str,
-        delta_key: &str,
-    ) -> Result<Vec<StreamEvent>, RemoteError> {
-        let malformed = |reason: &str| RemoteError::Malformed {
+    /// Reads a chunk (`what` = `stream chunk`) or a whole response.
+    fn read(&mut self, text: &str, what: &'static str) -> Result<Vec<StreamEvent>, RemoteError> {
+        let malformed = |reason: String| RemoteError::Malformed {
             what,
-            found: snippet(&chunk.to_string()),
-            reason: reason.to_owned(),
+            found: snippet(text),
+            reason,
         };
-        let Some(object) = chunk.as_object() else {
-            return Err(malformed("expected a JSON object"));
-        };
-        if let Some(error) = object.get("error").filter(|e| !e.is_null()) {
+        let value: Value = serde_json::from_str(text).map_err(|e| malformed(e.to_string()))?;
+        // An error may arrive in place of a chunk, under HTTP 200.
+        if let Some(error) = value.get("error").filter(|e| !e.is_null()) {
             return Err(RemoteError::Engine(error_message(error)));
         }
-        if let Some(model) = object.get("model").and_then(Value::as_str) {
-            self.completion.model = Some(model.to_owned());
+        if !value.is_object() {
+            return Err(malformed("expected a JSON object".into()));
         }
-        if let Some(usage) = object.get("usage").and_then(Usage::from_json) {
-            self.completion.usage = Some(usage);
+        let (model, usage, finish, delta) = if what == "response" {
+            let c: chat::Completion =
+                read_value(value).map_err(|e| malformed(e.message))?;
+            let choice = c.choices.into_iter().find(|c| c.index == 0);
+            let (finish, delta) = match choice {
+                Some(choice) => (choice.finish_reason, message_delta(choice.message)),
+                None => (None, Delta::default()),
+            };
+            (c.model, c.usage, finish, delta)
+        } else {
+            let c: chat::Chunk = read_value(value).map_err(|e| malformed(e.message))?;
+            let choice = c.choices.into_iter().find(|c| c.index == 0);
+            let (finish, delta) = match choice {
+                Some(choice) => (choice.finish_reason, choice.delta),
+                None => (None, Delta::default()),
+            };
+            (c.model, c.usage, finish, delta)
+        };
+        if !model.is_empty() {
+            self.completion.model = Some(model);
+        }
+        if let Some(usage) = usage {
+            self.completion.usage = Some(usage.into());
+        }
+        if let Some(reason) = finish {
+            self.completion.finish_reason = Some(reason);
         }
         let mut events = Vec::new();
-        let choices = match object.get("choices") {
-            Some(Value::Array(choices)) => choices.as_slice(),
-            None | Some(Value::Null) => &[],
-            Some(_) => return Err(malformed("expected `choices` to be an array")),
-        };
-        let Some(choice) = choices.iter().find(|c| is_first(c)) else {
-            return Ok(events);
-        };
-        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
-            self.completion.finish_reason = Some(reason.to_owned());
+        if let Some(text) = delta.reasoning_content.filter(|t| !t.is_empty()) {
+            events.push(StreamEvent::Reasoning(text));
         }
-        let Some(delta) = choice.get(delta_key).filter(|d| !d.is_null()) else {
-            return Ok(events);
-        };
-        let Some(delta) = delta.as_object() else {
-            return Err(malformed(&format!(
-                "expected `{delta_key}` to be an object"
-            )));
-        };
-        for key in ["reasoning_content", "reasoning"] {
-            if let Some(text) = delta.get(key).and_then(Value::as_str) {
-                if !text.is_empty() {
-                    events.push(StreamEvent::Reasoning(text.to_owned()));
-                }
-            }
+        if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
+            events.push(StreamEvent::Content(text));
         }
-        if let Some(text) = delta.get("content").and_then(Value::as_str) {
-            if !text.is_empty() {
-                events.push(StreamEvent::Content(text.to_owned()));
-            }
-        }
-        match delta.get("tool_calls") {
-            Some(Value::Array(calls)) => {
-                for fragment in calls {
-                    self.fragment(fragment, &mut events);
-                }
-            }
-            None | Some(Value::Null) => {}
-            Some(_) => return Err(malformed("expected `tool_calls` to be an array")),
+        for fragment in delta.tool_calls {
+            self.fragment(fragment, &mut events);
         }
         Ok(events)
     }
 
     /// Adds one `tool_calls[]` fragment.
-    fn fragment(&mut self, fragment: &Value, events: &mut Vec<StreamEvent>) {
-        let empty = Map::new();
-        let fragment = fragment.as_object().unwrap_or(&empty);
-        let function = fragment
-            .get("function")
-            .and_then(Value::as_object)
-            .unwrap_or(fragment);
-        let wire_index = fragment
-            .get("index")
-            .and_then(Value::as_u64)
-            .map(|i| i as usize);
-        let id = fragment
-            .get("id")
-            .and_then(Value::as_str)
-            .filter(|id| !id.is_empty());
-        let ordinal = self.slot_for(wire_index, id, events);
-        let name = function.get("name").and_then(Value::as_str).unwrap_or("");
-        let delta = match function.get("arguments") {
-            Some(Value::String(text)) => text.clone(),
-            Some(Value::Null) | None => String::new(),
-            Some(other) => other.to_string(),
-        };
+    fn fragment(&mut self, fragment: CallDelta, events: &mut Vec<StreamEvent>) {
+        let id = fragment.id.filter(|id| !id.is_empty());
+        let ordinal = self.slot_for(fragment.index, id.as_deref(), events);
+        let function = fragment.function.unwrap_or_default();
+        let name = function.name.unwrap_or_default();
+        let delta = function.arguments.unwrap_or_default();
         // Names arrive whole in practice; pieces concatenate, as in LangChain.
         let joined = self.slots[ordinal].call.merge(ToolCallChunk {
-            index: wire_index,
-            id: id.map(str::to_owned),
-            name: Some(name.to_owned()),
+            index: fragment.index,
+            id,
+            name: Some(name.clone()),
             arguments_delta: Some(delta.clone()),
         });
         debug_assert!(joined.is_ok(), "slot_for opens a new call for a new id");
@@ -323,6 +287,29 @@ impl ChunkMerger {
             },
             Err(invalid) => StreamEvent::InvalidToolCall(invalid),
         });
+    }
+}
+
+/// A whole message read as one delta: its calls numbered in order.
+fn message_delta(message: WireMessage) -> Delta {
+    Delta {
+        role: None,
+        content: message.content,
+        reasoning_content: message.reasoning_content,
+        tool_calls: message
+            .tool_calls
+            .into_iter()
+            .enumerate()
+            .map(|(i, call)| CallDelta {
+                index: Some(i),
+                id: Some(call.id),
+                kind: Some(call.kind),
+                function: Some(chat::FunctionDelta {
+                    name: Some(call.function.name),
+                    arguments: Some(call.function.arguments),
+                }),
+            })
+            .collect(),
     }
 }
 

@@ -9,7 +9,6 @@ use axum::http::HeaderMap;
 use axum::response::sse::Event;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
 
 use super::answer::{collect, stream, Writer};
 use super::chat_reply::{Assembler, Envelope};
@@ -19,6 +18,7 @@ use super::request::Finish;
 use super::routes::{accept_body, check_model, submit, Shared};
 use crate::agent::Usage;
 use crate::parse::StreamEvent;
+use crate::wire::chat::Delta;
 
 pub(crate) async fn handle(
     State(shared): State<Arc<Shared>>,
@@ -64,8 +64,9 @@ struct ChatWriter {
     include_usage: bool,
 }
 
-fn data(value: serde_json::Value) -> Event {
-    Event::default().data(value.to_string())
+fn data(value: impl serde::Serialize) -> Event {
+    // Serialising these types cannot fail: their maps have string keys.
+    Event::default().data(serde_json::to_string(&value).unwrap_or_default())
 }
 
 fn done() -> Event {
@@ -74,10 +75,12 @@ fn done() -> Event {
 
 impl Writer for ChatWriter {
     fn opening(&mut self) -> Vec<Event> {
-        vec![data(
-            self.envelope
-                .chunk(json!({"role": "assistant", "content": ""}), None),
-        )]
+        let delta = Delta {
+            role: Some("assistant".into()),
+            content: Some(String::new()),
+            ..Delta::default()
+        };
+        vec![data(self.envelope.chunk(delta, None))]
     }
 
     fn event(&mut self, event: StreamEvent) -> Vec<Event> {
@@ -89,7 +92,7 @@ impl Writer for ChatWriter {
     }
 
     fn closing(&mut self, finish: Finish, usage: Usage) -> Vec<Event> {
-        let mut events = vec![data(self.envelope.chunk(json!({}), Some(finish)))];
+        let mut events = vec![data(self.envelope.chunk(Delta::default(), Some(finish)))];
         if self.include_usage {
             events.push(data(self.envelope.usage_chunk(usage)));
         }

@@ -2,20 +2,23 @@
 //! the non-streamed message is those same deltas merged, so that streamed
 //! and non-streamed answers agree by construction.
 
-use serde_json::{json, Map, Value};
-
 use super::ids::{call_id, random_id, unix_time};
 use super::request::Finish;
 use crate::agent::Usage;
 use crate::parse::StreamEvent;
+use crate::wire::chat::{
+    CallDelta, CalledFunction, Choice, Chunk, ChunkChoice, Completion, Delta, FunctionDelta,
+    FunctionKind, WireCall, WireMessage, WireRole,
+};
 
 /// `finish_reason`: Chat Completions does not say which stop string.
-fn finish_reason(finish: &Finish) -> &'static str {
+fn finish_reason(finish: &Finish) -> String {
     match finish {
         Finish::Stop | Finish::StopSequence(_) => "stop",
         Finish::Length => "length",
         Finish::ToolCalls => "tool_calls",
     }
+    .to_owned()
 }
 
 /// One call of the answer, as sent so far.
@@ -23,9 +26,7 @@ fn finish_reason(finish: &Finish) -> &'static str {
 struct Call {
     /// The parser's index, to match its later events.
     parser_index: usize,
-    id: String,
-    name: String,
-    arguments: String,
+    call: WireCall,
 }
 
 /// Turns parser events into chunk deltas and remembers what was sent.
@@ -38,14 +39,17 @@ pub(crate) struct Assembler {
 
 impl Assembler {
     /// The delta (`choices[0].delta`) for one event, if it adds anything.
-    pub fn delta(&mut self, event: StreamEvent) -> Option<Value> {
+    pub fn delta(&mut self, event: StreamEvent) -> Option<Delta> {
         match event {
             StreamEvent::Content(text) => self.content_delta(text),
             StreamEvent::Reasoning(text) if !text.is_empty() => {
                 self.reasoning
                     .get_or_insert_with(String::new)
                     .push_str(&text);
-                Some(json!({"reasoning_content": text}))
+                Some(Delta {
+                    reasoning_content: Some(text),
+                    ..Delta::default()
+                })
             }
             StreamEvent::Reasoning(_) => None,
             StreamEvent::ToolCallStart { index, name, .. } => {
@@ -53,14 +57,24 @@ impl Assembler {
                 let at = self.calls.len();
                 self.calls.push(Call {
                     parser_index: index,
-                    id: id.clone(),
-                    name: name.clone(),
-                    arguments: String::new(),
+                    call: WireCall {
+                        id: id.clone(),
+                        kind: FunctionKind::Function,
+                        function: CalledFunction {
+                            name: name.clone(),
+                            arguments: String::new(),
+                        },
+                    },
                 });
-                Some(json!({"tool_calls": [{
-                    "index": at, "id": id, "type": "function",
-                    "function": {"name": name, "arguments": ""},
-                }]}))
+                Some(calls_delta(CallDelta {
+                    index: Some(at),
+                    id: Some(id),
+                    kind: Some(FunctionKind::Function),
+                    function: Some(FunctionDelta {
+                        name: Some(name),
+                        arguments: Some(String::new()),
+                    }),
+                }))
             }
             StreamEvent::ToolCallArguments { index, delta } => {
                 let at = self.position(index)?;
@@ -76,12 +90,15 @@ impl Assembler {
         }
     }
 
-    fn content_delta(&mut self, text: String) -> Option<Value> {
+    fn content_delta(&mut self, text: String) -> Option<Delta> {
         if text.is_empty() {
             return None;
         }
         self.content.get_or_insert_with(String::new).push_str(&text);
-        Some(json!({"content": text}))
+        Some(Delta {
+            content: Some(text),
+            ..Delta::default()
+        })
     }
 
     fn position(&self, parser_index: usize) -> Option<usize> {
@@ -90,37 +107,38 @@ impl Assembler {
             .rposition(|c| c.parser_index == parser_index)
     }
 
-    fn arguments(&mut self, at: usize, delta: String) -> Option<Value> {
+    fn arguments(&mut self, at: usize, delta: String) -> Option<Delta> {
         if delta.is_empty() {
             return None;
         }
-        self.calls[at].arguments.push_str(&delta);
-        Some(json!({"tool_calls": [{"index": at, "function": {"arguments": delta}}]}))
+        self.calls[at].call.function.arguments.push_str(&delta);
+        Some(calls_delta(CallDelta {
+            index: Some(at),
+            function: Some(FunctionDelta {
+                name: None,
+                arguments: Some(delta),
+            }),
+            ..CallDelta::default()
+        }))
     }
 
     /// The non-streamed message: every delta merged.
-    pub fn message(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("role".into(), "assistant".into());
-        m.insert(
-            "content".into(),
-            self.content.clone().map_or(Value::Null, Value::String),
-        );
-        if let Some(reasoning) = &self.reasoning {
-            m.insert("reasoning_content".into(), reasoning.clone().into());
+    pub fn message(&self) -> WireMessage {
+        WireMessage {
+            role: WireRole::Assistant,
+            content: self.content.clone(),
+            reasoning_content: self.reasoning.clone(),
+            tool_calls: self.calls.iter().map(|c| c.call.clone()).collect(),
+            tool_call_id: None,
+            name: None,
         }
-        if !self.calls.is_empty() {
-            let calls: Vec<Value> = self
-                .calls
-                .iter()
-                .map(|c| {
-                    json!({"id": c.id, "type": "function",
-                        "function": {"name": c.name, "arguments": c.arguments}})
-                })
-                .collect();
-            m.insert("tool_calls".into(), calls.into());
-        }
-        Value::Object(m)
+    }
+}
+
+fn calls_delta(call: CallDelta) -> Delta {
+    Delta {
+        tool_calls: vec![call],
+        ..Delta::default()
     }
 }
 
@@ -141,39 +159,55 @@ impl Envelope {
         }
     }
 
+    fn chunk_of(&self, choices: Vec<ChunkChoice>, usage: Option<Usage>) -> Chunk {
+        Chunk {
+            id: self.id.clone(),
+            object: "chat.completion.chunk".into(),
+            created: self.created,
+            model: self.model.clone(),
+            choices,
+            usage: usage.map(Into::into),
+        }
+    }
+
     /// A `chat.completion.chunk` with one choice.
-    pub fn chunk(&self, delta: Value, finish: Option<Finish>) -> Value {
-        json!({
-            "id": self.id, "object": "chat.completion.chunk", "created": self.created,
-            "model": self.model,
-            "choices": [{"index": 0, "delta": delta, "logprobs": null,
-                "finish_reason": finish.as_ref().map(finish_reason)}],
-        })
+    pub fn chunk(&self, delta: Delta, finish: Option<Finish>) -> Chunk {
+        let choice = ChunkChoice {
+            index: 0,
+            delta,
+            logprobs: None,
+            finish_reason: finish.as_ref().map(finish_reason),
+        };
+        self.chunk_of(vec![choice], None)
     }
 
     /// The usage-only chunk that ends a stream when the client asks for it.
-    pub fn usage_chunk(&self, usage: Usage) -> Value {
-        json!({
-            "id": self.id, "object": "chat.completion.chunk", "created": self.created,
-            "model": self.model, "choices": [], "usage": usage.to_json(),
-        })
+    pub fn usage_chunk(&self, usage: Usage) -> Chunk {
+        self.chunk_of(Vec::new(), Some(usage))
     }
 
     /// The whole `chat.completion`.
-    pub fn completion(&self, message: Value, finish: Finish, usage: Usage) -> Value {
-        json!({
-            "id": self.id, "object": "chat.completion", "created": self.created,
-            "model": self.model,
-            "choices": [{"index": 0, "message": message, "logprobs": null,
-                "finish_reason": finish_reason(&finish)}],
-            "usage": usage.to_json(),
-        })
+    pub fn completion(&self, message: WireMessage, finish: Finish, usage: Usage) -> Completion {
+        Completion {
+            id: self.id.clone(),
+            object: "chat.completion".into(),
+            created: self.created,
+            model: self.model.clone(),
+            choices: vec![Choice {
+                index: 0,
+                message,
+                logprobs: None,
+                finish_reason: Some(finish_reason(&finish)),
+            }],
+            usage: Some(usage.into()),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
     use tool_runtime::{InvalidToolCall, ToolCall};
 
     fn start(index: usize, name: &str) -> StreamEvent {
@@ -209,13 +243,14 @@ mod tests {
             end(0, json!({"a": 1, "b": "x"})),
         ] {
             if let Some(d) = a.delta(event) {
+                let d = serde_json::to_value(d).unwrap();
                 if let Some(args) = d["tool_calls"][0]["function"]["arguments"].as_str() {
                     sent.push_str(args);
                 }
             }
         }
         assert_eq!(sent, r#"{"a":1,"b":"x"}"#);
-        let m = a.message();
+        let m = serde_json::to_value(a.message()).unwrap();
         assert_eq!(m["tool_calls"][0]["function"]["arguments"], sent);
         assert_eq!(m["content"], Value::Null);
         let id = m["tool_calls"][0]["id"].as_str().unwrap();
@@ -233,11 +268,11 @@ mod tests {
             raw_arguments: Some("{oops".into()),
             error: "not JSON".into(),
         }));
-        let d = a.delta(start(1, "g")).unwrap();
+        let d = serde_json::to_value(a.delta(start(1, "g")).unwrap()).unwrap();
         assert_eq!(d["tool_calls"][0]["index"], 0);
         a.delta(arguments(1, "{}"));
         a.delta(end(1, json!({})));
-        let m = a.message();
+        let m = serde_json::to_value(a.message()).unwrap();
         assert_eq!(m["content"], "Checking. {oops");
         assert_eq!(m["tool_calls"][0]["function"]["name"], "g");
         assert_eq!(m["tool_calls"][0]["function"]["arguments"], "{}");

@@ -140,6 +140,17 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// A request field that is not what the API takes: 400, naming it.
+impl From<crate::wire::FieldError> for ApiError {
+    fn from(e: crate::wire::FieldError) -> ApiError {
+        if e.path.is_empty() {
+            ApiError::invalid(e.message)
+        } else {
+            ApiError::param(e.path, e.message)
+        }
+    }
+}
+
 /// Which failures of a turn are the request's fault (400) and which the
 /// server's (500).
 impl From<LocalChatError> for ApiError {

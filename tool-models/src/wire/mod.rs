@@ -9,9 +9,14 @@
 //!
 //! Fields a reader does not know are ignored, as the APIs themselves ignore
 //! them; `null` counts as absent. [`read`] reads a body and names the field
-//! at fault when it cannot (`messages[2].content[0].type`).
+//! at fault when it cannot (`messages[2].content[0].type` for an unknown
+//! type; inside a value tagged by its `type`, the message says what was
+//! wrong but the path stops at the value, because serde buffers it).
+
+pub mod chat;
 
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
 use tool_runtime::json_kind;
 
 /// A request body, or one of its fields, that is not what the API takes.
@@ -91,8 +96,36 @@ pub fn read_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, Fi
         let path = e.path().to_string();
         // serde_path_to_error writes `.` for the root.
         let path = if path == "." { String::new() } else { path };
-        FieldError::new(path, e.into_inner())
+        let problem = e.into_inner().to_string();
+        // serde reports a missing field at its parent: name the field.
+        let missing = problem
+            .strip_prefix("missing field `")
+            .and_then(|rest| rest.strip_suffix('`'));
+        match missing {
+            Some(field) => {
+                let path = if path.is_empty() {
+                    field.to_owned()
+                } else {
+                    format!("{path}.{field}")
+                };
+                FieldError {
+                    message: format!("{path} is required"),
+                    path,
+                }
+            }
+            None => FieldError::new(path, problem),
+        }
     })
+}
+
+/// For `#[serde(deserialize_with)]`: `null` reads as the default, as the
+/// APIs treat it.
+pub(crate) fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -119,22 +152,20 @@ mod tests {
             br#"{"messages": [{"type": "text", "text": "a"}, {"type": "text", "text": 3}]}"#,
         )
         .unwrap_err();
-        assert_eq!(e.path, "messages[1].text");
+        // Internally tagged enums buffer their content, so the path stops
+        // at the tagged value; the message still says what was wrong.
+        assert_eq!(e.path, "messages[1]");
         assert!(e.message.contains("expected a string"), "{}", e.message);
         let e = read::<Body>(br#"{"messages": [{"type": "image"}]}"#).unwrap_err();
-        assert_eq!(e.path, "messages[0]");
+        assert_eq!(e.path, "messages[0].type");
         assert!(
             e.message.contains("unknown variant `image`"),
             "{}",
             e.message
         );
         let e = read::<Body>(b"{}").unwrap_err();
-        assert_eq!(e.path, "");
-        assert!(
-            e.message.contains("missing field `messages`"),
-            "{}",
-            e.message
-        );
+        assert_eq!(e.path, "messages");
+        assert_eq!(e.message, "messages is required");
         assert!(read::<Body>(b"[1]")
             .unwrap_err()
             .message

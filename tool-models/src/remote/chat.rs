@@ -1,0 +1,64 @@
+//! Chat Completions request bodies, written with the typed wire.
+
+use serde_json::{Map, Value};
+use tool_runtime::{Message, ToolChoice, ToolDefinition};
+
+use super::options::{add_sampling, RequestOptions};
+use crate::wire::chat::{Request, Tool, WireMessage};
+
+/// The body of `POST /v1/chat/completions`.
+///
+/// Messages are written as the API takes them ([`WireMessage`]: assistant
+/// calls carry their arguments as JSON text, tool results their call's
+/// id). `tools` are transformers/OpenAI definitions (`{"type": "function",
+/// "function": {...}}`); keys the API does not know (transformers'
+/// `return`) are left out. With `stream`, the engine is asked for the usage
+/// chunk too.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_models::remote::{chat_request, RequestOptions};
+/// use tool_runtime::{Message, ToolChoice, ToolDefinition};
+///
+/// let tools = ToolDefinition::list_from_json(&[json!({"type": "function", "function": {
+///     "name": "get_weather", "description": "Weather.", "parameters": {"type": "object"},
+///     "return": {"type": "string"}}})])?;
+/// let body = chat_request(
+///     "qwen2.5", &[Message::user("Weather in Paris?")], &tools,
+///     &ToolChoice::Named("get_weather".into()), &RequestOptions::default(), true,
+/// );
+/// assert_eq!(body["tool_choice"], json!({"type": "function", "function": {"name": "get_weather"}}));
+/// assert!(body["tools"][0]["function"].get("return").is_none());
+/// assert_eq!(body["stream_options"]["include_usage"], true);
+/// # Ok::<(), tool_runtime::DefinitionsError>(())
+/// ```
+pub fn chat_request(
+    model: &str,
+    messages: &[Message],
+    tools: &[ToolDefinition],
+    tool_choice: &ToolChoice,
+    options: &RequestOptions,
+    stream: bool,
+) -> Value {
+    let tools: Vec<Tool> = crate::agent::ground::strip(tools)
+        .iter()
+        .map(Tool::from_definition)
+        .collect();
+    let offered = !tools.is_empty();
+    let request = Request {
+        model: Some(model.to_owned()),
+        messages: messages.iter().map(WireMessage::from).collect(),
+        tools,
+        tool_choice: offered.then(|| tool_choice.clone()),
+        parallel_tool_calls: options.parallel_tool_calls.filter(|_| offered),
+        response_format: options.response_format.clone(),
+        ..Request::default()
+    };
+    let mut body = match serde_json::to_value(request) {
+        Ok(Value::Object(body)) => body,
+        // A struct of strings and JSON values always serialises to an object.
+        _ => Map::new(),
+    };
+    add_sampling(&mut body, options, stream);
+    Value::Object(body)
+}
