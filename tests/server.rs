@@ -335,7 +335,7 @@ async fn bad_requests_get_openai_shaped_errors() {
             "wrong type",
             json!({"messages": user, "temperature": "warm"}).to_string(),
             400,
-            "temperature must be a number",
+            "temperature: invalid type: string \"warm\", expected a number",
         ),
         (
             "bad message",

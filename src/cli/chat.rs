@@ -10,7 +10,7 @@ use tool_use::mcp::{McpClient, ToolboxMcp};
 use tool_use::models::agent::{Agent, AgentEvent, ChatModel};
 use tool_use::models::generate::GenerateOptions;
 use tool_use::models::parse::StreamEvent;
-use tool_use::models::remote::{RemoteChat, RequestOptions};
+use tool_use::models::remote::{Api, RemoteChat, RequestOptions};
 use tool_use::{Message, Role, ToolChoice, Toolbox};
 
 /// Arguments of `tool-use chat`.
@@ -30,6 +30,10 @@ pub struct ChatArgs {
     /// The environment variable that holds the engine's API key.
     #[arg(long)]
     api_key_env: Option<String>,
+    /// The API to speak with `--base-url`: `chat` (Chat Completions),
+    /// `messages` (Anthropic's Messages) or `responses` (OpenAI's Responses).
+    #[arg(long, default_value = "chat", requires = "base_url")]
+    api: Api,
     /// Ask the engine for the whole answer at once instead of a stream.
     #[arg(long)]
     no_stream: bool,
@@ -149,6 +153,7 @@ pub fn run(args: ChatArgs) -> Result<ExitCode, String> {
 fn remote_chat(base_url: &str, args: &ChatArgs) -> Result<RemoteChat, String> {
     let mut chat = RemoteChat::openai_compatible(base_url, args.model.clone().unwrap_or_default())
         .stream(!args.no_stream)
+        .api(args.api)
         .options(RequestOptions {
             temperature: Some(f64::from(args.temperature)),
             max_tokens: Some(args.max_tokens),

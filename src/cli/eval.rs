@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use tool_use::models::agent::{ChatModel, LocalChat};
 use tool_use::models::eval::{self, CaseResult, Category, Report, RunOptions, Selection};
 use tool_use::models::generate::GenerateOptions;
-use tool_use::models::remote::{RemoteChat, RequestOptions};
+use tool_use::models::remote::{Api, RemoteChat, RequestOptions};
 use tool_use::models::template::ModelTemplates;
 
 /// Benchmarks to measure a model on.
@@ -68,6 +68,15 @@ pub struct BfclArgs {
     /// The environment variable that holds the engine's API key.
     #[arg(long, requires = "base_url")]
     api_key_env: Option<String>,
+    /// The API to speak with `--base-url`: `chat` (Chat Completions),
+    /// `messages` (Anthropic's Messages) or `responses` (OpenAI's Responses).
+    #[arg(
+        long,
+        default_value = "chat",
+        requires = "base_url",
+        conflicts_with = "completions"
+    )]
+    api: Api,
     /// Requests in flight at once (remote engines; a local model runs one
     /// case at a time).
     #[arg(long, default_value_t = 1)]
@@ -232,7 +241,7 @@ fn remote_chat(base_url: &str, args: &BfclArgs, name: Option<&str>) -> Result<Re
     } else {
         RemoteChat::openai_compatible(base_url, served)
     };
-    chat = chat.stream(false).options(RequestOptions {
+    chat = chat.stream(false).api(args.api).options(RequestOptions {
         temperature: Some(0.0),
         max_tokens: Some(args.max_tokens),
         ..RequestOptions::default()
@@ -249,6 +258,7 @@ fn remote_chat(base_url: &str, args: &BfclArgs, name: Option<&str>) -> Result<Re
 fn describe_remote(base_url: &str, chat: &RemoteChat, args: &BfclArgs) -> Value {
     json!({
         "kind": if args.completions { "remote completions" } else { "remote tools API" },
+        "api": if args.completions { "completions" } else { args.api.id() },
         "base_url": base_url,
         "model": chat.model_name(),
         "format": args.completions.then(|| ChatModel::format(chat).id()),

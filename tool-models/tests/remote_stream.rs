@@ -322,7 +322,7 @@ fn text_that_is_not_a_chunk_is_a_clear_error() {
         ),
         (
             r#"{"choices": [{"index": 0, "delta": {"tool_calls": {}}}]}"#,
-            "choices[0].delta.tool_calls: invalid type: map, expected a sequence",
+            "choices[0].delta.tool_calls: invalid type: object, expected a list",
         ),
     ] {
         let err = merger.feed(data).unwrap_err().to_string();

@@ -9,10 +9,9 @@ use futures_util::StreamExt;
 use reqwest::StatusCode;
 use serde_json::Value;
 
+use super::api::Api;
 use super::completions::{read_piece, Completions};
 use super::error::{snippet, RemoteError};
-use super::stream::ChunkMerger;
-use super::chat::chat_request;
 use super::options::RequestOptions;
 use crate::agent::{
     AsyncChatModel, ChatModel, ModelDelta, Turn, TurnError, TurnFuture, TurnRequest, TurnStats,
@@ -76,6 +75,7 @@ pub struct RemoteChat {
     runtime: Option<tokio::runtime::Runtime>,
     /// Set in the raw-completions mode.
     completions: Option<Completions>,
+    api: Api,
 }
 
 impl std::fmt::Debug for RemoteChat {
@@ -96,7 +96,7 @@ impl std::fmt::Debug for RemoteChat {
                 "mode",
                 &match &self.completions {
                     Some(c) => format!("completions ({})", c.format.id()),
-                    None => "chat".to_owned(),
+                    None => self.api.id().to_owned(),
                 },
             )
             .finish_non_exhaustive()
@@ -120,6 +120,7 @@ impl RemoteChat {
             client: None,
             runtime: None,
             completions: None,
+            api: Api::ChatCompletions,
         }
     }
 
@@ -176,6 +177,10 @@ impl RemoteChat {
     }
 
     setters! {
+        /// Which API carries the turns ([`Api::ChatCompletions`] by
+        /// default). With [`Api::Messages`] the key goes in `x-api-key`,
+        /// as Anthropic's API wants it, with `anthropic-version`.
+        api(api: Api) => api;
         /// Sampling and output options for every request.
         options(options: RequestOptions) => options;
         /// Whether to stream the answer (on by default).
@@ -342,18 +347,13 @@ impl RemoteChat {
             return self.completion_turn(request, out).await;
         }
         let client = self.client()?;
-        let url = self.url("chat/completions");
-        let body = chat_request(
-            &self.model,
-            request.messages,
-            request.tools,
-            request.tool_choice,
-            &self.options,
-            self.stream,
-        );
+        let url = self.url(self.api.path());
+        let body = self
+            .api
+            .body(&self.model, request, &self.options, self.stream)?;
         let started = Instant::now();
         let response = self.send_with_retries(&client, &url, &body).await?;
-        let mut merger = ChunkMerger::new();
+        let mut reader = self.api.reader();
         let mut text = String::new();
         let mut first: Option<Duration> = None;
         let mut emit =
@@ -370,9 +370,12 @@ impl RemoteChat {
             let mut events = response.bytes_stream().eventsource();
             while let Some(event) = events.next().await {
                 let event = event.map_err(|e| RemoteError::Interrupted(e.to_string()))?;
-                let done = event.data.trim() == "[DONE]";
-                emit(merger.feed(&event.data)?, &mut text, &mut first);
-                if done {
+                emit(
+                    reader.feed(&event.event, &event.data)?,
+                    &mut text,
+                    &mut first,
+                );
+                if reader.ended() {
                     break;
                 }
             }
@@ -381,9 +384,9 @@ impl RemoteChat {
                 .text()
                 .await
                 .map_err(|e| RemoteError::Interrupted(e.to_string()))?;
-            emit(merger.feed_response(&body)?, &mut text, &mut first);
+            emit(reader.feed_response(&body)?, &mut text, &mut first);
         }
-        let (rest, completion) = merger.finish()?;
+        let (rest, completion) = reader.finish()?;
         emit(rest, &mut text, &mut first);
         Ok(finished_turn(text, started, first, completion.usage))
     }

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::error::{snippet, RemoteError};
-use super::stream::{error_message, first_choice};
 use super::options::{add_sampling, RequestOptions};
+use super::stream::{error_message, first_choice};
 use crate::agent::TurnRequest;
 use crate::agent::Usage;
 use crate::parse::{detect_format, Format};

@@ -12,6 +12,7 @@
 //!   [`RemoteChat::completions`] drives a raw `/v1/completions` endpoint
 //!   with this crate's own template rendering and parsers instead.
 
+mod api;
 mod chat;
 mod client;
 mod completions;
@@ -20,8 +21,9 @@ mod options;
 mod stream;
 
 pub use crate::agent::Usage;
+pub use api::{Api, UnknownApi};
+pub use chat::chat_request;
 pub use client::{RemoteChat, Timeouts};
 pub use error::RemoteError;
-pub use stream::{ChunkMerger, Completion};
-pub use chat::chat_request;
 pub use options::{RequestOptions, ResponseFormat};
+pub use stream::{ChunkMerger, Completion};

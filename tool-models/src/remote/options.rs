@@ -51,4 +51,3 @@ pub(super) fn add_sampling(body: &mut Map<String, Value>, options: &RequestOptio
         body.insert(key.clone(), value.clone());
     }
 }
-

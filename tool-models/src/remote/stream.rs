@@ -118,6 +118,11 @@ impl ChunkMerger {
         Ok(events)
     }
 
+    /// Whether `[DONE]` has arrived.
+    pub fn done(&self) -> bool {
+        self.done
+    }
+
     /// Ends the stream: closes the calls still open.
     ///
     /// # Errors
@@ -171,8 +176,7 @@ impl ChunkMerger {
             return Err(malformed("expected a JSON object".into()));
         }
         let (model, usage, finish, delta) = if what == "response" {
-            let c: chat::Completion =
-                read_value(value).map_err(|e| malformed(e.message))?;
+            let c: chat::Completion = read_value(value).map_err(|e| malformed(e.message))?;
             let choice = c.choices.into_iter().find(|c| c.index == 0);
             let (finish, delta) = match choice {
                 Some(choice) => (choice.finish_reason, message_delta(choice.message)),

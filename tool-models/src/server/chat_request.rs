@@ -116,7 +116,7 @@ mod tests {
     #[test]
     fn names_the_field_at_fault() {
         for (body, param, needle) in [
-            (json!({"messages": "hi"}), "messages", "expected a sequence"),
+            (json!({"messages": "hi"}), "messages", "expected a list"),
             (json!({}), "messages", "required"),
             (json!({"messages": []}), "messages", "at least one"),
             (

@@ -113,7 +113,9 @@ impl Request {
 
     /// The token limit: `max_completion_tokens`, else `max_tokens`.
     pub fn token_limit(&self) -> Option<usize> {
-        self.max_completion_tokens.or(self.max_tokens).map(Count::get)
+        self.max_completion_tokens
+            .or(self.max_tokens)
+            .map(Count::get)
     }
 
     /// The stop strings, without empty ones (which would end every answer
@@ -408,11 +410,7 @@ pub struct WireMessage {
     #[serde(default, deserialize_with = "content")]
     pub content: Option<String>,
     /// The model's reasoning (`reasoning_content`; `reasoning` is read too).
-    #[serde(
-        default,
-        alias = "reasoning",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, alias = "reasoning", skip_serializing_if = "Option::is_none")]
     pub reasoning_content: Option<String>,
     /// The calls an assistant message makes.
     #[serde(
@@ -645,11 +643,7 @@ pub struct Delta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
     /// Reasoning text (`reasoning` is read too).
-    #[serde(
-        default,
-        alias = "reasoning",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, alias = "reasoning", skip_serializing_if = "Option::is_none")]
     pub reasoning_content: Option<String>,
     /// Pieces of calls.
     #[serde(
@@ -787,16 +781,48 @@ mod tests {
     #[test]
     fn mistakes_name_their_field() {
         for (body, path, needle) in [
-            (json!({"messages": "hi"}), "messages", "expected a sequence"),
+            (json!({"messages": "hi"}), "messages", "expected a list"),
             (json!({}), "messages", "messages is required"),
-            (json!({"messages": [{"role": "king"}]}), "messages[0].role", "king"),
-            (json!({"messages": [], "max_tokens": 0}), "max_tokens", "positive integer, found 0"),
-            (json!({"messages": [], "temperature": "hot"}), "temperature", "string"),
-            (json!({"messages": [], "stop": 3}), "stop", "a string or a list of strings"),
-            (json!({"messages": [], "seed": 1.5}), "seed", "an integer, found 1.5"),
-            (json!({"messages": [], "tools": [{"type": "custom", "function": {"name": "f"}}]}), "tools[0].type", "unknown variant `custom`"),
-            (json!({"messages": [], "response_format": {"type": "xml"}}), "response_format", "json_schema"),
-            (json!({"messages": [{"role": "user", "content": 3}]}), "messages[0].content", "found an integer"),
+            (
+                json!({"messages": [{"role": "king"}]}),
+                "messages[0].role",
+                "king",
+            ),
+            (
+                json!({"messages": [], "max_tokens": 0}),
+                "max_tokens",
+                "positive integer, found 0",
+            ),
+            (
+                json!({"messages": [], "temperature": "hot"}),
+                "temperature",
+                "string",
+            ),
+            (
+                json!({"messages": [], "stop": 3}),
+                "stop",
+                "a string or a list of strings",
+            ),
+            (
+                json!({"messages": [], "seed": 1.5}),
+                "seed",
+                "an integer, found 1.5",
+            ),
+            (
+                json!({"messages": [], "tools": [{"type": "custom", "function": {"name": "f"}}]}),
+                "tools[0].type",
+                "unknown variant `custom`",
+            ),
+            (
+                json!({"messages": [], "response_format": {"type": "xml"}}),
+                "response_format",
+                "json_schema",
+            ),
+            (
+                json!({"messages": [{"role": "user", "content": 3}]}),
+                "messages[0].content",
+                "found an integer",
+            ),
         ] {
             let e = read_value::<Request>(body.clone()).unwrap_err();
             assert_eq!(e.path, path, "{body}: {}", e.message);

@@ -96,7 +96,7 @@ pub fn read_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, Fi
         let path = e.path().to_string();
         // serde_path_to_error writes `.` for the root.
         let path = if path == "." { String::new() } else { path };
-        let problem = e.into_inner().to_string();
+        let problem = in_json_terms(&e.into_inner().to_string());
         // serde reports a missing field at its parent: name the field.
         let missing = problem
             .strip_prefix("missing field `")
@@ -116,6 +116,32 @@ pub fn read_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, Fi
             None => FieldError::new(path, problem),
         }
     })
+}
+
+/// serde's message in JSON's words: `a number`, not `f64`; `an object`,
+/// not `map`.
+fn in_json_terms(message: &str) -> String {
+    let mut out = message.to_owned();
+    for (rust, json) in [
+        ("expected f64", "expected a number"),
+        ("expected f32", "expected a number"),
+        ("expected u64", "expected a non-negative integer"),
+        ("expected usize", "expected a non-negative integer"),
+        ("expected u32", "expected a non-negative integer"),
+        ("expected i64", "expected an integer"),
+        ("expected a sequence", "expected a list"),
+        ("expected a map", "expected an object"),
+        ("invalid type: map", "invalid type: object"),
+        ("invalid type: sequence", "invalid type: list"),
+        ("invalid type: unit value", "invalid type: null"),
+    ] {
+        out = out.replace(rust, json);
+    }
+    // `expected struct Request`: every struct is an object on the wire.
+    if let Some(at) = out.find("expected struct ") {
+        out.replace_range(at.., "expected an object");
+    }
+    out
 }
 
 /// For `#[serde(deserialize_with)]`: `null` reads as the default, as the
