@@ -19,21 +19,21 @@ enum Command {
     #[command(subcommand)]
     Template(cli::template::TemplateCommand),
     /// Run the agent with the demo tools: a local model (the bundled one by
-    /// default) or one an OpenAI-compatible engine serves (`--base-url`).
+    /// default) or one an engine serves (`--base-url`, `--api`).
     Chat(cli::chat::ChatArgs),
     /// List the models an OpenAI-compatible engine serves.
     Models(cli::models::ModelsArgs),
     /// Generate once from a prompt, without the agent (token-level comparisons).
     Generate(cli::generate::GenerateArgs),
-    /// Serve a local model (the bundled one by default) over the OpenAI
-    /// Chat Completions API.
+    /// Serve a local model (the bundled one by default) over OpenAI's Chat
+    /// Completions and Responses APIs and Anthropic's Messages API.
     Serve(cli::serve::ServeArgs),
     /// Serve the demo tools over the Model Context Protocol (stdio, or
     /// streamable HTTP with `--http`).
     Mcp(cli::mcp::McpArgs),
     /// Parse a model's raw output (stdin) into content, reasoning and tool calls.
     Parse(cli::parse::ParseArgs),
-    /// Measure a model (local, or on an OpenAI-compatible engine) on a
+    /// Measure a model (local, or on an engine) on a
     /// function-calling benchmark.
     #[command(subcommand)]
     Eval(cli::eval::EvalCommand),

@@ -23,7 +23,7 @@ pub struct ChatArgs {
     /// model's name (default: the engine's first model).
     #[arg(long)]
     model: Option<String>,
-    /// An OpenAI-compatible engine to run the model on (vLLM, llama-server,
+    /// An engine to run the model on (vLLM, llama-server,
     /// Ollama, SGLang…), e.g. `http://127.0.0.1:8080/v1`.
     #[arg(long)]
     base_url: Option<String>,

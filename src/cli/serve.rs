@@ -1,4 +1,5 @@
-//! `tool-use serve`: a local model behind the OpenAI Chat Completions API.
+//! `tool-use serve`: a local model behind OpenAI's Chat Completions and
+//! Responses APIs and Anthropic's Messages API.
 
 use std::path::PathBuf;
 
