@@ -77,8 +77,10 @@ fn tool_choices_map_to_the_crates() {
         (json!({"type": "none"}), ToolChoice::None, true),
         (json!(null), ToolChoice::Auto, true),
     ] {
-        let c = read(json!({"max_tokens": 8, "messages": [{"role": "user", "content": "x"}],
-            "tools": [weather()], "tool_choice": choice}))
+        let c = read(
+            json!({"max_tokens": 8, "messages": [{"role": "user", "content": "x"}],
+            "tools": [weather()], "tool_choice": choice}),
+        )
         .unwrap()
         .conversation()
         .unwrap();
@@ -93,10 +95,22 @@ fn every_mistake_names_its_field() {
         {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}}]});
     for (body, path, needle) in [
         (json!({"messages": user}), "max_tokens", "required"),
-        (json!({"max_tokens": 0, "messages": user}), "max_tokens", "at least 1"),
-        (json!({"max_tokens": "lots", "messages": user}), "max_tokens", "invalid type"),
+        (
+            json!({"max_tokens": 0, "messages": user}),
+            "max_tokens",
+            "at least 1",
+        ),
+        (
+            json!({"max_tokens": "lots", "messages": user}),
+            "max_tokens",
+            "invalid type",
+        ),
         (json!({"max_tokens": 8}), "messages", "required"),
-        (json!({"max_tokens": 8, "messages": []}), "messages", "at least one"),
+        (
+            json!({"max_tokens": 8, "messages": []}),
+            "messages",
+            "at least one",
+        ),
         (
             json!({"max_tokens": 8, "messages": [{"role": "system", "content": "x"}]}),
             "messages[0].role",
@@ -221,9 +235,11 @@ fn every_mistake_names_its_field() {
 
 #[test]
 fn null_counts_as_absent() {
-    let r = read(json!({"max_tokens": 8, "messages": [{"role": "user", "content": "x"}],
+    let r = read(
+        json!({"max_tokens": 8, "messages": [{"role": "user", "content": "x"}],
         "tools": null, "tool_choice": null, "stop_sequences": null, "stream": null,
-        "system": null, "temperature": null}))
+        "system": null, "temperature": null}),
+    )
     .unwrap();
     assert!(r.tools.is_empty() && !r.stream && r.system.is_none());
 }
@@ -447,8 +463,10 @@ fn request(
     }
     let tools: Vec<Value> = TOOLS
         .iter()
-        .map(|name| json!({"name": name, "description": format!("The {name} tool."),
-            "input_schema": {"type": "object", "properties": {}}}))
+        .map(|name| {
+            json!({"name": name, "description": format!("The {name} tool."),
+            "input_schema": {"type": "object", "properties": {}}})
+        })
         .collect();
     let choice = match choice {
         0 => json!({"type": "auto", "disable_parallel_tool_use": disable}),
