@@ -11,15 +11,19 @@
 //!   the `remote-tls` feature) and is a [`ChatModel`](crate::agent::ChatModel);
 //!   [`RemoteChat::completions`] drives a raw `/v1/completions` endpoint
 //!   with this crate's own template rendering and parsers instead.
+//! - [`MessagesReader`] reads an answer of Anthropic's Messages API
+//!   (`POST /v1/messages`) into those same events.
 
 mod client;
 mod completions;
 mod error;
+mod messages;
 mod stream;
 mod wire;
 
 pub use crate::agent::Usage;
 pub use client::{RemoteChat, Timeouts};
 pub use error::RemoteError;
+pub use messages::{MessagesReader, DEFAULT_MAX_TOKENS};
 pub use stream::{ChunkMerger, Completion};
 pub use wire::{chat_request, wire_message, RequestOptions, ResponseFormat};

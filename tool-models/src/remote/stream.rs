@@ -101,12 +101,12 @@ impl ChunkMerger {
             return Ok(Vec::new());
         }
         let chunk: Value = serde_json::from_str(data).map_err(|e| RemoteError::Malformed {
-            what: "stream chunk",
+            what: "Chat Completions stream chunk",
             found: snippet(data),
             reason: e.to_string(),
         })?;
         self.chunks += 1;
-        self.read(&chunk, "stream chunk", "delta")
+        self.read(&chunk, "Chat Completions stream chunk", "delta")
     }
 
     /// Reads a whole (non-streamed) response body: the same as one chunk
@@ -116,11 +116,11 @@ impl ChunkMerger {
     /// As [`feed`](Self::feed).
     pub fn feed_response(&mut self, body: &str) -> Result<Vec<StreamEvent>, RemoteError> {
         let response: Value = serde_json::from_str(body).map_err(|e| RemoteError::Malformed {
-            what: "response",
+            what: "Chat Completions response",
             found: snippet(body),
             reason: e.to_string(),
         })?;
-        let mut events = self.read(&response, "response", "message")?;
+        let mut events = self.read(&response, "Chat Completions response", "message")?;
         self.done = true;
         self.close_all(&mut events);
         Ok(events)
@@ -136,7 +136,7 @@ impl ChunkMerger {
             let open = self.slots.iter().filter(|s| !s.closed).count();
             return Err(RemoteError::Truncated {
                 received: format!(
-                    "{} chunks had arrived, {} calls begun, {open} still open",
+                    "no finish_reason and no [DONE]; {} chunks had arrived, {} calls begun, {open} still open",
                     self.chunks,
                     self.slots.len()
                 ),
