@@ -330,13 +330,16 @@ async fn stop_sequences_and_max_tokens_say_why_the_answer_ended() {
     assert_eq!(answer.usage.output_tokens, 2);
 }
 
+/// Headers to send instead of the right key.
+type Headers = &'static [(&'static str, &'static str)];
+
 #[tokio::test(flavor = "multi_thread")]
 async fn errors_come_in_anthropics_shape() {
     let url = start().await;
     let user = json!([{"role": "user", "content": "Hi"}]);
     let call = json!({"role": "assistant", "content": [
         {"type": "tool_use", "id": "toolu_1", "name": "get_current_wind_speed", "input": {"location": "Paris"}}]});
-    let cases: Vec<(&str, Value, &[(&str, &str)], u16, &str, &str)> = vec![
+    let cases: Vec<(&str, Value, Headers, u16, &str, &str)> = vec![
         (
             "no max_tokens",
             json!({"model": "tool-use-mini", "messages": user}),

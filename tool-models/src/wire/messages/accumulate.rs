@@ -133,10 +133,8 @@ impl MessageAccumulator {
                     _ => {}
                 }
             }
-            MessagesEvent::ContentBlockStop { index } => {
-                if *index >= blocks {
-                    return Err(missing(*index));
-                }
+            MessagesEvent::ContentBlockStop { index } if *index >= blocks => {
+                return Err(missing(*index));
             }
             MessagesEvent::MessageDelta { delta, usage } => {
                 message.stop_reason.clone_from(&delta.stop_reason);
