@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::chat::chat_request;
 use super::error::RemoteError;
+use super::messages::{messages_request, MessagesReader};
 use super::options::RequestOptions;
 use super::stream::{ChunkMerger, Completion};
 use crate::agent::TurnRequest;
@@ -17,16 +18,20 @@ pub enum Api {
     /// nearly every engine serves.
     #[default]
     ChatCompletions,
+    /// Anthropic's Messages (`POST /v1/messages`), which llama-server and
+    /// Anthropic-compatible APIs serve.
+    Messages,
 }
 
 impl Api {
     /// Every API, in the order `--api` lists them.
-    pub const ALL: [Api; 1] = [Api::ChatCompletions];
+    pub const ALL: [Api; 2] = [Api::ChatCompletions, Api::Messages];
 
-    /// The name `--api` takes: `chat`.
+    /// The name `--api` takes: `chat`, `messages`.
     pub fn id(self) -> &'static str {
         match self {
             Api::ChatCompletions => "chat",
+            Api::Messages => "messages",
         }
     }
 
@@ -34,6 +39,7 @@ impl Api {
     pub(super) fn path(self) -> &'static str {
         match self {
             Api::ChatCompletions => "chat/completions",
+            Api::Messages => "messages",
         }
     }
 
@@ -54,6 +60,7 @@ impl Api {
                 options,
                 stream,
             ),
+            Api::Messages => messages_request(model, request, options, stream)?,
         })
     }
 
@@ -61,6 +68,7 @@ impl Api {
     pub(super) fn reader(self) -> Box<dyn AnswerReader> {
         match self {
             Api::ChatCompletions => Box::new(ChunkMerger::new()),
+            Api::Messages => Box::new(MessagesReader::new()),
         }
     }
 }
@@ -100,6 +108,24 @@ pub(super) trait AnswerReader: Send {
     }
     /// The end of the answer: calls still open, and how it ended.
     fn finish(self: Box<Self>) -> Result<(Vec<StreamEvent>, Completion), RemoteError>;
+}
+
+impl AnswerReader for MessagesReader {
+    fn feed(&mut self, event: &str, data: &str) -> Result<Vec<StreamEvent>, RemoteError> {
+        MessagesReader::feed(self, event, data)
+    }
+
+    fn feed_response(&mut self, body: &str) -> Result<Vec<StreamEvent>, RemoteError> {
+        MessagesReader::feed_response(self, body)
+    }
+
+    fn ended(&self) -> bool {
+        self.stopped()
+    }
+
+    fn finish(self: Box<Self>) -> Result<(Vec<StreamEvent>, Completion), RemoteError> {
+        MessagesReader::finish(*self)
+    }
 }
 
 impl AnswerReader for ChunkMerger {

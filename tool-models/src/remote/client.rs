@@ -253,7 +253,14 @@ impl RemoteChat {
 
     /// The API key and the extra headers, which every request carries.
     fn authorize(&self, mut request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        if let Some(key) = &self.api_key {
+        if self.api == Api::Messages {
+            // Anthropic's API wants its version named, and the key in its
+            // own header.
+            request = request.header("anthropic-version", "2023-06-01");
+            if let Some(key) = &self.api_key {
+                request = request.header("x-api-key", key);
+            }
+        } else if let Some(key) = &self.api_key {
             request = request.bearer_auth(key);
         }
         for (name, value) in &self.headers {

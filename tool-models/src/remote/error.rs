@@ -42,22 +42,28 @@ pub enum RemoteError {
     /// runtime; the `_async` methods are for that.
     #[error("a blocking RemoteChat call was made inside an async runtime; use respond_async / models_async there")]
     InsideRuntime,
+    /// The request asks for something the API cannot carry (a
+    /// `response_format` on Anthropic's Messages API).
+    #[error("the request cannot be sent: {0}")]
+    Unsupported(String),
     /// The engine reported an error, in a stream chunk or a response body.
     #[error("the engine reported an error: {0}")]
     Engine(String),
-    /// A chunk or body was not the JSON the Chat Completions API sends.
-    #[error("expected a Chat Completions {what}, found {found:?}: {reason}")]
+    /// A chunk, event or body was not the JSON the API sends.
+    #[error("expected a {what}, found {found:?}: {reason}")]
     Malformed {
-        /// What was being read (`stream chunk`, `response`).
+        /// What was being read (`Chat Completions stream chunk`, `Messages
+        /// response`).
         what: &'static str,
         /// The start of the offending text.
         found: String,
         /// Why it could not be read.
         reason: String,
     },
-    /// The stream ended before the engine said the turn was over (no
-    /// `finish_reason`, no `data: [DONE]`): the connection dropped.
-    #[error("the stream ended before the turn was complete (no finish_reason and no [DONE]); {received}")]
+    /// The stream ended before the engine said the turn was over (Chat
+    /// Completions: no `finish_reason`, no `data: [DONE]`; Messages: no
+    /// `message_delta`, no `message_stop`): the connection dropped.
+    #[error("the stream ended before the turn was complete: {received}")]
     Truncated {
         /// What had arrived, for the message.
         received: String,

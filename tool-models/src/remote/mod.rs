@@ -11,12 +11,15 @@
 //!   the `remote-tls` feature) and is a [`ChatModel`](crate::agent::ChatModel);
 //!   [`RemoteChat::completions`] drives a raw `/v1/completions` endpoint
 //!   with this crate's own template rendering and parsers instead.
+//! - [`MessagesReader`] reads an answer of Anthropic's Messages API
+//!   (`POST /v1/messages`) into those same events.
 
 mod api;
 mod chat;
 mod client;
 mod completions;
 mod error;
+mod messages;
 mod options;
 mod stream;
 
@@ -25,5 +28,6 @@ pub use api::{Api, UnknownApi};
 pub use chat::chat_request;
 pub use client::{RemoteChat, Timeouts};
 pub use error::RemoteError;
+pub use messages::{MessagesReader, DEFAULT_MAX_TOKENS};
 pub use options::{RequestOptions, ResponseFormat};
 pub use stream::{ChunkMerger, Completion};

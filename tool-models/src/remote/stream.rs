@@ -103,7 +103,7 @@ impl ChunkMerger {
             return Ok(Vec::new());
         }
         self.chunks += 1;
-        self.read(data, "stream chunk")
+        self.read(data, false)
     }
 
     /// Reads a whole (non-streamed) response body: the same as one chunk
@@ -112,7 +112,7 @@ impl ChunkMerger {
     /// # Errors
     /// As [`feed`](Self::feed).
     pub fn feed_response(&mut self, body: &str) -> Result<Vec<StreamEvent>, RemoteError> {
-        let mut events = self.read(body, "response")?;
+        let mut events = self.read(body, true)?;
         self.done = true;
         self.close_all(&mut events);
         Ok(events)
@@ -133,7 +133,7 @@ impl ChunkMerger {
             let open = self.slots.iter().filter(|s| !s.closed).count();
             return Err(RemoteError::Truncated {
                 received: format!(
-                    "{} chunks had arrived, {} calls begun, {open} still open",
+                    "no finish_reason and no [DONE]; {} chunks had arrived, {} calls begun, {open} still open",
                     self.chunks,
                     self.slots.len()
                 ),
@@ -160,8 +160,13 @@ impl ChunkMerger {
         }
     }
 
-    /// Reads a chunk (`what` = `stream chunk`) or a whole response.
-    fn read(&mut self, text: &str, what: &'static str) -> Result<Vec<StreamEvent>, RemoteError> {
+    /// Reads a chunk, or a whole response.
+    fn read(&mut self, text: &str, whole: bool) -> Result<Vec<StreamEvent>, RemoteError> {
+        let what = if whole {
+            "Chat Completions response"
+        } else {
+            "Chat Completions stream chunk"
+        };
         let malformed = |reason: String| RemoteError::Malformed {
             what,
             found: snippet(text),
@@ -175,7 +180,7 @@ impl ChunkMerger {
         if !value.is_object() {
             return Err(malformed("expected a JSON object".into()));
         }
-        let (model, usage, finish, delta) = if what == "response" {
+        let (model, usage, finish, delta) = if whole {
             let c: chat::Completion = read_value(value).map_err(|e| malformed(e.message))?;
             let choice = c.choices.into_iter().find(|c| c.index == 0);
             let (finish, delta) = match choice {

@@ -59,7 +59,7 @@ pub(crate) fn stream<W: Writer>(
                     s.done = true;
                     s.writer.closing(finish, usage)
                 }
-                Some(Reply::Started) => Vec::new(),
+                Some(Reply::Started { .. }) => Vec::new(),
                 Some(Reply::Failed(e)) => {
                     s.done = true;
                     s.writer.failure(e)
@@ -85,7 +85,7 @@ pub(crate) async fn collect(
             Some(Reply::Event(event)) => on_event(event),
             Some(Reply::Done { finish, usage }) => return Ok((finish, usage)),
             Some(Reply::Failed(e)) => return Err(e),
-            Some(Reply::Started) => {}
+            Some(Reply::Started { .. }) => {}
             None => return Err(dropped()),
         }
     }

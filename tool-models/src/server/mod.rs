@@ -1,5 +1,7 @@
-//! An OpenAI-compatible server for a local model: `GET /v1/models`,
-//! `POST /v1/chat/completions` (streamed or not), `GET /health`.
+//! An OpenAI- and Anthropic-compatible server for a local model:
+//! `GET /v1/models`, `POST /v1/chat/completions` (OpenAI's Chat
+//! Completions) and `POST /v1/messages` (Anthropic's Messages), each
+//! streamed or not, and `GET /health`.
 //!
 //! Tools in a request go into the model's own chat template, its output is
 //! read by its family's parser, and calls are constrained to the tools'
@@ -7,8 +9,10 @@
 //! generation at a time; further requests wait in a bounded queue and are
 //! refused with 503 and `Retry-After` beyond it. A conversation that
 //! continues the previous one reuses its KV cache, reported as
-//! `usage.prompt_tokens_details.cached_tokens`. A client that disconnects
-//! cancels its generation. Every refusal is an OpenAI-shaped error object.
+//! `usage.prompt_tokens_details.cached_tokens` (Messages:
+//! `usage.cache_read_input_tokens`). A client that disconnects cancels its
+//! generation. Every refusal is an error object in the shape of the API
+//! asked: OpenAI's, or Anthropic's on `/v1/messages`.
 //!
 //! ```no_run
 //! use tool_models::agent::LocalChat;
@@ -30,6 +34,8 @@ mod chat_reply;
 mod chat_request;
 mod error;
 mod ids;
+mod messages;
+mod messages_reply;
 mod request;
 mod routes;
 mod worker;
@@ -52,7 +58,8 @@ pub enum ServerError {
     Io(std::io::Error),
 }
 
-/// A local model served over the OpenAI Chat Completions API.
+/// A local model served over the OpenAI Chat Completions and Anthropic
+/// Messages APIs.
 pub struct Server {
     chat: LocalChat,
     model: String,
@@ -90,8 +97,8 @@ impl Server {
         }
     }
 
-    /// Requires `Authorization: Bearer <key>` on `/v1/*` (compared in
-    /// constant time; never logged).
+    /// Requires `Authorization: Bearer <key>` or `x-api-key: <key>` on
+    /// `/v1/*` (compared in constant time; never logged).
     pub fn api_key(mut self, key: impl Into<String>) -> Server {
         self.api_key = Some(key.into());
         self

@@ -15,6 +15,7 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
 use super::auth::authorize;
 use super::chat;
 use super::error::ApiError;
+use super::messages;
 use super::request::Request;
 use super::worker::{Job, Reply, Worker};
 use crate::generate::CancelFlag;
@@ -35,6 +36,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/v1/models", get(models))
         .route("/v1/models/{id}", get(model))
         .route("/v1/chat/completions", post(chat::handle))
+        .route("/v1/messages", post(messages::handle))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(limit))
         .with_state(shared)
@@ -47,7 +49,7 @@ async fn health(State(shared): State<Arc<Shared>>) -> Json<Value> {
 
 async fn not_found() -> ApiError {
     ApiError::not_found(
-        "no such endpoint: this server has GET /v1/models, POST /v1/chat/completions and GET /health",
+        "no such endpoint: this server has GET /v1/models, POST /v1/chat/completions, POST /v1/messages and GET /health",
         "unknown_url",
     )
 }
@@ -105,6 +107,8 @@ impl Drop for CancelOnDrop {
 /// generation when the handler or its stream is dropped.
 pub(crate) struct Accepted {
     pub replies: UnboundedReceiver<Reply>,
+    /// The rendered prompt's tokens.
+    pub prompt_tokens: usize,
     /// Held, not read: dropping it cancels.
     pub _guard: CancelOnDrop,
 }
@@ -146,8 +150,9 @@ pub(crate) async fn submit(shared: &Shared, request: Request) -> Result<Accepted
         replies,
     })?;
     match rx.recv().await {
-        Some(Reply::Started) => Ok(Accepted {
+        Some(Reply::Started { prompt_tokens }) => Ok(Accepted {
             replies: rx,
+            prompt_tokens,
             _guard: guard,
         }),
         Some(Reply::Failed(e)) => Err(e),

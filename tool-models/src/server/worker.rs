@@ -29,7 +29,10 @@ pub(crate) struct Job {
 #[derive(Debug)]
 pub(crate) enum Reply {
     /// The prompt was rendered and fits: generation begins.
-    Started,
+    Started {
+        /// Its tokens (Anthropic's `message_start` reports them).
+        prompt_tokens: usize,
+    },
     /// Parsed output.
     Event(StreamEvent),
     Done {
@@ -123,7 +126,10 @@ fn serve(chat: &mut LocalChat, defaults: &GenerateOptions, job: &Job) -> Result<
         tool_choice: &r.tool_choice,
     };
     let prepared = chat.prepare(&turn, r.answer_schema.as_ref())?;
-    if job.replies.send(Reply::Started).is_err() {
+    let started = Reply::Started {
+        prompt_tokens: prepared.prompt_tokens(),
+    };
+    if job.replies.send(started).is_err() {
         return Ok(());
     }
     let options = GenerateOptions {

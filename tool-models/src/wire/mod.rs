@@ -19,6 +19,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use tool_runtime::json_kind;
 
+pub mod messages;
+
 /// A request body, or one of its fields, that is not what the API takes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]

@@ -1,0 +1,112 @@
+//! `POST /v1/messages`: Anthropic's Messages API.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::sse::Event;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+use super::answer::{collect, stream, Writer};
+use super::error::ApiError;
+use super::messages_reply::Assembler;
+use super::request::{Finish, Request};
+use super::routes::{accept_body, check_model, submit, Shared};
+use crate::agent::Usage;
+use crate::parse::StreamEvent;
+use crate::wire::messages::MessagesEvent;
+use crate::wire::messages::MessagesRequest;
+use crate::wire::FieldError;
+
+pub(crate) async fn handle(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    match start(&shared, &headers, body).await {
+        Ok(response) => response,
+        Err(e) => e.into_anthropic_response(),
+    }
+}
+
+async fn start(
+    shared: &Shared,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let body = accept_body(shared, headers, body)?;
+    let wire = MessagesRequest::read(&body).map_err(invalid)?;
+    let conversation = wire.conversation().map_err(invalid)?;
+    check_model(shared, wire.model.as_deref())?;
+    let request = Request {
+        messages: conversation.messages,
+        tools: conversation.tools,
+        tool_choice: conversation.tool_choice,
+        parallel_tool_calls: conversation.parallel_tool_calls,
+        answer_schema: None,
+        max_tokens: Some(usize::try_from(wire.max_tokens).unwrap_or(usize::MAX)),
+        temperature: wire.temperature.map(|t| t as f32),
+        top_p: wire.top_p.map(|p| p as f32),
+        seed: None,
+        stop: wire.stop_sequences,
+        ignore_eos: None,
+    };
+    let accepted = submit(shared, request).await?;
+    let mut assembler = Assembler::new(&shared.model, accepted.prompt_tokens);
+    if wire.stream {
+        return Ok(stream(accepted, MessagesWriter { assembler }).into_response());
+    }
+    let (finish, usage) = collect(accepted, |event| {
+        assembler.event(event);
+    })
+    .await?;
+    assembler.closing(finish, usage);
+    Ok(Json(assembler.message()).into_response())
+}
+
+/// A request field the API does not take (400), named by its path.
+fn invalid(e: FieldError) -> ApiError {
+    if e.path.is_empty() {
+        ApiError::invalid(e.message)
+    } else {
+        ApiError::param(e.path, e.message)
+    }
+}
+
+/// Messages events: each with its `event:` name, as the SDKs require.
+struct MessagesWriter {
+    assembler: Assembler,
+}
+
+fn sse(event: &MessagesEvent) -> Event {
+    // Cannot fail: every map in these types has string keys.
+    let data = serde_json::to_string(event).unwrap_or_default();
+    Event::default().event(event.name()).data(data)
+}
+
+fn all(events: Vec<MessagesEvent>) -> Vec<Event> {
+    events.iter().map(sse).collect()
+}
+
+impl Writer for MessagesWriter {
+    fn opening(&mut self) -> Vec<Event> {
+        vec![sse(&self.assembler.opening())]
+    }
+
+    fn event(&mut self, event: StreamEvent) -> Vec<Event> {
+        all(self.assembler.event(event))
+    }
+
+    fn closing(&mut self, finish: Finish, usage: Usage) -> Vec<Event> {
+        all(self.assembler.closing(finish, usage))
+    }
+
+    fn failure(&mut self, error: ApiError) -> Vec<Event> {
+        vec![Event::default()
+            .event("error")
+            .data(error.anthropic_body().to_string())]
+    }
+}

@@ -1,0 +1,217 @@
+//! Messages as Chat Completions carries them, both ways.
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
+use tool_runtime::{json_kind, Role};
+
+use super::FunctionKind;
+use crate::wire::null_as_default;
+
+/// Who wrote a message, with OpenAI's newer name for the system role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WireRole {
+    /// Instructions.
+    System,
+    /// OpenAI's newer name for `system`.
+    Developer,
+    /// The person.
+    User,
+    /// The model.
+    Assistant,
+    /// A tool's result.
+    Tool,
+}
+
+impl From<WireRole> for Role {
+    fn from(role: WireRole) -> Role {
+        match role {
+            WireRole::System | WireRole::Developer => Role::System,
+            WireRole::User => Role::User,
+            WireRole::Assistant => Role::Assistant,
+            WireRole::Tool => Role::Tool,
+        }
+    }
+}
+
+impl From<Role> for WireRole {
+    fn from(role: Role) -> WireRole {
+        match role {
+            Role::System => WireRole::System,
+            Role::User => WireRole::User,
+            Role::Assistant => WireRole::Assistant,
+            Role::Tool => WireRole::Tool,
+        }
+    }
+}
+
+/// A message as the API carries it.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_models::wire::chat::WireMessage;
+/// use tool_runtime::{Message, ToolCall};
+///
+/// let turn = Message::assistant_calls(None, vec![ToolCall::new("call_1", "f", json!({"x": 1}))]);
+/// assert_eq!(
+///     serde_json::to_value(WireMessage::from(&turn))?,
+///     json!({"role": "assistant", "content": null, "tool_calls": [
+///         {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{\"x\":1}"}}
+///     ]})
+/// );
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WireMessage {
+    /// Who wrote it.
+    pub role: WireRole,
+    /// The text: a string, `null`, or a list of parts whose text parts are
+    /// joined when read. Written as a string, or `null` for a message
+    /// that only calls tools.
+    #[serde(default, deserialize_with = "content")]
+    pub content: Option<String>,
+    /// The model's reasoning (`reasoning_content`; `reasoning` is read too).
+    #[serde(default, alias = "reasoning", skip_serializing_if = "Option::is_none")]
+    pub reasoning_content: Option<String>,
+    /// The calls an assistant message makes.
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub tool_calls: Vec<WireCall>,
+    /// For a tool message: the call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    /// For a tool message: the tool's name (some engines want it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+fn content<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    match Option::<Value>::deserialize(deserializer)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        // Content parts: the text ones, in order.
+        Some(Value::Array(parts)) => Ok(Some(
+            parts
+                .iter()
+                .filter_map(|p| match p {
+                    Value::String(s) => Some(s.as_str()),
+                    p => p.get("text").and_then(Value::as_str),
+                })
+                .collect(),
+        )),
+        Some(other) => Err(D::Error::custom(format!(
+            "expected a string, null or a list of parts, found {}",
+            json_kind(&other)
+        ))),
+    }
+}
+
+impl WireMessage {
+    /// The message in the crate's terms.
+    pub fn into_message(self) -> tool_runtime::Message {
+        tool_runtime::Message {
+            role: self.role.into(),
+            content: self.content,
+            reasoning: self.reasoning_content,
+            tool_calls: self
+                .tool_calls
+                .into_iter()
+                .map(WireCall::into_call)
+                .collect(),
+            tool_call_id: self.tool_call_id,
+            name: self.name,
+        }
+    }
+}
+
+impl From<&tool_runtime::Message> for WireMessage {
+    fn from(m: &tool_runtime::Message) -> WireMessage {
+        let calls_only = m.role == Role::Assistant && !m.tool_calls.is_empty();
+        WireMessage {
+            role: m.role.into(),
+            content: if calls_only {
+                m.content.clone()
+            } else {
+                Some(m.text().to_owned())
+            },
+            // Engines do not take reasoning back; templates that show it
+            // render it themselves.
+            reasoning_content: None,
+            tool_calls: m.tool_calls.iter().map(WireCall::from).collect(),
+            tool_call_id: m.tool_call_id.clone().filter(|_| m.role == Role::Tool),
+            name: None,
+        }
+    }
+}
+
+/// A call in an assistant message: arguments as JSON text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WireCall {
+    /// The call's id.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub id: String,
+    /// Always `function`.
+    #[serde(rename = "type", default = "function_kind")]
+    pub kind: FunctionKind,
+    /// The function and its arguments.
+    pub function: CalledFunction,
+}
+
+fn function_kind() -> FunctionKind {
+    FunctionKind::Function
+}
+
+/// A called function.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalledFunction {
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as JSON text; some clients send an object, read as
+    /// its text.
+    #[serde(default, deserialize_with = "json_text")]
+    pub arguments: String,
+}
+
+/// A string as it is, anything else as its JSON text; `null` as empty.
+fn json_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    Ok(match Option::<Value>::deserialize(deserializer)? {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s,
+        Some(other) => other.to_string(),
+    })
+}
+
+impl WireCall {
+    /// The call in the crate's terms: arguments that are not JSON stay a
+    /// string, for the toolbox to report; empty ones are `{}`.
+    pub fn into_call(self) -> tool_runtime::ToolCall {
+        let text = self.function.arguments;
+        let arguments = if text.trim().is_empty() {
+            Value::Object(Map::new())
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        };
+        tool_runtime::ToolCall::new(self.id, self.function.name, arguments)
+    }
+}
+
+impl From<&tool_runtime::ToolCall> for WireCall {
+    fn from(call: &tool_runtime::ToolCall) -> WireCall {
+        WireCall {
+            id: call.id.clone(),
+            kind: FunctionKind::Function,
+            function: CalledFunction {
+                name: call.name.clone(),
+                // An unreadable call is kept as the text the model wrote.
+                arguments: match &call.arguments {
+                    Value::String(raw) => raw.clone(),
+                    other => other.to_string(),
+                },
+            },
+        }
+    }
+}
