@@ -11,6 +11,8 @@
 //! them; `null` counts as absent. [`read`] reads a body and names the field
 //! at fault when it cannot (`messages[2].content[0].type`).
 
+pub mod responses;
+
 use serde::de::DeserializeOwned;
 use tool_runtime::json_kind;
 
