@@ -110,7 +110,7 @@ fn names_the_field_at_fault() {
         ),
         (
             json!({"input": "x", "text": {"format": {"type": "xml"}}}),
-            "text.format",
+            "text.format.type",
             "unknown variant `xml`",
         ),
         (
