@@ -1,5 +1,6 @@
 //! An OpenAI-compatible server for a local model: `GET /v1/models`,
-//! `POST /v1/chat/completions` (streamed or not), `GET /health`.
+//! `POST /v1/chat/completions` and `POST /v1/responses` (each streamed or
+//! not), `GET /health`.
 //!
 //! Tools in a request go into the model's own chat template, its output is
 //! read by its family's parser, and calls are constrained to the tools'
@@ -9,6 +10,21 @@
 //! continues the previous one reuses its KV cache, reported as
 //! `usage.prompt_tokens_details.cached_tokens`. A client that disconnects
 //! cancels its generation. Every refusal is an OpenAI-shaped error object.
+//!
+//! The Responses API (`/v1/responses`) takes function tools only (a
+//! built-in tool such as `web_search` is refused, naming its `type`) and
+//! text input (images and files are refused, naming the part). Streamed,
+//! it sends the API's events with `event:` names and `sequence_number`s
+//! from 0, ending with `response.completed`, or `response.incomplete` when
+//! `max_output_tokens` cut the answer short; an error after the stream
+//! began is an `error` event, the last. `previous_response_id` continues a
+//! response this server made: it keeps the last 256 in memory (the
+//! conversation each was given, its output, its tools), forgets older ones
+//! and those made with `store: false`, and answers 400 for an id it does
+//! not keep. A continued response's tools serve a request that offers none;
+//! its `instructions` are not carried over, as in OpenAI's API.
+//! `reasoning`, `metadata`, `user` and `text.verbosity` are echoed, not
+//! acted on. The model's reasoning comes out as `reasoning` items.
 //!
 //! ```no_run
 //! use tool_models::agent::LocalChat;
@@ -31,6 +47,9 @@ mod chat_request;
 mod error;
 mod ids;
 mod request;
+mod responses;
+mod responses_reply;
+mod responses_store;
 mod routes;
 mod worker;
 
@@ -52,7 +71,7 @@ pub enum ServerError {
     Io(std::io::Error),
 }
 
-/// A local model served over the OpenAI Chat Completions API.
+/// A local model served over OpenAI's Chat Completions and Responses APIs.
 pub struct Server {
     chat: LocalChat,
     model: String,
@@ -120,6 +139,9 @@ impl Server {
             api_key: self.api_key,
             max_body_bytes: self.max_body_bytes,
             created: ids::unix_time(),
+            responses: Arc::new(responses_store::ResponseStore::new(
+                responses_store::KEPT_RESPONSES,
+            )),
         })))
     }
 
