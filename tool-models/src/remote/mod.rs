@@ -6,7 +6,9 @@
 //!   `tool_choice` and the sampling options.
 //! - [`ChunkMerger`] reads the answer, streamed (`data:` payloads) or whole,
 //!   into the same [`StreamEvent`](crate::parse::StreamEvent)s a local
-//!   model's parser produces, so the agent treats both alike.
+//!   model's parser produces, so the agent treats both alike;
+//!   [`ResponsesReader`] does the same for OpenAI's Responses API
+//!   (`POST /v1/responses`).
 //! - [`RemoteChat`] sends the requests (reqwest, over plain HTTP; HTTPS with
 //!   the `remote-tls` feature) and is a [`ChatModel`](crate::agent::ChatModel);
 //!   [`RemoteChat::completions`] drives a raw `/v1/completions` endpoint
@@ -15,11 +17,13 @@
 mod client;
 mod completions;
 mod error;
+mod responses;
 mod stream;
 mod wire;
 
 pub use crate::agent::Usage;
 pub use client::{RemoteChat, Timeouts};
 pub use error::RemoteError;
+pub use responses::ResponsesReader;
 pub use stream::{ChunkMerger, Completion};
 pub use wire::{chat_request, wire_message, RequestOptions, ResponseFormat};
