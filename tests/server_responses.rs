@@ -233,14 +233,18 @@ async fn forced_calls_streamed_as_whole_and_answered_from_their_results() {
     let events = post_stream(&url, &body).await;
     let streamed = accumulate(&events);
     assert_eq!(streamed["status"], whole["status"]);
-    assert_eq!(without_ids(&streamed["output"]), without_ids(&whole["output"]));
+    assert_eq!(
+        without_ids(&streamed["output"]),
+        without_ids(&whole["output"])
+    );
     let pieces = events
         .iter()
         .filter(|e| e["type"] == "response.function_call_arguments.delta")
         .count();
     assert!(pieces > 5, "arguments in {pieces} pieces");
     assert_eq!(
-        streamed["usage"]["input_tokens_details"]["cached_tokens"], streamed["usage"]["input_tokens"],
+        streamed["usage"]["input_tokens_details"]["cached_tokens"],
+        streamed["usage"]["input_tokens"],
         "the same prompt again comes from the KV cache: {streamed}"
     );
 
@@ -342,7 +346,10 @@ fn error_of(body: &Value) -> &Value {
     let error = &body["error"];
     assert!(error["message"].is_string(), "{body}");
     assert!(error["type"].is_string(), "{body}");
-    assert!(error.get("param").is_some() && error.get("code").is_some(), "{body}");
+    assert!(
+        error.get("param").is_some() && error.get("code").is_some(),
+        "{body}"
+    );
     error
 }
 
@@ -380,14 +387,21 @@ async fn bad_requests_get_openai_shaped_errors_naming_the_field() {
             "input[0].content[0].type",
             "input_image",
         ),
-        (json!({"input": "Hi", "temperature": "hot"}), "temperature", "expected f64"),
+        (
+            json!({"input": "Hi", "temperature": "hot"}),
+            "temperature",
+            "expected f64",
+        ),
     ] {
         let (status, answer) = post_with(&url, key, &body).await;
         assert_eq!(status, 400, "{body}: {answer}");
         let error = error_of(&answer);
         assert_eq!(error["type"], "invalid_request_error");
         assert_eq!(error["param"], param, "{answer}");
-        assert!(error["message"].as_str().unwrap().contains(needle), "{answer}");
+        assert!(
+            error["message"].as_str().unwrap().contains(needle),
+            "{answer}"
+        );
     }
 
     let (status, answer) = post_with(&url, key, &json!({"model": "gpt-9", "input": "Hi"})).await;

@@ -38,9 +38,7 @@ pub(super) fn responses_request(
 ) -> Value {
     let tools = crate::agent::ground::strip(request.tools);
     let create = CreateResponse {
-        parallel_tool_calls: options
-            .parallel_tool_calls
-            .filter(|_| !tools.is_empty()),
+        parallel_tool_calls: options.parallel_tool_calls.filter(|_| !tools.is_empty()),
         text: options.response_format.as_ref().map(|format| TextConfig {
             format: Some(match format {
                 ResponseFormat::JsonObject => TextFormat::JsonObject,
@@ -209,7 +207,11 @@ impl ResponsesReader {
         Ok((out, self.completion))
     }
 
-    fn read(&mut self, event: ResponseEvent, out: &mut Vec<StreamEvent>) -> Result<(), RemoteError> {
+    fn read(
+        &mut self,
+        event: ResponseEvent,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), RemoteError> {
         match event {
             ResponseEvent::Created { response } | ResponseEvent::InProgress { response } => {
                 if !response.model.is_empty() {
@@ -258,7 +260,13 @@ impl ResponsesReader {
                 ..
             } => {
                 let at = self.slot(output_index, "", "", out);
-                if self.slots[at].call.arguments_delta.as_deref().unwrap_or("").is_empty() {
+                if self.slots[at]
+                    .call
+                    .arguments_delta
+                    .as_deref()
+                    .unwrap_or("")
+                    .is_empty()
+                {
                     self.arguments(at, arguments, out);
                 }
             }
@@ -296,7 +304,13 @@ impl ResponsesReader {
             }
             Item::FunctionCall(call) => {
                 let at = self.slot(output_index, &call.name, &call.call_id, out);
-                if self.slots[at].call.arguments_delta.as_deref().unwrap_or("").is_empty() {
+                if self.slots[at]
+                    .call
+                    .arguments_delta
+                    .as_deref()
+                    .unwrap_or("")
+                    .is_empty()
+                {
                     self.arguments(at, call.arguments, out);
                 }
                 self.close(at, out);

@@ -52,13 +52,20 @@ fn recorded() -> Vec<Value> {
         json!({"type": "response.output_text.annotation.added", "item_id": "msg_1", "output_index": 1}),
         json!({"type": "response.output_item.done", "output_index": 1, "item": items[1]}),
     ];
-    for (i, pieces) in [(2, ["{\"city\": ", "\"Paris\"}"]), (3, ["{\"city\": ", "Tok"])] {
-        events.push(json!({"type": "response.output_item.added", "output_index": i, "item": begun(i)}));
+    for (i, pieces) in [
+        (2, ["{\"city\": ", "\"Paris\"}"]),
+        (3, ["{\"city\": ", "Tok"]),
+    ] {
+        events.push(
+            json!({"type": "response.output_item.added", "output_index": i, "item": begun(i)}),
+        );
         for p in pieces {
             events.push(json!({"type": "response.function_call_arguments.delta", "item_id": items[i]["id"], "output_index": i, "delta": p}));
         }
         events.push(json!({"type": "response.function_call_arguments.done", "item_id": items[i]["id"], "output_index": i, "arguments": items[i]["arguments"]}));
-        events.push(json!({"type": "response.output_item.done", "output_index": i, "item": items[i]}));
+        events.push(
+            json!({"type": "response.output_item.done", "output_index": i, "item": items[i]}),
+        );
     }
     events.push(json!({"type": "response.completed", "response": response("completed", items)}));
     for (n, e) in events.iter_mut().enumerate() {
@@ -124,7 +131,10 @@ fn streamed_and_whole_give_the_same_events() {
     let StreamEvent::ToolCallEnd { index: 0, call } = &streamed[4] else {
         panic!("{streamed:?}")
     };
-    assert_eq!((call.id.as_str(), &call.arguments), ("call_a", &json!({"city": "Paris"})));
+    assert_eq!(
+        (call.id.as_str(), &call.arguments),
+        ("call_a", &json!({"city": "Paris"}))
+    );
     // Unreadable arguments are the model's mistake, not the stream's.
     let StreamEvent::InvalidToolCall(invalid) = streamed.last().unwrap() else {
         panic!("{streamed:?}")
@@ -155,26 +165,36 @@ fn a_stream_cut_short_is_truncated_and_failures_are_engine_errors() {
     let mut failing = events[..4].to_vec();
     failing.push(json!({"type": "error", "sequence_number": 4, "code": "server_error", "message": "out of memory", "param": null}));
     let e = read_stream(&failing).unwrap_err();
-    assert_eq!(e, RemoteError::Engine("out of memory (server_error)".into()));
+    assert_eq!(
+        e,
+        RemoteError::Engine("out of memory (server_error)".into())
+    );
 
     let mut failed = response("failed", json!([]));
     failed["error"] = json!({"code": "server_error", "message": "boom"});
-    let e = read_stream(&[json!({"type": "response.failed", "sequence_number": 0, "response": failed})])
-        .unwrap_err();
+    let e = read_stream(&[
+        json!({"type": "response.failed", "sequence_number": 0, "response": failed}),
+    ])
+    .unwrap_err();
     assert_eq!(e, RemoteError::Engine("boom (server_error)".into()));
     assert_eq!(read_whole(&failed).unwrap_err(), e);
 
     let e = read_whole(&json!({"error": {"message": "bad key", "type": "authentication_error"}}))
         .unwrap_err();
     assert_eq!(e, RemoteError::Engine("bad key".into()));
-    let e = ResponsesReader::new().feed("response.output_item.added", "{nope").unwrap_err();
+    let e = ResponsesReader::new()
+        .feed("response.output_item.added", "{nope")
+        .unwrap_err();
     assert!(matches!(e, RemoteError::Malformed { .. }), "{e}");
 }
 
 #[test]
 fn the_limit_the_event_name_and_a_bare_completed_event() {
-    let mut cut = response("incomplete", json!([{"type": "message", "id": "m", "role": "assistant",
-        "status": "incomplete", "content": [{"type": "output_text", "text": "Par", "annotations": []}]}]));
+    let mut cut = response(
+        "incomplete",
+        json!([{"type": "message", "id": "m", "role": "assistant",
+        "status": "incomplete", "content": [{"type": "output_text", "text": "Par", "annotations": []}]}]),
+    );
     cut["incomplete_details"] = json!({"reason": "max_output_tokens"});
     // Only the final event: its output is read.
     let mut reader = ResponsesReader::new();
@@ -184,7 +204,11 @@ fn the_limit_the_event_name_and_a_bare_completed_event() {
     let (_, completion) = reader.finish().unwrap();
     assert_eq!(completion.finish_reason.as_deref(), Some("length"));
     assert_eq!(
-        read_whole(&response("completed", json!([]))).unwrap().1.finish_reason.as_deref(),
+        read_whole(&response("completed", json!([])))
+            .unwrap()
+            .1
+            .finish_reason
+            .as_deref(),
         Some("stop")
     );
 }
@@ -241,6 +265,17 @@ fn the_request_body() {
     let asked = read.asked(&[], &[]).unwrap();
     assert_eq!(asked.messages, messages);
     assert_eq!(asked.tool_choice, ToolChoice::Named("get_weather".into()));
-    let plain = responses_request("m", &TurnRequest { tools: &[], ..request }, &RequestOptions::default(), false);
-    assert_eq!(plain, json!({"model": "m", "input": [{"type": "message", "role": "user", "content": "Weather in Paris?"}], "store": false}));
+    let plain = responses_request(
+        "m",
+        &TurnRequest {
+            tools: &[],
+            ..request
+        },
+        &RequestOptions::default(),
+        false,
+    );
+    assert_eq!(
+        plain,
+        json!({"model": "m", "input": [{"type": "message", "role": "user", "content": "Weather in Paris?"}], "store": false})
+    );
 }

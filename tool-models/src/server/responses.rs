@@ -51,7 +51,12 @@ async fn start(
     let create = read_request(&body).map_err(field_error)?;
     check_model(shared, create.model.as_deref())?;
     let earlier = match &create.previous_response_id {
-        Some(id) => Some(shared.responses.get(id).ok_or_else(|| unknown_previous(id))?),
+        Some(id) => Some(
+            shared
+                .responses
+                .get(id)
+                .ok_or_else(|| unknown_previous(id))?,
+        ),
         None => None,
     };
     let (messages, tools) = earlier
@@ -119,8 +124,7 @@ impl Keep {
             return;
         };
         // The output holds no `function_call_output`, so this cannot fail.
-        let Ok(output) = messages_from_items(&response.output, &self.conversation, "output")
-        else {
+        let Ok(output) = messages_from_items(&response.output, &self.conversation, "output") else {
             return;
         };
         let mut messages = self.conversation.clone();

@@ -2,8 +2,6 @@
 //! the stream's events, and the whole response is those same items, so
 //! that streamed and non-streamed answers agree by construction.
 
-use serde_json::Map;
-
 use super::error::ApiError;
 use super::ids::{call_id, random_id, unix_time};
 use super::request::Finish;
@@ -81,7 +79,7 @@ impl Assembler {
             truncation: Some("disabled".into()),
             usage: None,
             user: request.user.clone(),
-            metadata: request.metadata.clone().unwrap_or_else(Map::new),
+            metadata: request.metadata.clone().unwrap_or_default(),
         };
         Assembler {
             base,
@@ -127,7 +125,9 @@ impl Assembler {
                 self.text(invalid.raw_arguments.unwrap_or_default(), &mut out)
             }
             StreamEvent::Reasoning(text) => self.reasoning(text, &mut out),
-            StreamEvent::ToolCallStart { index, name, .. } => self.start_call(index, name, &mut out),
+            StreamEvent::ToolCallStart { index, name, .. } => {
+                self.start_call(index, name, &mut out)
+            }
             StreamEvent::ToolCallArguments { index, delta } => {
                 self.arguments(index, delta, &mut out)
             }
@@ -137,7 +137,8 @@ impl Assembler {
                     self.start_call(index, call.name.clone(), &mut out);
                 }
                 // A parser that gave no pieces still gives the whole call.
-                if matches!(&self.open, Some(Open::Call { arguments, .. }) if arguments.is_empty()) {
+                if matches!(&self.open, Some(Open::Call { arguments, .. }) if arguments.is_empty())
+                {
                     let whole = match &call.arguments {
                         serde_json::Value::Object(o) if o.is_empty() => String::new(),
                         serde_json::Value::String(raw) => raw.clone(),
@@ -570,7 +571,10 @@ mod tests {
 
     #[test]
     fn streamed_pieces_add_up_to_the_arguments_and_indexes_match() {
-        let (all, response) = run(call_events(0, "f", &["{\"a\"", ":", "\"x\"}"]), Finish::ToolCalls);
+        let (all, response) = run(
+            call_events(0, "f", &["{\"a\"", ":", "\"x\"}"]),
+            Finish::ToolCalls,
+        );
         let mut joined = String::new();
         for e in &all {
             if let ResponseEvent::FunctionCallArgumentsDelta {
@@ -628,7 +632,10 @@ mod tests {
         let Item::FunctionCall(call) = &response.output[1] else {
             panic!()
         };
-        assert_eq!((call.name.as_str(), call.arguments.as_str()), ("f", "{\"a\":1}"));
+        assert_eq!(
+            (call.name.as_str(), call.arguments.as_str()),
+            ("f", "{\"a\":1}")
+        );
     }
 
     #[test]

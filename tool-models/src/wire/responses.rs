@@ -439,7 +439,8 @@ impl Serialize for ToolChoiceParam {
 impl<'de> Deserialize<'de> for ToolChoiceParam {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
-        let expected = "expected \"auto\", \"none\", \"required\" or {\"type\": \"function\", \"name\": ...}";
+        let expected =
+            "expected \"auto\", \"none\", \"required\" or {\"type\": \"function\", \"name\": ...}";
         match &value {
             Value::String(s) => match s.as_str() {
                 "auto" => Ok(ToolChoiceParam::Mode(ToolChoiceMode::Auto)),

@@ -43,7 +43,7 @@ impl CreateResponse {
         earlier: &[Message],
         earlier_tools: &[ToolDefinition],
     ) -> Result<Asked, FieldError> {
-        if self.temperature.is_some_and(|t| !(t >= 0.0)) {
+        if self.temperature.is_some_and(|t| t < 0.0) {
             return Err(FieldError::new("temperature", "must be >= 0"));
         }
         if self.top_p.is_some_and(|p| !(p > 0.0 && p <= 1.0)) {

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{nullable, ContentPart, Item, TextConfig, Tool, ToolChoiceParam, ToolChoiceMode};
+use super::{nullable, ContentPart, Item, TextConfig, Tool, ToolChoiceMode, ToolChoiceParam};
 
 /// The response object (`"object": "response"`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -127,7 +127,8 @@ fn names_the_field_at_fault() {
 
 #[test]
 fn conversions_name_the_field_at_fault() {
-    let call = json!({"type": "function_call", "call_id": "c1", "name": "get_weather", "arguments": "{}"});
+    let call =
+        json!({"type": "function_call", "call_id": "c1", "name": "get_weather", "arguments": "{}"});
     for (body, path, needle) in [
         (
             json!({"input": [{"role": "user", "content": "x"}, call, {"type": "function_call_output", "call_id": "c1", "output": "1"},
@@ -171,7 +172,11 @@ fn conversions_name_the_field_at_fault() {
             "not a JSON schema",
         ),
         (json!({"input": []}), "input", "empty"),
-        (json!({"input": "x", "temperature": -0.5}), "temperature", ">= 0"),
+        (
+            json!({"input": "x", "temperature": -0.5}),
+            "temperature",
+            ">= 0",
+        ),
         (json!({"input": "x", "top_p": 0}), "top_p", "(0, 1]"),
         (
             json!({"input": "x", "max_output_tokens": 0}),
@@ -199,9 +204,11 @@ fn a_continued_response_supplies_calls_and_tools() {
         .unwrap()
         .tool_definitions()
         .unwrap();
-    let r = read(json!({"instructions": "Brief.", "previous_response_id": "resp_1",
+    let r = read(
+        json!({"instructions": "Brief.", "previous_response_id": "resp_1",
         "input": [{"type": "function_call_output", "call_id": "c1", "output": "22"}],
-        "tool_choice": "required"}))
+        "tool_choice": "required"}),
+    )
     .unwrap();
     let asked = r.asked(&earlier, &tools).unwrap();
     assert_eq!(asked.messages[0], Message::system("Brief."));
@@ -259,7 +266,12 @@ fn from_turn_writes_the_api_form() {
         ),
         Message::tool("c1", "get_weather", "22"),
     ];
-    let r = CreateResponse::from_turn("m", &messages, &tools, &ToolChoice::Named("get_weather".into()));
+    let r = CreateResponse::from_turn(
+        "m",
+        &messages,
+        &tools,
+        &ToolChoice::Named("get_weather".into()),
+    );
     assert_eq!(
         serde_json::to_value(&r).unwrap(),
         json!({
@@ -286,8 +298,18 @@ fn responses_and_events_carry_what_clients_require() {
     assert_eq!(response.output_text(), "22");
     let json = serde_json::to_value(&response).unwrap();
     for field in [
-        "id", "object", "created_at", "model", "output", "parallel_tool_calls", "tool_choice",
-        "tools", "text", "error", "incomplete_details", "metadata",
+        "id",
+        "object",
+        "created_at",
+        "model",
+        "output",
+        "parallel_tool_calls",
+        "tool_choice",
+        "tools",
+        "text",
+        "error",
+        "incomplete_details",
+        "metadata",
     ] {
         assert!(json.get(field).is_some(), "{field} missing: {json}");
     }
