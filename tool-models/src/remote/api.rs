@@ -7,6 +7,7 @@ use super::chat::chat_request;
 use super::error::RemoteError;
 use super::messages::{messages_request, MessagesReader};
 use super::options::RequestOptions;
+use super::responses::{responses_request, ResponsesReader};
 use super::stream::{ChunkMerger, Completion};
 use crate::agent::TurnRequest;
 use crate::parse::StreamEvent;
@@ -21,17 +22,21 @@ pub enum Api {
     /// Anthropic's Messages (`POST /v1/messages`), which llama-server and
     /// Anthropic-compatible APIs serve.
     Messages,
+    /// OpenAI's Responses (`POST /v1/responses`), which vLLM, llama-server
+    /// and OpenAI's newer SDK features use.
+    Responses,
 }
 
 impl Api {
     /// Every API, in the order `--api` lists them.
-    pub const ALL: [Api; 2] = [Api::ChatCompletions, Api::Messages];
+    pub const ALL: [Api; 3] = [Api::ChatCompletions, Api::Messages, Api::Responses];
 
-    /// The name `--api` takes: `chat`, `messages`.
+    /// The name `--api` takes: `chat`, `messages`, `responses`.
     pub fn id(self) -> &'static str {
         match self {
             Api::ChatCompletions => "chat",
             Api::Messages => "messages",
+            Api::Responses => "responses",
         }
     }
 
@@ -40,6 +45,7 @@ impl Api {
         match self {
             Api::ChatCompletions => "chat/completions",
             Api::Messages => "messages",
+            Api::Responses => "responses",
         }
     }
 
@@ -61,6 +67,7 @@ impl Api {
                 stream,
             ),
             Api::Messages => messages_request(model, request, options, stream)?,
+            Api::Responses => responses_request(model, request, options, stream),
         })
     }
 
@@ -69,6 +76,7 @@ impl Api {
         match self {
             Api::ChatCompletions => Box::new(ChunkMerger::new()),
             Api::Messages => Box::new(MessagesReader::new()),
+            Api::Responses => Box::new(ResponsesReader::new()),
         }
     }
 }
@@ -125,6 +133,24 @@ impl AnswerReader for MessagesReader {
 
     fn finish(self: Box<Self>) -> Result<(Vec<StreamEvent>, Completion), RemoteError> {
         MessagesReader::finish(*self)
+    }
+}
+
+impl AnswerReader for ResponsesReader {
+    fn feed(&mut self, event: &str, data: &str) -> Result<Vec<StreamEvent>, RemoteError> {
+        ResponsesReader::feed(self, event, data)
+    }
+
+    fn feed_response(&mut self, body: &str) -> Result<Vec<StreamEvent>, RemoteError> {
+        ResponsesReader::feed_response(self, body)
+    }
+
+    fn ended(&self) -> bool {
+        self.done()
+    }
+
+    fn finish(self: Box<Self>) -> Result<(Vec<StreamEvent>, Completion), RemoteError> {
+        ResponsesReader::finish(*self)
     }
 }
 

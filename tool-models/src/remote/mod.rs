@@ -6,7 +6,9 @@
 //!   `tool_choice` and the sampling options.
 //! - [`ChunkMerger`] reads the answer, streamed (`data:` payloads) or whole,
 //!   into the same [`StreamEvent`](crate::parse::StreamEvent)s a local
-//!   model's parser produces, so the agent treats both alike.
+//!   model's parser produces, so the agent treats both alike;
+//!   [`ResponsesReader`] does the same for OpenAI's Responses API
+//!   (`POST /v1/responses`).
 //! - [`RemoteChat`] sends the requests (reqwest, over plain HTTP; HTTPS with
 //!   the `remote-tls` feature) and is a [`ChatModel`](crate::agent::ChatModel);
 //!   [`RemoteChat::completions`] drives a raw `/v1/completions` endpoint
@@ -21,6 +23,7 @@ mod completions;
 mod error;
 mod messages;
 mod options;
+mod responses;
 mod stream;
 
 pub use crate::agent::Usage;
@@ -30,4 +33,5 @@ pub use client::{RemoteChat, Timeouts};
 pub use error::RemoteError;
 pub use messages::{MessagesReader, DEFAULT_MAX_TOKENS};
 pub use options::{RequestOptions, ResponseFormat};
+pub use responses::ResponsesReader;
 pub use stream::{ChunkMerger, Completion};

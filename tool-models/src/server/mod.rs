@@ -1,7 +1,8 @@
-//! An OpenAI- and Anthropic-compatible server for a local model:
-//! `GET /v1/models`, `POST /v1/chat/completions` (OpenAI's Chat
-//! Completions) and `POST /v1/messages` (Anthropic's Messages), each
-//! streamed or not, and `GET /health`.
+//! A server for a local model speaking the three APIs that carry tool
+//! calls: `POST /v1/chat/completions` (OpenAI's Chat Completions),
+//! `POST /v1/messages` (Anthropic's Messages) and `POST /v1/responses`
+//! (OpenAI's Responses), each streamed or not, with `GET /v1/models` and
+//! `GET /health`.
 //!
 //! Tools in a request go into the model's own chat template, its output is
 //! read by its family's parser, and calls are constrained to the tools'
@@ -13,6 +14,21 @@
 //! `usage.cache_read_input_tokens`). A client that disconnects cancels its
 //! generation. Every refusal is an error object in the shape of the API
 //! asked: OpenAI's, or Anthropic's on `/v1/messages`.
+//!
+//! The Responses API (`/v1/responses`) takes function tools only (a
+//! built-in tool such as `web_search` is refused, naming its `type`) and
+//! text input (images and files are refused, naming the part). Streamed,
+//! it sends the API's events with `event:` names and `sequence_number`s
+//! from 0, ending with `response.completed`, or `response.incomplete` when
+//! `max_output_tokens` cut the answer short; an error after the stream
+//! began is an `error` event, the last. `previous_response_id` continues a
+//! response this server made: it keeps the last 256 in memory (the
+//! conversation each was given, its output, its tools), forgets older ones
+//! and those made with `store: false`, and answers 400 for an id it does
+//! not keep. A continued response's tools serve a request that offers none;
+//! its `instructions` are not carried over, as in OpenAI's API.
+//! `reasoning`, `metadata`, `user` and `text.verbosity` are echoed, not
+//! acted on. The model's reasoning comes out as `reasoning` items.
 //!
 //! ```no_run
 //! use tool_models::agent::LocalChat;
@@ -37,6 +53,9 @@ mod ids;
 mod messages;
 mod messages_reply;
 mod request;
+mod responses;
+mod responses_reply;
+mod responses_store;
 mod routes;
 mod worker;
 
@@ -58,8 +77,8 @@ pub enum ServerError {
     Io(std::io::Error),
 }
 
-/// A local model served over the OpenAI Chat Completions and Anthropic
-/// Messages APIs.
+/// A local model served over OpenAI's Chat Completions and Responses APIs
+/// and Anthropic's Messages API.
 pub struct Server {
     chat: LocalChat,
     model: String,
@@ -127,6 +146,9 @@ impl Server {
             api_key: self.api_key,
             max_body_bytes: self.max_body_bytes,
             created: ids::unix_time(),
+            responses: Arc::new(responses_store::ResponseStore::new(
+                responses_store::KEPT_RESPONSES,
+            )),
         })))
     }
 

@@ -17,6 +17,8 @@ use super::chat;
 use super::error::ApiError;
 use super::messages;
 use super::request::Request;
+use super::responses;
+use super::responses_store::ResponseStore;
 use super::worker::{Job, Reply, Worker};
 use crate::generate::CancelFlag;
 
@@ -27,6 +29,8 @@ pub(crate) struct Shared {
     pub api_key: Option<String>,
     pub max_body_bytes: usize,
     pub created: u64,
+    /// The responses `previous_response_id` may continue.
+    pub responses: Arc<ResponseStore>,
 }
 
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
@@ -37,6 +41,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/v1/models/{id}", get(model))
         .route("/v1/chat/completions", post(chat::handle))
         .route("/v1/messages", post(messages::handle))
+        .route("/v1/responses", post(responses::handle))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(limit))
         .with_state(shared)
@@ -49,7 +54,8 @@ async fn health(State(shared): State<Arc<Shared>>) -> Json<Value> {
 
 async fn not_found() -> ApiError {
     ApiError::not_found(
-        "no such endpoint: this server has GET /v1/models, POST /v1/chat/completions, POST /v1/messages and GET /health",
+        "no such endpoint: this server has GET /v1/models, POST /v1/chat/completions, \
+         POST /v1/messages, POST /v1/responses and GET /health",
         "unknown_url",
     )
 }

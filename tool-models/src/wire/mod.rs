@@ -15,6 +15,8 @@
 
 pub mod chat;
 
+pub mod responses;
+
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use tool_runtime::json_kind;
