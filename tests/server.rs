@@ -576,7 +576,8 @@ async fn a_client_that_leaves_cancels_its_generation() {
 }
 
 /// The remote client driving the served model gives the transcript the
-/// in-process agent gives on the same weights.
+/// in-process agent gives on the same weights, through each of the three
+/// APIs, streamed and whole.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_remote_client_gets_the_in_process_transcript() {
     let prompt = "What's the temperature in Tokyo in fahrenheit?";
@@ -593,8 +594,12 @@ async fn the_remote_client_gets_the_in_process_transcript() {
     assert!(local.stats.rounds >= 2, "{:?}", local.messages);
 
     let url = start(bundled()).await;
-    for stream in [true, false] {
+    for (api, stream) in Api::ALL
+        .into_iter()
+        .flat_map(|api| [(api, true), (api, false)])
+    {
         let remote = RemoteChat::openai_compatible(&url, "tool-use-mini")
+            .api(api)
             .stream(stream)
             .options(RequestOptions {
                 temperature: Some(0.0),
@@ -620,7 +625,11 @@ async fn the_remote_client_gets_the_in_process_transcript() {
                 })
                 .collect()
         };
-        assert_eq!(ids(&run.messages), ids(&local.messages), "stream: {stream}");
-        assert_eq!(run.answer, local.answer);
+        assert_eq!(
+            ids(&run.messages),
+            ids(&local.messages),
+            "{api}, stream: {stream}"
+        );
+        assert_eq!(run.answer, local.answer, "{api}, stream: {stream}");
     }
 }

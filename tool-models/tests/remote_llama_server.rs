@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 use tool_models::agent::{Agent, AgentEvent};
 use tool_models::model::tiny::TINY_CHAT_TEMPLATE;
 use tool_models::parse::StreamEvent;
-use tool_models::remote::{RemoteChat, RequestOptions, Timeouts};
+use tool_models::remote::{Api, RemoteChat, RequestOptions, Timeouts};
 use tool_runtime::{Message, Role, Toolbox};
 
 /// The one tool offered.
@@ -44,7 +44,12 @@ fn greedy() -> RequestOptions {
 }
 
 fn chat(url: &str, stream: bool) -> RemoteChat {
+    chat_over(Api::ChatCompletions, url, stream)
+}
+
+fn chat_over(api: Api, url: &str, stream: bool) -> RemoteChat {
     RemoteChat::openai_compatible(url, "tiny")
+        .api(api)
         .stream(stream)
         .options(greedy())
         .timeouts(Timeouts {
@@ -131,4 +136,44 @@ fn raw_completions_run_against_llama_server_with_our_template() {
         turns.push(messages[1].clone());
     }
     assert_eq!(turns[0], turns[1], "streamed and whole completions differ");
+}
+
+/// llama-server also serves Anthropic's Messages and OpenAI's Responses
+/// APIs: the client's turn through each, streamed and whole, is the turn
+/// Chat Completions gives (greedy, the same template rendering).
+#[test]
+fn messages_and_responses_give_the_chat_completions_turn() {
+    let Some(server) = llama_server::serve_tiny() else {
+        return;
+    };
+    let question = vec![Message::user("Look up the word tree.")];
+    let mut turns = Vec::new();
+    for api in Api::ALL {
+        for stream in [true, false] {
+            let mut agent =
+                Agent::new(chat_over(api, &server.url, stream), toolbox()).max_rounds(1);
+            let messages = match agent.run(question.clone()) {
+                Ok(run) => run.messages,
+                Err(e) => {
+                    assert!(e.messages().len() > 1, "{api}, stream: {stream}: {e}");
+                    e.messages().to_vec()
+                }
+            };
+            assert_eq!(messages[1].role, Role::Assistant, "{api}, stream: {stream}");
+            let mut turn = messages[1].clone();
+            // Engines number calls their own way.
+            for call in &mut turn.tool_calls {
+                call.id.clear();
+            }
+            turns.push((api, stream, turn));
+        }
+    }
+    let (_, _, first) = &turns[0];
+    assert!(
+        first.content.as_deref().is_some_and(|t| !t.is_empty()) || !first.tool_calls.is_empty(),
+        "{first:?}"
+    );
+    for (api, stream, turn) in &turns[1..] {
+        assert_eq!(turn, first, "{api}, stream: {stream}");
+    }
 }

@@ -75,8 +75,8 @@ pub(super) fn responses_request(
 /// One call being assembled.
 #[derive(Debug, Default)]
 struct Slot {
-    /// The `output_index` its events carry.
-    output_index: Option<usize>,
+    /// The item it is: its id, or `#output_index` for an item without one.
+    item: Option<String>,
     call: ToolCallChunk,
     closed: bool,
 }
@@ -111,7 +111,7 @@ struct Slot {
 pub struct ResponsesReader {
     slots: Vec<Slot>,
     /// Output items whose text came in deltas (their `done` form repeats it).
-    streamed: HashSet<usize>,
+    streamed: HashSet<String>,
     /// Whether any output item arrived as an event.
     seen_items: bool,
     completion: Completion,
@@ -226,45 +226,49 @@ impl ResponsesReader {
             ResponseEvent::OutputItemAdded { output_index, item } => {
                 self.seen_items = true;
                 if let Item::FunctionCall(call) = item {
-                    let at = self.slot(output_index, &call.name, &call.call_id, out);
+                    let key = key(call.id.as_deref(), output_index);
+                    let at = self.slot(key, &call.name, &call.call_id, out);
                     self.arguments(at, call.arguments, out);
                 }
             }
             ResponseEvent::OutputTextDelta {
+                item_id,
                 output_index,
                 delta,
                 ..
             } => {
-                self.streamed.insert(output_index);
+                self.streamed.insert(key(Some(&item_id), output_index));
                 push_text(out, StreamEvent::Content(delta));
             }
             ResponseEvent::ReasoningTextDelta {
+                item_id,
                 output_index,
                 delta,
                 ..
             }
             | ResponseEvent::ReasoningSummaryTextDelta {
+                item_id,
                 output_index,
                 delta,
                 ..
             } => {
-                self.streamed.insert(output_index);
+                self.streamed.insert(key(Some(&item_id), output_index));
                 push_text(out, StreamEvent::Reasoning(delta));
             }
             ResponseEvent::FunctionCallArgumentsDelta {
+                item_id,
                 output_index,
                 delta,
-                ..
             } => {
-                let at = self.slot(output_index, "", "", out);
+                let at = self.slot(key(Some(&item_id), output_index), "", "", out);
                 self.arguments(at, delta, out);
             }
             ResponseEvent::FunctionCallArgumentsDone {
+                item_id,
                 output_index,
                 arguments,
-                ..
             } => {
-                let at = self.slot(output_index, "", "", out);
+                let at = self.slot(key(Some(&item_id), output_index), "", "", out);
                 if self.slots[at]
                     .call
                     .arguments_delta
@@ -300,15 +304,17 @@ impl ResponsesReader {
 
     /// An output item, whole: text not already streamed, a call closed.
     fn item_done(&mut self, output_index: usize, item: Item, out: &mut Vec<StreamEvent>) {
+        let streamed = |id: Option<&str>| self.streamed.contains(&key(id, output_index));
         match item {
-            Item::Message(message) if !self.streamed.contains(&output_index) => {
+            Item::Message(message) if !streamed(message.id.as_deref()) => {
                 push_text(out, StreamEvent::Content(message.content.text()));
             }
-            Item::Reasoning(reasoning) if !self.streamed.contains(&output_index) => {
+            Item::Reasoning(reasoning) if !streamed(reasoning.id.as_deref()) => {
                 push_text(out, StreamEvent::Reasoning(reasoning.text()));
             }
             Item::FunctionCall(call) => {
-                let at = self.slot(output_index, &call.name, &call.call_id, out);
+                let key = key(call.id.as_deref(), output_index);
+                let at = self.slot(key, &call.name, &call.call_id, out);
                 if self.slots[at]
                     .call
                     .arguments_delta
@@ -355,10 +361,10 @@ impl ResponsesReader {
         self.done = true;
     }
 
-    /// The call at `output_index`, opened (and announced) when new.
+    /// The call item `key`, opened (and announced) when new.
     fn slot(
         &mut self,
-        output_index: usize,
+        key: String,
         name: &str,
         call_id: &str,
         out: &mut Vec<StreamEvent>,
@@ -366,7 +372,7 @@ impl ResponsesReader {
         if let Some(at) = self
             .slots
             .iter()
-            .position(|s| s.output_index == Some(output_index))
+            .position(|s| s.item.as_deref() == Some(key.as_str()))
         {
             let call = &mut self.slots[at].call;
             if call.name.as_deref().unwrap_or("").is_empty() && !name.is_empty() {
@@ -386,9 +392,9 @@ impl ResponsesReader {
             name: name.to_owned(),
         });
         self.slots.push(Slot {
-            output_index: Some(output_index),
+            item: Some(key),
             call: ToolCallChunk {
-                index: Some(output_index),
+                index: Some(at),
                 id: Some(id),
                 name: Some(name.to_owned()),
                 arguments_delta: None,
@@ -421,6 +427,15 @@ impl ResponsesReader {
             Ok(call) => StreamEvent::ToolCallEnd { index: at, call },
             Err(invalid) => StreamEvent::InvalidToolCall(invalid),
         });
+    }
+}
+
+/// What an item is known by: its id, which every event about it carries
+/// (llama-server sends no `output_index`), else its place in the output.
+fn key(id: Option<&str>, output_index: usize) -> String {
+    match id {
+        Some(id) if !id.is_empty() => id.to_owned(),
+        _ => format!("#{output_index}"),
     }
 }
 

@@ -112,10 +112,7 @@ pub fn read_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, Fi
                 } else {
                     format!("{path}.{field}")
                 };
-                FieldError {
-                    message: format!("{path} is required"),
-                    path,
-                }
+                FieldError::new(path, "this field is required")
             }
             None => FieldError::new(path, problem),
         }
@@ -195,7 +192,7 @@ mod tests {
         );
         let e = read::<Body>(b"{}").unwrap_err();
         assert_eq!(e.path, "messages");
-        assert_eq!(e.message, "messages is required");
+        assert_eq!(e.message, "messages: this field is required");
         assert!(read::<Body>(b"[1]")
             .unwrap_err()
             .message

@@ -519,8 +519,8 @@ pub enum TextFormat {
 /// let Input::Items(items) = &r.input else { panic!() };
 /// assert!(matches!(items[0], Item::Message(_)));
 /// let e = read_request(br#"{"input": [{"type": "function_call_output", "output": "22"}]}"#).unwrap_err();
-/// assert_eq!(e.path, "input[0]");
-/// assert!(e.message.contains("missing field `call_id`"), "{}", e.message);
+/// assert_eq!(e.path, "input[0].call_id");
+/// assert_eq!(e.message, "input[0].call_id: this field is required");
 /// # Ok::<(), tool_models::wire::FieldError>(())
 /// ```
 pub fn read_request(body: &[u8]) -> Result<CreateResponse, FieldError> {

@@ -31,7 +31,7 @@ fn null_is_absent_and_unknown_fields_are_ignored() {
 fn mistakes_name_their_field() {
     for (body, path, needle) in [
         (json!({"messages": "hi"}), "messages", "expected a list"),
-        (json!({}), "messages", "messages is required"),
+        (json!({}), "messages", "messages: this field is required"),
         (
             json!({"messages": [{"role": "king"}]}),
             "messages[0].role",

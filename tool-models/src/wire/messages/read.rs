@@ -63,7 +63,7 @@ impl MessagesRequest {
     pub fn read(body: &[u8]) -> Result<MessagesRequest, FieldError> {
         let value: Value = crate::wire::read(body)?;
         check_block_types(&value)?;
-        let request: MessagesRequest = read_value(value).map_err(name_missing_field)?;
+        let request: MessagesRequest = read_value(value)?;
         request.check()?;
         Ok(request)
     }
@@ -350,22 +350,4 @@ fn check_block(block: &Value, path: &str, taken: &[&str]) -> Result<(), FieldErr
         )),
         _ => Ok(()),
     }
-}
-
-/// serde puts a missing field's path at its parent; the field itself is
-/// what the client must fix.
-fn name_missing_field(e: FieldError) -> FieldError {
-    let Some(start) = e.message.find("missing field `") else {
-        return e;
-    };
-    let rest = &e.message[start + "missing field `".len()..];
-    let Some(field) = rest.split('`').next() else {
-        return e;
-    };
-    let path = if e.path.is_empty() {
-        field.to_owned()
-    } else {
-        format!("{}.{field}", e.path)
-    };
-    FieldError::new(path, "this field is required")
 }

@@ -208,10 +208,13 @@ pub enum ResponseEvent {
         /// The response so far.
         response: Response,
     },
-    /// An output item begins.
+    /// An output item begins. (llama-server leaves out `output_index` and
+    /// `content_index` in every event: they read as 0, and readers go by
+    /// item ids.)
     #[serde(rename = "response.output_item.added")]
     OutputItemAdded {
         /// Its place in `output`.
+        #[serde(default)]
         output_index: usize,
         /// The item as it begins (no text, no arguments yet).
         item: Item,
@@ -222,8 +225,10 @@ pub enum ResponseEvent {
         /// The item's id.
         item_id: String,
         /// The item's place in `output`.
+        #[serde(default)]
         output_index: usize,
         /// The part's place in the item's content.
+        #[serde(default)]
         content_index: usize,
         /// The part, empty.
         part: ContentPart,
@@ -234,8 +239,10 @@ pub enum ResponseEvent {
         /// The item's id.
         item_id: String,
         /// The item's place in `output`.
+        #[serde(default)]
         output_index: usize,
         /// The part's place.
+        #[serde(default)]
         content_index: usize,
         /// The new text.
         delta: String,
@@ -249,8 +256,10 @@ pub enum ResponseEvent {
         /// The item's id.
         item_id: String,
         /// The item's place in `output`.
+        #[serde(default)]
         output_index: usize,
         /// The part's place.
+        #[serde(default)]
         content_index: usize,
         /// The whole text.
         text: String,
@@ -264,8 +273,10 @@ pub enum ResponseEvent {
         /// The item's id.
         item_id: String,
         /// The item's place in `output`.
+        #[serde(default)]
         output_index: usize,
         /// The part's place.
+        #[serde(default)]
         content_index: usize,
         /// The new text.
         delta: String,
@@ -276,8 +287,10 @@ pub enum ResponseEvent {
         /// The item's id.
         item_id: String,
         /// The item's place in `output`.
+        #[serde(default)]
         output_index: usize,
         /// The part's place.
+        #[serde(default)]
         content_index: usize,
         /// The whole text.
         text: String,
@@ -288,6 +301,7 @@ pub enum ResponseEvent {
         /// The item's id.
         item_id: String,
         /// The item's place in `output`.
+        #[serde(default)]
         output_index: usize,
         /// The new text.
         delta: String,
@@ -298,8 +312,10 @@ pub enum ResponseEvent {
         /// The item's id.
         item_id: String,
         /// The item's place in `output`.
+        #[serde(default)]
         output_index: usize,
         /// The part's place.
+        #[serde(default)]
         content_index: usize,
         /// The whole part.
         part: ContentPart,
@@ -310,6 +326,7 @@ pub enum ResponseEvent {
         /// The call item's id.
         item_id: String,
         /// The item's place in `output`.
+        #[serde(default)]
         output_index: usize,
         /// The next piece of the JSON text.
         delta: String,
@@ -320,6 +337,7 @@ pub enum ResponseEvent {
         /// The call item's id.
         item_id: String,
         /// The item's place in `output`.
+        #[serde(default)]
         output_index: usize,
         /// The whole JSON text.
         arguments: String,
@@ -328,6 +346,7 @@ pub enum ResponseEvent {
     #[serde(rename = "response.output_item.done")]
     OutputItemDone {
         /// Its place in `output`.
+        #[serde(default)]
         output_index: usize,
         /// The whole item.
         item: Item,

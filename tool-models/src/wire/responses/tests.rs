@@ -70,8 +70,8 @@ fn names_the_field_at_fault() {
         (json!({"input": 3}), "input", "a string or a list"),
         (
             json!({"input": [user, {"type": "function_call", "name": "f", "arguments": "{}"}]}),
-            "input[1]",
-            "missing field `call_id`",
+            "input[1].call_id",
+            "input[1].call_id: this field is required",
         ),
         (
             json!({"input": [user, {"type": "function_call", "call_id": 5, "name": "f"}]}),
@@ -80,8 +80,8 @@ fn names_the_field_at_fault() {
         ),
         (
             json!({"input": [{"role": "user", "content": [{"type": "input_text", "text": "a"}, {"type": "input_text"}]}]}),
-            "input[0].content[1]",
-            "missing field `text`",
+            "input[0].content[1].text",
+            "this field is required",
         ),
         (
             json!({"input": [user, {"type": "item_reference", "id": "x"}]}),
