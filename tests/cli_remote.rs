@@ -24,12 +24,19 @@ fn chat_and_models_work_against_llama_server() {
     let listed = String::from_utf8(succeeded(out)).unwrap();
     assert!(listed.trim().ends_with("tiny.gguf"), "{listed}");
 
-    for stream in [true, false] {
+    // The same first turn through each API llama-server speaks.
+    let mut turns = Vec::new();
+    for (api, stream) in ["chat", "messages", "responses"]
+        .into_iter()
+        .flat_map(|api| [(api, true), (api, false)])
+    {
         let mut command = tool_use();
         command.args([
             "chat",
             "--base-url",
             &base_url,
+            "--api",
+            api,
             "--json",
             "--max-tokens",
             "16",
@@ -49,6 +56,13 @@ fn chat_and_models_work_against_llama_server() {
         assert!(messages.len() >= 2, "{json}");
         assert_eq!(messages[0]["role"], "user");
         assert_eq!(messages[1]["role"], "assistant");
+        let mut turn = messages[1].clone();
+        if let Some(calls) = turn["tool_calls"].as_array_mut() {
+            for call in calls {
+                call["id"] = Value::Null;
+            }
+        }
+        turns.push(((api, stream), turn));
         if out.status.success() {
             assert!(json["stats"]["rounds"].as_u64().unwrap() >= 1, "{json}");
             assert!(
@@ -59,6 +73,9 @@ fn chat_and_models_work_against_llama_server() {
             // A random model may keep calling until --max-rounds.
             assert!(json["error"].as_str().unwrap().contains("rounds"), "{json}");
         }
+    }
+    for (api, turn) in &turns[1..] {
+        assert_eq!(turn, &turns[0].1, "{api:?} against chat, streamed");
     }
 
     // A bad address is a clear failure.

@@ -12,7 +12,7 @@ use tool_use::models::agent::{Agent, LocalChat};
 use tool_use::models::generate::GenerateOptions;
 use tool_use::models::model::tiny::{write_tiny_model, TinySpec};
 use tool_use::models::model::Model;
-use tool_use::models::remote::{RemoteChat, RequestOptions};
+use tool_use::models::remote::{Api, RemoteChat, RequestOptions};
 use tool_use::models::server::Server;
 use tool_use::Message;
 

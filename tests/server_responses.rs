@@ -390,7 +390,7 @@ async fn bad_requests_get_openai_shaped_errors_naming_the_field() {
         (
             json!({"input": "Hi", "temperature": "hot"}),
             "temperature",
-            "expected f64",
+            "expected a number",
         ),
     ] {
         let (status, answer) = post_with(&url, key, &body).await;
