@@ -14,7 +14,7 @@
 //!   are ignored, as the API ignores them.
 //!
 //! [`read_request`] reads a body, naming the field at fault
-//! (`input[2].call_id`); [`CreateResponse::conversation`] turns it into
+//! (`input[2].call_id`); [`CreateResponse::asked`] turns it into
 //! [`Message`](tool_runtime::Message)s, and [`CreateResponse::from_turn`]
 //! writes one from them.
 
