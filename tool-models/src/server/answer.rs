@@ -7,8 +7,8 @@ use std::convert::Infallible;
 use axum::response::sse::{Event, Sse};
 
 use super::error::ApiError;
+use super::intake::{dropped, Accepted};
 use super::request::Finish;
-use super::routes::{dropped, Accepted};
 use super::worker::Reply;
 use crate::agent::Usage;
 use crate::parse::StreamEvent;

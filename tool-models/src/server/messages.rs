@@ -12,9 +12,9 @@ use axum::Json;
 
 use super::answer::{collect, stream, Writer};
 use super::error::ApiError;
+use super::intake::{accept_body, check_model, submit, Shared};
 use super::messages_reply::Assembler;
 use super::request::{Finish, Request};
-use super::routes::{accept_body, check_model, submit, Shared};
 use crate::agent::Usage;
 use crate::parse::StreamEvent;
 use crate::wire::messages::MessagesEvent;

@@ -50,6 +50,7 @@ mod chat_reply;
 mod chat_request;
 mod error;
 mod ids;
+mod intake;
 mod messages;
 mod messages_reply;
 mod request;
@@ -140,7 +141,7 @@ impl Server {
     pub fn router(self) -> Result<axum::Router, ServerError> {
         let worker = worker::Worker::spawn(self.chat, self.defaults, self.max_queue)
             .map_err(ServerError::Spawn)?;
-        Ok(routes::router(Arc::new(routes::Shared {
+        Ok(routes::router(Arc::new(intake::Shared {
             worker,
             model: self.model,
             api_key: self.api_key,

@@ -12,10 +12,10 @@ use axum::Json;
 
 use super::answer::{collect, stream, Writer};
 use super::error::ApiError;
+use super::intake::{accept_body, check_model, submit, Shared};
 use super::request::{Finish, Request};
 use super::responses_reply::Assembler;
 use super::responses_store::{ResponseStore, Stored, KEPT_RESPONSES};
-use super::routes::{accept_body, check_model, submit, Shared};
 use crate::agent::Usage;
 use crate::parse::StreamEvent;
 use crate::wire::responses::{messages_from_items, read_request, Sequenced};
