@@ -11,54 +11,11 @@ import sys
 import anthropic
 from anthropic import Anthropic
 
+from clients import MODEL, MESSAGES_TOOLS, check, checks
+
 base_url, key = sys.argv[1], sys.argv[2]
 client = Anthropic(base_url=base_url, api_key=key, max_retries=0, timeout=120)
-MODEL = "tool-use-mini"
-checks = 0
-
-
-def check(ok, what):
-    global checks
-    if not ok:
-        raise AssertionError(what)
-    checks += 1
-
-
-TOOLS = [
-    {
-        "name": "get_current_temperature",
-        "description": "Get the current temperature at a location.",
-        "input_schema": {
-            "type": "object",
-            "properties": {
-                "location": {
-                    "type": "string",
-                    "description": 'The location to get the temperature for, in the format "City, Country"',
-                },
-                "unit": {
-                    "type": "string",
-                    "enum": ["celsius", "fahrenheit"],
-                    "description": "The unit to return the temperature in.",
-                },
-            },
-            "required": ["location", "unit"],
-        },
-    },
-    {
-        "name": "get_current_wind_speed",
-        "description": "Get the current wind speed in km/h at a given location.",
-        "input_schema": {
-            "type": "object",
-            "properties": {
-                "location": {
-                    "type": "string",
-                    "description": 'The location to get the wind speed for, in the format "City, Country"',
-                }
-            },
-            "required": ["location"],
-        },
-    },
-]
+TOOLS = MESSAGES_TOOLS
 
 
 def ask(prompt, **kwargs):
@@ -183,4 +140,4 @@ for call_, kind, needle in [
         check(needle in message, f"{kind.__name__} carries a message naming {needle!r}: {e}")
         check(body.get("type") == "error", f"{kind.__name__}: Anthropic's error shape: {body}")
 
-print(f"ok: {checks} checks")
+print(f"ok: {checks()} checks")

@@ -11,60 +11,11 @@ import sys
 import openai
 from openai import OpenAI
 
+from clients import MODEL, CHAT_TOOLS, check, checks
+
 base_url, key = sys.argv[1], sys.argv[2]
 client = OpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=120)
-MODEL = "tool-use-mini"
-checks = 0
-
-
-def check(ok, what):
-    global checks
-    if not ok:
-        raise AssertionError(what)
-    checks += 1
-
-
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_current_temperature",
-            "description": "Get the current temperature at a location.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "location": {
-                        "type": "string",
-                        "description": 'The location to get the temperature for, in the format "City, Country"',
-                    },
-                    "unit": {
-                        "type": "string",
-                        "enum": ["celsius", "fahrenheit"],
-                        "description": "The unit to return the temperature in.",
-                    },
-                },
-                "required": ["location", "unit"],
-            },
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "get_current_wind_speed",
-            "description": "Get the current wind speed in km/h at a given location.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "location": {
-                        "type": "string",
-                        "description": 'The location to get the wind speed for, in the format "City, Country"',
-                    }
-                },
-                "required": ["location"],
-            },
-        },
-    },
-]
+TOOLS = CHAT_TOOLS
 
 
 def ask(prompt, **kwargs):
@@ -186,4 +137,4 @@ for call_, kind in [
     except kind as e:
         check(e.body and e.body.get("message"), f"{kind.__name__} carries a message: {e}")
 
-print(f"ok: {checks} checks")
+print(f"ok: {checks()} checks")

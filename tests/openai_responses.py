@@ -11,56 +11,11 @@ import sys
 import openai
 from openai import OpenAI
 
+from clients import MODEL, RESPONSES_TOOLS, check, checks
+
 base_url, key = sys.argv[1], sys.argv[2]
 client = OpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=120)
-MODEL = "tool-use-mini"
-checks = 0
-
-
-def check(ok, what):
-    global checks
-    if not ok:
-        raise AssertionError(what)
-    checks += 1
-
-
-TOOLS = [
-    {
-        "type": "function",
-        "name": "get_current_temperature",
-        "description": "Get the current temperature at a location.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "location": {
-                    "type": "string",
-                    "description": 'The location to get the temperature for, in the format "City, Country"',
-                },
-                "unit": {
-                    "type": "string",
-                    "enum": ["celsius", "fahrenheit"],
-                    "description": "The unit to return the temperature in.",
-                },
-            },
-            "required": ["location", "unit"],
-        },
-    },
-    {
-        "type": "function",
-        "name": "get_current_wind_speed",
-        "description": "Get the current wind speed in km/h at a given location.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "location": {
-                    "type": "string",
-                    "description": 'The location to get the wind speed for, in the format "City, Country"',
-                }
-            },
-            "required": ["location"],
-        },
-    },
-]
+TOOLS = RESPONSES_TOOLS
 
 
 def calls_of(response):
@@ -175,4 +130,4 @@ for make, kind, param in [
         if param:
             check(e.body.get("param") == param, f"param {e.body.get('param')!r} != {param!r}")
 
-print(f"ok: {checks} checks")
+print(f"ok: {checks()} checks")

@@ -4,9 +4,13 @@
 //! cancellation when a client leaves, and the project's own remote client
 //! getting the in-process agent's transcript.
 
+#[path = "common/http.rs"]
+mod http;
+
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
+use http::{bundled, client, start};
 use serde_json::{json, Value};
 use tool_use::models::agent::{Agent, LocalChat};
 use tool_use::models::generate::GenerateOptions;
@@ -15,26 +19,6 @@ use tool_use::models::model::Model;
 use tool_use::models::remote::{Api, RemoteChat, RequestOptions};
 use tool_use::models::server::Server;
 use tool_use::Message;
-
-/// Serves `server` on an ephemeral loopback port; returns `http://…/v1`.
-async fn start(server: Server) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    tokio::spawn(server.serve(listener));
-    url
-}
-
-fn bundled() -> Server {
-    let chat = LocalChat::new(tool_use::bundled::load_embedded().unwrap()).unwrap();
-    Server::new(chat, "tool-use-mini")
-}
-
-fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .timeout(Duration::from_secs(120))
-        .build()
-        .unwrap()
-}
 
 /// Sends a raw body to `/chat/completions`.
 async fn send(url: &str, body: String) -> reqwest::Response {

@@ -4,23 +4,18 @@
 //! result answered from, stop sequences and limits, and errors in
 //! Anthropic's shape.
 
-use std::time::Duration;
+#[path = "common/http.rs"]
+mod http;
 
+use http::{bundled, client, named_events, start};
 use serde_json::{json, Value};
-use tool_use::models::agent::LocalChat;
-use tool_use::models::server::Server;
 use tool_use::models::wire::messages::{MessageAccumulator, MessageResponse, MessagesEvent};
 
 const KEY: &str = "sk-messages-test";
 
 /// Serves the bundled model with an API key; returns `http://…/v1`.
-async fn start() -> String {
-    let chat = LocalChat::new(tool_use::bundled::load_embedded().unwrap()).unwrap();
-    let server = Server::new(chat, "tool-use-mini").api_key(KEY);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    tokio::spawn(server.serve(listener));
-    url
+async fn serve() -> String {
+    start(bundled().api_key(KEY)).await
 }
 
 /// The demo tools, in Anthropic's form.
@@ -46,10 +41,7 @@ fn ask(prompt: &str, tool_choice: Value) -> Value {
 /// Posts `body` with `headers` (the API key as the Anthropic SDK sends it
 /// unless given).
 async fn send(url: &str, body: &str, headers: &[(&str, &str)]) -> reqwest::Response {
-    let mut request = reqwest::Client::builder()
-        .timeout(Duration::from_secs(120))
-        .build()
-        .unwrap()
+    let mut request = client()
         .post(format!("{url}/messages"))
         .header("content-type", "application/json")
         .header("anthropic-version", "2023-06-01")
@@ -87,26 +79,10 @@ async fn events(url: &str, body: &Value) -> Vec<MessagesEvent> {
     let mut body = body.clone();
     body["stream"] = json!(true);
     let response = send(url, &body.to_string(), &[]).await;
-    assert_eq!(response.status(), 200);
-    assert!(response.headers()["content-type"]
-        .to_str()
-        .unwrap()
-        .starts_with("text/event-stream"));
-    let text = response.text().await.unwrap();
-    text.split("\n\n")
-        .filter(|frame| !frame.trim().is_empty())
-        .map(|frame| {
-            let field = |name: &str| {
-                frame
-                    .lines()
-                    .find_map(|l| l.strip_prefix(name))
-                    .unwrap_or_else(|| panic!("no {name} in {frame:?}"))
-            };
-            let (name, data) = (field("event: "), field("data: "));
-            let value: Value = serde_json::from_str(data).unwrap();
-            assert_eq!(value["type"], name, "{frame}");
-            serde_json::from_value(value).unwrap()
-        })
+    named_events(response)
+        .await
+        .into_iter()
+        .map(|data| serde_json::from_value(data).unwrap())
         .collect()
 }
 
@@ -189,7 +165,7 @@ fn text(message: &MessageResponse) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn forced_calls_stream_as_they_answer_whole() {
-    let url = start().await;
+    let url = serve().await;
     let weather = "What's the temperature in Paris right now?";
 
     let body = ask(weather, json!({"type": "any"}));
@@ -263,7 +239,7 @@ async fn forced_calls_stream_as_they_answer_whole() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_tool_result_is_answered_from() {
-    let url = start().await;
+    let url = serve().await;
     let mut body = ask(
         "What's the temperature in Paris right now?",
         json!({"type": "any"}),
@@ -293,7 +269,7 @@ async fn a_tool_result_is_answered_from() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn stop_sequences_and_max_tokens_say_why_the_answer_ended() {
-    let url = start().await;
+    let url = serve().await;
     let body = ask(
         "What's the temperature in Paris in celsius?",
         json!({"type": "none"}),
@@ -335,7 +311,7 @@ type Headers = &'static [(&'static str, &'static str)];
 
 #[tokio::test(flavor = "multi_thread")]
 async fn errors_come_in_anthropics_shape() {
-    let url = start().await;
+    let url = serve().await;
     let user = json!([{"role": "user", "content": "Hi"}]);
     let call = json!({"role": "assistant", "content": [
         {"type": "tool_use", "id": "toolu_1", "name": "get_current_wind_speed", "input": {"location": "Paris"}}]});

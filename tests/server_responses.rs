@@ -4,31 +4,11 @@
 //! the input and by `previous_response_id`, structured output, and the
 //! errors clients get, in OpenAI's shape.
 
-use std::time::Duration;
+#[path = "common/http.rs"]
+mod http;
 
+use http::{bundled, client, named_events, start};
 use serde_json::{json, Value};
-use tool_use::models::agent::LocalChat;
-use tool_use::models::server::Server;
-
-/// Serves `server` on an ephemeral loopback port; returns `http://…/v1`.
-async fn start(server: Server) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    tokio::spawn(server.serve(listener));
-    url
-}
-
-fn bundled() -> Server {
-    let chat = LocalChat::new(tool_use::bundled::load_embedded().unwrap()).unwrap();
-    Server::new(chat, "tool-use-mini")
-}
-
-fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .timeout(Duration::from_secs(120))
-        .build()
-        .unwrap()
-}
 
 /// The demo tools in the Responses form (`name` at the top level).
 fn tools() -> Value {
@@ -77,24 +57,9 @@ async fn post_stream(url: &str, body: &Value) -> Vec<Value> {
         .send()
         .await
         .unwrap();
-    assert_eq!(response.status(), 200);
-    assert!(response.headers()["content-type"]
-        .to_str()
-        .unwrap()
-        .starts_with("text/event-stream"));
-    let text = response.text().await.unwrap();
-    let mut events = Vec::new();
-    for block in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
-        let field = |name: &str| {
-            block
-                .lines()
-                .find_map(|l| l.strip_prefix(name))
-                .unwrap_or_else(|| panic!("no {name} in {block:?}"))
-        };
-        let data: Value = serde_json::from_str(field("data: ")).unwrap();
-        assert_eq!(data["type"], field("event: "), "{block}");
-        assert_eq!(data["sequence_number"], events.len(), "{block}");
-        events.push(data);
+    let events = named_events(response).await;
+    for (i, event) in events.iter().enumerate() {
+        assert_eq!(event["sequence_number"], i, "{event}");
     }
     events
 }

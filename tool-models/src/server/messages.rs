@@ -19,7 +19,6 @@ use crate::agent::Usage;
 use crate::parse::StreamEvent;
 use crate::wire::messages::MessagesEvent;
 use crate::wire::messages::MessagesRequest;
-use crate::wire::FieldError;
 
 pub(crate) async fn handle(
     State(shared): State<Arc<Shared>>,
@@ -38,8 +37,8 @@ async fn start(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let body = accept_body(shared, headers, body)?;
-    let wire = MessagesRequest::read(&body).map_err(invalid)?;
-    let conversation = wire.conversation().map_err(invalid)?;
+    let wire = MessagesRequest::read(&body)?;
+    let conversation = wire.conversation()?;
     check_model(shared, wire.model.as_deref())?;
     let request = Request {
         messages: conversation.messages,
@@ -65,15 +64,6 @@ async fn start(
     .await?;
     assembler.closing(finish, usage);
     Ok(Json(assembler.message()).into_response())
-}
-
-/// A request field the API does not take (400), named by its path.
-fn invalid(e: FieldError) -> ApiError {
-    if e.path.is_empty() {
-        ApiError::invalid(e.message)
-    } else {
-        ApiError::param(e.path, e.message)
-    }
 }
 
 /// Messages events: each with its `event:` name, as the SDKs require.

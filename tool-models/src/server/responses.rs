@@ -19,7 +19,6 @@ use super::responses_store::{ResponseStore, Stored, KEPT_RESPONSES};
 use crate::agent::Usage;
 use crate::parse::StreamEvent;
 use crate::wire::responses::{messages_from_items, read_request, Sequenced};
-use crate::wire::FieldError;
 use tool_runtime::{Message, ToolDefinition};
 
 pub(crate) async fn handle(
@@ -33,22 +32,13 @@ pub(crate) async fn handle(
     }
 }
 
-/// A request's mistake, naming its field as `param`.
-fn field_error(e: FieldError) -> ApiError {
-    if e.path.is_empty() {
-        ApiError::invalid(e.message)
-    } else {
-        ApiError::param(e.path, e.message)
-    }
-}
-
 async fn start(
     shared: &Shared,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let body = accept_body(shared, headers, body)?;
-    let create = read_request(&body).map_err(field_error)?;
+    let create = read_request(&body)?;
     check_model(shared, create.model.as_deref())?;
     let earlier = match &create.previous_response_id {
         Some(id) => Some(
@@ -62,7 +52,7 @@ async fn start(
     let (messages, tools) = earlier
         .as_deref()
         .map_or((&[][..], &[][..]), |s| (&s.messages[..], &s.tools[..]));
-    let asked = create.asked(messages, tools).map_err(field_error)?;
+    let asked = create.asked(messages, tools)?;
     let keep = Keep {
         store: (create.store != Some(false)).then(|| Arc::clone(&shared.responses)),
         conversation: asked.messages[asked.instructions..].to_vec(),
@@ -180,14 +170,15 @@ impl Writer for ResponsesWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::FieldError;
 
     #[test]
     fn field_errors_become_param_errors() {
-        let e = field_error(FieldError::new("input[3].call_id", "no call"));
+        let e = ApiError::from(FieldError::new("input[3].call_id", "no call"));
         assert_eq!(e.status, 400);
         assert_eq!(e.param.as_deref(), Some("input[3].call_id"));
         assert_eq!(e.message, "input[3].call_id: no call");
-        let e = field_error(FieldError::new("", "not JSON"));
+        let e = ApiError::from(FieldError::new("", "not JSON"));
         assert_eq!(e.param, None);
         let e = unknown_previous("resp_x");
         assert_eq!(e.param.as_deref(), Some("previous_response_id"));

@@ -12,7 +12,7 @@
 //! results) read as [`ContentBlock::Unsupported`]: a request holding one is
 //! refused, naming the type; an answer holding one has it skipped.
 
-use serde::de::{SeqAccess, Visitor};
+use super::{null_as_default, text_or_list, TextOrList};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
@@ -22,13 +22,6 @@ mod write;
 
 pub use accumulate::{AccumulateError, MessageAccumulator};
 pub use read::{Conversation, ERROR_PREFIX};
-
-/// `null` reads as the field's default, as the API treats it.
-fn nullable<'de, D: Deserializer<'de>, T: Default + Deserialize<'de>>(
-    deserializer: D,
-) -> Result<T, D::Error> {
-    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
-}
 
 fn is_false(b: &bool) -> bool {
     !*b
@@ -51,7 +44,7 @@ pub struct MessagesRequest {
     /// The tools offered.
     #[serde(
         default,
-        deserialize_with = "nullable",
+        deserialize_with = "null_as_default",
         skip_serializing_if = "Vec::is_empty"
     )]
     pub tools: Vec<Tool>,
@@ -61,7 +54,7 @@ pub struct MessagesRequest {
     /// Strings that end the answer.
     #[serde(
         default,
-        deserialize_with = "nullable",
+        deserialize_with = "null_as_default",
         skip_serializing_if = "Vec::is_empty"
     )]
     pub stop_sequences: Vec<String>,
@@ -79,7 +72,7 @@ pub struct MessagesRequest {
     /// Whether the answer comes as server-sent events.
     #[serde(
         default,
-        deserialize_with = "nullable",
+        deserialize_with = "null_as_default",
         skip_serializing_if = "is_false"
     )]
     pub stream: bool,
@@ -142,37 +135,15 @@ impl Content {
     }
 }
 
-/// Read by hand rather than `untagged`, so that a bad block is named by
-/// its path (`messages[0].content[1]`) instead of "matched no variant".
+/// Read by hand rather than `untagged`, to keep paths (see [`text_or_list`]).
 impl<'de> Deserialize<'de> for Content {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ContentVisitor;
-
-        impl<'de> Visitor<'de> for ContentVisitor {
-            type Value = Content;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string or a list of content blocks")
-            }
-
-            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Content, E> {
-                Ok(Content::Text(text.to_owned()))
-            }
-
-            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Content, E> {
-                Ok(Content::Text(text))
-            }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content, A::Error> {
-                let mut blocks = Vec::new();
-                while let Some(block) = seq.next_element()? {
-                    blocks.push(block);
-                }
-                Ok(Content::Blocks(blocks))
-            }
-        }
-
-        deserializer.deserialize_any(ContentVisitor)
+        Ok(
+            match text_or_list(deserializer, "a string or a list of content blocks")? {
+                TextOrList::Text(text) => Content::Text(text),
+                TextOrList::List(items) => Content::Blocks(items),
+            },
+        )
     }
 }
 
@@ -345,7 +316,7 @@ pub struct MessageResponse {
     #[serde(default)]
     pub model: String,
     /// The answer's blocks.
-    #[serde(default, deserialize_with = "nullable")]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub content: Vec<ContentBlock>,
     /// Why it ended; `null` in `message_start`.
     #[serde(default)]

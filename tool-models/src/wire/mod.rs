@@ -145,6 +145,51 @@ fn in_json_terms(message: &str) -> String {
     out
 }
 
+/// A field the APIs take as a string or a list (content, input).
+pub(crate) enum TextOrList<T> {
+    Text(String),
+    List(Vec<T>),
+}
+
+/// Reads a string-or-list field through a visitor rather than an untagged
+/// enum, so that a bad item's error keeps its path (`input[2].call_id`)
+/// instead of becoming "matched no variant".
+pub(crate) fn text_or_list<'de, D, T>(
+    deserializer: D,
+    expecting: &'static str,
+) -> Result<TextOrList<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct Reader<T>(&'static str, std::marker::PhantomData<T>);
+
+    impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Reader<T> {
+        type Value = TextOrList<T>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+
+        fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
+            Ok(TextOrList::Text(text.to_owned()))
+        }
+
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut items = Vec::new();
+            while let Some(item) = seq.next_element()? {
+                items.push(item);
+            }
+            Ok(TextOrList::List(items))
+        }
+    }
+
+    deserializer.deserialize_any(Reader(expecting, std::marker::PhantomData))
+}
+
 /// For `#[serde(deserialize_with)]`: `null` reads as the default, as the
 /// APIs treat it.
 pub(crate) fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>

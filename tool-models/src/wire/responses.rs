@@ -23,11 +23,11 @@ mod object;
 #[cfg(test)]
 mod tests;
 
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::{read_value, FieldError};
+use super::{null_as_default, read_value, text_or_list, FieldError, TextOrList};
 use tool_runtime::json_kind;
 
 pub use convert::{items_from_messages, messages_from_items, Asked};
@@ -36,13 +36,6 @@ pub use object::{
     ResponseEvent, ResponseStatus, ResponseUsage, Sequenced,
 };
 
-/// `null` counts as absent: the field's default.
-fn nullable<'de, D: Deserializer<'de>, T: Default + Deserialize<'de>>(
-    deserializer: D,
-) -> Result<T, D::Error> {
-    Option::<T>::deserialize(deserializer).map(Option::unwrap_or_default)
-}
-
 /// The body of `POST /v1/responses`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CreateResponse {
@@ -50,7 +43,7 @@ pub struct CreateResponse {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// The conversation's new part: a user's text, or items.
-    #[serde(default, deserialize_with = "nullable")]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub input: Input,
     /// System text, before everything else (not carried over by
     /// `previous_response_id`).
@@ -59,7 +52,7 @@ pub struct CreateResponse {
     /// The tools offered.
     #[serde(
         default,
-        deserialize_with = "nullable",
+        deserialize_with = "null_as_default",
         skip_serializing_if = "Vec::is_empty"
     )]
     pub tools: Vec<Tool>,
@@ -103,7 +96,8 @@ pub struct CreateResponse {
 }
 
 /// `input`: a string is one user message.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum Input {
     /// A user's text.
     Text(String),
@@ -117,37 +111,16 @@ impl Default for Input {
     }
 }
 
-impl Serialize for Input {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Input::Text(text) => serializer.serialize_str(text),
-            Input::Items(items) => items.serialize(serializer),
-        }
-    }
-}
-
 /// Read through a visitor rather than as an untagged enum, so that a bad
 /// item's error keeps its path (`input[2].call_id`).
 impl<'de> Deserialize<'de> for Input {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Input, D::Error> {
-        struct InputVisitor;
-        impl<'de> Visitor<'de> for InputVisitor {
-            type Value = Input;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string or a list of input items")
-            }
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<Input, E> {
-                Ok(Input::Text(text.to_owned()))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Input, A::Error> {
-                let mut items = Vec::new();
-                while let Some(item) = seq.next_element()? {
-                    items.push(item);
-                }
-                Ok(Input::Items(items))
-            }
-        }
-        deserializer.deserialize_any(InputVisitor)
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(
+            match text_or_list(deserializer, "a string or a list of input items")? {
+                TextOrList::Text(text) => Input::Text(text),
+                TextOrList::List(items) => Input::Items(items),
+            },
+        )
     }
 }
 
@@ -207,7 +180,8 @@ pub struct MessageItem {
 }
 
 /// A message's content or a call's output: text, or text parts.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum Content {
     /// Plain text.
     Text(String),
@@ -225,36 +199,15 @@ impl Content {
     }
 }
 
-impl Serialize for Content {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Content::Text(text) => serializer.serialize_str(text),
-            Content::Parts(parts) => parts.serialize(serializer),
-        }
-    }
-}
-
 /// Read through a visitor, as [`Input`] is, to keep paths.
 impl<'de> Deserialize<'de> for Content {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Content, D::Error> {
-        struct ContentVisitor;
-        impl<'de> Visitor<'de> for ContentVisitor {
-            type Value = Content;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string or a list of text parts")
-            }
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<Content, E> {
-                Ok(Content::Text(text.to_owned()))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content, A::Error> {
-                let mut parts = Vec::new();
-                while let Some(part) = seq.next_element()? {
-                    parts.push(part);
-                }
-                Ok(Content::Parts(parts))
-            }
-        }
-        deserializer.deserialize_any(ContentVisitor)
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(
+            match text_or_list(deserializer, "a string or a list of text parts")? {
+                TextOrList::Text(text) => Content::Text(text),
+                TextOrList::List(items) => Content::Parts(items),
+            },
+        )
     }
 }
 
@@ -273,7 +226,7 @@ pub enum ContentPart {
         /// The text.
         text: String,
         /// Citations; this server makes none.
-        #[serde(default, deserialize_with = "nullable")]
+        #[serde(default, deserialize_with = "null_as_default")]
         annotations: Vec<Value>,
     },
     /// The model's refusal.
@@ -341,7 +294,7 @@ pub struct ReasoningItem {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// Summary parts (`summary_text`); this server writes none.
-    #[serde(default, deserialize_with = "nullable")]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub summary: Vec<SummaryPart>,
     /// The reasoning text (`reasoning_text` parts).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{nullable, ContentPart, Item, TextConfig, Tool, ToolChoiceMode, ToolChoiceParam};
+use super::{ContentPart, Item, TextConfig, Tool, ToolChoiceMode, ToolChoiceParam};
+use crate::wire::null_as_default;
 
 /// The response object (`"object": "response"`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,7 +37,7 @@ pub struct Response {
     #[serde(default)]
     pub model: String,
     /// What the model wrote: messages, calls, reasoning.
-    #[serde(default, deserialize_with = "nullable")]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub output: Vec<Item>,
     /// Whether the answer could hold several calls.
     #[serde(default = "yes")]
@@ -60,7 +61,7 @@ pub struct Response {
     #[serde(default = "auto")]
     pub tool_choice: ToolChoiceParam,
     /// The tools offered.
-    #[serde(default, deserialize_with = "nullable")]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub tools: Vec<Tool>,
     /// The request's nucleus mass.
     #[serde(default)]
@@ -75,7 +76,7 @@ pub struct Response {
     #[serde(default)]
     pub user: Option<String>,
     /// The request's labels.
-    #[serde(default, deserialize_with = "nullable")]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub metadata: Map<String, Value>,
 }
 
@@ -247,7 +248,7 @@ pub enum ResponseEvent {
         /// The new text.
         delta: String,
         /// Token log-probabilities: never sent here.
-        #[serde(default, deserialize_with = "nullable")]
+        #[serde(default, deserialize_with = "null_as_default")]
         logprobs: Vec<Value>,
     },
     /// A message part's whole text.
@@ -264,7 +265,7 @@ pub enum ResponseEvent {
         /// The whole text.
         text: String,
         /// Token log-probabilities: never sent here.
-        #[serde(default, deserialize_with = "nullable")]
+        #[serde(default, deserialize_with = "null_as_default")]
         logprobs: Vec<Value>,
     },
     /// More reasoning text.
