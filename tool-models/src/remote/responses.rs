@@ -236,10 +236,7 @@ impl ResponsesReader {
                 output_index,
                 delta,
                 ..
-            } => {
-                self.streamed.insert(key(Some(&item_id), output_index));
-                push_text(out, StreamEvent::Content(delta));
-            }
+            } => self.text(&item_id, output_index, StreamEvent::Content(delta), out),
             ResponseEvent::ReasoningTextDelta {
                 item_id,
                 output_index,
@@ -251,10 +248,7 @@ impl ResponsesReader {
                 output_index,
                 delta,
                 ..
-            } => {
-                self.streamed.insert(key(Some(&item_id), output_index));
-                push_text(out, StreamEvent::Reasoning(delta));
-            }
+            } => self.text(&item_id, output_index, StreamEvent::Reasoning(delta), out),
             ResponseEvent::FunctionCallArgumentsDelta {
                 item_id,
                 output_index,
@@ -300,6 +294,18 @@ impl ResponsesReader {
             | ResponseEvent::Other => {}
         }
         Ok(())
+    }
+
+    /// Streamed text of an item (then its whole form adds nothing).
+    fn text(
+        &mut self,
+        item_id: &str,
+        output_index: usize,
+        text: StreamEvent,
+        out: &mut Vec<StreamEvent>,
+    ) {
+        self.streamed.insert(key(Some(item_id), output_index));
+        push_text(out, text);
     }
 
     /// An output item, whole: text not already streamed, a call closed.
