@@ -30,13 +30,25 @@ pub(crate) struct KvState {
 }
 
 impl KvState {
-    /// The state of a copy of the first `len` tokens' cache. It keeps no
-    /// logits (those after `tokens[len - 1]` were never kept), so the
-    /// prompt's last token runs again if nothing follows the copy.
+    /// The state of a copy of the first `len` tokens' cache. The logits
+    /// after `tokens[len - 1]` were never kept, so the prompt's last token
+    /// runs again, unless it is the snapshot's prompt: the snapshot's
+    /// logits follow from its tokens alone, and travel with the copy.
     pub(super) fn fork(&self, len: usize) -> KvState {
+        let snapshot = self
+            .snapshot
+            .as_ref()
+            .filter(|snap| snap.backend.is_none())
+            .map(|snap| Snapshot {
+                backend: None,
+                tokens: snap.tokens.clone(),
+                logits: snap.logits.clone(),
+            });
         KvState {
             tokens: self.tokens[..len.min(self.tokens.len())].to_vec(),
-            ..KvState::default()
+            logits: None,
+            snapshot,
+            prompt_len: 0,
         }
     }
 
