@@ -5,7 +5,9 @@
 /// `MiB`, `GiB` and `KB`, `MB`, `GB` read the same).
 pub fn parse_size(text: &str) -> Result<usize, String> {
     let text = text.trim();
-    let digits = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
     let (number, unit) = text.split_at(digits);
     if number.is_empty() {
         return Err(format!(
@@ -49,7 +51,11 @@ mod tests {
         for bad in ["", "M", "-1", "1.5G", "12Q", "2 G B"] {
             assert!(parse_size(bad).is_err(), "{bad:?} accepted");
         }
-        assert!(parse_size("12Q").unwrap_err().contains("unknown unit \"Q\""));
-        assert!(parse_size("99999999999999999999").unwrap_err().contains("too large"));
+        assert!(parse_size("12Q")
+            .unwrap_err()
+            .contains("unknown unit \"Q\""));
+        assert!(parse_size("99999999999999999999")
+            .unwrap_err()
+            .contains("too large"));
     }
 }

@@ -49,7 +49,12 @@ fn tool_result(model: &Model, round: usize) -> Vec<u32> {
 
 fn greedy(model: &mut Model, prompt: &[u32]) -> Generation {
     model
-        .generate(prompt, &GenerateOptions::greedy(NEW_TOKENS), None, &mut |_| {})
+        .generate(
+            prompt,
+            &GenerateOptions::greedy(NEW_TOKENS),
+            None,
+            &mut |_| {},
+        )
         .unwrap()
 }
 
@@ -166,7 +171,9 @@ fn the_least_recently_used_conversation_is_dropped_to_fit_the_budget() {
     assert_eq!(sequences.len(), 2, "{sequences:?}");
     let paris_first = opening(limited, "Paris");
     assert!(
-        sequences.iter().all(|s| !s.tokens.starts_with(&paris_first)),
+        sequences
+            .iter()
+            .all(|s| !s.tokens.starts_with(&paris_first)),
         "the oldest conversation was dropped"
     );
     assert!(sequences.iter().map(|s| s.bytes).sum::<usize>() < all);

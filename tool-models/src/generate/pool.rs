@@ -24,10 +24,10 @@ use crate::model::{KvCache, Model};
 
 /// The KV budget a model starts with: 512 MiB.
 ///
-/// Enough for some ten thousand tokens of a 1.5B model's cache in f32
-/// (Qwen2.5-1.5B's is 28 KiB a token), or a few agent conversations of a
-/// few thousand tokens each, and small beside the f32 weights such a model
-/// keeps in memory on the CPU (6 GiB).
+/// Enough for some nine thousand tokens of a 1.5B model's cache in f32
+/// (Qwen2.5-1.5B's is 56 KiB a token: 28 layers, keys and values of 256),
+/// a few agent conversations of a few thousand tokens each, and small
+/// beside the f32 weights such a model keeps in memory on the CPU (6 GB).
 pub const DEFAULT_KV_BUDGET: usize = 512 << 20;
 
 /// The sequences kept aside and the budget they share with the active one.
@@ -96,8 +96,8 @@ impl Model {
     /// The bytes the KV caches may hold together:
     /// [`DEFAULT_KV_BUDGET`] unless [set](Self::set_kv_budget).
     ///
-    /// On the project's decoder (Llama-family models: Llama, Qwen 2,
-    /// SmolLM, Granite… from safetensors or GGUF) the model keeps the
+    /// On the project's decoder (Llama and Qwen 2 from safetensors, and
+    /// the GGUF architectures it runs) the model keeps the
     /// sequences of several conversations within this budget, and each
     /// prompt continues the one sharing the longest prefix with it, so that
     /// interleaved conversations each reuse their own history. The least
@@ -195,7 +195,8 @@ impl Model {
     /// Drops least recently used parked sequences until everything held
     /// fits the budget, or none is left.
     pub(crate) fn evict_to_budget(&mut self) {
-        let mut held = self.active_bytes() + self.pool.parked.iter().map(Parked::bytes).sum::<usize>();
+        let mut held =
+            self.active_bytes() + self.pool.parked.iter().map(Parked::bytes).sum::<usize>();
         while held > self.pool.budget {
             let Some(oldest) = (self.pool.parked.iter().enumerate())
                 .min_by_key(|(_, p)| p.last_used)
