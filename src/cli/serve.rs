@@ -90,3 +90,31 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
             .map_err(|e| e.to_string())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ServeArgs;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Serve {
+        #[command(flatten)]
+        args: ServeArgs,
+    }
+
+    #[test]
+    fn kv_budget_reads_sizes_and_a_malformed_one_names_the_option() {
+        let parse = |size: &str| Serve::try_parse_from(["serve", "--kv-budget", size]);
+        assert_eq!(parse("2G").unwrap().args.kv_budget, Some(2 << 30));
+        assert_eq!(parse("0").unwrap().args.kv_budget, Some(0));
+        assert_eq!(
+            Serve::try_parse_from(["serve"]).unwrap().args.kv_budget,
+            None
+        );
+        let err = parse("lots").err().unwrap().to_string();
+        assert!(
+            err.contains("--kv-budget") && err.contains("\"lots\""),
+            "{err}"
+        );
+    }
+}
