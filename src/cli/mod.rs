@@ -7,6 +7,7 @@ pub mod mcp;
 pub mod models;
 pub mod parse;
 pub mod serve;
+mod size;
 pub mod template;
 
 use std::path::Path;

@@ -31,6 +31,13 @@ pub struct ServeArgs {
     /// Requests that may wait while one generates; beyond it, 503.
     #[arg(long, default_value_t = 64)]
     max_queue: usize,
+    /// The memory the KV caches of recent conversations may take together
+    /// (`512M`, `2G`, bytes; `0` keeps only the last conversation's): each
+    /// request continues the cached conversation sharing the longest prefix
+    /// with it, least recently used dropped first (default: 512M).
+    /// Llama-family models only; the others keep the last conversation's.
+    #[arg(long, value_name = "SIZE", value_parser = super::size::parse_size)]
+    kv_budget: Option<usize>,
     /// Temperature for requests that do not give one (0 is greedy).
     #[arg(long, default_value_t = 0.0)]
     temperature: f32,
@@ -56,6 +63,9 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
             temperature: args.temperature,
             ..GenerateOptions::greedy(context)
         });
+    if let Some(bytes) = args.kv_budget {
+        server = server.kv_budget(bytes);
+    }
     if let Some(var) = &args.api_key_env {
         let key = std::env::var(var)
             .map_err(|_| format!("--api-key-env {var}: the variable is not set"))?;
@@ -79,4 +89,32 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
             .await
             .map_err(|e| e.to_string())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ServeArgs;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Serve {
+        #[command(flatten)]
+        args: ServeArgs,
+    }
+
+    #[test]
+    fn kv_budget_reads_sizes_and_a_malformed_one_names_the_option() {
+        let parse = |size: &str| Serve::try_parse_from(["serve", "--kv-budget", size]);
+        assert_eq!(parse("2G").unwrap().args.kv_budget, Some(2 << 30));
+        assert_eq!(parse("0").unwrap().args.kv_budget, Some(0));
+        assert_eq!(
+            Serve::try_parse_from(["serve"]).unwrap().args.kv_budget,
+            None
+        );
+        let err = parse("lots").err().unwrap().to_string();
+        assert!(
+            err.contains("--kv-budget") && err.contains("\"lots\""),
+            "{err}"
+        );
+    }
 }

@@ -5,6 +5,7 @@ use crate::setters::setters;
 use serde_json::Value;
 
 use super::ground;
+use super::recent::RecentTurns;
 use super::{ChatModel, ModelDelta, Turn, TurnRequest};
 use crate::constrain::{ConstrainError, TokenEnv, ToolConstraint};
 use crate::generate::{GenerateError, GenerateOptions, Generation, TokenConstraint};
@@ -83,7 +84,8 @@ pub struct LocalChat {
     ground: bool,
     env: Option<TokenEnv>,
     schema: Option<Value>,
-    last: Option<LastTurn>,
+    /// Recent turns' tokens, for prompts that continue them.
+    recent: RecentTurns,
     /// In the generic format: whether the tools are listed in the prompt
     /// too (the template does not show them).
     generic_lists_tools: bool,
@@ -117,13 +119,6 @@ fn special_tokens(model: &Model) -> std::collections::BTreeMap<String, String> {
         .templates()
         .map(|t| t.special_tokens.clone())
         .unwrap_or_default()
-}
-
-/// The previous turn's prompt and output, text and tokens: the next prompt
-/// usually starts with exactly this text.
-struct LastTurn {
-    text: String,
-    tokens: Vec<u32>,
 }
 
 impl LocalChat {
@@ -173,7 +168,7 @@ impl LocalChat {
             ground: true,
             env: None,
             schema: None,
-            last: None,
+            recent: RecentTurns::default(),
             generic_lists_tools,
         }
     }
@@ -276,23 +271,10 @@ impl LocalChat {
 }
 
 impl LocalChat {
-    /// Tokenises a prompt. Where it starts with the previous prompt and
-    /// output, those keep the tokens they had: the model may have written
-    /// its text in other tokens than the tokenizer would choose (a grammar
-    /// allows any spelling), and re-tokenising would then break the match
-    /// with the KV cache at the first such token. Only the new text is
-    /// tokenised; it starts after the end-of-turn token, where the
-    /// tokenizer splits anyway.
+    /// Tokenises a prompt, keeping the tokens of the recent turn it
+    /// continues (see [`RecentTurns`]).
     fn encode_prompt(&self, text: &str) -> Result<Vec<u32>, ModelError> {
-        let tokenizer = self.model.tokenizer();
-        match &self.last {
-            Some(last) if text.starts_with(&last.text) => {
-                let mut tokens = last.tokens.clone();
-                tokens.extend(tokenizer.encode(&text[last.text.len()..])?);
-                Ok(tokens)
-            }
-            _ => tokenizer.encode(text),
-        }
+        self.recent.encode(self.model.tokenizer(), text)
     }
 }
 
@@ -381,7 +363,7 @@ impl LocalChat {
         text.push_str(&self.model.tokenizer().decode(&generation.tokens)?);
         let mut all = tokens;
         all.extend_from_slice(&generation.tokens);
-        self.last = Some(LastTurn { text, tokens: all });
+        self.recent.push(text, all);
         Ok(generation)
     }
 }

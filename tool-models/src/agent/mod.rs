@@ -51,6 +51,8 @@ mod event;
 pub mod ground;
 #[cfg(feature = "local")]
 mod local;
+#[cfg(feature = "local")]
+mod recent;
 mod run;
 mod stats;
 

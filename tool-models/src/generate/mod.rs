@@ -29,6 +29,13 @@
 //! previous prompt. Otherwise the cache is cleared and the prompt recomputed.
 //! [`Generation::stats`] says how many prompt tokens were reused.
 //!
+//! On the project's decoder (Llama-family models) the cache is also cut
+//! back to any prefix the prompt shares with it, and the model keeps the
+//! sequences of several conversations within a
+//! [budget](crate::model::Model::set_kv_budget) ([`DEFAULT_KV_BUDGET`]):
+//! each prompt continues the one sharing the longest prefix with it, so
+//! agents taking turns each reuse their own history.
+//!
 //! **Stopping.** Generation stops at the model's end-of-sequence tokens
 //! (plus [`GenerateOptions::eos_token_ids`]), at a stop string, after
 //! `max_new_tokens`, when the constraint is finished, or when the context is
@@ -39,6 +46,7 @@ mod cancel;
 mod error;
 mod mask;
 mod options;
+mod pool;
 mod prefix;
 mod run;
 mod sampler;
@@ -48,5 +56,7 @@ pub use cancel::CancelFlag;
 pub use error::GenerateError;
 pub use mask::{ConstraintError, TokenConstraint, TokenSet};
 pub use options::{GenerateOptions, Generation, StopReason};
+pub use pool::{CachedSequence, DEFAULT_KV_BUDGET};
 
+pub(crate) use pool::SequencePool;
 pub(crate) use prefix::KvState;

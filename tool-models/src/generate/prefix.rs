@@ -4,11 +4,13 @@
 //! extends them runs only its new tokens. Where the cache can be cut back
 //! (the Llama-family decoder), a prompt that leaves it anywhere (an agent
 //! that re-renders the assistant turn differently, say) keeps the longest
-//! shared prefix and runs the rest. candle-transformers' caches cannot be
-//! cut, so for those models the whole state is cloned right after each
-//! prefill (its tensors are shared, so this is cheap): a later prompt that
-//! extends that prompt but not the tokens generated after it restarts from
-//! the snapshot, and anything else clears the cache and recomputes.
+//! shared prefix and runs the rest; that decoder also keeps other
+//! conversations' sequences aside and continues the one that shares most
+//! (see [`super::pool`]). candle-transformers' caches cannot be cut, so
+//! for those models the whole state is cloned right after each prefill
+//! (its tensors are shared, so this is cheap): a later prompt that extends
+//! that prompt but not the tokens generated after it restarts from the
+//! snapshot, and anything else clears the cache and recomputes.
 
 use super::GenerateError;
 use crate::model::{candle_message, Backend, Model};
@@ -17,11 +19,47 @@ use crate::model::{candle_message, Backend, Model};
 #[derive(Default)]
 pub(crate) struct KvState {
     /// Tokens run through the model, in order.
-    tokens: Vec<u32>,
+    pub(super) tokens: Vec<u32>,
     /// Logits after the last of `tokens`.
     logits: Option<Vec<f32>>,
     /// The state right after the last prefill.
     snapshot: Option<Snapshot>,
+    /// Length of the last prompt prefilled: tokens before it were sent by
+    /// a client, tokens after it the model generated.
+    pub(super) prompt_len: usize,
+}
+
+impl KvState {
+    /// The state of a copy of the first `len` tokens' cache. The logits
+    /// after `tokens[len - 1]` were never kept, so the prompt's last token
+    /// runs again, unless it is the snapshot's prompt: the snapshot's
+    /// logits follow from its tokens alone, and travel with the copy.
+    pub(super) fn fork(&self, len: usize) -> KvState {
+        let snapshot = self
+            .snapshot
+            .as_ref()
+            .filter(|snap| snap.backend.is_none())
+            .map(|snap| Snapshot {
+                backend: None,
+                tokens: snap.tokens.clone(),
+                logits: snap.logits.clone(),
+            });
+        KvState {
+            tokens: self.tokens[..len.min(self.tokens.len())].to_vec(),
+            logits: None,
+            snapshot,
+            prompt_len: 0,
+        }
+    }
+
+    /// Bytes of the tokens and logits kept beside the cache.
+    pub(super) fn bytes(&self) -> usize {
+        let logits = self.logits.as_ref().map_or(0, Vec::capacity)
+            + self.snapshot.as_ref().map_or(0, |s| s.logits.capacity());
+        let tokens =
+            self.tokens.capacity() + self.snapshot.as_ref().map_or(0, |s| s.tokens.capacity());
+        (logits + tokens) * 4
+    }
 }
 
 struct Snapshot {
@@ -40,13 +78,16 @@ impl Model {
         self.prefill(tokens).map(|(logits, _)| logits)
     }
 
-    /// Empties the KV cache and drops the snapshot.
+    /// Empties the KV cache, drops the snapshot and every sequence kept
+    /// aside; the [KV budget](Self::kv_budget) stays.
     pub fn reset_cache(&mut self) {
         self.backend.clear();
         self.kv = KvState::default();
+        self.pool.clear();
     }
 
-    /// The tokens the KV cache holds.
+    /// The tokens the KV cache holds: the sequence the last call continued
+    /// (see [`cached_sequences`](Self::cached_sequences) for the others).
     pub fn cached_tokens(&self) -> &[u32] {
         &self.kv.tokens
     }
@@ -55,6 +96,7 @@ impl Model {
     /// it and how many of its tokens were reused.
     pub(crate) fn prefill(&mut self, prompt: &[u32]) -> Result<(Vec<f32>, usize), GenerateError> {
         self.check_prompt(prompt)?;
+        self.select_sequence(prompt);
         let held = extends(prompt, &self.kv.tokens) && self.kv.logits.is_some();
         if !held && !self.cut_to_shared_prefix(prompt) {
             self.restore_snapshot(prompt)?;
@@ -74,6 +116,8 @@ impl Model {
                 logits: logits.clone(),
             });
         }
+        self.kv.prompt_len = prompt.len();
+        self.evict_to_budget();
         Ok((logits, reused))
     }
 

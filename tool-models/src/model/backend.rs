@@ -191,6 +191,25 @@ impl Backend {
         }
     }
 
+    /// The KV cache, where it lives outside the model and may be swapped
+    /// for another sequence's: the project's decoder's. candle's models
+    /// keep theirs inside.
+    pub(crate) fn own_cache(&mut self) -> Option<&mut KvCache> {
+        match self {
+            Backend::Dense { cache, .. } => Some(cache),
+            _ => None,
+        }
+    }
+
+    /// Bytes the KV cache holds, where it is [`own_cache`](Self::own_cache);
+    /// 0 for candle's caches, which the KV budget does not cover.
+    pub(crate) fn cache_bytes(&self) -> usize {
+        match self {
+            Backend::Dense { cache, .. } => cache.bytes(),
+            _ => 0,
+        }
+    }
+
     /// A copy of the model and its cache that later calls do not disturb,
     /// when one is cheap and needed: weights are shared, and caches built by
     /// concatenation share nothing mutable. A cache that can be cut back

@@ -37,9 +37,10 @@ pub use gguf::SUPPORTED_GGUF_ARCHITECTURES;
 pub use tokenizer::Tokenizer;
 
 pub(crate) use backend::Backend;
+pub(crate) use dense::KvCache;
 pub(crate) use error::candle_message;
 
-use crate::generate::KvState;
+use crate::generate::{KvState, SequencePool};
 use crate::parse::{detect_format, Format};
 use crate::setters::setters;
 use crate::template::{ChatTemplate, ModelTemplates};
@@ -47,7 +48,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A loaded model: network, tokenizer, chat template and special tokens,
-/// and the KV cache of the last generation (see [`crate::generate`]).
+/// and the KV caches of recent generations (see [`crate::generate`]).
 pub struct Model {
     path: PathBuf,
     architecture: String,
@@ -63,6 +64,8 @@ pub struct Model {
     parameter_count: Option<u64>,
     pub(crate) backend: Backend,
     pub(crate) kv: KvState,
+    /// Sequences set aside for later prompts (the project's decoder only).
+    pub(crate) pool: SequencePool,
 }
 
 /// What a loader found, before the template is compiled.
@@ -194,6 +197,7 @@ impl Model {
             parameter_count: parts.parameter_count,
             backend: parts.backend,
             kv: KvState::default(),
+            pool: SequencePool::default(),
         })
     }
 

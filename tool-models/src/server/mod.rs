@@ -8,10 +8,13 @@
 //! read by its family's parser, and calls are constrained to the tools'
 //! schemas where the family has a grammar. One model on the CPU serves one
 //! generation at a time; further requests wait in a bounded queue and are
-//! refused with 503 and `Retry-After` beyond it. A conversation that
-//! continues the previous one reuses its KV cache, reported as
+//! refused with 503 and `Retry-After` beyond it. A request reuses the KV
+//! cache of the conversation it continues, reported as
 //! `usage.prompt_tokens_details.cached_tokens` (Messages:
-//! `usage.cache_read_input_tokens`). A client that disconnects cancels its
+//! `usage.cache_read_input_tokens`): on Llama-family models the model keeps
+//! several conversations' caches within [`Server::kv_budget`], so clients
+//! taking turns each reuse their own; models that candle-transformers runs
+//! keep the last one only. A client that disconnects cancels its
 //! generation. Every refusal is an error object in the shape of the API
 //! asked: OpenAI's, or Anthropic's on `/v1/messages`.
 //!
@@ -121,6 +124,16 @@ impl Server {
     /// `/v1/*` (compared in constant time; never logged).
     pub fn api_key(mut self, key: impl Into<String>) -> Server {
         self.api_key = Some(key.into());
+        self
+    }
+
+    /// The bytes the model's KV caches may hold together
+    /// ([`DEFAULT_KV_BUDGET`](crate::generate::DEFAULT_KV_BUDGET) unless
+    /// the model was given another): the conversations kept for reuse, least
+    /// recently used dropped first; 0 keeps only the last one. Sets the
+    /// model's [`kv_budget`](crate::model::Model::kv_budget).
+    pub fn kv_budget(mut self, bytes: usize) -> Server {
+        self.chat.model_mut().set_kv_budget(bytes);
         self
     }
 

@@ -135,7 +135,7 @@ impl Content {
     }
 }
 
-/// Read by hand rather than `untagged`, to keep paths (see [`text_or_list`]).
+/// Read by hand rather than `untagged`, to keep paths (see `wire::text_or_list`).
 impl<'de> Deserialize<'de> for Content {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Ok(

@@ -54,6 +54,40 @@ impl KvCache {
         self.truncate_rows(self.len);
     }
 
+    /// A copy of the first `len` positions, allocated to fit them.
+    pub(crate) fn prefix(&self, len: usize) -> KvCache {
+        let len = len.min(self.len);
+        let rows = |layers: &[Vec<f32>]| -> Vec<Vec<f32>> {
+            layers
+                .iter()
+                .map(|rows| rows[..len * self.width].to_vec())
+                .collect()
+        };
+        KvCache {
+            keys: rows(&self.keys),
+            values: rows(&self.values),
+            width: self.width,
+            len,
+        }
+    }
+
+    /// Gives back the room kept for rows to come: a sequence set aside
+    /// should hold only what it needs.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        for rows in self.keys.iter_mut().chain(&mut self.values) {
+            rows.shrink_to_fit();
+        }
+    }
+
+    /// Bytes allocated for keys and values, room for later rows included.
+    pub(crate) fn bytes(&self) -> usize {
+        self.keys
+            .iter()
+            .chain(&self.values)
+            .map(|rows| rows.capacity() * std::mem::size_of::<f32>())
+            .sum()
+    }
+
     fn truncate_rows(&mut self, len: usize) {
         for rows in self.keys.iter_mut().chain(&mut self.values) {
             rows.truncate(len * self.width);
@@ -82,5 +116,24 @@ mod tests {
         assert_eq!(cache.layer(1).1, &[2.0; 3]);
         cache.truncate(5);
         assert_eq!(cache.len(), 1);
+    }
+
+    #[test]
+    fn a_prefix_copy_holds_its_rows_and_counts_its_bytes() {
+        let mut cache = KvCache::new(2, 3);
+        for layer in 0..2 {
+            cache.append(layer, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[7.0; 6]);
+        }
+        cache.commit(2);
+        let copy = cache.prefix(1);
+        assert_eq!(copy.len(), 1);
+        assert_eq!(copy.layer(1), (&[1.0, 2.0, 3.0][..], &[7.0; 3][..]));
+        // Two layers, keys and values, three f32 each.
+        assert_eq!(copy.bytes(), 2 * 2 * 3 * 4);
+        assert_eq!(cache.prefix(9).len(), 2, "a copy is at most the cache");
+        cache.truncate(1);
+        assert!(cache.bytes() >= 2 * 2 * 6 * 4, "truncation keeps the room");
+        cache.shrink_to_fit();
+        assert_eq!(cache.bytes(), 2 * 2 * 3 * 4);
     }
 }

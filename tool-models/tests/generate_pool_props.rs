@@ -1,0 +1,122 @@
+//! Random interleavings of growing conversations: with several KV caches,
+//! under any budget, each generation equals the one from an empty cache,
+//! and reuses at least what one cache would.
+
+use proptest::prelude::*;
+use tool_models::generate::{GenerateOptions, Generation};
+use tool_models::model::tiny::{write_tiny_model, TinySpec, TINY_VOCAB_SIZE};
+use tool_models::model::Model;
+
+const CONVERSATIONS: usize = 3;
+
+/// One request: which conversation, whether the client writes the last
+/// answer back in other tokens (a re-rendered assistant turn), and the
+/// tokens it appends.
+#[derive(Debug, Clone)]
+struct Step {
+    conversation: usize,
+    rewrite: bool,
+    appended: Vec<u32>,
+}
+
+fn token() -> impl Strategy<Value = u32> {
+    0..TINY_VOCAB_SIZE as u32
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    (
+        0..CONVERSATIONS,
+        proptest::bool::weighted(0.25),
+        proptest::collection::vec(token(), 1..8),
+    )
+        .prop_map(|(conversation, rewrite, appended)| Step {
+            conversation,
+            rewrite,
+            appended,
+        })
+}
+
+fn greedy(model: &mut Model, prompt: &[u32]) -> Generation {
+    model
+        .generate(prompt, &GenerateOptions::greedy(3), None, &mut |_| {})
+        .unwrap()
+}
+
+/// The models compared, loaded once: proptest runs many cases.
+struct Models {
+    _dir: tempfile::TempDir,
+    /// The default budget.
+    pooled: Model,
+    /// Room for about two short conversations: eviction happens.
+    small: Model,
+    /// One cache.
+    single: Model,
+    /// Reset before each request.
+    reference: Model,
+}
+
+fn models() -> Models {
+    let dir = tempfile::tempdir().unwrap();
+    write_tiny_model(dir.path(), &TinySpec::llama(31)).unwrap();
+    let load = || Model::load(dir.path()).unwrap();
+    let (pooled, mut small, mut single, reference) = (load(), load(), load(), load());
+    // 2 layers, keys and values, 2 heads of 16: 512 bytes a token.
+    small.set_kv_budget(64 * 512);
+    single.set_kv_budget(0);
+    Models {
+        _dir: dir,
+        pooled,
+        small,
+        single,
+        reference,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn interleavings_generate_as_from_scratch_and_reuse_at_least_one_cache(
+        shared in proptest::collection::vec(token(), 0..12),
+        openings in proptest::collection::vec(proptest::collection::vec(token(), 1..10), CONVERSATIONS),
+        steps in proptest::collection::vec(step(), 1..12),
+        rewrite_with in proptest::collection::vec(token(), 3),
+    ) {
+        let mut m = models();
+        // Each conversation: the shared start, its own opening; what was
+        // generated last is appended (or rewritten) at its next request.
+        let mut histories: Vec<Vec<u32>> = openings
+            .iter()
+            .map(|own| shared.iter().chain(own).copied().collect())
+            .collect();
+        let mut answers: Vec<Vec<u32>> = vec![Vec::new(); CONVERSATIONS];
+        for step in &steps {
+            let c = step.conversation;
+            let answer = std::mem::take(&mut answers[c]);
+            if step.rewrite && !answer.is_empty() {
+                histories[c].extend(&rewrite_with[..answer.len()]);
+            } else {
+                histories[c].extend(&answer);
+            }
+            histories[c].extend(&step.appended);
+            let prompt = histories[c].clone();
+
+            m.reference.reset_cache();
+            let expected = greedy(&mut m.reference, &prompt);
+            let pooled = greedy(&mut m.pooled, &prompt);
+            let small = greedy(&mut m.small, &prompt);
+            let single = greedy(&mut m.single, &prompt);
+            prop_assert_eq!(&pooled.tokens, &expected.tokens);
+            prop_assert_eq!(&small.tokens, &expected.tokens);
+            prop_assert_eq!(&single.tokens, &expected.tokens);
+            prop_assert!(
+                pooled.stats.reused_tokens >= single.stats.reused_tokens,
+                "pooled reused {} < one cache's {}", pooled.stats.reused_tokens, single.stats.reused_tokens
+            );
+            prop_assert!(small.stats.reused_tokens >= single.stats.reused_tokens);
+            prop_assert!(pooled.stats.reused_tokens >= small.stats.reused_tokens);
+            prop_assert_eq!(m.single.cached_sequences().len(), 1);
+            answers[c] = expected.tokens;
+        }
+    }
+}
