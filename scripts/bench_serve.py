@@ -8,8 +8,12 @@ Each URL is a server's `/v1` base. For each server, in one run:
   `ignore_eos`, the demo tools in the prompt), median of 5;
 - a 3-round tool conversation (call, result, answer, next question), each
   round continuing the last: wall time and prompt tokens served from cache;
-- throughput with 1, 4 and 16 concurrent clients (64 tokens each).
-Standard library only; prints a Markdown table.
+- 8 such conversations interleaved (round 1 of each, then round 2 of each,
+  then round 3): the share of each later request's previous prompt that
+  was served from cache;
+- 1, 4 and 16 concurrent streamed clients (64 tokens each): aggregate
+  tokens/s, and time to first token at the median and the 95th percentile.
+Standard library only; prints two Markdown tables.
 """
 
 import http.client
@@ -97,13 +101,37 @@ def conversation(url, model):
     return time.perf_counter() - start, cached, prompt
 
 
-def throughput(url, model, clients):
-    """Generated tokens per second over all clients."""
-    totals = []
+def interleaved(url, model, conversations=8):
+    """Rounds 2 and 3 of interleaved conversations: cached tokens over the
+    tokens of each conversation's previous prompt, summed."""
+    talks = [[{"role": "user", "content": f"What's the temperature in city number {i}, in celsius?"}]
+             for i in range(conversations)]
+    previous = [0] * conversations
+    cached = shared = 0
+    for round_ in range(3):
+        for i, messages in enumerate(talks):
+            out = whole(url, model, messages, 32)
+            usage = out["usage"]
+            if round_ > 0:
+                shared += previous[i]
+                cached += min(previous[i], (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
+            previous[i] = usage["prompt_tokens"]
+            text = out["choices"][0]["message"].get("content") or ""
+            messages.append({"role": "assistant", "content": text})
+            messages.append({"role": "user", "content": f"And in city number {i + 10 * (round_ + 1)}?"})
+    return cached / shared if shared else 0.0
+
+
+def concurrent(url, model, clients):
+    """(aggregate generated tokens/s, TTFT p50, TTFT p95) for `clients`
+    streamed requests at once."""
+    results = []
 
     def one(i):
-        out = whole(url, model, [{"role": "user", "content": f"Question {i}: the weather?"}], 64)
-        totals.append(out["usage"]["completion_tokens"])
+        messages = [{"role": "user", "content": f"Question {i}: the weather?"}]
+        started = time.perf_counter()
+        ttft, _, tokens = streamed(url, model, messages, 64)
+        results.append((ttft, tokens, time.perf_counter() - started))
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(clients)]
     start = time.perf_counter()
@@ -111,7 +139,10 @@ def throughput(url, model, clients):
         t.start()
     for t in threads:
         t.join()
-    return sum(totals) / (time.perf_counter() - start)
+    wall = time.perf_counter() - start
+    ttfts = sorted(r[0] for r in results)
+    p95 = ttfts[min(len(ttfts) - 1, round(0.95 * (len(ttfts) - 1)))]
+    return sum(r[1] for r in results) / wall, statistics.median(ttfts), p95
 
 
 def main():
@@ -125,13 +156,19 @@ def main():
         ttft = statistics.median(r[0] for r in runs)
         decode = statistics.median(r[1] for r in runs)
         wall, cached, prompt = conversation(url, model)
-        tp = {n: throughput(url, model, n) for n in (1, 4, 16)}
-        rows.append((name, ttft, decode, wall, cached, prompt, tp))
-    print("| server | time to first token | decode | 3-round conversation | cached prompt tokens | 1 client | 4 clients | 16 clients |")
-    print("|---|---|---|---|---|---|---|---|")
-    for name, ttft, decode, wall, cached, prompt, tp in rows:
-        print(f"| {name} | {ttft * 1000:.1f} ms | {decode:.0f} tok/s | {wall * 1000:.0f} ms | {cached}/{prompt} | "
-              f"{tp[1]:.0f} tok/s | {tp[4]:.0f} tok/s | {tp[16]:.0f} tok/s |")
+        share = interleaved(url, model)
+        load = {n: concurrent(url, model, n) for n in (1, 4, 16)}
+        rows.append((name, ttft, decode, wall, cached, prompt, share, load))
+    print("| server | time to first token | decode | 3-round conversation | cached prompt tokens | 8 interleaved: previous prompt from cache |")
+    print("|---|---|---|---|---|---|")
+    for name, ttft, decode, wall, cached, prompt, share, _ in rows:
+        print(f"| {name} | {ttft * 1000:.1f} ms | {decode:.0f} tok/s | {wall * 1000:.0f} ms | {cached}/{prompt} | {share:.0%} |")
+    print()
+    print("| server | clients | aggregate | TTFT p50 | TTFT p95 |")
+    print("|---|---|---|---|---|")
+    for name, *_, load in rows:
+        for n, (tps, p50, p95) in load.items():
+            print(f"| {name} | {n} | {tps:.0f} tok/s | {p50 * 1000:.0f} ms | {p95 * 1000:.0f} ms |")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 //! "arguments"}}` (or a list, `"tool_calls"`) or `{"response": "…"}`, as
 //! llama.cpp's generic format has it. The prompt asks for one call a turn
 //! and the grammar keeps to it; text that is not such an object is
-//! content.
+//! content. A `response` is streamed as text while it is written.
 
 use super::family::{grammar_fn, Family};
 use super::jsonblock::{Block, BodyStream, End, Spec};
@@ -70,16 +70,109 @@ pub(crate) fn machine() -> Box<dyn Machine> {
     let spec = Spec::new(&[], End::Json)
         .brackets(&[("{", b'"')])
         .handler(answer);
-    Block::boxed_streaming(spec, Whole)
+    Block::boxed_streaming(spec, Response::default())
 }
 
-/// The answer is read when its object closes.
-struct Whole;
+/// A `{"response": "…"}` answer's text, streamed as it is written; calls
+/// are read when their object closes.
+#[derive(Default)]
+struct Response {
+    /// Bytes of the decoded text already emitted.
+    sent: usize,
+}
 
-impl BodyStream for Whole {
-    fn feed(&mut self, _: &str, _: &mut Emitter) {}
+impl Response {
+    /// Emits what `text` adds to what was sent.
+    fn send(&mut self, text: &str, em: &mut Emitter) {
+        if let Some(new) = text.get(self.sent..).filter(|t| !t.is_empty()) {
+            em.content(new);
+            self.sent = text.len();
+        }
+    }
+}
+
+impl BodyStream for Response {
+    fn feed(&mut self, body: &str, em: &mut Emitter) {
+        if let Some(text) = response_text(body) {
+            self.send(&text, em);
+        }
+    }
+
     fn finish(&mut self, _: &str, _: &mut Emitter) {}
-    fn reset(&mut self) {}
+
+    fn reset(&mut self) {
+        self.sent = 0;
+    }
+
+    fn handle(&mut self, body: &str, complete: bool, em: &mut Emitter) -> Option<bool> {
+        if complete {
+            // A whole answer object: only a lone `response` string is
+            // claimed here; calls (and anything else) go to `answer`.
+            let Ok(Value::Object(object)) = super::json::parse(body) else {
+                return None;
+            };
+            match (object.len(), object.get("response")) {
+                (1, Some(Value::String(text))) => self.send(text, em),
+                _ => return None,
+            }
+        } else {
+            // Cut off by the end of the output: the text written so far.
+            self.send(&response_text(body)?, em);
+        }
+        Some(true)
+    }
+}
+
+/// The text of a body that begins `{"response": "`, decoded as far as it
+/// goes (up to its closing quote, or before an escape not yet whole).
+fn response_text(body: &str) -> Option<String> {
+    let rest = body.trim_start().strip_prefix('{')?.trim_start();
+    let rest = rest.strip_prefix("\"response\"")?.trim_start();
+    let rest = rest.strip_prefix(':')?.trim_start();
+    let mut chars = rest.strip_prefix('"')?.chars();
+    let mut text = String::new();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => break,
+            '\\' => {
+                let unescaped = match chars.next() {
+                    None => break,
+                    Some('n') => '\n',
+                    Some('t') => '\t',
+                    Some('r') => '\r',
+                    Some('b') => '\u{8}',
+                    Some('f') => '\u{c}',
+                    Some('u') => match unicode_escape(&mut chars) {
+                        Some(c) => c,
+                        None => break,
+                    },
+                    Some(other) => other,
+                };
+                text.push(unescaped);
+            }
+            c => text.push(c),
+        }
+    }
+    Some(text)
+}
+
+/// The character of a `\uXXXX` escape (and its low surrogate's, for one
+/// outside the basic plane); `None` when not yet whole or not valid.
+fn unicode_escape(chars: &mut std::str::Chars<'_>) -> Option<char> {
+    let mut hex = |chars: &mut std::str::Chars<'_>| -> Option<u32> {
+        let digits: String = chars.by_ref().take(4).collect();
+        (digits.len() == 4).then(|| u32::from_str_radix(&digits, 16).ok())?
+    };
+    let high = hex(chars)?;
+    if (0xD800..0xDC00).contains(&high) {
+        let mut low_escape = chars.by_ref().take(2);
+        if (low_escape.next(), low_escape.next()) != (Some('\\'), Some('u')) {
+            return None;
+        }
+        let low = hex(chars)?;
+        return char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low.checked_sub(0xDC00)?));
+    }
+    char::from_u32(high)
 }
 
 /// One answer object: its calls, or its response as content; `false` (the
@@ -152,6 +245,39 @@ mod tests {
         let cut = parse(r#"{"tool_call": {"name": "get_weather", "arguments": {"ci"#);
         assert!(cut.tool_calls.is_empty());
         assert_eq!(cut.invalid_tool_calls.len(), 1);
+    }
+
+    #[test]
+    fn a_response_streams_as_text_while_it_is_written() {
+        let text = r#"{"response": "It is \"mild\": 22\u00b0C \ud83c\udf24\nBye."}"#;
+        let whole = "It is \"mild\": 22\u{b0}C \u{1f324}\nBye.";
+        assert_eq!(parse(text).content.as_deref(), Some(whole));
+        // Fed a character at a time: the text arrives in pieces, before
+        // the object closes, and the pieces are the whole text.
+        let mut stream = Format::Generic.stream(&ParseOptions::default());
+        let mut pieces = Vec::new();
+        for (i, c) in text.char_indices() {
+            for event in stream.feed(&c.to_string()) {
+                if let crate::parse::StreamEvent::Content(piece) = event {
+                    pieces.push((i, piece));
+                }
+            }
+        }
+        for event in stream.finish() {
+            if let crate::parse::StreamEvent::Content(piece) = event {
+                pieces.push((text.len(), piece));
+            }
+        }
+        assert!(pieces.len() > 10, "{pieces:?}");
+        assert!(pieces[0].0 < 20, "the first words arrive early: {pieces:?}");
+        let joined: String = pieces.iter().map(|(_, p)| p.as_str()).collect();
+        assert_eq!(joined, whole);
+        // An answer cut off by the token limit keeps its text so far.
+        let cut = parse(r#"{"response": "Paris is a ci"#);
+        assert_eq!(cut.content.as_deref(), Some("Paris is a ci"));
+        // A response beside a call is not claimed: the call is read.
+        let both = parse(r#"{"response": "x", "tool_call": {"name": "f", "arguments": {}}}"#);
+        assert_eq!(both.tool_calls.len(), 1);
     }
 
     #[test]

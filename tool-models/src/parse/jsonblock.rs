@@ -116,6 +116,27 @@ pub(crate) trait BodyStream: Send {
     fn finish(&mut self, body: &str, em: &mut Emitter);
     /// A new body begins.
     fn reset(&mut self);
+    /// Reads the body in place of the block's handler when this stream
+    /// claims it (the generic answer's `response`, streamed as text: the
+    /// rest of the text, not all of it again); `None` leaves it to the
+    /// handler.
+    fn handle(&mut self, _body: &str, _complete: bool, _em: &mut Emitter) -> Option<bool> {
+        None
+    }
+}
+
+/// The body read by `streaming` where it claims it, else by `handler`.
+fn read_body(
+    streaming: &mut dyn BodyStream,
+    handler: Handler,
+    body: &str,
+    complete: bool,
+    em: &mut Emitter,
+) -> bool {
+    match streaming.handle(body, complete, em) {
+        Some(ok) => ok,
+        None => handler(body, complete, em),
+    }
 }
 
 impl BodyStream for BodyCalls {
@@ -197,7 +218,13 @@ impl Machine for Block {
                             Find::At { at, .. } => {
                                 let body = rest[body_start..at].to_owned();
                                 self.streaming.finish(&body, em);
-                                let ok = (self.spec.handler)(&body, true, em);
+                                let ok = read_body(
+                                    &mut *self.streaming,
+                                    self.spec.handler,
+                                    &body,
+                                    true,
+                                    em,
+                                );
                                 if !ok {
                                     self.reject(text, em, marker);
                                     return true;
@@ -209,7 +236,13 @@ impl Machine for Block {
                             Find::Partial { safe } => {
                                 if end {
                                     let body = rest[body_start..].to_owned();
-                                    if !(self.spec.handler)(&body, false, em) {
+                                    if !read_body(
+                                        &mut *self.streaming,
+                                        self.spec.handler,
+                                        &body,
+                                        false,
+                                        em,
+                                    ) {
                                         self.reject(text, em, marker);
                                         return true;
                                     }
@@ -286,7 +319,13 @@ impl Machine for Block {
                             Scan::Done(n) => {
                                 let body = rest[open..open + n].to_owned();
                                 self.streaming.finish(&body, em);
-                                if !(self.spec.handler)(&body, true, em) {
+                                if !read_body(
+                                    &mut *self.streaming,
+                                    self.spec.handler,
+                                    &body,
+                                    true,
+                                    em,
+                                ) {
                                     em.content(&text.take(open + n));
                                     self.state = State::Content;
                                     return true;
@@ -301,7 +340,13 @@ impl Machine for Block {
                             }
                             Scan::More => {
                                 let body = rest[open..].to_owned();
-                                if !(self.spec.handler)(&body, false, em) {
+                                if !read_body(
+                                    &mut *self.streaming,
+                                    self.spec.handler,
+                                    &body,
+                                    false,
+                                    em,
+                                ) {
                                     em.content(&text.take_all());
                                 } else {
                                     text.consume(rest.len());
