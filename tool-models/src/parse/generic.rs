@@ -159,7 +159,7 @@ fn response_text(body: &str) -> Option<String> {
 /// The character of a `\uXXXX` escape (and its low surrogate's, for one
 /// outside the basic plane); `None` when not yet whole or not valid.
 fn unicode_escape(chars: &mut std::str::Chars<'_>) -> Option<char> {
-    let mut hex = |chars: &mut std::str::Chars<'_>| -> Option<u32> {
+    let hex = |chars: &mut std::str::Chars<'_>| -> Option<u32> {
         let digits: String = chars.by_ref().take(4).collect();
         (digits.len() == 4).then(|| u32::from_str_radix(&digits, 16).ok())?
     };
