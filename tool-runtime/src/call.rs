@@ -27,6 +27,22 @@ impl ToolCall {
             arguments,
         }
     }
+
+    /// A call whose arguments arrive as JSON text, as the HTTP APIs send
+    /// them: blank text is `{}`, and text that is not JSON stays a string,
+    /// for the toolbox to report.
+    pub fn from_text(id: impl Into<String>, name: impl Into<String>, text: &str) -> ToolCall {
+        ToolCall::new(id, name, arguments_from_text(text))
+    }
+
+    /// The arguments as JSON text, as the HTTP APIs send them; arguments
+    /// kept as unreadable text go back as they were written.
+    pub fn arguments_text(&self) -> String {
+        match &self.arguments {
+            Value::String(raw) => raw.clone(),
+            other => other.to_string(),
+        }
+    }
 }
 
 /// `{"id", "type": "function", "function": {"name", "arguments": {...}}}`.
@@ -74,8 +90,7 @@ impl<'de> Deserialize<'de> for ToolCall {
         };
         let arguments = match body.remove("arguments").or_else(|| body.remove("args")) {
             None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(Value::String(s)) if s.trim().is_empty() => Value::Object(Map::new()),
-            Some(Value::String(s)) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
+            Some(Value::String(s)) => arguments_from_text(&s),
             Some(other) => other,
         };
         Ok(ToolCall {
@@ -84,6 +99,15 @@ impl<'de> Deserialize<'de> for ToolCall {
             arguments,
         })
     }
+}
+
+/// Arguments written as JSON text: blank is `{}`; text that is not JSON
+/// stays a string.
+fn arguments_from_text(text: &str) -> Value {
+    if text.trim().is_empty() {
+        return Value::Object(Map::new());
+    }
+    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
 }
 
 /// A call the model tried to make but that could not be read.

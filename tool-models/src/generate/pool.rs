@@ -214,6 +214,6 @@ impl Model {
 }
 
 /// How many leading tokens `a` and `b` share.
-fn shared_prefix(a: &[u32], b: &[u32]) -> usize {
+pub(super) fn shared_prefix(a: &[u32], b: &[u32]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }

@@ -125,13 +125,7 @@ impl Model {
     /// allows it; returns whether it did. The prompt's last token is run
     /// again for its logits unless the snapshot has them.
     fn cut_to_shared_prefix(&mut self, prompt: &[u32]) -> bool {
-        let shared = self
-            .kv
-            .tokens
-            .iter()
-            .zip(prompt)
-            .take_while(|(a, b)| a == b)
-            .count();
+        let shared = super::pool::shared_prefix(&self.kv.tokens, prompt);
         let snapshot_logits = self
             .kv
             .snapshot

@@ -53,11 +53,12 @@ async fn start(
         .as_deref()
         .map_or((&[][..], &[][..]), |s| (&s.messages[..], &s.tools[..]));
     let asked = create.asked(messages, tools)?;
-    let keep = Keep {
-        store: (create.store != Some(false)).then(|| Arc::clone(&shared.responses)),
+    // With `store: false` nothing is kept, so nothing is copied.
+    let keep = (create.store != Some(false)).then(|| Keep {
+        store: Arc::clone(&shared.responses),
         conversation: asked.messages[asked.instructions..].to_vec(),
         tools: asked.tools.clone(),
-    };
+    });
     let request = Request {
         messages: asked.messages,
         tools: asked.tools,
@@ -82,7 +83,9 @@ async fn start(
     })
     .await?;
     assembler.closing(finish, usage);
-    keep.save(&assembler);
+    if let Some(keep) = &keep {
+        keep.save(&assembler);
+    }
     match assembler.response() {
         Some(response) => Ok(Json(response).into_response()),
         None => Err(ApiError::internal("the response was not assembled")),
@@ -101,8 +104,7 @@ fn unknown_previous(id: &str) -> ApiError {
 
 /// What a finished response leaves for `previous_response_id`.
 struct Keep {
-    /// `None` with `store: false`.
-    store: Option<Arc<ResponseStore>>,
+    store: Arc<ResponseStore>,
     /// The conversation it was given, without its instructions.
     conversation: Vec<Message>,
     tools: Vec<ToolDefinition>,
@@ -110,7 +112,7 @@ struct Keep {
 
 impl Keep {
     fn save(&self, assembler: &Assembler) {
-        let (Some(store), Some(response)) = (&self.store, assembler.response()) else {
+        let Some(response) = assembler.response() else {
             return;
         };
         // The output holds no `function_call_output`, so this cannot fail.
@@ -119,7 +121,7 @@ impl Keep {
         };
         let mut messages = self.conversation.clone();
         messages.extend(output);
-        store.put(
+        self.store.put(
             response.id.clone(),
             Stored {
                 messages,
@@ -132,7 +134,8 @@ impl Keep {
 /// Responses events: `event: <type>` and the event as `data:`.
 struct ResponsesWriter {
     assembler: Assembler,
-    keep: Keep,
+    /// `None` with `store: false`.
+    keep: Option<Keep>,
 }
 
 fn sse(events: Vec<Sequenced>) -> Vec<Event> {
@@ -158,7 +161,9 @@ impl Writer for ResponsesWriter {
 
     fn closing(&mut self, finish: Finish, usage: Usage) -> Vec<Event> {
         let events = self.assembler.closing(finish, usage);
-        self.keep.save(&self.assembler);
+        if let Some(keep) = &self.keep {
+            keep.save(&self.assembler);
+        }
         sse(events)
     }
 

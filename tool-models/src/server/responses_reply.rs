@@ -141,8 +141,7 @@ impl Assembler {
                 {
                     let whole = match &call.arguments {
                         serde_json::Value::Object(o) if o.is_empty() => String::new(),
-                        serde_json::Value::String(raw) => raw.clone(),
-                        other => other.to_string(),
+                        _ => call.arguments_text(),
                     };
                     self.arguments(index, whole, &mut out);
                 }

@@ -2,7 +2,7 @@
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tool_runtime::{json_kind, Role};
 
 use super::FunctionKind;
@@ -189,13 +189,7 @@ impl WireCall {
     /// The call in the crate's terms: arguments that are not JSON stay a
     /// string, for the toolbox to report; empty ones are `{}`.
     pub fn into_call(self) -> tool_runtime::ToolCall {
-        let text = self.function.arguments;
-        let arguments = if text.trim().is_empty() {
-            Value::Object(Map::new())
-        } else {
-            serde_json::from_str(&text).unwrap_or(Value::String(text))
-        };
-        tool_runtime::ToolCall::new(self.id, self.function.name, arguments)
+        tool_runtime::ToolCall::from_text(self.id, self.function.name, &self.function.arguments)
     }
 }
 
@@ -206,11 +200,7 @@ impl From<&tool_runtime::ToolCall> for WireCall {
             kind: FunctionKind::Function,
             function: CalledFunction {
                 name: call.name.clone(),
-                // An unreadable call is kept as the text the model wrote.
-                arguments: match &call.arguments {
-                    Value::String(raw) => raw.clone(),
-                    other => other.to_string(),
-                },
+                arguments: call.arguments_text(),
             },
         }
     }

@@ -241,11 +241,8 @@ pub fn messages_from_items(
                 }
             }
             Item::FunctionCall(call) => {
-                let call = ToolCall::new(
-                    call.call_id.clone(),
-                    call.name.clone(),
-                    arguments(&call.arguments),
-                );
+                let call =
+                    ToolCall::from_text(call.call_id.clone(), call.name.clone(), &call.arguments);
                 match out.last_mut() {
                     Some(last) if last.role == MessageRole::Assistant && reasoning.is_none() => {
                         last.tool_calls.push(call);
@@ -284,23 +281,6 @@ pub fn messages_from_items(
     Ok(out)
 }
 
-/// Arguments as the crate keeps them: a JSON value, or the text when it is
-/// not JSON (for the model to be told); blank is `{}`.
-fn arguments(text: &str) -> Value {
-    if text.trim().is_empty() {
-        return Value::Object(Map::new());
-    }
-    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
-}
-
-/// Arguments as JSON text; text that was not JSON goes back as it was.
-fn arguments_text(arguments: &Value) -> String {
-    match arguments {
-        Value::String(raw) => raw.clone(),
-        other => other.to_string(),
-    }
-}
-
 /// Messages as input items: an assistant turn is its text (a message item)
 /// then its calls (`function_call` items); a tool's result is a
 /// `function_call_output`. Reasoning is left out (see
@@ -328,7 +308,7 @@ pub fn items_from_messages(messages: &[Message]) -> Vec<Item> {
                         id: None,
                         call_id: call.id.clone(),
                         name: call.name.clone(),
-                        arguments: arguments_text(&call.arguments),
+                        arguments: call.arguments_text(),
                         status: None,
                     })
                 }));
