@@ -19,7 +19,7 @@
 //! they cannot be swapped cheaply: those keep one sequence (and the
 //! snapshot of [`super::prefix`]) whatever the budget.
 
-use super::prefix::KvState;
+use super::prefix::{shared_prefix, KvState};
 use crate::model::{KvCache, Model};
 
 /// The KV budget a model starts with: 512 MiB.
@@ -211,9 +211,4 @@ impl Model {
     fn active_bytes(&self) -> usize {
         self.backend.cache_bytes() + self.kv.bytes()
     }
-}
-
-/// How many leading tokens `a` and `b` share.
-pub(super) fn shared_prefix(a: &[u32], b: &[u32]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }

@@ -125,7 +125,7 @@ impl Model {
     /// allows it; returns whether it did. The prompt's last token is run
     /// again for its logits unless the snapshot has them.
     fn cut_to_shared_prefix(&mut self, prompt: &[u32]) -> bool {
-        let shared = super::pool::shared_prefix(&self.kv.tokens, prompt);
+        let shared = shared_prefix(&self.kv.tokens, prompt);
         let snapshot_logits = self
             .kv
             .snapshot
@@ -223,4 +223,9 @@ impl Model {
 /// Whether `prompt` starts with the non-empty `held`.
 fn extends(prompt: &[u32], held: &[u32]) -> bool {
     !held.is_empty() && prompt.starts_with(held)
+}
+
+/// How many leading tokens `a` and `b` share.
+pub(super) fn shared_prefix(a: &[u32], b: &[u32]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
