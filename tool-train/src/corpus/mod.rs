@@ -32,6 +32,7 @@ pub mod phrasing;
 mod practice;
 mod rng;
 mod scenarios;
+mod schemas;
 pub mod tokenizer;
 pub mod tools;
 pub mod values;
@@ -41,6 +42,7 @@ mod words;
 
 pub use encode::{encode, encode_text, encode_weighted, Encoded};
 pub use practice::Practice;
+pub use schemas::{generate_schemas, SchemaCase};
 pub use tokenizer::{train_tokenizer, TokenizerStats, SPECIAL_TOKENS};
 pub use vocabulary::Vocabulary;
 pub use weights::{byte_weights, LossWeights};
@@ -292,9 +294,25 @@ pub fn generate_with(seed: u64, count: usize, split: Split, practice: Practice) 
         .map(str::to_owned)
         .collect();
     (0..count as u64)
-        .map(|i| scenarios::example(Rng::for_example(seed ^ salt, i), split, &names, practice))
+        .map(|i| {
+            // Drawn apart from the example's own stream, so that the
+            // conversations that are not made-up-tool ones stay as before.
+            let made_up = practice.holds(Practice::Schemas, split)
+                && Rng::for_example(seed ^ SCHEMA_SALT, i).chance(SCHEMA_SHARE);
+            if made_up {
+                schemas::example(Rng::for_example(seed ^ salt ^ SCHEMA_SALT, i), split).0
+            } else {
+                scenarios::example(Rng::for_example(seed ^ salt, i), split, &names, practice)
+            }
+        })
         .collect()
 }
+
+/// Separates [`Practice::Schemas`]' draws from the standard ones.
+const SCHEMA_SALT: u64 = 0x4d41_4445_5550;
+
+/// The share of [`Practice::Schemas`] conversations that use made-up tools.
+const SCHEMA_SHARE: f64 = 0.5;
 
 /// `count` conversations of the extended held-out split, cycling through
 /// [`Case::ALL`], the same for the same seed. They use held-out values, and

@@ -69,6 +69,11 @@
 //! "See you later!". [`Practice::Chat`] adds to bare practice more small
 //! talk and more thanks after answers.
 //!
+//! v19 knew its seventeen tools and no others: on BFCL's functions it
+//! wrote values from its training pools. [`Practice::Schemas`] adds to
+//! chat practice conversations with tools made up on the spot, half of
+//! the corpus (`corpus/schemas.rs`).
+//!
 //! `ends.rs` writes the value-end practice, `wording.rs` the wider wording,
 //! `follow_ups.rs` the composed follow-ups, `fields.rs` the composed field
 //! cues, `declines.rs` the composed writing requests, `requests.rs` the
@@ -218,6 +223,10 @@ pub enum Practice {
     Bare,
     /// Bare practice with more small talk and more thanks after answers.
     Chat,
+    /// Chat practice with half of the conversations about tools made up
+    /// on the spot (`corpus/schemas.rs`): the model reads each schema
+    /// instead of knowing the tools.
+    Schemas,
 }
 
 impl std::str::FromStr for Practice {
@@ -237,8 +246,9 @@ impl std::str::FromStr for Practice {
             "lookalikes" => Ok(Practice::Lookalikes),
             "bare" => Ok(Practice::Bare),
             "chat" => Ok(Practice::Chat),
+            "schemas" => Ok(Practice::Schemas),
             _ => Err(format!(
-                "expected a practice, `ends`, `wide`, `wording`, `followups`, `fields`, `declines`, `requests`, `numbers`, `lookalikes`, `bare`, `chat` or `standard`, found `{s}`"
+                "expected a practice, `ends`, `wide`, `wording`, `followups`, `fields`, `declines`, `requests`, `numbers`, `lookalikes`, `bare`, `chat`, `schemas` or `standard`, found `{s}`"
             )),
         }
     }
@@ -259,13 +269,14 @@ impl std::fmt::Display for Practice {
             Practice::Lookalikes => "lookalikes",
             Practice::Bare => "bare",
             Practice::Chat => "chat",
+            Practice::Schemas => "schemas",
         })
     }
 }
 
 impl Practice {
     /// Every practice, from the conversations alone to the widest.
-    pub const ALL: [Practice; 12] = [
+    pub const ALL: [Practice; 13] = [
         Practice::Standard,
         Practice::ValueEnds,
         Practice::Wide,
@@ -278,6 +289,7 @@ impl Practice {
         Practice::Lookalikes,
         Practice::Bare,
         Practice::Chat,
+        Practice::Schemas,
     ];
 
     /// Whether a unit after a place is named after a comma or in brackets
