@@ -49,6 +49,11 @@ pub struct EvalArgs {
     /// words, conversions both ways, numbers of many digits, ...).
     #[arg(long, default_value_t = 10 * corpus::Case::ALL.len())]
     cases: usize,
+    /// Held-out conversations with tools made up on the spot (no corpus
+    /// tool), scored apart after the others: whether the model reads a
+    /// schema it has never seen.
+    #[arg(long, default_value_t = 0)]
+    schemas: usize,
     /// Seed of the held-out conversations.
     #[arg(long, default_value_t = 1001)]
     seed: u64,
@@ -178,6 +183,12 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
     }
     let toolbox = corpus::tools::toolbox(Clock::System);
     let vocabulary = Vocabulary::of_training(VOCABULARY_SEED, VOCABULARY_CONVERSATIONS);
+    let mut made_up = corpus::generate_schemas(args.seed, args.schemas, Split::HeldOut);
+    if args.grounded {
+        for example in &mut made_up {
+            mark_grounded(&mut example.tools);
+        }
+    }
     let mut results = Vec::new();
     for constrain in [true, false] {
         let model = Model::load(&path).map_err(|e| e.to_string())?;
@@ -186,17 +197,21 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
             .constrain(constrain)
             .options(GenerateOptions::greedy(args.max_tokens));
         let scores = score(&mut chat, &examples, &toolbox, &vocabulary, args.verbose)?;
-        results.push((constrain, scores));
+        let label = if constrain {
+            "constrained"
+        } else {
+            "unconstrained"
+        };
+        results.push((constrain, label.to_owned(), scores));
+        if !made_up.is_empty() {
+            let scores = score(&mut chat, &made_up, &toolbox, &vocabulary, args.verbose)?;
+            results.push((constrain, format!("{label}_schemas"), scores));
+        }
     }
     if args.json {
         let out: Value = results
             .iter()
-            .map(|(c, s)| {
-                (
-                    if *c { "constrained" } else { "unconstrained" }.to_owned(),
-                    json!(s),
-                )
-            })
+            .map(|(_, label, s)| (label.clone(), json!(s)))
             .collect::<serde_json::Map<_, _>>()
             .into();
         println!("{out}");
@@ -213,13 +228,18 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
             ""
         }
     );
-    for (constrained, s) in &results {
+    for (constrained, label, s) in &results {
         println!(
-            "\n{}:",
+            "\n{}{}:",
             if *constrained {
                 "constrained decoding"
             } else {
                 "free decoding"
+            },
+            if label.ends_with("_schemas") {
+                format!(", {} conversations with made-up tools", args.schemas)
+            } else {
+                String::new()
             }
         );
         rate("  right tools          ", (s.right_tools, s.call_turns));
@@ -340,7 +360,7 @@ fn score(
             let valid = parsed
                 .tool_calls
                 .iter()
-                .filter(|c| validates(toolbox, c))
+                .filter(|c| validates(toolbox, example, c))
                 .count();
             s.valid_calls += valid;
             if verbose && (valid < parsed.tool_calls.len() || !parsed.invalid_tool_calls.is_empty())
@@ -396,6 +416,7 @@ fn score(
                 }
                 count_arguments(
                     toolbox,
+                    example,
                     &parsed.tool_calls,
                     &expected.calls,
                     unseen.is_empty(),
@@ -462,6 +483,7 @@ fn same_calls(got: &[ToolCall], want: &[ToolCall]) -> bool {
 /// too when the request is in `seen_words`), and how the others were wrong.
 fn count_arguments(
     toolbox: &Toolbox,
+    example: &corpus::Example,
     got: &[ToolCall],
     want: &[ToolCall],
     seen_words: bool,
@@ -476,9 +498,10 @@ fn count_arguments(
         let Value::Object(args) = &expected.arguments else {
             continue;
         };
-        let schema = toolbox.get(&expected.name).map(|t| t.validation_schema());
+        let schema = parameters(toolbox, example, &expected.name);
         for (key, value) in args {
             let property = schema
+                .as_ref()
                 .and_then(|s| s.get("properties"))
                 .and_then(|p| p.get(key));
             let kind = value_kind(key, value, property);
@@ -569,8 +592,23 @@ fn mark_grounded(tools: &mut [Value]) {
     }
 }
 
-fn validates(toolbox: &Toolbox, call: &ToolCall) -> bool {
-    let Some(tool) = toolbox.get(&call.name) else {
+/// The schema of tool `name`'s arguments: the corpus tool's where the
+/// example offers it (or offers no tool by that name), else the made-up
+/// one's as the example offers it.
+fn parameters(toolbox: &Toolbox, example: &corpus::Example, name: &str) -> Option<Value> {
+    let offered = example.tools.iter().find(|t| t["function"]["name"] == name);
+    match (toolbox.get(name), offered) {
+        (Some(tool), Some(definition)) if tool.definition().to_json() == *definition => {
+            Some(tool.validation_schema().clone())
+        }
+        (_, Some(definition)) => Some(definition["function"]["parameters"].clone()),
+        (Some(tool), None) => Some(tool.validation_schema().clone()),
+        (None, None) => None,
+    }
+}
+
+fn validates(toolbox: &Toolbox, example: &corpus::Example, call: &ToolCall) -> bool {
+    let Some(schema) = parameters(toolbox, example, &call.name) else {
         return false;
     };
     let Value::Object(args) = &call.arguments else {
@@ -580,7 +618,7 @@ fn validates(toolbox: &Toolbox, call: &ToolCall) -> bool {
         lenient: false,
         allow_extra: false,
     };
-    validate_arguments(tool.validation_schema(), &mut args.clone(), policy).is_ok()
+    validate_arguments(&schema, &mut args.clone(), policy).is_ok()
 }
 
 #[cfg(test)]
