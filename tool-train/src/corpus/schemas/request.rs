@@ -23,6 +23,21 @@ pub(crate) fn mention(rng: &mut Rng, param: &Param, drawn: &Drawn) -> String {
         }
         (Type::Array(_), "of") => rng.choose(&["{w} {v}", "with {w} {v}", "of {v}"]),
         (_, "count") => rng.choose(&["{v} {w}", "for {v} {w}", "with {v} {w}"]),
+        (Type::Number | Type::Integer, "of") if rng.chance(0.3) => {
+            // Numbers often come with a unit the call leaves out.
+            let unit = rng.choose(&[
+                " units", " meters", " km", " kg", " dollars", "%", " cm", " seconds",
+            ]);
+            let number = if unit == " dollars" && rng.chance(0.5) {
+                format!("${value}")
+            } else {
+                format!("{value}{unit}")
+            };
+            return fill(
+                rng.choose(&["with a {w} of {v}", "{w} of {v}", "and {w} {v}"]),
+                &[("w", words), ("v", &number)],
+            );
+        }
         (_, "of") => rng.choose(&[
             "with a {w} of {v}",
             "{w} of {v}",
@@ -63,6 +78,22 @@ pub(crate) fn say(rng: &mut Rng, split: super::Split, tool: &Tool) -> Said {
             values.push(Some(drawn));
         } else {
             values.push(None);
+        }
+    }
+    // A lone value is often said as what the request is about ("the
+    // factorial of 5"), without its parameter's words.
+    let lone = values.iter().flatten().count() == 1;
+    if lone && rng.chance(0.4) {
+        if let Some((param, drawn)) = tool
+            .params
+            .iter()
+            .zip(&values)
+            .find_map(|(p, d)| Some((p, d.as_ref()?)))
+        {
+            if !matches!(param.ty, Type::Boolean) && !matches!(param.style, "count" | "saying") {
+                let prep = rng.choose(&["of", "for", "on"]);
+                mentions[0] = format!("{prep} {}", drawn.text);
+            }
         }
     }
     Said { values, mentions }
