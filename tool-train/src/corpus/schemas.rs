@@ -37,9 +37,9 @@ use tool_use::{Message, ToolCall};
 /// the model is trained on.
 const MAX_TOOLS: usize = 4;
 
-/// The most bytes of tool definitions a conversation offers beside the
-/// ones it needs, for the same reason.
-const MAX_DEFINITIONS: usize = 1800;
+/// The most bytes of tool definitions a conversation offers (beyond its
+/// first tool), for the same reason.
+const MAX_DEFINITIONS: usize = 1700;
 
 /// The tables the made-up tools are drawn from.
 static WORDS: Words = words!("schemas.json");
@@ -62,11 +62,11 @@ pub enum SchemaCase {
 impl SchemaCase {
     /// Every case, with how often [`example`] draws it.
     const WEIGHTS: [(SchemaCase, u32); 5] = [
-        (SchemaCase::Simple, 25),
-        (SchemaCase::Multiple, 30),
-        (SchemaCase::Parallel, 15),
-        (SchemaCase::ParallelMultiple, 12),
-        (SchemaCase::Irrelevant, 18),
+        (SchemaCase::Simple, 24),
+        (SchemaCase::Multiple, 28),
+        (SchemaCase::Parallel, 13),
+        (SchemaCase::ParallelMultiple, 10),
+        (SchemaCase::Irrelevant, 25),
     ];
 }
 
@@ -125,11 +125,23 @@ pub(crate) fn example(mut rng: Rng, split: Split) -> (Example, SchemaCase) {
             let count = rng.range(1, MAX_TOOLS as i64 - 1) as usize;
             let first = Tool::draw(&mut rng, split, None, None);
             let tools = offer(&mut rng, split, vec![first], count - 1);
-            // What is asked for: an object no offered tool acts on.
+            // What is asked for: an object no offered tool acts on; half
+            // the time in an offered tool's words and with its arguments
+            // (a body-mass index asked of a tool for areas), the requests
+            // a model that matches arguments alone would call for.
+            let near = rng
+                .chance(0.5)
+                .then(|| tools[rng.below(tools.len())].clone());
             let wanted = loop {
                 let tool = Tool::draw(&mut rng, split, None, None);
                 if tools.iter().all(|t| t.object != tool.object) {
-                    break tool;
+                    break match &near {
+                        Some(near) => Tool {
+                            object: tool.object,
+                            ..near.clone()
+                        },
+                        None => tool,
+                    };
                 }
             };
             let said = request::say(&mut rng, split, &wanted);
@@ -157,14 +169,22 @@ pub(crate) fn example(mut rng: Rng, split: Split) -> (Example, SchemaCase) {
     (example, case)
 }
 
-/// `count` tools, no two on the same object or with the same name.
+/// `count` tools, no two on the same object or with the same name, within
+/// [`MAX_DEFINITIONS`] together.
 fn distinct_tools(rng: &mut Rng, split: Split, count: usize) -> Vec<Tool> {
     let mut tools: Vec<Tool> = Vec::new();
-    while tools.len() < count {
+    let mut tries = 0;
+    // A second tool that fits is soon drawn (most are small); a third may
+    // never fit.
+    while tools.len() < count && (tries < 200 || tools.len() < 2) {
+        tries += 1;
         let tool = Tool::draw(rng, split, None, None);
-        if tools
-            .iter()
-            .all(|t| t.object != tool.object && t.name != tool.name)
+        let size: usize = tools.iter().chain([&tool]).map(Tool::size).sum();
+        let fits = size <= MAX_DEFINITIONS || tools.is_empty();
+        if fits
+            && tools
+                .iter()
+                .all(|t| t.object != tool.object && t.name != tool.name)
         {
             tools.push(tool);
         }

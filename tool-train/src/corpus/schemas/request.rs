@@ -13,6 +13,12 @@ use super::WORDS;
 pub(crate) fn mention(rng: &mut Rng, param: &Param, drawn: &Drawn) -> String {
     let words = param.words;
     let value = drawn.text.as_str();
+    // Programmers' requests name a value by its parameter: `a=1, b=-3`.
+    if !matches!(param.ty, Type::Boolean) && rng.chance(0.08) {
+        let eq = rng.choose(&["=", " = ", ": "]);
+        let name = if rng.chance(0.5) { param.name } else { words };
+        return format!("{name}{eq}{value}");
+    }
     let template = match (param.ty, param.style) {
         (Type::Boolean, _) => {
             if drawn.value == serde_json::Value::Bool(true) {
@@ -34,7 +40,7 @@ pub(crate) fn mention(rng: &mut Rng, param: &Param, drawn: &Drawn) -> String {
                 format!("{value}{unit}")
             };
             return fill(
-                rng.choose(&["with a {w} of {v}", "{w} of {v}", "and {w} {v}"]),
+                rng.choose(&["with a {w} of {v}", "{w} of {v}", "at a {w} of {v}"]),
                 &[("w", words), ("v", &number)],
             );
         }

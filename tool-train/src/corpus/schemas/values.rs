@@ -117,7 +117,10 @@ fn string(rng: &mut Rng, split: Split, kind: &str) -> String {
                 v::invented_name(rng, split)
             };
             if rng.chance(0.6) {
-                format!("{first} {}", v::pick(rng, v::LAST_NAMES, split))
+                format!(
+                    "{first} {}",
+                    v::capitalized(v::choose(rng, v::LAST_NAMES, split))
+                )
             } else {
                 first
             }
@@ -235,10 +238,15 @@ fn number(rng: &mut Rng, split: Split, kind: &str) -> String {
             rng.range(1, 9)
         ),
         "decimal" => {
-            if rng.chance(0.4) {
+            let number = if rng.chance(0.4) {
                 v::number(rng, split, NumberKind::Small)
             } else {
                 v::number(rng, split, NumberKind::Decimal)
+            };
+            if rng.chance(0.1) {
+                format!("-{number}")
+            } else {
+                number
             }
         }
         other => panic!("tool-train/data/schemas.json: no number kind {other:?}"),
