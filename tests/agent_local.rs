@@ -55,6 +55,16 @@ fn weather_in(#[arg(grounded)] city: String, days: Option<u8>) -> String {
     format!("sunny in {city} for {days:?} days")
 }
 
+/// Split a bill.
+///
+/// Args:
+///     total: The bill's total
+///     people: How many people pay
+#[tool]
+fn split_bill(#[arg(grounded)] total: f64, #[arg(grounded)] people: u32) -> f64 {
+    total / f64::from(people.max(1))
+}
+
 fn tiny_model(seed: u64) -> Model {
     let dir = tempfile::tempdir().unwrap();
     let spec = TinySpec {
@@ -247,4 +257,62 @@ fn a_grounded_argument_is_always_a_run_of_the_users_words_and_the_prompt_hides_t
     }
     eprintln!("{outside} of 12 outside the user's words; grounded: {cities:?}");
     assert!(outside >= 9, "{outside} of 12 outside the user's words");
+}
+
+#[test]
+fn a_grounded_number_is_always_one_the_conversation_wrote() {
+    let tools = toolbox![split_bill];
+    let definitions = tools.definitions(DefinitionFormat::Transformers);
+    let options = ParseOptions {
+        tools: definitions.clone(),
+        ..ParseOptions::default()
+    };
+    let messages = [
+        Message::system("You are helpful; it is 2026."),
+        Message::user("We were 4 at dinner and the bill came to $1,250.80, tip 7.5% included."),
+    ];
+    let request = tool_use::models::agent::TurnRequest {
+        messages: &messages,
+        tools: &ToolDefinition::list_from_json(&definitions).unwrap(),
+        tool_choice: &ToolChoice::Named("split_bill".into()),
+    };
+    let mut chat = LocalChat::new(tiny_model(9)).unwrap();
+    let (mut totals, mut people) = (
+        std::collections::BTreeSet::new(),
+        std::collections::BTreeSet::new(),
+    );
+    for seed in 0..12 {
+        chat = chat.options(GenerateOptions::sampled(300, 1.0, seed));
+        let turn = chat.respond(&request, &mut |_| {}).unwrap();
+        let parsed = Format::Hermes.parse(&turn.text, &options);
+        assert_eq!(parsed.tool_calls.len(), 1, "seed {seed}: {}", turn.text);
+        let args = &parsed.tool_calls[0].arguments;
+        // Numbers of the user's message only: not the system prompt's 2026.
+        assert!(
+            [json!(4), json!(1250.8), json!(7.5)].contains(&args["total"]),
+            "seed {seed}: {args}"
+        );
+        assert_eq!(args["people"], json!(4), "the one whole number: {args}");
+        totals.insert(args["total"].to_string());
+        people.insert(args["people"].to_string());
+    }
+    eprintln!("grounded totals {totals:?}, people {people:?}");
+    // Without grounding the same random model writes other numbers.
+    let mut free = chat.ground(false);
+    let mut outside = 0;
+    for seed in 0..12 {
+        free = free.options(GenerateOptions::sampled(300, 1.0, seed));
+        let turn = free.respond(&request, &mut |_| {}).unwrap();
+        let parsed = Format::Hermes.parse(&turn.text, &options);
+        let total = parsed
+            .tool_calls
+            .first()
+            .map(|c| c.arguments["total"].clone());
+        outside +=
+            usize::from(!total.is_some_and(|t| [json!(4), json!(1250.8), json!(7.5)].contains(&t)));
+    }
+    assert!(
+        outside >= 9,
+        "{outside} of 12 outside the conversation's numbers"
+    );
 }

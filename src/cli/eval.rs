@@ -86,8 +86,9 @@ pub struct BfclArgs {
     max_tokens: usize,
     #[command(flatten)]
     decoding: super::DecodingArgs,
-    /// Ground every free string argument: a local model may only copy runs
-    /// of the question's words there. Ignored by remote engines.
+    /// Ground every free string and number argument: a local model may only
+    /// copy runs of the question's words there, or numbers it writes.
+    /// Ignored by remote engines.
     #[arg(long)]
     grounded: bool,
     /// Write every case (prompt, raw output, calls, verdict and reason,

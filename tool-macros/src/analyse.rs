@@ -349,19 +349,21 @@ fn property(
         validation.push("default", value.clone());
     }
     if let Some(span) = p.options.grounded {
-        let free_string =
-            |s: &Json| s.get("type") == Some(&Json::str("string")) && s.get("enum").is_none();
-        let list_of_strings = schema.get("type") == Some(&Json::str("array"))
-            && schema.get("items").is_some_and(free_string);
-        if free_string(&schema) || list_of_strings {
+        let free = |s: &Json| {
+            let typed = |t: &str| s.get("type") == Some(&Json::str(t));
+            (typed("string") || typed("number") || typed("integer")) && s.get("enum").is_none()
+        };
+        let list = schema.get("type") == Some(&Json::str("array"))
+            && schema.get("items").is_some_and(free);
+        if free(&schema) || list {
             // Published only: decoders read it, validation has no use for it.
             schema.push("x-grounded", Json::Bool(true));
         } else {
             errors.push(syn::Error::new(
                 span,
                 format!(
-                    "`grounded` needs a free string parameter (`String`, `&str`, `Option<String>`) \
-                     or a list of them (`Vec<String>`); \
+                    "`grounded` needs a free string or number parameter (`String`, `&str`, \
+                     `f64`, `u32`, …, or an `Option` of one) or a list of them (`Vec<String>`); \
                      `{}` is {}",
                     p.name,
                     match (schema.get("enum"), schema.get("type")) {

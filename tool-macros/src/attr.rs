@@ -73,7 +73,7 @@ pub struct ArgOptions {
     /// The default as JSON, with the span of its expression.
     pub default: Option<(Json, Span)>,
     pub description: Option<LitStr>,
-    /// `grounded`: the value must be copied from the user's words (the
+    /// `grounded`: the value must be copied from the conversation (the
     /// span of the option, for errors).
     pub grounded: Option<Span>,
 }

@@ -50,9 +50,11 @@ use proc_macro::TokenStream;
 /// Options: `#[tool(name = "...", description = "...")]`. On parameters:
 /// `#[arg(default = LITERAL)]` (optional, with a default),
 /// `#[arg(description = "...")]` and `#[arg(grounded)]`: a string the model
-/// must copy from the user's words (a city, a query); the schema says
-/// `"x-grounded": true`, and a local model's constrained decoding then
-/// admits only runs of words of the user's messages.
+/// must copy from the user's words (a city, a query), or a number it must
+/// copy from the conversation; the schema says `"x-grounded": true`, and a
+/// local model's constrained decoding then admits only runs of words of the
+/// user's messages, or the numbers the user's messages and the tools'
+/// results write.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(attr.into(), item.into()).into()

@@ -235,6 +235,18 @@ impl ToolDefinition {
         }
     }
 
+    /// This definition with every free number parameter (and list of them)
+    /// marked grounded, as [`ground_free_numbers`](crate::ground_free_numbers)
+    /// marks a definition in JSON.
+    pub fn with_free_numbers_grounded(&self) -> ToolDefinition {
+        let mut json = self.json.clone();
+        crate::ground_free_numbers(&mut json);
+        ToolDefinition {
+            name: self.name.clone(),
+            json,
+        }
+    }
+
     /// The transformers form, as it was read.
     pub fn as_json(&self) -> &Value {
         &self.json

@@ -34,11 +34,23 @@ impl Tool for Grounded {
     }
 }
 
-/// Why `schema` cannot be grounded, if it cannot: only free strings (no
-/// `enum`) and lists of them can.
+/// Whether `schema` is a free value of one of `types` (no `enum`), or a
+/// list of them.
+fn free(schema: &Value, types: &[&str]) -> bool {
+    let one = |s: &Value| {
+        s["type"].as_str().is_some_and(|t| types.contains(&t)) && s.get("enum").is_none()
+    };
+    one(schema) || (schema["type"] == "array" && one(&schema["items"]))
+}
+
+/// The types a grounded parameter may have: a string is limited to runs
+/// of the user's words, a number to the numbers the conversation writes.
+const GROUNDABLE: [&str; 3] = ["string", "number", "integer"];
+
+/// Why `schema` cannot be grounded, if it cannot: only free strings and
+/// numbers (no `enum`) and lists of them can.
 fn not_groundable(schema: &Value) -> Option<String> {
-    let free_string = |s: &Value| s["type"] == "string" && s.get("enum").is_none();
-    if free_string(schema) || (schema["type"] == "array" && free_string(&schema["items"])) {
+    if free(schema, &GROUNDABLE) {
         return None;
     }
     Some(match (&schema["type"], schema.get("enum")) {
@@ -51,12 +63,13 @@ fn not_groundable(schema: &Value) -> Option<String> {
 impl Toolbox {
     /// Marks `parameters` of the tool called `tool` grounded: a local model's
     /// constrained decoding then admits for them only runs of words of the
-    /// user's messages (see `#[arg(grounded)]`).
+    /// user's messages, or for a number only the numbers the conversation
+    /// writes (see `#[arg(grounded)]`).
     ///
     /// # Errors
     /// [`ToolboxError::UnknownTool`], or [`ToolboxError::NotGroundable`] for
-    /// a parameter the tool does not have or that is not a free string or a
-    /// list of them; the toolbox is then left as it was.
+    /// a parameter the tool does not have or that is not a free string or
+    /// number or a list of them; the toolbox is then left as it was.
     pub fn ground(&mut self, tool: &str, parameters: &[&str]) -> Result<(), ToolboxError> {
         let Some(index) = self.index_of(tool) else {
             return Err(ToolboxError::UnknownTool {
@@ -112,6 +125,19 @@ impl Toolbox {
 /// [`Toolbox::ground_free_strings`] does for a toolbox's tools; how many it
 /// marked. For definitions that belong to no toolbox (a benchmark's).
 pub fn ground_free_strings(definition: &mut Value) -> usize {
+    ground_free(definition, &["string"])
+}
+
+/// Marks every free number parameter (`number` or `integer` without an
+/// `enum`, and lists of them) of one transformers-form definition
+/// grounded: a local model may then only write a number the conversation
+/// holds there. How many it marked.
+pub fn ground_free_numbers(definition: &mut Value) -> usize {
+    ground_free(definition, &["number", "integer"])
+}
+
+/// Marks the free parameters of `types` grounded; how many.
+fn ground_free(definition: &mut Value, types: &[&str]) -> usize {
     let Some(properties) = definition
         .pointer_mut("/function/parameters/properties")
         .and_then(Value::as_object_mut)
@@ -120,7 +146,7 @@ pub fn ground_free_strings(definition: &mut Value) -> usize {
     };
     let mut marked = 0;
     for schema in properties.values_mut() {
-        if not_groundable(schema).is_none() {
+        if free(schema, types) {
             if let Some(obj) = schema.as_object_mut() {
                 obj.insert(GROUNDED.into(), Value::Bool(true));
                 marked += 1;
@@ -162,7 +188,8 @@ mod tests {
                     "city": {"type": "string", "description": "c"},
                     "unit": {"type": "string", "enum": ["c", "f"]},
                     "days": {"type": "integer"},
-                    "with": {"type": "array", "items": {"type": "string"}}
+                    "with": {"type": "array", "items": {"type": "string"}},
+                    "on": {"type": "boolean"}
                 }, "required": ["city"]}}}),
                 )
                 .unwrap(),
@@ -183,10 +210,19 @@ mod tests {
     }
 
     #[test]
-    fn grounding_marks_free_strings_and_refuses_the_rest_by_name() {
+    fn grounding_marks_free_strings_and_numbers_and_refuses_the_rest_by_name() {
         let mut t = toolbox();
         t.ground("weather", &["city"]).unwrap();
         assert_eq!(marked(&t), ["city"]);
+        let mut t = toolbox();
+        t.ground("weather", &["city", "days"]).unwrap();
+        assert_eq!(marked(&t), ["city", "days"]);
+        let mut definition = toolbox().definitions(DefinitionFormat::Transformers)[0].clone();
+        assert_eq!(ground_free_numbers(&mut definition), 1);
+        assert_eq!(
+            definition["function"]["parameters"]["properties"]["days"][GROUNDED],
+            true
+        );
         let call = crate::ToolCall::new("1", "weather", json!({"city": "Oslo"}));
         assert_eq!(
             t.call_blocking(&call).text(),
@@ -197,7 +233,7 @@ mod tests {
 
         let err = toolbox().ground("wether", &["city"]).unwrap_err();
         let mut unchanged = toolbox();
-        assert!(unchanged.ground("weather", &["city", "days"]).is_err());
+        assert!(unchanged.ground("weather", &["city", "on"]).is_err());
         assert!(
             marked(&unchanged).is_empty(),
             "a refused call changes nothing"
@@ -208,7 +244,7 @@ mod tests {
         );
         for (param, why) in [
             ("unit", "it is limited to choices already"),
-            ("days", "it is of type integer"),
+            ("on", "it is of type boolean"),
             ("town", "the tool has no such parameter"),
         ] {
             let err = toolbox()

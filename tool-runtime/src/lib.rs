@@ -52,7 +52,7 @@ pub use definition::{
 };
 pub use error::{ArgIssue, ToolError};
 pub use format::DefinitionFormat;
-pub use grounded::ground_free_strings;
+pub use grounded::{ground_free_numbers, ground_free_strings};
 pub use message::{Message, Role};
 pub use tool::{FromArgument, Invocation, Tool, ToolOutput, ToolResult};
 pub use toolbox::{ToolSet, Toolbox, ToolboxError};

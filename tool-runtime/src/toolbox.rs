@@ -38,7 +38,7 @@ pub enum ToolboxError {
         known: String,
     },
     /// A parameter cannot be grounded.
-    #[error("cannot ground `{tool}`'s parameter `{parameter}`: {reason}; only free strings and lists of them can be")]
+    #[error("cannot ground `{tool}`'s parameter `{parameter}`: {reason}; only free strings, free numbers and lists of them can be")]
     NotGroundable {
         /// The tool.
         tool: String,

@@ -1,14 +1,17 @@
-//! Grounded arguments: string parameters whose value must be copied from
-//! the conversation.
+//! Grounded arguments: parameters whose value must be copied from the
+//! conversation.
 //!
-//! A parameter marked `"x-grounded": true` in its tool's schema (what
-//! `#[arg(grounded)]` writes) may only take a value that is a run of whole
-//! words of a user message: a city, a query, a title, a phrase to translate.
-//! A small model that knows *where* the value is but misspells it
-//! (`Zagrebb`, `Copenhage`) or swaps it for one it memorised then cannot
-//! write anything else. [`ground`] turns each such parameter into an `enum`
-//! of the candidate runs for the constraint; [`strip`] removes the marker
-//! from the definitions a model is shown, so that prompts do not change.
+//! A string parameter marked `"x-grounded": true` in its tool's schema
+//! (what `#[arg(grounded)]` writes) may only take a value that is a run of
+//! whole words of a user message: a city, a query, a title, a phrase to
+//! translate. A number parameter so marked may only take a number that a
+//! user message or a tool's result writes (`$1,200` gives 1200, `4.5%`
+//! 4.5). A small model that knows *where* the value is but misspells it
+//! (`Zagrebb`, `Copenhage`, `1121121`) or swaps it for one it memorised
+//! then cannot write anything else. [`ground`] turns each such parameter
+//! into an `enum` of the candidates for the constraint; [`strip`] removes
+//! the marker from the definitions a model is shown, so that prompts do not
+//! change.
 
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -49,15 +52,30 @@ pub fn strip(tools: &[ToolDefinition]) -> Cow<'_, [ToolDefinition]> {
 }
 
 /// The definitions with each grounded string parameter (or each item of a
-/// grounded list of strings) limited to the runs
-/// of words of `sources` ([`candidates`]); the marker itself is removed. A
-/// parameter stays as it was when `sources` hold no words.
-pub fn ground(tools: &[ToolDefinition], sources: &[&str]) -> Vec<ToolDefinition> {
-    let candidates: Vec<Value> = candidates(sources).into_iter().map(Value::String).collect();
+/// grounded list of strings) limited to the runs of words of `said` (the
+/// user's messages, [`candidates`]), and each grounded number (or item of
+/// a list of numbers) to the numbers `said` and `results` (the tools'
+/// results) write ([`numbers`]; only whole ones for an integer); the
+/// marker itself is removed. A parameter stays as it was when there is no
+/// candidate for it.
+pub fn ground(tools: &[ToolDefinition], said: &[&str], results: &[&str]) -> Vec<ToolDefinition> {
+    let strings: Vec<Value> = candidates(said).into_iter().map(Value::String).collect();
+    let written: Vec<&str> = said.iter().chain(results).copied().collect();
+    let numbers = numbers(&written);
+    let integers: Vec<Value> = numbers
+        .iter()
+        .filter(|n| n.is_i64() || n.is_u64())
+        .cloned()
+        .collect();
     let limit = |schema: &mut Map<String, Value>| {
-        let is_string = schema.get("type") == Some(&Value::String("string".into()));
-        if is_string && !candidates.is_empty() && schema.get("enum").is_none() {
-            schema.insert("enum".into(), Value::Array(candidates.clone()));
+        let allowed = match schema.get("type").and_then(Value::as_str) {
+            Some("string") => &strings,
+            Some("number") => &numbers,
+            Some("integer") => &integers,
+            _ => return,
+        };
+        if !allowed.is_empty() && schema.get("enum").is_none() {
+            schema.insert("enum".into(), Value::Array(allowed.clone()));
         }
     };
     tools
@@ -102,6 +120,65 @@ pub fn candidates(sources: &[&str]) -> BTreeSet<String> {
                     }
                 }
             }
+        }
+    }
+    out
+}
+
+/// Every number `sources` write, as JSON reads it: digits with an
+/// optional sign, decimal part and exponent (`-3`, `4.5`, `1e-9`), thousands
+/// separated by commas read whole (`300,000`), whatever surrounds them
+/// (`$50`, `10cm`, `4.5%`). Without repeats, in order of appearance.
+pub fn numbers(sources: &[&str]) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for source in sources {
+        let bytes = source.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let starts = bytes[i].is_ascii_digit()
+                && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'.'));
+            if !starts {
+                i += 1;
+                continue;
+            }
+            let negative =
+                i > 0 && bytes[i - 1] == b'-' && (i < 2 || !bytes[i - 2].is_ascii_alphanumeric());
+            let mut text = String::from(if negative { "-" } else { "" });
+            let digit_at = |k: usize| bytes.get(k).is_some_and(u8::is_ascii_digit);
+            let mut j = i;
+            while j < bytes.len() {
+                let b = bytes[j];
+                if b.is_ascii_digit() {
+                    text.push(b as char);
+                } else if b == b','
+                    && !text.contains(['.', 'e'])
+                    && (1..=3).all(|k| digit_at(j + k))
+                    && !digit_at(j + 4)
+                {
+                    // A thousands separator: exactly three digits follow.
+                } else if b == b'.' && digit_at(j + 1) && !text.contains(['.', 'e']) {
+                    text.push('.');
+                } else if matches!(b, b'e' | b'E') && !text.contains('e') {
+                    let signed = matches!(bytes.get(j + 1), Some(b'-' | b'+'));
+                    if !(digit_at(j + 1) || (signed && digit_at(j + 2))) {
+                        break;
+                    }
+                    text.push('e');
+                    if signed {
+                        j += 1;
+                        text.push(bytes[j] as char);
+                    }
+                } else {
+                    break;
+                }
+                j += 1;
+            }
+            if let Ok(value) = serde_json::from_str::<Value>(&text) {
+                if value.is_number() && !out.contains(&value) {
+                    out.push(value);
+                }
+            }
+            i = j;
         }
     }
     out
@@ -157,7 +234,7 @@ mod tests {
 
     #[test]
     fn grounding_limits_only_marked_free_strings_and_strip_restores_the_definition() {
-        let grounded = ground(&[tool()], &["weather in Oslo"]);
+        let grounded = ground(&[tool()], &["weather in Oslo"], &[]);
         let props = &grounded[0]["function"]["parameters"]["properties"];
         let cities: Vec<&str> = props["city"]["enum"]
             .as_array()
@@ -171,7 +248,7 @@ mod tests {
             json!(["c", "f"]),
             "an enum stays as it is"
         );
-        assert!(props["days"].get("enum").is_none(), "not a string");
+        assert!(props["days"].get("enum").is_none(), "no number was written");
         assert_eq!(props["with"]["items"]["enum"], props["city"]["enum"]);
         assert!(props["note"].get("enum").is_none(), "not marked");
         assert!(!grounded[0].to_string().contains(GROUNDED));
@@ -193,9 +270,40 @@ mod tests {
             .is_none());
         assert!(has_grounded(&[tool()]) && !has_grounded(&plain));
         assert!(matches!(strip(&plain), Cow::Borrowed(_)));
-        let nothing = ground(&[tool()], &[]);
+        let nothing = ground(&[tool()], &[], &[]);
         assert!(nothing[0]["function"]["parameters"]["properties"]["city"]
             .get("enum")
             .is_none());
+    }
+
+    #[test]
+    fn numbers_are_read_as_written_whatever_surrounds_them() {
+        let found = numbers(&[
+            "A loan of $300,000 at 4.5% for 30 years; b=-3, c = 2.",
+            "charges of 1e-9 and 2E-9 at 0.05 m, 10cm, points A(3,4), v2 and 2x-1",
+        ]);
+        let want = json!([300000, 4.5, 30, -3, 2, 1e-9, 2e-9, 0.05, 10, 3, 4, 1]);
+        assert_eq!(Value::Array(found), want);
+        assert!(numbers(&["no numbers here", ""]).is_empty());
+        // A list is not a thousands separator.
+        assert_eq!(Value::Array(numbers(&["1,2 and 1,25"])), json!([1, 2, 25]));
+    }
+
+    #[test]
+    fn grounded_numbers_take_the_conversations_numbers_and_integers_whole_ones() {
+        let tool = ToolDefinition::from_json(&json!({"type": "function", "function": {
+        "name": "loan", "description": "d", "parameters": {"type": "object", "properties": {
+            "amount": {"type": "number", "x-grounded": true},
+            "years": {"type": "integer", "x-grounded": true},
+            "rates": {"type": "array", "items": {"type": "number"}, "x-grounded": true},
+            "extra": {"type": "number"}
+        }}}}))
+        .unwrap();
+        let grounded = ground(&[tool], &["Borrow 1,500.50 over 3 years"], &["rate: 4.25"]);
+        let props = &grounded[0]["function"]["parameters"]["properties"];
+        assert_eq!(props["amount"]["enum"], json!([1500.5, 3, 4.25]));
+        assert_eq!(props["years"]["enum"], json!([3]));
+        assert_eq!(props["rates"]["items"]["enum"], props["amount"]["enum"]);
+        assert!(props["extra"].get("enum").is_none(), "not marked");
     }
 }

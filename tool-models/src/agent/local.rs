@@ -235,13 +235,19 @@ impl LocalChat {
         }
         let tools: Cow<'_, [ToolDefinition]> = if self.ground && ground::has_grounded(request.tools)
         {
-            let said: Vec<&str> = request
-                .messages
-                .iter()
-                .filter(|m| m.role == Role::User)
-                .map(Message::text)
-                .collect();
-            Cow::Owned(ground::ground(request.tools, &said))
+            let of = |role: Role| -> Vec<&str> {
+                request
+                    .messages
+                    .iter()
+                    .filter(|m| m.role == role)
+                    .map(Message::text)
+                    .collect()
+            };
+            Cow::Owned(ground::ground(
+                request.tools,
+                &of(Role::User),
+                &of(Role::Tool),
+            ))
         } else {
             ground::strip(request.tools)
         };

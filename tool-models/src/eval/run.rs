@@ -20,9 +20,10 @@ use crate::parse::{Collector, ParseOptions, ParsedResponse};
 /// How cases are run.
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
-    /// Mark every free string parameter grounded (see
+    /// Mark every free string and number parameter grounded (see
     /// [`crate::agent::ground`]): a local model may then only copy runs of
-    /// the user's words there. Remote engines ignore it.
+    /// the user's words there, or numbers the conversation writes. Remote
+    /// engines ignore it.
     pub grounded: bool,
     /// Set to stop: no case starts after it is set; the cases already
     /// answered are kept.
@@ -116,7 +117,7 @@ pub fn evaluate(case: &Case, model: &mut dyn ChatModel, options: &RunOptions) ->
         Cow::Owned(
             case.tools
                 .iter()
-                .map(ToolDefinition::with_free_strings_grounded)
+                .map(|t| t.with_free_strings_grounded().with_free_numbers_grounded())
                 .collect(),
         )
     } else {

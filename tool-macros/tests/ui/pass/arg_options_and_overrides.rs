@@ -35,13 +35,19 @@ fn bare() {}
 ///     city: The city, as the user wrote it
 ///     note: A note
 ///     people: Who comes
+///     budget: How much to spend
+///     nights: How many nights
+///     prices: Prices to compare
 #[tool]
 fn grounded(
     #[arg(grounded)] city: String,
     #[arg(grounded)] note: Option<String>,
     #[arg(grounded)] people: Vec<String>,
+    #[arg(grounded)] budget: f64,
+    #[arg(grounded)] nights: Option<u32>,
+    #[arg(grounded)] prices: Vec<f32>,
 ) {
-    let _ = (city, note, people);
+    let _ = (city, note, people, budget, nights, prices);
 }
 
 fn main() {
@@ -61,6 +67,9 @@ fn main() {
     assert_eq!(g["city"]["x-grounded"], true);
     assert_eq!(g["note"]["x-grounded"], true);
     assert_eq!(g["people"]["x-grounded"], true);
+    for number in ["budget", "nights", "prices"] {
+        assert_eq!(g[number]["x-grounded"], true);
+    }
     assert!(grounded::SCHEMA_JSON.contains("\"x-grounded\""));
     assert!(inline::SCHEMA_JSON.find("x-grounded").is_none());
     inline(1);

@@ -5,9 +5,9 @@ use tool_use::tool;
 /// Weather.
 ///
 /// Args:
-///     days: How many days
+///     hourly: Whether to give every hour
 ///     unit: The unit (choices: ["celsius", "fahrenheit"])
 #[tool]
-fn forecast(#[arg(grounded)] days: u32, #[arg(grounded)] unit: String) {}
+fn forecast(#[arg(grounded)] hourly: bool, #[arg(grounded)] unit: String) {}
 
 fn main() {}
