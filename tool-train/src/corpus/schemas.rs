@@ -62,11 +62,11 @@ pub enum SchemaCase {
 impl SchemaCase {
     /// Every case, with how often [`example`] draws it.
     const WEIGHTS: [(SchemaCase, u32); 5] = [
-        (SchemaCase::Simple, 24),
-        (SchemaCase::Multiple, 28),
-        (SchemaCase::Parallel, 13),
-        (SchemaCase::ParallelMultiple, 10),
-        (SchemaCase::Irrelevant, 25),
+        (SchemaCase::Simple, 20),
+        (SchemaCase::Multiple, 25),
+        (SchemaCase::Parallel, 18),
+        (SchemaCase::ParallelMultiple, 14),
+        (SchemaCase::Irrelevant, 23),
     ];
 }
 
@@ -295,6 +295,9 @@ impl Conversation {
     /// One request naming several values of one parameter: one call per
     /// value, the other arguments the same in each.
     fn parallel(&mut self, rng: &mut Rng, tool: &Tool) {
+        if rng.chance(0.4) {
+            return self.again(rng, tool);
+        }
         // The parameter that varies: a required one a list can be said for.
         let varying: Vec<usize> = tool
             .params
@@ -355,6 +358,34 @@ impl Conversation {
             .map(|(r, t)| format!("{r} for {t}"))
             .collect();
         let answer = request::answer_many(rng, tool, &described);
+        self.answer(answer, results);
+    }
+
+    /// One request asking the same of one tool two or three times, each
+    /// with its own values ("… in Paris on Monday, and in Rome on
+    /// Tuesday"): one call each, then one answer.
+    fn again(&mut self, rng: &mut Rng, tool: &Tool) {
+        let times = rng.range(2, 3) as usize;
+        let mut tails = Vec::new();
+        let mut calls = Vec::new();
+        for _ in 0..times {
+            let said = request::say(rng, self.split, tool);
+            tails.push(request::joined(rng, &said.mentions));
+            calls.push((tool, request::arguments(tool, &said.values)));
+        }
+        let mut text = request::request(rng, tool, &tails[0]);
+        let mark = text.pop().unwrap_or('.');
+        for tail in &tails[1..] {
+            text.push_str(rng.choose(&[", and", "; and", ", and also", ", then"]));
+            text.push_str(tail);
+        }
+        if rng.chance(0.2) {
+            text.push_str(" respectively");
+        }
+        text.push(mark);
+        self.messages.push(Message::user(text));
+        let results = self.call(rng, calls);
+        let answer = format!("Here you go: {}.", and_list(&results));
         self.answer(answer, results);
     }
 
