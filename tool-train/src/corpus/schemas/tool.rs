@@ -5,7 +5,6 @@
 use super::super::rng::Rng;
 use super::super::values as v;
 use super::super::Split;
-use super::values::{self as sv, Drawn};
 use super::WORDS;
 use serde_json::{json, Map, Value};
 
@@ -50,11 +49,6 @@ impl Param {
         } else {
             Vec::new()
         }
-    }
-
-    /// One value for this parameter: its JSON and its text in a request.
-    pub(crate) fn draw(&self, rng: &mut Rng, split: Split) -> Drawn {
-        sv::draw(rng, split, self)
     }
 }
 

@@ -18,8 +18,15 @@ pub(crate) struct Drawn {
     pub(crate) text: String,
 }
 
+impl Param {
+    /// One value for this parameter: its JSON and its text in a request.
+    pub(crate) fn draw(&self, rng: &mut Rng, split: Split) -> Drawn {
+        draw(rng, split, self)
+    }
+}
+
 /// A value for `param`, from `split`.
-pub(crate) fn draw(rng: &mut Rng, split: Split, param: &Param) -> Drawn {
+fn draw(rng: &mut Rng, split: Split, param: &Param) -> Drawn {
     match param.ty {
         Type::String => {
             let text = string(rng, split, param.kind);
