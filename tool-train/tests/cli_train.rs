@@ -155,7 +155,7 @@ fn extend_alone_is_one_cycle_and_a_malformed_cycle_is_refused() {
         ("10@-1e-3", "above 0"),
         (
             "10@6e-4+end",
-            "expected a practice, `ends`, `wide`, `wording`, `followups`, `fields`, `declines`, `requests`, `numbers`, `lookalikes`, `bare`, `chat` or `standard`, found `end`",
+            "expected a practice, `ends`, `wide`, `wording`, `followups`, `fields`, `declines`, `requests`, `numbers`, `lookalikes`, `bare`, `chat`, `schemas` or `standard`, found `end`",
         ),
         ("10@6e+4+", "STEPS@PEAK_LR"),
         ("10@6e-4+layers=0", "layers above 0"),

@@ -118,7 +118,7 @@ fn every_practice_corpus_is_the_one_its_cycles_were_trained_on() {
     assert!(changed.is_empty(), "{changed:#?}");
 }
 
-const PRACTICE_FINGERPRINTS: [(Practice, u64); 12] = [
+const PRACTICE_FINGERPRINTS: [(Practice, u64); 13] = [
     (Practice::Standard, STANDARD_FINGERPRINT),
     (Practice::ValueEnds, 13_633_776_751_953_220_169),
     (Practice::Wide, 7_810_107_094_496_249_504),
@@ -131,6 +131,9 @@ const PRACTICE_FINGERPRINTS: [(Practice, u64); 12] = [
     (Practice::Lookalikes, 18_357_235_179_796_256_415),
     (Practice::Bare, 4_804_063_591_307_157_713),
     (Practice::Chat, 9_800_976_593_984_836_851),
+    // Not in a shipped model yet: it changes with the made-up-tool
+    // generator until one is trained on it.
+    (Practice::Schemas, 3_563_591_458_116_493_055),
 ];
 
 #[test]
