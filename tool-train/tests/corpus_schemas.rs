@@ -253,23 +253,3 @@ fn the_same_seed_gives_the_same_conversations() {
         train()[..50].to_vec()
     );
 }
-
-#[test]
-#[ignore]
-fn dump() {
-    let template = corpus::bundled_template().unwrap();
-    let path = PathBuf::from(tool_use_mini::SOURCE_DIR).join("tokenizer.json");
-    let tokenizer = Tokenizer::from_file(&path).unwrap();
-    let mut lens = Vec::new();
-    for (i, example) in train().iter().enumerate() {
-        let encoded = corpus::encode(&tokenizer, &template, example).unwrap();
-        lens.push((encoded.ids.len(), example.tools.len()));
-        if i < 12 {
-            let (text, _) = corpus::render(&template, example).unwrap();
-            println!("=====\n{text}");
-        }
-    }
-    lens.sort();
-    println!("{:?}", &lens[lens.len() - 30..]);
-    println!("median {:?}", lens[lens.len() / 2]);
-}
