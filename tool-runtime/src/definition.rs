@@ -227,20 +227,24 @@ impl ToolDefinition {
     /// marked grounded, as [`ground_free_strings`](crate::ground_free_strings)
     /// marks a definition in JSON.
     pub fn with_free_strings_grounded(&self) -> ToolDefinition {
-        let mut json = self.json.clone();
-        crate::ground_free_strings(&mut json);
-        ToolDefinition {
-            name: self.name.clone(),
-            json,
-        }
+        self.edited(|json| {
+            crate::ground_free_strings(json);
+        })
     }
 
     /// This definition with every free number parameter (and list of them)
     /// marked grounded, as [`ground_free_numbers`](crate::ground_free_numbers)
     /// marks a definition in JSON.
     pub fn with_free_numbers_grounded(&self) -> ToolDefinition {
+        self.edited(|json| {
+            crate::ground_free_numbers(json);
+        })
+    }
+
+    /// A copy with `edit` applied to its JSON; the name stays.
+    fn edited(&self, edit: impl FnOnce(&mut Value)) -> ToolDefinition {
         let mut json = self.json.clone();
-        crate::ground_free_numbers(&mut json);
+        edit(&mut json);
         ToolDefinition {
             name: self.name.clone(),
             json,

@@ -260,7 +260,7 @@ fn starts_lowercasable(text: &str) -> bool {
         && !first_word.chars().skip(1).any(char::is_uppercase)
 }
 
-fn lowercase_first(text: &str) -> String {
+pub(crate) fn lowercase_first(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {
         Some(c) => c.to_lowercase().chain(chars).collect(),
@@ -273,7 +273,7 @@ fn city_of(location: &str) -> &str {
 }
 
 /// A number's text as a JSON number (the text is how JSON writes it).
-fn num(text: &str) -> Value {
+pub(crate) fn num(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
 }
 
@@ -287,7 +287,7 @@ fn args(pairs: Vec<(&str, Value)>) -> Value {
 }
 
 /// "a, b and c".
-fn and_list(items: &[String]) -> String {
+pub(crate) fn and_list(items: &[String]) -> String {
     match items {
         [] => String::new(),
         [one] => one.clone(),

@@ -27,6 +27,7 @@ mod tool;
 mod values;
 
 use super::rng::Rng;
+use super::scenarios::and_list;
 use super::words::{words, Words};
 use super::{Example, Expectation, Scenario, Split};
 use request::Said;
@@ -221,15 +222,6 @@ fn offer(rng: &mut Rng, split: Split, needed: Vec<Tool>, others: usize) -> Vec<T
     }
     rng.shuffle(&mut tools);
     tools
-}
-
-/// "a, b and c".
-fn and_list(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
 }
 
 /// The conversation being written.

@@ -4,6 +4,7 @@
 
 use super::super::phrasing::fill;
 use super::super::rng::Rng;
+use super::super::scenarios::{and_list, lowercase_first};
 use super::super::values as v;
 use super::tool::{actions, Param, Tool, Type};
 use super::values::Drawn;
@@ -162,10 +163,7 @@ pub(crate) fn and_also(rng: &mut Rng, requests: &[String]) -> String {
             let lower = if r.starts_with("I ") || r.starts_with("I'") {
                 r.clone()
             } else {
-                let mut c = r.chars();
-                c.next()
-                    .map(|f| f.to_lowercase().chain(c).collect())
-                    .unwrap_or_default()
+                lowercase_first(r)
             };
             text.push_str(lower.trim_end_matches(['.', '?']));
         }
@@ -216,7 +214,7 @@ pub(crate) fn answer_many(rng: &mut Rng, tool: &Tool, results: &[String]) -> Str
         &[
             ("objs", &tool.objects()),
             ("m", ""),
-            ("r", &super::and_list(results)),
+            ("r", &and_list(results)),
         ],
     )
 }

@@ -3,6 +3,7 @@
 //! as the definition the chat template shows.
 
 use super::super::rng::Rng;
+use super::super::scenarios::{and_list, lowercase_first};
 use super::super::values as v;
 use super::super::Split;
 use super::WORDS;
@@ -204,25 +205,11 @@ fn tool_name(rng: &mut Rng, verbs: &[&str], object: &str) -> String {
     let namespace = rng.choose(WORDS.list("namespaces"));
     match rng.below(10) {
         0..=3 => format!("{verb}_{snake}"),
-        4 | 5 => format!("{}{camel}", verb_camel.to_lowercase_first()),
+        4 | 5 => format!("{}{camel}", lowercase_first(&verb_camel)),
         6 => format!("{snake}_{verb}"),
         7 => format!("{namespace}.{verb}_{snake}"),
         8 => format!("{namespace}_{verb}_{snake}"),
         _ => format!("{camel}.{verb}"),
-    }
-}
-
-trait LowercaseFirst {
-    fn to_lowercase_first(&self) -> String;
-}
-
-impl LowercaseFirst for String {
-    fn to_lowercase_first(&self) -> String {
-        let mut chars = self.chars();
-        chars
-            .next()
-            .map(|c| c.to_lowercase().chain(chars).collect())
-            .unwrap_or_default()
     }
 }
 
@@ -246,7 +233,7 @@ fn definition(
         description = format!(
             "{} for the given {}.",
             description.trim_end_matches('.'),
-            super::and_list(&words)
+            and_list(&words)
         );
     }
     let mut properties = Map::new();

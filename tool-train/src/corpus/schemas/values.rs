@@ -3,6 +3,7 @@
 //! as written, numbers as JSON reads their text.
 
 use super::super::rng::Rng;
+use super::super::scenarios::{and_list, num};
 use super::super::values::{self as v, NumberKind};
 use super::super::Split;
 use super::tool::{Param, Type};
@@ -45,7 +46,7 @@ fn draw(rng: &mut Rng, split: Split, param: &Param) -> Drawn {
         Type::Integer | Type::Number => {
             let text = number(rng, split, param.kind);
             Drawn {
-                value: json_number(&text),
+                value: num(&text),
                 text,
             }
         }
@@ -75,21 +76,16 @@ fn draw(rng: &mut Rng, split: Split, param: &Param) -> Drawn {
                     if item == "string" {
                         Value::String(t.clone())
                     } else {
-                        json_number(t)
+                        num(t)
                     }
                 })
                 .collect();
             Drawn {
                 value: Value::Array(value),
-                text: super::and_list(&texts),
+                text: and_list(&texts),
             }
         }
     }
-}
-
-/// A number's text as JSON reads it.
-fn json_number(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
 }
 
 /// A string of `kind`.
