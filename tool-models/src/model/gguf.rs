@@ -6,11 +6,14 @@ use super::dense::{Dense, Scratch, Storage};
 use super::error::candle_message;
 use super::gguf_tokenizer::{as_u64, tokenizer_from_gguf};
 use super::{LoadOptions, Model, ModelError, Tokenizer};
+use crate::gguf::{read_file, Failure, GgufFile, GgufMetadata, GgufValue};
 use crate::template::{ModelTemplates, TemplateError};
 use candle_core::quantized::gguf_file::{Content, Value};
 use candle_core::Device;
 use candle_transformers::models::{quantized_llama, quantized_qwen2, quantized_qwen3};
+use std::collections::HashMap;
 use std::fs::File;
+use std::io::Seek;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -28,22 +31,13 @@ pub const SUPPORTED_GGUF_ARCHITECTURES: &[&str] = &[
 ];
 
 pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, ModelError> {
-    let mut file = File::open(path).map_err(|e| ModelError::io(path, e))?;
-    let mut content = Content::read(&mut file).map_err(|e| {
-        ModelError::invalid(
-            path,
-            format!("not a valid GGUF file: {}", candle_message(&e)),
-        )
+    let gguf = read_file(path).map_err(|failure| match failure {
+        Failure::Io(e) => ModelError::io(path, e),
+        Failure::Invalid(reason) => {
+            ModelError::invalid(path, format!("not a valid GGUF file: {reason}"))
+        }
     })?;
-    // candle's quantized Qwen 3 builds its rotary tables in f16 unless the
-    // file says f32, and f16 cannot hold positions past 2048 exactly; this
-    // runs on the CPU in f32 anyway.
-    if !content.metadata.contains_key("general.dtype") {
-        content
-            .metadata
-            .insert("general.dtype".into(), Value::U32(0));
-    }
-    let meta = &content.metadata;
+    let meta = &candle_metadata(&gguf.metadata);
     let arch = match meta.get("general.architecture") {
         Some(Value::String(s)) => s.clone(),
         _ => {
@@ -66,17 +60,17 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
         .ok_or_else(|| {
             ModelError::invalid(path, format!("missing metadata {arch}.context_length"))
         })? as usize;
-    let Some(embedding) = content.tensor_infos.get("token_embd.weight") else {
+    let Some(embedding) = gguf.tensor("token_embd.weight") else {
         return Err(ModelError::invalid(
             path,
             "missing tensor token_embd.weight",
         ));
     };
-    let vocab_size = embedding.shape.dims().first().copied().unwrap_or(0);
-    let parameter_count = content
-        .tensor_infos
-        .values()
-        .map(|t| t.shape.elem_count() as u64)
+    let vocab_size = embedding.dims.first().copied().unwrap_or(0);
+    let parameter_count = gguf
+        .tensors
+        .iter()
+        .map(|t| t.dims.iter().product::<usize>() as u64)
         .sum();
 
     let tokenizer = Tokenizer::new(tokenizer_from_gguf(meta, path)?);
@@ -134,11 +128,18 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
     let templates = match ModelTemplates::load(path) {
         Ok(t) => Some(t),
         Err(TemplateError::NoTemplate { .. }) => None,
-        Err(e) => return Err(e.into()),
+        Err(source) => {
+            return Err(ModelError::FileTemplate {
+                path: path.to_owned(),
+                source,
+            })
+        }
     };
 
+    let mut file = File::open(path).map_err(|e| ModelError::io(path, e))?;
     let (backend, context_length) = match Dense::from_gguf(
-        &content,
+        &gguf,
+        meta,
         &mut file,
         path,
         &arch,
@@ -154,7 +155,7 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
             },
             declared_context,
         ),
-        None => candle_backend(content, &mut file, path, &arch, declared_context)?,
+        None => candle_backend(&gguf, &mut file, path, &arch, declared_context)?,
     };
     Model::assemble(super::Parts {
         path: path.to_owned(),
@@ -173,12 +174,45 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
 /// A GGUF model our decoder does not run, on candle's quantized models,
 /// with the context it can take.
 fn candle_backend(
-    content: Content,
+    gguf: &GgufFile,
     file: &mut File,
     path: &Path,
     arch: &str,
     declared_context: usize,
 ) -> Result<(Backend, usize), ModelError> {
+    if let Some(t) = gguf
+        .tensors
+        .iter()
+        .find(|t| !CANDLE_TYPES.contains(&t.ty.name))
+    {
+        return Err(ModelError::invalid(
+            path,
+            format!(
+                "tensor {} is {}, which candle's {arch} model (the decoder does not run this file) does not read; it reads {}",
+                t.name,
+                t.ty.name,
+                CANDLE_TYPES.join(", ")
+            ),
+        ));
+    }
+    let mut content = file
+        .rewind()
+        .map_err(candle_core::Error::from)
+        .and_then(|()| Content::read(file))
+        .map_err(|e| {
+            ModelError::invalid(
+                path,
+                format!("not a valid GGUF file: {}", candle_message(&e)),
+            )
+        })?;
+    // candle's quantized Qwen 3 builds its rotary tables in f16 unless the
+    // file says f32, and f16 cannot hold positions past 2048 exactly; this
+    // runs on the CPU in f32 anyway.
+    if !content.metadata.contains_key("general.dtype") {
+        content
+            .metadata
+            .insert("general.dtype".into(), Value::U32(0));
+    }
     // candle's quantized Llama computes its rotary tables for a fixed length.
     let context_length = if arch == "llama" {
         declared_context.min(quantized_llama::MAX_SEQ_LEN)
@@ -217,4 +251,31 @@ fn candle_backend(
         ),
     };
     Ok((backend, context_length))
+}
+
+/// The tensor types candle's quantized models read.
+const CANDLE_TYPES: &[&str] = &[
+    "F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q8_1", "Q2_K", "Q3_K", "Q4_K",
+    "Q5_K", "Q6_K", "Q8_K",
+];
+
+/// The file's metadata as candle's values, which the tokenizer and the
+/// decoder's loader read: integers at their widest, floats as f64 (both
+/// exact).
+pub(crate) fn candle_metadata(metadata: &GgufMetadata) -> HashMap<String, Value> {
+    fn value(v: &GgufValue) -> Value {
+        match v {
+            GgufValue::Uint(u) => Value::U64(*u),
+            GgufValue::Int(i) => Value::I64(*i),
+            GgufValue::Float(f) => Value::F64(*f),
+            GgufValue::Bool(b) => Value::Bool(*b),
+            GgufValue::String(s) => Value::String(s.clone()),
+            GgufValue::Array(items) => Value::Array(items.iter().map(value).collect()),
+        }
+    }
+    metadata
+        .entries
+        .iter()
+        .map(|(key, v)| (key.clone(), value(v)))
+        .collect()
 }

@@ -133,7 +133,12 @@ pub(crate) fn load(files: ModelFiles<'_>) -> Result<Model, ModelError> {
         ) {
             Ok(t) => Some(t),
             Err(TemplateError::NoTemplate { .. }) => None,
-            Err(e) => return Err(e.into()),
+            Err(source) => {
+                return Err(ModelError::FileTemplate {
+                    path: files.root().to_owned(),
+                    source,
+                })
+            }
         }
     } else {
         None

@@ -176,10 +176,15 @@ impl Model {
     fn assemble(parts: Parts) -> Result<Model, ModelError> {
         // The tool-use template when a model has several: this crate renders
         // prompts with tools.
+        let in_file = |source| ModelError::FileTemplate {
+            path: parts.path.clone(),
+            source,
+        };
         let (chat_template, tool_format) = match &parts.templates {
             Some(t) => {
-                let source = t.select(None, true)?;
-                (Some(t.compile(None, true)?), detect_format(source).ok())
+                let source = t.select(None, true).map_err(in_file)?;
+                let compiled = t.compile(None, true).map_err(in_file)?;
+                (Some(compiled), detect_format(source).ok())
             }
             None => (None, None),
         };

@@ -2,8 +2,9 @@
 //! a `.jinja` file, `tokenizer_config.json`, a model directory, a `.gguf` file.
 
 use super::error::TemplateError;
-use super::gguf::{read_gguf_metadata, GgufMetadata, GgufValue};
+use super::gguf::read_gguf_metadata;
 use super::{ChatTemplate, Limits};
+use crate::gguf::{GgufMetadata, GgufValue};
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -46,9 +46,10 @@ mod tool_probe;
 #[cfg(test)]
 mod tests;
 
+pub use crate::gguf::{GgufMetadata, GgufValue};
 pub use clock::{Clock, DateTime};
 pub use error::TemplateError;
-pub use gguf::{read_gguf_metadata, GgufMetadata, GgufValue};
+pub use gguf::read_gguf_metadata;
 pub use limits::Limits;
 pub use load::{ModelTemplates, NamedTemplate};
 

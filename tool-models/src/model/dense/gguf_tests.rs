@@ -2,6 +2,7 @@
 //! reading the same files, and a prompt against the same tokens one by one.
 
 use super::{Dense, Scratch};
+use crate::model::gguf::candle_metadata;
 use crate::model::tiny::{write_tiny_gguf_as, GgufWeights, TinyArch, TinySpec};
 use candle_core::quantized::gguf_file::{self, Content, Value};
 use candle_core::quantized::{GgmlDType, QTensor};
@@ -25,10 +26,11 @@ fn spec(arch: TinyArch) -> TinySpec {
 
 fn dense(path: &Path, arch: TinyArch) -> Dense {
     let mut file = File::open(path).unwrap();
-    let content = Content::read(&mut file).unwrap();
-    let vocab = content.tensor_infos["token_embd.weight"].shape.dims()[0];
+    let gguf = crate::gguf::read_file(path).unwrap();
+    let vocab = gguf.tensor("token_embd.weight").unwrap().dims[0];
     Dense::from_gguf(
-        &content,
+        &gguf,
+        &candle_metadata(&gguf.metadata),
         &mut file,
         path,
         arch.gguf_name(),

@@ -6,15 +6,14 @@
 
 use super::load::{default_inv_freq, Shape, Storage};
 use super::matrix::Matrix;
-use super::quant::Quant;
+use super::quant::{self, Quant};
 use super::{Activation, Dense, Layer, LocalAttention, SMOLLM3_NOPE_EVERY};
-use crate::model::error::candle_message;
+use crate::gguf::{GgufFile, TensorType};
 use crate::model::gguf_tokenizer::as_u64;
 use crate::model::ModelError;
-use candle_core::quantized::gguf_file::{Content, Value};
-use candle_core::quantized::{GgmlDType, QStorage, QTensor};
-use candle_core::Device;
-use std::borrow::Cow;
+use candle_core::quantized::gguf_file::Value;
+use half::{bf16, f16};
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::Path;
 
@@ -25,8 +24,10 @@ impl Dense {
     /// Gemma 3's linear factor); `Ok(None)` otherwise. `vocab` is what the
     /// loader read off the tensor table; `storage`, how its matrices are
     /// kept.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn from_gguf(
-        content: &Content,
+        gguf: &GgufFile,
+        meta: &HashMap<String, Value>,
         file: &mut File,
         path: &Path,
         arch: &str,
@@ -42,7 +43,6 @@ impl Dense {
         }
         let gemma = arch == "gemma3";
         let phi3 = arch == "phi3";
-        let meta = &content.metadata;
         let number = |key: &str| meta.get(&format!("{arch}.{key}")).and_then(as_u64);
         let float = |key: &str| match meta.get(&format!("{arch}.{key}")) {
             Some(Value::F32(v)) => Some(*v as f64),
@@ -65,9 +65,7 @@ impl Dense {
             _ => None,
         };
         // Phi-3.5's long-context rotary factors are left unread: refused.
-        let longrope = content
-            .tensor_infos
-            .contains_key("rope_factors_long.weight");
+        let longrope = gguf.tensor("rope_factors_long.weight").is_some();
         let scaled = (scaling.is_some() && linear.is_none()) || longrope;
         if number("expert_count").unwrap_or(0) > 0 || scaled {
             return Ok(None);
@@ -82,7 +80,7 @@ impl Dense {
             eps: float("attention.layer_norm_rms_epsilon").unwrap_or(1e-5),
             rope_theta: float("rope.freq_base").unwrap_or(10_000.0) as f32,
             rope_scaling: None,
-            qkv_bias: content.tensor_infos.contains_key("blk.0.attn_q.bias"),
+            qkv_bias: gguf.tensor("blk.0.attn_q.bias").is_some(),
             // Gemma's heads are wider than hidden / heads.
             head_dim: number("attention.key_length")
                 .filter(|_| gemma)
@@ -102,7 +100,7 @@ impl Dense {
         }
         let heads = shape.heads(path)?;
         let mut reader = Reader {
-            content,
+            gguf,
             file,
             path,
             storage,
@@ -111,7 +109,7 @@ impl Dense {
         if let Some(factor) = linear {
             inv_freq.iter_mut().for_each(|f| *f /= factor as f32);
         }
-        if content.tensor_infos.contains_key("rope_freqs.weight") {
+        if gguf.tensor("rope_freqs.weight").is_some() {
             // Llama 3's long-context scaling, stored as a divisor per frequency.
             let factors = reader.vector("rope_freqs.weight", inv_freq.len())?;
             for (f, factor) in inv_freq.iter_mut().zip(factors) {
@@ -196,7 +194,7 @@ impl Dense {
         }
         let embed = reader.matrix("token_embd.weight", vocab, h, None)?;
         // Without its own output matrix the head is the embedding.
-        let lm_head = if content.tensor_infos.contains_key("output.weight") {
+        let lm_head = if gguf.tensor("output.weight").is_some() {
             Some(reader.matrix("output.weight", vocab, h, None)?)
         } else {
             None
@@ -243,49 +241,79 @@ const GEMMA3_LOCAL_ROPE_BASE: f32 = 10_000.0;
 
 /// Reads tensors of one GGUF file.
 struct Reader<'a> {
-    content: &'a Content,
+    gguf: &'a GgufFile,
     file: &'a mut File,
     path: &'a Path,
     storage: Storage,
 }
 
 impl Reader<'_> {
-    /// A tensor, after checking its shape (`[rows, cols]` as Hugging Face
-    /// writes it; GGUF stores the dimensions the other way round).
-    fn tensor(&mut self, name: &str, shape: &[usize]) -> Result<QTensor, ModelError> {
-        let Some(info) = self.content.tensor_infos.get(name) else {
+    /// A tensor's type and bytes, after checking its shape (`[rows, cols]`
+    /// as Hugging Face writes it).
+    fn tensor(&mut self, name: &str, shape: &[usize]) -> Result<(TensorType, Vec<u8>), ModelError> {
+        let Some(info) = self.gguf.tensor(name) else {
             return Err(ModelError::invalid(
                 self.path,
                 format!("missing tensor {name}"),
             ));
         };
-        if info.shape.dims() != shape {
+        if info.dims != shape {
             return Err(ModelError::inconsistent(
                 self.path,
                 format!(
                     "tensor {name} has shape {:?}, expected {shape:?} from the metadata",
-                    info.shape.dims()
+                    info.dims
                 ),
             ));
         }
-        self.content
-            .tensor(self.file, name, &Device::Cpu)
-            .map_err(|e| self.fail(name, e))
-    }
-
-    fn fail(&self, name: &str, e: candle_core::Error) -> ModelError {
-        ModelError::invalid(
-            self.path,
-            format!("cannot read tensor {name}: {}", candle_message(&e)),
-        )
+        let bytes = self.gguf.read_tensor(self.file, info).map_err(|e| {
+            ModelError::invalid(self.path, format!("cannot read tensor {name}: {e}"))
+        })?;
+        Ok((info.ty, bytes))
     }
 
     /// A one-dimensional tensor's values.
     fn vector(&mut self, name: &str, len: usize) -> Result<Vec<f32>, ModelError> {
-        let t = self.tensor(name, &[len])?;
-        t.dequantize(&Device::Cpu)
-            .and_then(|t| t.to_vec1::<f32>())
-            .map_err(|e| self.fail(name, e))
+        let (ty, bytes) = self.tensor(name, &[len])?;
+        self.widen(name, ty, &bytes, len)
+    }
+
+    /// The `count` values of a tensor of type `ty` stored as `bytes`, as f32.
+    fn widen(
+        &self,
+        name: &str,
+        ty: TensorType,
+        bytes: &[u8],
+        count: usize,
+    ) -> Result<Vec<f32>, ModelError> {
+        let halves = || {
+            bytes
+                .chunks_exact(2)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        };
+        Ok(match (ty.name, Quant::of(ty.name)) {
+            ("F32", _) => bytes
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+            ("F16", _) => halves().map(|h| f16::from_bits(h).to_f32()).collect(),
+            ("BF16", _) => halves().map(|h| bf16::from_bits(h).to_f32()).collect(),
+            (_, Some(quant)) if count.is_multiple_of(quant.block_values()) => {
+                let mut values = vec![0.0; count];
+                quant::dequantize(quant, bytes, &mut values);
+                values
+            }
+            _ => {
+                return Err(ModelError::invalid(
+                    self.path,
+                    format!(
+                        "tensor {name} is {}, which the decoder does not read; it reads F32, F16, BF16, {}",
+                        ty.name,
+                        Quant::ALL.map(Quant::name).join(", ")
+                    ),
+                ))
+            }
+        })
     }
 
     /// A weight matrix, its rows first put back in Hugging Face's order
@@ -297,56 +325,29 @@ impl Reader<'_> {
         cols: usize,
         interleaved_heads: Option<usize>,
     ) -> Result<Matrix, ModelError> {
-        let t = self.tensor(name, &[rows, cols])?;
-        let dtype = t.dtype();
-        let mut bytes = t.data().map_err(|e| self.fail(name, e))?.into_owned();
+        let (ty, mut bytes) = self.tensor(name, &[rows, cols])?;
         if let Some(heads) = interleaved_heads {
             bytes = deinterleave_heads(&bytes, rows, heads);
         }
-        let quant = match dtype {
-            _ if self.storage.dequantize => None,
-            GgmlDType::Q8_0 => Some(Quant::Q8_0),
-            GgmlDType::Q5_0 => Some(Quant::Q5_0),
-            GgmlDType::Q5_1 => Some(Quant::Q5_1),
-            GgmlDType::Q4_0 => Some(Quant::Q4_0),
-            GgmlDType::Q4_1 => Some(Quant::Q4_1),
-            GgmlDType::Q2K => Some(Quant::Q2K),
-            GgmlDType::Q3K => Some(Quant::Q3K),
-            GgmlDType::Q4K => Some(Quant::Q4K),
-            GgmlDType::Q5K => Some(Quant::Q5K),
-            GgmlDType::Q6K => Some(Quant::Q6K),
-            _ => None,
-        };
         let halves = || -> Vec<u16> {
             bytes
                 .chunks_exact(2)
                 .map(|b| u16::from_le_bytes([b[0], b[1]]))
                 .collect()
         };
-        Ok(match (quant, dtype) {
-            (Some(q), _) if cols.is_multiple_of(q.block_values()) => {
+        Ok(match (ty.name, Quant::of(ty.name)) {
+            (_, Some(q)) if !self.storage.dequantize && cols.is_multiple_of(q.block_values()) => {
                 Matrix::quantized(q, bytes, cols)
             }
-            (_, GgmlDType::F32) => Matrix::f32(
-                bytes
-                    .chunks_exact(4)
-                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                    .collect(),
+            ("F32", _) => Matrix::f32(self.widen(name, ty, &bytes, rows * cols)?, cols),
+            ("F16", _) if self.storage.keep_half => Matrix::f16(halves(), cols),
+            ("BF16", _) if self.storage.keep_half => Matrix::bf16(halves(), cols),
+            // Any other format: widened once.
+            _ => Matrix::widened(
+                self.widen(name, ty, &bytes, rows * cols)?,
                 cols,
+                ty.name.to_string(),
             ),
-            (_, GgmlDType::F16) if self.storage.keep_half => Matrix::f16(halves(), cols),
-            (_, GgmlDType::BF16) if self.storage.keep_half => Matrix::bf16(halves(), cols),
-            _ => {
-                // Any other format: widened once, by candle's reading of it.
-                let storage = QStorage::from_data(Cow::Owned(bytes), &Device::Cpu, dtype)
-                    .map_err(|e| self.fail(name, e))?;
-                let values = QTensor::new(storage, (rows, cols))
-                    .and_then(|t| t.dequantize(&Device::Cpu))
-                    .and_then(|t| t.flatten_all())
-                    .and_then(|t| t.to_vec1::<f32>())
-                    .map_err(|e| self.fail(name, e))?;
-                Matrix::widened(values, cols, format!("{dtype:?}"))
-            }
         })
     }
 }

