@@ -421,15 +421,16 @@ fn a_qwen3_gguf_gives_the_logits_of_its_safetensors_original() {
 }
 
 /// SmolLM3, Granite and Phi-3 run from GGUF (`smollm3`, `granite`, `phi3`,
-/// as llama.cpp's converter names them): each tiny seeded model written as GGUF gives, at
-/// every position, the logits Python transformers computes from the same
-/// weights as a Hugging Face directory (`tests/data/tiny_arch_logits.json`,
-/// written by `scripts/tiny_arch_references.py`): SmolLM3's fourth layer
-/// without rotary embedding (NoPE), Granite's multipliers of the
-/// embeddings, scores, residual branches and logits, Phi-3's fused q/k/v
-/// and gate/up matrices.
+/// as llama.cpp's converter names them) and from Hugging Face directories:
+/// each tiny seeded model, written both ways, gives at every position the
+/// logits Python transformers computes from the same weights as a Hugging
+/// Face directory (`tests/data/tiny_arch_logits.json`, written by
+/// `scripts/tiny_arch_references.py`): SmolLM3's fourth layer without
+/// rotary embedding (NoPE), Granite's multipliers of the embeddings,
+/// scores, residual branches and logits, Phi-3's fused q/k/v and gate/up
+/// matrices.
 #[test]
-fn smollm3_granite_and_phi3_ggufs_give_transformers_logits() {
+fn smollm3_granite_and_phi3_give_transformers_logits_from_gguf_and_directories() {
     let reference: Value =
         serde_json::from_str(include_str!("data/tiny_arch_logits.json")).unwrap();
     let prompt: Vec<u32> = serde_json::from_value(reference["prompt"].clone()).unwrap();
@@ -443,17 +444,24 @@ fn smollm3_granite_and_phi3_ggufs_give_transformers_logits() {
         assert_eq!(expected["class"], class);
         let rows: Vec<Vec<f32>> = serde_json::from_value(expected["logits"].clone()).unwrap();
         assert_eq!(rows.len(), prompt.len());
-        let path = tmp.path().join(format!("{name}.gguf"));
-        tool_models::model::tiny::write_tiny_gguf(&path, &spec).unwrap();
-        let mut model = Model::load(&path).unwrap();
-        assert!(
-            model.matrix_formats().is_some(),
-            "{name} runs on the decoder"
-        );
-        for (n, row) in rows.iter().enumerate() {
-            let ours = model.logits(&prompt[..=n]).unwrap();
-            let diff = max_diff(&ours, row);
-            assert!(diff < 1e-4, "{name}, position {n}: logits differ by {diff}");
+        let gguf = tmp.path().join(format!("{name}.gguf"));
+        tool_models::model::tiny::write_tiny_gguf(&gguf, &spec).unwrap();
+        let dir = tmp.path().join(name);
+        write_tiny_model(&dir, &spec).unwrap();
+        for path in [gguf, dir] {
+            let mut model = Model::load(&path).unwrap();
+            // Phi-3 directories run on candle's model.
+            if name != "phi3" || path.extension().is_some() {
+                assert!(
+                    model.matrix_formats().is_some(),
+                    "{path:?} runs on the decoder"
+                );
+            }
+            for (n, row) in rows.iter().enumerate() {
+                let ours = model.logits(&prompt[..=n]).unwrap();
+                let diff = max_diff(&ours, row);
+                assert!(diff < 1e-4, "{path:?}, position {n}: logits differ by {diff}");
+            }
         }
     }
 }
@@ -507,4 +515,40 @@ fn write_gguf<'a>(
     let tensors: Vec<_> = tensors.iter().map(|(n, t)| (n.as_str(), t)).collect();
     let mut file = std::fs::File::create(path).unwrap();
     candle_core::quantized::gguf_file::write(&mut file, &metadata, &tensors).unwrap();
+}
+
+/// A SmolLM3 or Granite `config.json` whose NoPE layers or multipliers
+/// make no sense is refused, naming the key and what was found.
+#[test]
+fn smollm3_and_granite_configs_that_make_no_sense_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (spec, key, value, expected) in [
+        (
+            TinySpec::smollm3(7),
+            "no_rope_layers",
+            json!([1, 0]),
+            "one flag per layer",
+        ),
+        (
+            TinySpec::smollm3(7),
+            "no_rope_layers",
+            json!([1, 2, 1, 0]),
+            "to hold 0 or 1, found 2",
+        ),
+        (
+            TinySpec::granite(7),
+            "logits_scaling",
+            json!(0),
+            "\"logits_scaling\" to be a non-zero number, found 0",
+        ),
+    ] {
+        let dir = tmp.path().join(format!("{key}-{value}"));
+        write_tiny_model(&dir, &spec).unwrap();
+        let path = dir.join("config.json");
+        let mut config: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        config[key] = value;
+        std::fs::write(&path, config.to_string()).unwrap();
+        let e = Model::load(&dir).unwrap_err().to_string();
+        assert!(e.contains("config.json") && e.contains(expected), "{e}");
+    }
 }

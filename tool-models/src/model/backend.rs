@@ -63,10 +63,13 @@ impl Backend {
             )
         };
         Ok(match &config.arch {
-            ArchConfig::Llama(_) => {
+            ArchConfig::Llama(_) | ArchConfig::SmolLM3 { .. } | ArchConfig::Granite { .. } => {
                 return Err(ModelError::invalid(
                     &path,
-                    "a Llama model has no candle fallback (internal error)",
+                    format!(
+                        "a {} model has no candle fallback (internal error)",
+                        config.name
+                    ),
                 ))
             }
             ArchConfig::Qwen2(cfg) => {

@@ -22,6 +22,8 @@ pub const SUPPORTED_ARCHITECTURES: &[&str] = &[
     "Phi3ForCausalLM",
     "Gemma2ForCausalLM",
     "Gemma3ForCausalLM",
+    "SmolLM3ForCausalLM",
+    "GraniteForCausalLM",
 ];
 
 /// `model_type` values, for configs without `architectures`.
@@ -33,6 +35,8 @@ const MODEL_TYPES: &[(&str, &str)] = &[
     ("phi3", "Phi3ForCausalLM"),
     ("gemma2", "Gemma2ForCausalLM"),
     ("gemma3_text", "Gemma3ForCausalLM"),
+    ("smollm3", "SmolLM3ForCausalLM"),
+    ("granite", "GraniteForCausalLM"),
 ];
 
 /// candle's Gemma 3 preallocates its KV cache for the whole context, so the
@@ -49,6 +53,30 @@ pub(crate) enum ArchConfig {
     Phi3(phi3::Config),
     Gemma2(gemma2::Config),
     Gemma3(gemma3::Config),
+    /// A Llama some of whose layers do not rotate (`rotary[layer]` false):
+    /// the project's decoder runs it, candle has no model for it.
+    SmolLM3 {
+        llama: llama::Config,
+        rotary: Vec<bool>,
+    },
+    /// A Llama with Granite's multipliers; the project's decoder runs it.
+    Granite {
+        llama: llama::Config,
+        scales: GraniteScales,
+    },
+}
+
+/// Granite's multipliers, as its `config.json` names them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct GraniteScales {
+    /// Of the token embeddings.
+    pub embedding: f32,
+    /// Of the attention scores (in place of 1/√head size).
+    pub attention: f32,
+    /// Of each layer's attention and MLP outputs before they are added back.
+    pub residual: f32,
+    /// What the logits are divided by.
+    pub logits: f32,
 }
 
 /// What the loader needs from `config.json`.
@@ -188,6 +216,21 @@ impl HfConfig {
                 no_rope_scaling(&cfg, &name, path)?;
                 ArchConfig::Gemma2(deserialize(cfg, &name, path)?)
             }
+            "SmolLM3ForCausalLM" => {
+                let layers = usize_of(&cfg, "num_hidden_layers")?;
+                let rotary = smollm3_rotary(&cfg, layers, path)?;
+                ArchConfig::SmolLM3 {
+                    llama: llama_config(cfg, heads, path)?,
+                    rotary,
+                }
+            }
+            "GraniteForCausalLM" => {
+                let scales = granite_scales(&cfg, path)?;
+                ArchConfig::Granite {
+                    llama: llama_config(cfg, heads, path)?,
+                    scales,
+                }
+            }
             "Gemma3ForCausalLM" => {
                 gemma_defaults(&mut cfg, heads);
                 defaults(
@@ -228,6 +271,9 @@ impl HfConfig {
             ArchConfig::Phi3(c) => c.max_position_embeddings,
             ArchConfig::Gemma2(c) => c.max_position_embeddings,
             ArchConfig::Gemma3(c) => c.max_position_embeddings,
+            ArchConfig::SmolLM3 { llama, .. } | ArchConfig::Granite { llama, .. } => {
+                llama.max_position_embeddings
+            }
         };
         Ok(HfConfig {
             name,
@@ -393,6 +439,77 @@ fn gemma3_pattern(cfg: &mut Map<String, Value>, path: &Path) -> Result<(), Model
     };
     cfg.insert("sliding_window_pattern".into(), json!(pattern));
     Ok(())
+}
+
+/// Which of SmolLM3's layers rotate: `no_rope_layers` (1 where a layer
+/// does), else every layer but each `no_rope_layer_interval`th (4 by
+/// default), as transformers reads them.
+fn smollm3_rotary(
+    cfg: &Map<String, Value>,
+    layers: usize,
+    path: &Path,
+) -> Result<Vec<bool>, ModelError> {
+    let invalid = |reason: String| ModelError::invalid(path, reason);
+    match cfg.get("no_rope_layers").filter(|v| !v.is_null()) {
+        Some(Value::Array(flags)) => {
+            if flags.len() != layers {
+                return Err(invalid(format!(
+                    "expected \"no_rope_layers\" to have one flag per layer ({layers}), found {}",
+                    flags.len()
+                )));
+            }
+            flags
+                .iter()
+                .map(|f| match f.as_u64() {
+                    Some(0) => Ok(false),
+                    Some(1) => Ok(true),
+                    _ => Err(invalid(format!(
+                        "expected \"no_rope_layers\" to hold 0 or 1, found {f}"
+                    ))),
+                })
+                .collect()
+        }
+        Some(other) => Err(invalid(format!(
+            "expected \"no_rope_layers\" to be a list, found {other}"
+        ))),
+        None => {
+            let every = match cfg.get("no_rope_layer_interval").filter(|v| !v.is_null()) {
+                None => 4,
+                Some(v) => v.as_u64().filter(|&n| n > 0).ok_or_else(|| {
+                    invalid(format!(
+                        "expected \"no_rope_layer_interval\" to be a positive integer, found {v}"
+                    ))
+                })? as usize,
+            };
+            Ok((0..layers).map(|l| (l + 1) % every != 0).collect())
+        }
+    }
+}
+
+/// Granite's multipliers, each 1 where the config leaves it out (as
+/// transformers' `GraniteConfig` defaults them).
+fn granite_scales(cfg: &Map<String, Value>, path: &Path) -> Result<GraniteScales, ModelError> {
+    let scale = |key: &str| -> Result<f32, ModelError> {
+        match cfg.get(key).filter(|v| !v.is_null()) {
+            None => Ok(1.0),
+            Some(v) => v
+                .as_f64()
+                .filter(|x| x.is_finite() && *x != 0.0)
+                .map(|x| x as f32)
+                .ok_or_else(|| {
+                    ModelError::invalid(
+                        path,
+                        format!("expected \"{key}\" to be a non-zero number, found {v}"),
+                    )
+                }),
+        }
+    };
+    Ok(GraniteScales {
+        embedding: scale("embedding_multiplier")?,
+        attention: scale("attention_multiplier")?,
+        residual: scale("residual_multiplier")?,
+        logits: scale("logits_scaling")?,
+    })
 }
 
 fn llama_config(

@@ -31,8 +31,14 @@ impl Dense {
         weights: &Weights,
         keep_half: bool,
     ) -> Result<Option<Dense>, ModelError> {
-        let shape = match &config.arch {
-            ArchConfig::Llama(c) => Shape {
+        let (llama, rotary, granite) = match &config.arch {
+            ArchConfig::Llama(c) => (Some(c), None, None),
+            ArchConfig::SmolLM3 { llama, rotary } => (Some(llama), Some(rotary), None),
+            ArchConfig::Granite { llama, scales } => (Some(llama), None, Some(scales)),
+            _ => (None, None, None),
+        };
+        let shape = match (&config.arch, llama) {
+            (_, Some(c)) => Shape {
                 hidden: c.hidden_size,
                 intermediate: c.intermediate_size,
                 heads: c.num_attention_heads,
@@ -44,7 +50,7 @@ impl Dense {
                 qkv_bias: false,
                 head_dim: None,
             },
-            ArchConfig::Qwen2(c) => {
+            (ArchConfig::Qwen2(c), _) => {
                 // candle's model applies `sliding_window` to every layer
                 // (see config.rs); a window shorter than the context is left
                 // to it, as is any activation other than SiLU.
@@ -74,7 +80,13 @@ impl Dense {
             default_inv_freq(shape.rope_theta, heads.dim),
             shape.rope_scaling,
         );
-        let cfg = shape.config(heads, config.vocab_size, inv_freq, config.context_length);
+        let mut cfg = shape.config(heads, config.vocab_size, inv_freq, config.context_length);
+        if let Some(scales) = granite {
+            cfg.embed_scale = scales.embedding;
+            cfg.attention_scale = scales.attention;
+            cfg.residual_scale = scales.residual;
+            cfg.logit_scale = scales.logits;
+        }
         let read = |name: &str, shape: &[usize]| read(weights, name, shape);
         let matrix = |name: &str, shape: &[usize]| read_matrix(weights, name, shape, keep_half);
         let mut layers = Vec::new();
@@ -108,7 +120,7 @@ impl Dense {
                 qk_norms: None,
                 post_norms: None,
                 sliding: false,
-                rotary: true,
+                rotary: rotary.is_none_or(|r| r[layer]),
             });
         }
         let embed = matrix("model.embed_tokens.weight", &[cfg.vocab, h])?;
