@@ -460,7 +460,10 @@ fn smollm3_granite_and_phi3_give_transformers_logits_from_gguf_and_directories()
             for (n, row) in rows.iter().enumerate() {
                 let ours = model.logits(&prompt[..=n]).unwrap();
                 let diff = max_diff(&ours, row);
-                assert!(diff < 1e-4, "{path:?}, position {n}: logits differ by {diff}");
+                assert!(
+                    diff < 1e-4,
+                    "{path:?}, position {n}: logits differ by {diff}"
+                );
             }
         }
     }
