@@ -91,3 +91,44 @@ fn grounded_the_bundled_model_copies_places_from_the_request() {
         }
     }
 }
+
+/// A model whose files hold no chat template (a base model's GGUF, say)
+/// runs with `--chat-template`: the bundled model's files without their
+/// template, given it back as a `.jinja` file, answer exactly as the
+/// bundled model does, and without it the run says what is missing.
+#[test]
+fn chat_template_gives_a_model_without_one_its_template() {
+    let bundled = tool_use::bundled::model_dir();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("no-template");
+    std::fs::create_dir(&dir).unwrap();
+    for entry in std::fs::read_dir(&bundled).unwrap() {
+        let path = entry.unwrap().path();
+        if path
+            .extension()
+            .is_some_and(|e| e == "json" || e == "safetensors")
+        {
+            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let config_path = dir.join("tokenizer_config.json");
+    let mut config: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&config_path).unwrap()).unwrap();
+    let template = config
+        .as_object_mut()
+        .unwrap()
+        .remove("chat_template")
+        .expect("the bundled model has a template");
+    std::fs::write(&config_path, config.to_string()).unwrap();
+    let jinja = tmp.path().join("template.jinja");
+    std::fs::write(&jinja, template.as_str().unwrap()).unwrap();
+
+    let question = "What's the temperature in Paris right now?";
+    let model = dir.to_str().unwrap();
+    fails_with(&["chat", "--model", model, question], "no chat template");
+    let given = chat_messages(
+        question,
+        &["--model", model, "--chat-template", jinja.to_str().unwrap()],
+    );
+    assert_eq!(given, chat_messages(question, &[]));
+}

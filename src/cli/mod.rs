@@ -10,13 +10,14 @@ pub mod serve;
 mod size;
 pub mod template;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Termination};
 
 use tool_use::models::agent::{LocalChat, LocalChatError};
 use tool_use::models::model::Model;
 use tool_use::models::parse::Format;
 use tool_use::models::remote::RemoteChat;
+use tool_use::models::template::ModelTemplates;
 
 /// The model `--model` names, or the bundled one (`$TOOL_USE_MODEL` when set).
 pub fn load_model(path: Option<&Path>) -> Result<Model, String> {
@@ -41,11 +42,22 @@ pub struct DecodingArgs {
     /// by default).
     #[arg(long)]
     pub tool_format: Option<String>,
+    /// The chat template a local model uses instead of its own (a `.jinja`
+    /// file, a `tokenizer_config.json`, a model directory or a `.gguf`
+    /// file): for a model whose files hold none, such as a base model's
+    /// GGUF, or to try another.
+    #[arg(long, value_name = "PATH")]
+    pub chat_template: Option<PathBuf>,
 }
 
 impl DecodingArgs {
     /// `model` wrapped for the agent as these options say.
-    pub fn local_chat(&self, model: Model) -> Result<LocalChat, String> {
+    pub fn local_chat(&self, mut model: Model) -> Result<LocalChat, String> {
+        if let Some(path) = &self.chat_template {
+            let templates =
+                ModelTemplates::load(path).map_err(|e| format!("--chat-template: {e}"))?;
+            model.set_templates(templates).map_err(|e| e.to_string())?;
+        }
         let chat = local_chat(model, self.tool_format.as_deref())?.constrain(!self.no_constrain);
         if chat.lists_tools_itself() {
             eprintln!(

@@ -176,15 +176,10 @@ impl Model {
     fn assemble(parts: Parts) -> Result<Model, ModelError> {
         // The tool-use template when a model has several: this crate renders
         // prompts with tools.
-        let in_file = |source| ModelError::FileTemplate {
-            path: parts.path.clone(),
-            source,
-        };
         let (chat_template, tool_format) = match &parts.templates {
             Some(t) => {
-                let source = t.select(None, true).map_err(in_file)?;
-                let compiled = t.compile(None, true).map_err(in_file)?;
-                (Some(compiled), detect_format(source).ok())
+                let (compiled, format) = compile(t, &parts.path)?;
+                (Some(compiled), format)
             }
             None => (None, None),
         };
@@ -204,6 +199,27 @@ impl Model {
             kv: KvState::default(),
             pool: SequencePool::default(),
         })
+    }
+
+    /// Uses `templates` instead of the chat template the model's files
+    /// hold (or lack: a base model's GGUF has none). The tool-call format is
+    /// told from the new template; `bos_token` and `eos_token`, where the
+    /// templates do not give them, are the model's own.
+    pub fn set_templates(&mut self, mut templates: ModelTemplates) -> Result<(), ModelError> {
+        let own = [
+            ("bos_token", self.bos_id),
+            ("eos_token", self.eos_ids.first().copied()),
+        ];
+        for (key, id) in own {
+            if let Some(text) = id.and_then(|id| self.tokenizer.id_to_token(id)) {
+                templates.special_tokens.entry(key.into()).or_insert(text);
+            }
+        }
+        let (compiled, format) = compile(&templates, &templates.path)?;
+        self.chat_template = Some(compiled);
+        self.tool_format = format;
+        self.templates = Some(templates);
+        Ok(())
     }
 
     /// The tokenizer.
@@ -278,4 +294,19 @@ impl Model {
     pub fn matrix_formats(&self) -> Option<std::collections::BTreeMap<String, usize>> {
         self.backend.matrix_formats()
     }
+}
+
+/// `templates`' tool-use template, compiled, and the tool-call format it
+/// shows; errors name `path`, where the templates came from.
+fn compile(
+    templates: &ModelTemplates,
+    path: &Path,
+) -> Result<(ChatTemplate, Option<Format>), ModelError> {
+    let in_file = |source| ModelError::FileTemplate {
+        path: path.to_owned(),
+        source,
+    };
+    let source = templates.select(None, true).map_err(in_file)?;
+    let compiled = templates.compile(None, true).map_err(in_file)?;
+    Ok((compiled, detect_format(source).ok()))
 }
