@@ -13,7 +13,6 @@ use candle_core::Device;
 use candle_transformers::models::{quantized_llama, quantized_qwen2, quantized_qwen3};
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::Seek;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -136,11 +135,9 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
         }
     };
 
-    let mut file = File::open(path).map_err(|e| ModelError::io(path, e))?;
     let (backend, context_length) = match Dense::from_gguf(
         &gguf,
         meta,
-        &mut file,
         path,
         &arch,
         declared_context,
@@ -155,7 +152,7 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
             },
             declared_context,
         ),
-        None => candle_backend(&gguf, &mut file, path, &arch, declared_context)?,
+        None => candle_backend(&gguf, path, &arch, declared_context)?,
     };
     Model::assemble(super::Parts {
         path: path.to_owned(),
@@ -175,7 +172,6 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
 /// with the context it can take.
 fn candle_backend(
     gguf: &GgufFile,
-    file: &mut File,
     path: &Path,
     arch: &str,
     declared_context: usize,
@@ -195,16 +191,14 @@ fn candle_backend(
             ),
         ));
     }
-    let mut content = file
-        .rewind()
-        .map_err(candle_core::Error::from)
-        .and_then(|()| Content::read(file))
-        .map_err(|e| {
-            ModelError::invalid(
-                path,
-                format!("not a valid GGUF file: {}", candle_message(&e)),
-            )
-        })?;
+    let mut file = File::open(path).map_err(|e| ModelError::io(path, e))?;
+    let file = &mut file;
+    let mut content = Content::read(file).map_err(|e| {
+        ModelError::invalid(
+            path,
+            format!("not a valid GGUF file: {}", candle_message(&e)),
+        )
+    })?;
     // candle's quantized Qwen 3 builds its rotary tables in f16 unless the
     // file says f32, and f16 cannot hold positions past 2048 exactly; this
     // runs on the CPU in f32 anyway.

@@ -25,13 +25,11 @@ fn spec(arch: TinyArch) -> TinySpec {
 }
 
 fn dense(path: &Path, arch: TinyArch) -> Dense {
-    let mut file = File::open(path).unwrap();
     let gguf = crate::gguf::read_file(path).unwrap();
     let vocab = gguf.tensor("token_embd.weight").unwrap().dims[0];
     Dense::from_gguf(
         &gguf,
         &candle_metadata(&gguf.metadata),
-        &mut file,
         path,
         arch.gguf_name(),
         1024,

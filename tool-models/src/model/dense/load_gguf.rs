@@ -24,11 +24,9 @@ impl Dense {
     /// Gemma 3's linear factor); `Ok(None)` otherwise. `vocab` is what the
     /// loader read off the tensor table; `storage`, how its matrices are
     /// kept.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn from_gguf(
         gguf: &GgufFile,
         meta: &HashMap<String, Value>,
-        file: &mut File,
         path: &Path,
         arch: &str,
         context: usize,
@@ -99,9 +97,10 @@ impl Dense {
             }
         }
         let heads = shape.heads(path)?;
+        let mut file = File::open(path).map_err(|e| ModelError::io(path, e))?;
         let mut reader = Reader {
             gguf,
-            file,
+            file: &mut file,
             path,
             storage,
         };
