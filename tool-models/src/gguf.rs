@@ -75,7 +75,7 @@ pub(crate) fn read_metadata(path: &Path) -> Result<GgufMetadata, Failure> {
 #[cfg(feature = "local")]
 mod tensors;
 #[cfg(feature = "local")]
-pub(crate) use tensors::{read_file, GgufFile, TensorType};
+pub(crate) use tensors::{read_file, GgufFile, TensorType, Tensors};
 
 fn reader(path: &Path) -> Result<Reader<BufReader<File>>, Failure> {
     let file = File::open(path).map_err(Failure::Io)?;

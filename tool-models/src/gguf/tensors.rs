@@ -2,6 +2,7 @@
 //! lie, checked against the file's length.
 
 use super::{reader, Failure, GgufMetadata, Reader};
+use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -18,35 +19,16 @@ pub(crate) fn read_file(path: &Path) -> Result<GgufFile, Failure> {
 pub(crate) struct GgufFile {
     /// The header and key/value pairs.
     pub metadata: GgufMetadata,
-    /// The tensors, in file order.
-    pub tensors: Vec<TensorInfo>,
+    /// The tensors, by name.
+    pub tensors: Tensors,
 }
 
-impl GgufFile {
-    /// The tensor called `name`.
-    pub fn tensor(&self, name: &str) -> Option<&TensorInfo> {
-        self.tensors.iter().find(|t| t.name == name)
-    }
-
-    /// The bytes of `tensor`, read from `file` (the file this table was
-    /// read from).
-    pub fn read_tensor<F: Read + Seek>(
-        &self,
-        file: &mut F,
-        tensor: &TensorInfo,
-    ) -> std::io::Result<Vec<u8>> {
-        file.seek(SeekFrom::Start(tensor.offset))?;
-        let mut bytes = vec![0; tensor.bytes];
-        file.read_exact(&mut bytes)?;
-        Ok(bytes)
-    }
-}
+/// A GGUF file's tensors, by name.
+pub(crate) type Tensors = HashMap<String, TensorInfo>;
 
 /// One entry of the tensor table.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct TensorInfo {
-    /// The tensor's name (`blk.0.attn_q.weight`).
-    pub name: String,
     /// Its dimensions, outermost first (rows, then columns, as Hugging Face
     /// writes them; GGUF stores them the other way round).
     pub dims: Vec<usize>,
@@ -56,6 +38,16 @@ pub(crate) struct TensorInfo {
     pub offset: u64,
     /// How many bytes it takes.
     pub bytes: usize,
+}
+
+impl TensorInfo {
+    /// Its bytes, read from `file` (the file the table was read from).
+    pub fn read<F: Read + Seek>(&self, file: &mut F) -> std::io::Result<Vec<u8>> {
+        file.seek(SeekFrom::Start(self.offset))?;
+        let mut bytes = vec![0; self.bytes];
+        file.read_exact(&mut bytes)?;
+        Ok(bytes)
+    }
 }
 
 /// A ggml tensor type: its number in the file, its name and block layout.
@@ -196,9 +188,6 @@ impl<R: Read> Reader<R> {
                     ty.name
                 ))
             })?;
-            if listed.iter().any(|t| t.name == name) {
-                return Err(self.invalid(format!("tensor {name} is listed twice")));
-            }
             listed.push(Listed {
                 name,
                 dims,
@@ -208,7 +197,7 @@ impl<R: Read> Reader<R> {
             });
         }
         let data_start = self.offset.next_multiple_of(alignment);
-        let mut tensors = Vec::with_capacity(listed.len());
+        let mut tensors = Tensors::with_capacity(listed.len());
         for t in listed {
             let end = data_start
                 .checked_add(t.offset)
@@ -220,14 +209,19 @@ impl<R: Read> Reader<R> {
                     t.name, t.ty.name, t.dims, t.bytes, t.offset, self.len
                 )));
             }
-            tensors.push(TensorInfo {
+            let info = TensorInfo {
                 // GGUF lists the innermost dimension first.
                 dims: t.dims.iter().rev().map(|&d| d as usize).collect(),
-                name: t.name,
                 ty: t.ty,
                 offset: data_start + t.offset,
                 bytes: t.bytes as usize,
-            });
+            };
+            if tensors.insert(t.name.clone(), info).is_some() {
+                return Err(Failure::Invalid(format!(
+                    "tensor {} is listed twice",
+                    t.name
+                )));
+            }
         }
         Ok(GgufFile { metadata, tensors })
     }

@@ -6,8 +6,8 @@ use super::dense::{Dense, Scratch, Storage};
 use super::error::candle_message;
 use super::gguf_tokenizer::{as_u64, tokenizer_from_gguf};
 use super::{LoadOptions, Model, ModelError, Tokenizer};
-use crate::gguf::{read_file, Failure, GgufFile, GgufMetadata, GgufValue};
-use crate::template::{ModelTemplates, TemplateError};
+use crate::gguf::{read_file, Failure, GgufFile, GgufMetadata, GgufValue, Tensors};
+use crate::template::ModelTemplates;
 use candle_core::quantized::gguf_file::{Content, Value};
 use candle_core::Device;
 use candle_transformers::models::{quantized_llama, quantized_qwen2, quantized_qwen3};
@@ -30,13 +30,15 @@ pub const SUPPORTED_GGUF_ARCHITECTURES: &[&str] = &[
 ];
 
 pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, ModelError> {
-    let gguf = read_file(path).map_err(|failure| match failure {
+    let GgufFile { metadata, tensors } = read_file(path).map_err(|failure| match failure {
         Failure::Io(e) => ModelError::io(path, e),
         Failure::Invalid(reason) => {
             ModelError::invalid(path, format!("not a valid GGUF file: {reason}"))
         }
     })?;
-    let meta = &candle_metadata(&gguf.metadata);
+    // From the metadata already read, not the file again.
+    let found = ModelTemplates::from_gguf_metadata(&metadata, path);
+    let meta = &candle_metadata(metadata);
     let arch = match meta.get("general.architecture") {
         Some(Value::String(s)) => s.clone(),
         _ => {
@@ -59,16 +61,15 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
         .ok_or_else(|| {
             ModelError::invalid(path, format!("missing metadata {arch}.context_length"))
         })? as usize;
-    let Some(embedding) = gguf.tensor("token_embd.weight") else {
+    let Some(embedding) = tensors.get("token_embd.weight") else {
         return Err(ModelError::invalid(
             path,
             "missing tensor token_embd.weight",
         ));
     };
     let vocab_size = embedding.dims.first().copied().unwrap_or(0);
-    let parameter_count = gguf
-        .tensors
-        .iter()
+    let parameter_count = tensors
+        .values()
         .map(|t| t.dims.iter().product::<usize>() as u64)
         .sum();
 
@@ -124,19 +125,10 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
         ));
     }
     let bos_id = id("tokenizer.ggml.bos_token_id");
-    let templates = match ModelTemplates::load(path) {
-        Ok(t) => Some(t),
-        Err(TemplateError::NoTemplate { .. }) => None,
-        Err(source) => {
-            return Err(ModelError::FileTemplate {
-                path: path.to_owned(),
-                source,
-            })
-        }
-    };
+    let templates = super::found_templates(found, path)?;
 
     let (backend, context_length) = match Dense::from_gguf(
-        &gguf,
+        &tensors,
         meta,
         path,
         &arch,
@@ -152,7 +144,7 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
             },
             declared_context,
         ),
-        None => candle_backend(&gguf, path, &arch, declared_context)?,
+        None => candle_backend(&tensors, path, &arch, declared_context)?,
     };
     Model::assemble(super::Parts {
         path: path.to_owned(),
@@ -171,21 +163,20 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
 /// A GGUF model our decoder does not run, on candle's quantized models,
 /// with the context it can take.
 fn candle_backend(
-    gguf: &GgufFile,
+    tensors: &Tensors,
     path: &Path,
     arch: &str,
     declared_context: usize,
 ) -> Result<(Backend, usize), ModelError> {
-    if let Some(t) = gguf
-        .tensors
+    if let Some((name, t)) = tensors
         .iter()
-        .find(|t| !CANDLE_TYPES.contains(&t.ty.name))
+        .find(|(_, t)| !CANDLE_TYPES.contains(&t.ty.name))
     {
         return Err(ModelError::invalid(
             path,
             format!(
                 "tensor {} is {}, which candle's {arch} model (the decoder does not run this file) does not read; it reads {}",
-                t.name,
+                name,
                 t.ty.name,
                 CANDLE_TYPES.join(", ")
             ),
@@ -255,21 +246,21 @@ const CANDLE_TYPES: &[&str] = &[
 
 /// The file's metadata as candle's values, which the tokenizer and the
 /// decoder's loader read: integers at their widest, floats as f64 (both
-/// exact).
-pub(crate) fn candle_metadata(metadata: &GgufMetadata) -> HashMap<String, Value> {
-    fn value(v: &GgufValue) -> Value {
+/// exact). Taken, not copied: a vocabulary is most of it.
+pub(crate) fn candle_metadata(metadata: GgufMetadata) -> HashMap<String, Value> {
+    fn value(v: GgufValue) -> Value {
         match v {
-            GgufValue::Uint(u) => Value::U64(*u),
-            GgufValue::Int(i) => Value::I64(*i),
-            GgufValue::Float(f) => Value::F64(*f),
-            GgufValue::Bool(b) => Value::Bool(*b),
-            GgufValue::String(s) => Value::String(s.clone()),
-            GgufValue::Array(items) => Value::Array(items.iter().map(value).collect()),
+            GgufValue::Uint(u) => Value::U64(u),
+            GgufValue::Int(i) => Value::I64(i),
+            GgufValue::Float(f) => Value::F64(f),
+            GgufValue::Bool(b) => Value::Bool(b),
+            GgufValue::String(s) => Value::String(s),
+            GgufValue::Array(items) => Value::Array(items.into_iter().map(value).collect()),
         }
     }
     metadata
         .entries
-        .iter()
-        .map(|(key, v)| (key.clone(), value(v)))
+        .into_iter()
+        .map(|(key, v)| (key, value(v)))
         .collect()
 }

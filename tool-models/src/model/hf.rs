@@ -8,7 +8,7 @@ use super::files::ModelFiles;
 use super::json::{parse_json_object, read_json_object, token_ids};
 use super::weights::Weights;
 use super::{Model, ModelError, Parts, Tokenizer};
-use crate::template::{ModelTemplates, TemplateError};
+use crate::template::ModelTemplates;
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -126,20 +126,12 @@ pub(crate) fn load(files: ModelFiles<'_>) -> Result<Model, ModelError> {
         } else {
             None
         };
-        match ModelTemplates::from_files(
+        let found = ModelTemplates::from_files(
             files.root(),
             tokenizer_config_text.as_deref(),
             jinja.as_deref(),
-        ) {
-            Ok(t) => Some(t),
-            Err(TemplateError::NoTemplate { .. }) => None,
-            Err(source) => {
-                return Err(ModelError::FileTemplate {
-                    path: files.root().to_owned(),
-                    source,
-                })
-            }
-        }
+        );
+        super::found_templates(found, files.root())?
     } else {
         None
     };

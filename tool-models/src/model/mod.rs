@@ -43,7 +43,7 @@ pub(crate) use error::candle_message;
 use crate::generate::{KvState, SequencePool};
 use crate::parse::{detect_format, Format};
 use crate::setters::setters;
-use crate::template::{ChatTemplate, ModelTemplates};
+use crate::template::{ChatTemplate, ModelTemplates, TemplateError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -293,6 +293,22 @@ impl Model {
     /// Q8_1)`); `None` where a candle-transformers model runs it.
     pub fn matrix_formats(&self) -> Option<std::collections::BTreeMap<String, usize>> {
         self.backend.matrix_formats()
+    }
+}
+
+/// The templates a model's files hold, `None` where they hold none; any
+/// other failure names `path`, the model's file or directory.
+pub(crate) fn found_templates(
+    found: Result<ModelTemplates, TemplateError>,
+    path: &Path,
+) -> Result<Option<ModelTemplates>, ModelError> {
+    match found {
+        Ok(t) => Ok(Some(t)),
+        Err(TemplateError::NoTemplate { .. }) => Ok(None),
+        Err(source) => Err(ModelError::FileTemplate {
+            path: path.to_owned(),
+            source,
+        }),
     }
 }
 

@@ -255,39 +255,49 @@ fn special_tokens(config: &serde_json::Map<String, Json>) -> BTreeMap<String, St
 }
 
 fn load_gguf(path: &Path) -> Result<ModelTemplates, TemplateError> {
-    let meta = read_gguf_metadata(path)?;
-    let mut templates = Vec::new();
-    if let Some(source) = meta
-        .get("tokenizer.chat_template")
-        .and_then(GgufValue::as_str)
-    {
-        templates.push(NamedTemplate {
-            name: "default".into(),
-            source: source.to_owned(),
-        });
-    }
-    // llama.cpp stores named templates as `tokenizer.chat_template.<name>`.
-    for (key, value) in &meta.entries {
-        if let (Some(name), Some(source)) =
-            (key.strip_prefix("tokenizer.chat_template."), value.as_str())
+    ModelTemplates::from_gguf_metadata(&read_gguf_metadata(path)?, path)
+}
+
+impl ModelTemplates {
+    /// The templates of a GGUF file whose metadata is `meta` (already
+    /// read; `path` is for messages).
+    pub fn from_gguf_metadata(
+        meta: &GgufMetadata,
+        path: &Path,
+    ) -> Result<ModelTemplates, TemplateError> {
+        let mut templates = Vec::new();
+        if let Some(source) = meta
+            .get("tokenizer.chat_template")
+            .and_then(GgufValue::as_str)
         {
             templates.push(NamedTemplate {
-                name: name.to_owned(),
+                name: "default".into(),
                 source: source.to_owned(),
             });
         }
-    }
-    if templates.is_empty() {
-        return Err(TemplateError::NoTemplate {
+        // llama.cpp stores named templates as `tokenizer.chat_template.<name>`.
+        for (key, value) in &meta.entries {
+            if let (Some(name), Some(source)) =
+                (key.strip_prefix("tokenizer.chat_template."), value.as_str())
+            {
+                templates.push(NamedTemplate {
+                    name: name.to_owned(),
+                    source: source.to_owned(),
+                });
+            }
+        }
+        if templates.is_empty() {
+            return Err(TemplateError::NoTemplate {
+                path: path.to_owned(),
+                reason: "the GGUF metadata has no tokenizer.chat_template".into(),
+            });
+        }
+        Ok(ModelTemplates {
             path: path.to_owned(),
-            reason: "the GGUF metadata has no tokenizer.chat_template".into(),
-        });
+            templates,
+            special_tokens: gguf_special_tokens(meta),
+        })
     }
-    Ok(ModelTemplates {
-        path: path.to_owned(),
-        templates,
-        special_tokens: gguf_special_tokens(&meta),
-    })
 }
 
 fn gguf_special_tokens(meta: &GgufMetadata) -> BTreeMap<String, String> {

@@ -26,10 +26,10 @@ fn spec(arch: TinyArch) -> TinySpec {
 
 fn dense(path: &Path, arch: TinyArch) -> Dense {
     let gguf = crate::gguf::read_file(path).unwrap();
-    let vocab = gguf.tensor("token_embd.weight").unwrap().dims[0];
+    let vocab = gguf.tensors["token_embd.weight"].dims[0];
     Dense::from_gguf(
-        &gguf,
-        &candle_metadata(&gguf.metadata),
+        &gguf.tensors,
+        &candle_metadata(gguf.metadata),
         path,
         arch.gguf_name(),
         1024,

@@ -8,7 +8,7 @@ use super::load::{default_inv_freq, Shape, Storage};
 use super::matrix::Matrix;
 use super::quant::{self, Quant};
 use super::{Activation, Dense, Layer, LocalAttention, SMOLLM3_NOPE_EVERY};
-use crate::gguf::{GgufFile, TensorType};
+use crate::gguf::{TensorType, Tensors};
 use crate::model::gguf_tokenizer::as_u64;
 use crate::model::ModelError;
 use candle_core::quantized::gguf_file::Value;
@@ -25,7 +25,7 @@ impl Dense {
     /// loader read off the tensor table; `storage`, how its matrices are
     /// kept.
     pub(crate) fn from_gguf(
-        gguf: &GgufFile,
+        tensors: &Tensors,
         meta: &HashMap<String, Value>,
         path: &Path,
         arch: &str,
@@ -63,7 +63,7 @@ impl Dense {
             _ => None,
         };
         // Phi-3.5's long-context rotary factors are left unread: refused.
-        let longrope = gguf.tensor("rope_factors_long.weight").is_some();
+        let longrope = tensors.contains_key("rope_factors_long.weight");
         let scaled = (scaling.is_some() && linear.is_none()) || longrope;
         if number("expert_count").unwrap_or(0) > 0 || scaled {
             return Ok(None);
@@ -78,7 +78,7 @@ impl Dense {
             eps: float("attention.layer_norm_rms_epsilon").unwrap_or(1e-5),
             rope_theta: float("rope.freq_base").unwrap_or(10_000.0) as f32,
             rope_scaling: None,
-            qkv_bias: gguf.tensor("blk.0.attn_q.bias").is_some(),
+            qkv_bias: tensors.contains_key("blk.0.attn_q.bias"),
             // Gemma's heads are wider than hidden / heads.
             head_dim: number("attention.key_length")
                 .filter(|_| gemma)
@@ -99,7 +99,7 @@ impl Dense {
         let heads = shape.heads(path)?;
         let mut file = File::open(path).map_err(|e| ModelError::io(path, e))?;
         let mut reader = Reader {
-            gguf,
+            tensors,
             file: &mut file,
             path,
             storage,
@@ -108,7 +108,7 @@ impl Dense {
         if let Some(factor) = linear {
             inv_freq.iter_mut().for_each(|f| *f /= factor as f32);
         }
-        if gguf.tensor("rope_freqs.weight").is_some() {
+        if tensors.contains_key("rope_freqs.weight") {
             // Llama 3's long-context scaling, stored as a divisor per frequency.
             let factors = reader.vector("rope_freqs.weight", inv_freq.len())?;
             for (f, factor) in inv_freq.iter_mut().zip(factors) {
@@ -193,7 +193,7 @@ impl Dense {
         }
         let embed = reader.matrix("token_embd.weight", vocab, h, None)?;
         // Without its own output matrix the head is the embedding.
-        let lm_head = if gguf.tensor("output.weight").is_some() {
+        let lm_head = if tensors.contains_key("output.weight") {
             Some(reader.matrix("output.weight", vocab, h, None)?)
         } else {
             None
@@ -240,7 +240,7 @@ const GEMMA3_LOCAL_ROPE_BASE: f32 = 10_000.0;
 
 /// Reads tensors of one GGUF file.
 struct Reader<'a> {
-    gguf: &'a GgufFile,
+    tensors: &'a Tensors,
     file: &'a mut File,
     path: &'a Path,
     storage: Storage,
@@ -250,7 +250,7 @@ impl Reader<'_> {
     /// A tensor's type and bytes, after checking its shape (`[rows, cols]`
     /// as Hugging Face writes it).
     fn tensor(&mut self, name: &str, shape: &[usize]) -> Result<(TensorType, Vec<u8>), ModelError> {
-        let Some(info) = self.gguf.tensor(name) else {
+        let Some(info) = self.tensors.get(name) else {
             return Err(ModelError::invalid(
                 self.path,
                 format!("missing tensor {name}"),
@@ -265,7 +265,7 @@ impl Reader<'_> {
                 ),
             ));
         }
-        let bytes = self.gguf.read_tensor(self.file, info).map_err(|e| {
+        let bytes = info.read(self.file).map_err(|e| {
             ModelError::invalid(self.path, format!("cannot read tensor {name}: {e}"))
         })?;
         Ok((info.ty, bytes))
@@ -285,18 +285,13 @@ impl Reader<'_> {
         bytes: &[u8],
         count: usize,
     ) -> Result<Vec<f32>, ModelError> {
-        let halves = || {
-            bytes
-                .chunks_exact(2)
-                .map(|b| u16::from_le_bytes([b[0], b[1]]))
-        };
         Ok(match (ty.name, Quant::of(ty.name)) {
             ("F32", _) => bytes
                 .chunks_exact(4)
                 .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
                 .collect(),
-            ("F16", _) => halves().map(|h| f16::from_bits(h).to_f32()).collect(),
-            ("BF16", _) => halves().map(|h| bf16::from_bits(h).to_f32()).collect(),
+            ("F16", _) => halves(bytes).map(|h| f16::from_bits(h).to_f32()).collect(),
+            ("BF16", _) => halves(bytes).map(|h| bf16::from_bits(h).to_f32()).collect(),
             (_, Some(quant)) if count.is_multiple_of(quant.block_values()) => {
                 let mut values = vec![0.0; count];
                 quant::dequantize(quant, bytes, &mut values);
@@ -328,19 +323,13 @@ impl Reader<'_> {
         if let Some(heads) = interleaved_heads {
             bytes = deinterleave_heads(&bytes, rows, heads);
         }
-        let halves = || -> Vec<u16> {
-            bytes
-                .chunks_exact(2)
-                .map(|b| u16::from_le_bytes([b[0], b[1]]))
-                .collect()
-        };
         Ok(match (ty.name, Quant::of(ty.name)) {
             (_, Some(q)) if !self.storage.dequantize && cols.is_multiple_of(q.block_values()) => {
                 Matrix::quantized(q, bytes, cols)
             }
             ("F32", _) => Matrix::f32(self.widen(name, ty, &bytes, rows * cols)?, cols),
-            ("F16", _) if self.storage.keep_half => Matrix::f16(halves(), cols),
-            ("BF16", _) if self.storage.keep_half => Matrix::bf16(halves(), cols),
+            ("F16", _) if self.storage.keep_half => Matrix::f16(halves(&bytes).collect(), cols),
+            ("BF16", _) if self.storage.keep_half => Matrix::bf16(halves(&bytes).collect(), cols),
             // Any other format: widened once.
             _ => Matrix::widened(
                 self.widen(name, ty, &bytes, rows * cols)?,
@@ -349,6 +338,13 @@ impl Reader<'_> {
             ),
         })
     }
+}
+
+/// Little-endian 16-bit values (f16 or bf16 bits).
+fn halves(bytes: &[u8]) -> impl Iterator<Item = u16> + '_ {
+    bytes
+        .chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
 }
 
 /// Undoes llama.cpp's reordering of a q or k projection's `rows` (whole
