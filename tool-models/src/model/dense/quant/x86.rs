@@ -1,0 +1,402 @@
+//! The AVX2 integer dot products of each format, four rows at a time.
+
+use super::{f16_at, iq4xs_scale, q4k_scale_min, Q8Vector, Quant, IQ4_VALUES, QK};
+use std::arch::x86_64::*;
+
+/// # Safety
+/// The CPU must have AVX2, FMA and F16C; `w` holds whole rows of
+/// `row_bytes`, each as long as `x`.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub(super) unsafe fn dot_rows(
+    quant: Quant,
+    w: &[u8],
+    row_bytes: usize,
+    x: &Q8Vector,
+    out: &mut [f32],
+) {
+    // SAFETY (each arm): as this function's contract.
+    unsafe {
+        let table = iq4_table();
+        match quant {
+            Quant::Q8_0 => by_rows(w, row_bytes, 34, out, |b, i, s, o| {
+                add32(q8_0(b, x, i), s, o)
+            }),
+            Quant::Q5_0 => by_rows(w, row_bytes, 22, out, |b, i, s, o| {
+                add32(q5(b, x, i, false), s, o)
+            }),
+            Quant::Q5_1 => by_rows(w, row_bytes, 24, out, |b, i, s, o| {
+                add32(q5(b, x, i, true), s, o)
+            }),
+            Quant::Q4_0 => by_rows(w, row_bytes, 18, out, |b, i, s, o| {
+                add32(q4(b, x, i, false), s, o)
+            }),
+            Quant::Q4_1 => by_rows(w, row_bytes, 20, out, |b, i, s, o| {
+                add32(q4(b, x, i, true), s, o)
+            }),
+            Quant::Iq4Nl => by_rows(w, row_bytes, 18, out, |b, i, s, o| {
+                add32(iq4nl(b, table, x, i), s, o)
+            }),
+            Quant::Q4K => by_rows(w, row_bytes, 144, out, |b, i, s, o| {
+                q4k(b, x, i, false, s, o)
+            }),
+            Quant::Q5K => by_rows(w, row_bytes, 176, out, |b, i, s, o| {
+                q4k(b, x, i, true, s, o)
+            }),
+            Quant::Q6K => by_rows(w, row_bytes, 210, out, |b, i, s, o| q6k(b, x, i, s, o)),
+            Quant::Iq4Xs => by_rows(w, row_bytes, 136, out, |b, i, s, _| {
+                iq4xs(b, table, x, i, s)
+            }),
+            // Rare in files, and small: the portable reference.
+            Quant::Q2K | Quant::Q3K => {
+                for (o, row) in out.iter_mut().zip(w.chunks_exact(row_bytes)) {
+                    *o = super::dot_portable(quant, row, x);
+                }
+            }
+        }
+    }
+}
+
+/// Bytes this far past a block are asked for early: the hardware's own
+/// prefetch leaves a decode step waiting on memory.
+const AHEAD: usize = 2048;
+
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn prefetch(block: &[u8]) {
+    // A hint only: an address past the matrix is never read.
+    _mm_prefetch::<_MM_HINT_T0>(block.as_ptr().wrapping_add(AHEAD).cast());
+}
+
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn f16(bytes: &[u8], at: usize) -> f32 {
+    let bits = u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+    _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(bits as i32)))
+}
+
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn load(bytes: &[u8], at: usize) -> __m256i {
+    debug_assert!(at + 32 <= bytes.len());
+    // SAFETY: the caller keeps 32 bytes from `at` inside `bytes`.
+    unsafe { _mm256_loadu_si256(bytes.as_ptr().add(at).cast()) }
+}
+
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn load_x(x: &Q8Vector, at: usize) -> __m256i {
+    debug_assert!(at + 32 <= x.values.len());
+    // SAFETY: the caller keeps 32 values from `at` inside `x`.
+    unsafe { _mm256_loadu_si256(x.values.as_ptr().add(at).cast()) }
+}
+
+/// Pairwise sums of unsigned `a` times signed `b` bytes, widened to 8 i32.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn dot_u8_i8(a: __m256i, b: __m256i) -> __m256i {
+    _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1))
+}
+
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn hsum(v: __m256) -> f32 {
+    let pair = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    let pair = _mm_add_ps(pair, _mm_movehl_ps(pair, pair));
+    _mm_cvtss_f32(_mm_add_ss(pair, _mm_movehdup_ps(pair)))
+}
+
+/// 32 bytes, each 0xFF where bit `i` of `bits` is set.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn bytes_from_bits(bits: u32) -> __m256i {
+    let spread = _mm256_shuffle_epi8(
+        _mm256_set1_epi32(bits as i32),
+        _mm256_set_epi64x(
+            0x0303_0303_0303_0303,
+            0x0202_0202_0202_0202,
+            0x0101_0101_0101_0101,
+            0,
+        ),
+    );
+    let mask = _mm256_set1_epi64x(0x7fbf_dfef_f7fb_fdfe);
+    _mm256_cmpeq_epi8(_mm256_or_si256(spread, mask), _mm256_set1_epi64x(-1))
+}
+
+/// Rows taken together by [`by_rows`]: as many memory streams and
+/// independent sums at once, where one row at a time waits on each
+/// block's first load.
+const ROWS: usize = 4;
+
+/// `out[r] = row r · x` for a format of blocks of `bytes`, [`ROWS`]
+/// rows at a time: `block(block, i, sum, offset)` adds block `i`'s
+/// product with `x` to `sum` (eight lanes, added up at the end), and
+/// to `offset` what is to be subtracted for the offset or minimum its
+/// values are stored with.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn by_rows<F>(w: &[u8], row_bytes: usize, bytes: usize, out: &mut [f32], block: F)
+where
+    F: Fn(&[u8], usize, &mut __m256, &mut f32),
+{
+    for (o, rows) in out.chunks_mut(ROWS).zip(w.chunks(ROWS * row_bytes)) {
+        if o.len() == ROWS {
+            rows_together::<ROWS, F>(rows, row_bytes, bytes, o, &block);
+        } else {
+            for (o, row) in o.chunks_mut(1).zip(rows.chunks_exact(row_bytes)) {
+                rows_together::<1, F>(row, row_bytes, bytes, o, &block);
+            }
+        }
+    }
+}
+
+/// The `N` rows of `rows` times `x` into `out`, block by block across the
+/// rows (see [`by_rows`]).
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn rows_together<const N: usize, F>(
+    rows: &[u8],
+    row_bytes: usize,
+    bytes: usize,
+    out: &mut [f32],
+    block: &F,
+) where
+    F: Fn(&[u8], usize, &mut __m256, &mut f32),
+{
+    let mut acc = [_mm256_setzero_ps(); N];
+    let mut offset = [0f32; N];
+    for i in 0..row_bytes / bytes {
+        for r in 0..N {
+            let at = r * row_bytes + i * bytes;
+            let b = &rows[at..at + bytes];
+            prefetch(b);
+            block(b, i, &mut acc[r], &mut offset[r]);
+        }
+    }
+    for r in 0..N {
+        out[r] = hsum(acc[r]) - offset[r];
+    }
+}
+
+/// The 32 nibbles of the 16 bytes at `at` in `block`, one a byte: the low
+/// nibbles first, then the high ones (ggml's order in every 32-value
+/// format).
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn nibbles(block: &[u8], at: usize) -> __m256i {
+    debug_assert!(at + 16 <= block.len());
+    // SAFETY: the caller keeps 16 bytes from `at` inside `block`.
+    let packed = unsafe { _mm_loadu_si128(block.as_ptr().add(at).cast()) };
+    let low = _mm_set1_epi8(0xF);
+    _mm256_set_m128i(
+        _mm_and_si128(_mm_srli_epi16(packed, 4), low),
+        _mm_and_si128(packed, low),
+    )
+}
+
+/// A 32-value block's integer dot product, the scale to multiply it by
+/// and its offset (as `q8_0`, `q5`, `q4` and `iq4nl` give them), added
+/// to a row's sums.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn add32((dot, scale, off): (__m256i, f32, f32), sum: &mut __m256, offset: &mut f32) {
+    *sum = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), *sum);
+    *offset += off;
+}
+
+/// A Q8_0 block times `x`'s block `i` (see [`by_rows`]).
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn q8_0(block: &[u8], x: &Q8Vector, i: usize) -> (__m256i, f32, f32) {
+    let w = load(block, 2);
+    let v = load_x(x, i * QK);
+    // |w| times v with w's sign: the unsigned-by-signed multiply.
+    let dot = dot_u8_i8(_mm256_sign_epi8(w, w), _mm256_sign_epi8(v, w));
+    (dot, f16(block, 0) * x.scales[i], 0.0)
+}
+
+/// 32 IQ4 weights times 32 of `x`'s values from `at`: the 16 bytes
+/// of nibbles at `packed` looked up in `table` (IQ4's values in both
+/// lanes), then multiplied as Q8_0's signed bytes are.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn dot_iq4_32(packed: &[u8], table: __m256i, x: &Q8Vector, at: usize) -> __m256i {
+    let nibbles = nibbles(packed, 0);
+    let w = _mm256_shuffle_epi8(table, nibbles);
+    let v = load_x(x, at);
+    dot_u8_i8(_mm256_sign_epi8(w, w), _mm256_sign_epi8(v, w))
+}
+
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn iq4_table() -> __m256i {
+    let lane = _mm_loadu_si128(IQ4_VALUES.as_ptr().cast());
+    _mm256_set_m128i(lane, lane)
+}
+
+/// An IQ4_NL block times `x`'s block `i` (see [`by_rows`]).
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn iq4nl(block: &[u8], table: __m256i, x: &Q8Vector, i: usize) -> (__m256i, f32, f32) {
+    let dot = dot_iq4_32(&block[2..], table, x, i * QK);
+    (dot, f16(block, 0) * x.scales[i], 0.0)
+}
+
+/// An IQ4_XS block times `x`'s blocks from `b · 8`, added to `sum`.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn iq4xs(block: &[u8], table: __m256i, x: &Q8Vector, b: usize, sum: &mut __m256) {
+    let d = f16(block, 0);
+    for sub in 0..8 {
+        let at = b * 256 + 32 * sub;
+        let scale = d * iq4xs_scale(block, sub) as f32 * x.scales[at / QK];
+        let dot = dot_iq4_32(&block[8 + 16 * sub..], table, x, at);
+        *sum = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), *sum);
+    }
+}
+
+/// A Q5_0 or Q5_1 block times `x`'s block `i` (see [`by_rows`]).
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn q5(block: &[u8], x: &Q8Vector, i: usize, with_min: bool) -> (__m256i, f32, f32) {
+    // Q5_1 adds a minimum after the scale; Q5_0 stores value + 16.
+    let at = if with_min { 4 } else { 2 };
+    let scale = f16(block, 0) * x.scales[i];
+    let high = u32::from_le_bytes([block[at], block[at + 1], block[at + 2], block[at + 3]]);
+    let nibbles = nibbles(block, at + 4);
+    let fifth = _mm256_and_si256(bytes_from_bits(high), _mm256_set1_epi8(0x10));
+    let w = _mm256_or_si256(nibbles, fifth);
+    let dot = dot_u8_i8(w, load_x(x, i * QK));
+    (dot, scale, block_offset(block, with_min, 16.0, scale, x, i))
+}
+
+/// What a 32-value block's stored values are off by, times `x`: the
+/// minimum (Q4_1, Q5_1: value = scale · q + min), or the `shift` the
+/// values are stored with (Q4_0: + 8, Q5_0: + 16).
+#[inline(always)]
+fn block_offset(
+    block: &[u8],
+    with_min: bool,
+    shift: f32,
+    scale: f32,
+    x: &Q8Vector,
+    b: usize,
+) -> f32 {
+    let sum = (x.sums[2 * b] + x.sums[2 * b + 1]) as f32;
+    if with_min {
+        -f16_at(block, 2) * x.scales[b] * sum
+    } else {
+        scale * shift * sum
+    }
+}
+
+/// A Q4_0 or Q4_1 block times `x`'s block `i` (see [`by_rows`]).
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn q4(block: &[u8], x: &Q8Vector, i: usize, with_min: bool) -> (__m256i, f32, f32) {
+    let at = if with_min { 4 } else { 2 };
+    let scale = f16(block, 0) * x.scales[i];
+    let w = nibbles(block, at);
+    let v = load_x(x, i * QK);
+    if with_min {
+        let offset = block_offset(block, true, 8.0, scale, x, i);
+        (dot_u8_i8(w, v), scale, offset)
+    } else {
+        // Q4_0's values less 8, signed: the multiply Q8_0 takes, with
+        // no offset to subtract.
+        let w = _mm256_sub_epi8(w, _mm256_set1_epi8(8));
+        (
+            dot_u8_i8(_mm256_sign_epi8(w, w), _mm256_sign_epi8(v, w)),
+            scale,
+            0.0,
+        )
+    }
+}
+
+/// A Q4_K block (Q5_K with `fifth_bits`) times `x`'s blocks from
+/// `b · 8` (see [`by_rows`]).
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn q4k(
+    block: &[u8],
+    x: &Q8Vector,
+    b: usize,
+    fifth_bits: bool,
+    sum: &mut __m256,
+    offset: &mut f32,
+) {
+    let low = _mm256_set1_epi8(0xF);
+    let one = _mm256_set1_epi8(1);
+    // Q5_K: the fifth bits of the block's 256 values come first.
+    let nibbles = if fifth_bits { 48 } else { 16 };
+    let (d, dmin) = (f16(block, 0), f16(block, 2));
+    let scales = &block[4..16];
+    let qh = if fifth_bits {
+        load(block, 16)
+    } else {
+        _mm256_setzero_si256()
+    };
+    for chunk in 0..4 {
+        let q = load(block, nibbles + 32 * chunk);
+        let mut halves = [
+            _mm256_and_si256(q, low),
+            _mm256_and_si256(_mm256_srli_epi16(q, 4), low),
+        ];
+        if fifth_bits {
+            for (half, w) in halves.iter_mut().enumerate() {
+                let shift = _mm_cvtsi32_si128((2 * chunk + half) as i32);
+                let bit = _mm256_and_si256(_mm256_srl_epi16(qh, shift), one);
+                *w = _mm256_or_si256(*w, _mm256_slli_epi16(bit, 4));
+            }
+        }
+        for (half, w) in halves.into_iter().enumerate() {
+            let sub = 2 * chunk + half;
+            let k = b * 8 + sub;
+            let (sc, m) = q4k_scale_min(sub, scales);
+            let dot = dot_u8_i8(w, load_x(x, k * QK));
+            let scale = d * sc as f32 * x.scales[k];
+            *sum = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), *sum);
+            let sums = (x.sums[2 * k] + x.sums[2 * k + 1]) as f32;
+            *offset += dmin * m as f32 * x.scales[k] * sums;
+        }
+    }
+}
+
+/// A Q6_K block times `x`'s blocks from `b · 8` (see [`by_rows`]).
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn q6k(block: &[u8], x: &Q8Vector, b: usize, sum: &mut __m256, offset: &mut f32) {
+    let (low, two) = (_mm256_set1_epi8(0xF), _mm256_set1_epi8(3));
+    let d = f16(block, 208);
+    let scales = &block[192..208];
+    for n in 0..2 {
+        let ql0 = load(block, 64 * n);
+        let ql1 = load(block, 64 * n + 32);
+        let qh = load(block, 128 + 32 * n);
+        // The two top bits of each value, moved to bits 4 and 5.
+        let top = [
+            _mm256_slli_epi16(_mm256_and_si256(qh, two), 4),
+            _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2), two), 4),
+            _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 4), two), 4),
+            _mm256_and_si256(_mm256_srli_epi16(qh, 2), _mm256_set1_epi8(0x30)),
+        ];
+        let groups = [
+            _mm256_or_si256(_mm256_and_si256(ql0, low), top[0]),
+            _mm256_or_si256(_mm256_and_si256(ql1, low), top[1]),
+            _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low), top[2]),
+            _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low), top[3]),
+        ];
+        for (g, w) in groups.into_iter().enumerate() {
+            let k = b * 8 + 4 * n + g;
+            let s = 8 * n + 2 * g;
+            let (sc0, sc1) = (scales[s] as i8 as i16, scales[s + 1] as i8 as i16);
+            let pairs = _mm256_maddubs_epi16(w, load_x(x, k * QK));
+            let by_scale = _mm256_set_m128i(_mm_set1_epi16(sc1), _mm_set1_epi16(sc0));
+            let dot = _mm256_madd_epi16(pairs, by_scale);
+            let scale = d * x.scales[k];
+            *sum = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), *sum);
+            // Stored values are value + 32.
+            let sums = sc0 as i32 * x.sums[2 * k] + sc1 as i32 * x.sums[2 * k + 1];
+            *offset += scale * 32.0 * sums as f32;
+        }
+    }
+}
