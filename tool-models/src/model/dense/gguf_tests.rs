@@ -217,3 +217,77 @@ fn a_quantized_prompt_gives_the_logits_of_its_tokens_one_by_one() {
         }
     }
 }
+
+#[test]
+fn sequences_decoded_together_get_the_logits_each_gets_alone_bit_for_bit() {
+    use super::Step;
+    let tmp = tempfile::tempdir().unwrap();
+    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+    for (arch, weights) in [
+        (TinyArch::Llama, GgufWeights::Q4K),
+        (TinyArch::Qwen2, GgufWeights::Q4_1),
+        (TinyArch::Llama, GgufWeights::F32),
+    ] {
+        let path = tmp.path().join("model.gguf");
+        write_tiny_gguf_as(&path, &spec(arch), weights).unwrap();
+        let model = dense(&path, arch);
+        // Prompts of different lengths, so the sequences sit at different
+        // positions, then three decode steps.
+        let prompts: [&[u32]; 4] = [&TOKENS[..5], &TOKENS[2..3], &TOKENS[..9], &TOKENS[4..11]];
+        let next: [[u32; 3]; 4] = [[9, 8, 7], [200, 1, 2], [5, 5, 5], [31, 41, 59]];
+        let mut scratch = Scratch::default();
+        let alone: Vec<Vec<Vec<f32>>> = (prompts.iter().zip(&next))
+            .map(|(prompt, next)| {
+                let mut cache = model.new_cache();
+                model.forward(prompt, &mut cache, &mut scratch).unwrap();
+                next.iter()
+                    .map(|t| model.forward(&[*t], &mut cache, &mut scratch).unwrap())
+                    .collect()
+            })
+            .collect();
+        let mut caches: Vec<_> = prompts
+            .iter()
+            .map(|prompt| {
+                let mut cache = model.new_cache();
+                model.forward(prompt, &mut cache, &mut scratch).unwrap();
+                cache
+            })
+            .collect();
+        for step in 0..3 {
+            let tokens: Vec<[u32; 1]> = next.iter().map(|n| [n[step]]).collect();
+            let mut steps: Vec<Step<'_>> = (caches.iter_mut().zip(&tokens))
+                .map(|(cache, tokens)| Step { tokens, cache })
+                .collect();
+            let together = model.forward_steps(&mut steps, &mut scratch).unwrap();
+            for (s, logits) in together.iter().enumerate() {
+                assert_eq!(
+                    bits(logits),
+                    bits(&alone[s][step]),
+                    "{arch:?} {weights:?}: sequence {s}, step {step}"
+                );
+            }
+        }
+        for (cache, prompt) in caches.iter().zip(prompts) {
+            assert_eq!(cache.len(), prompt.len() + 3);
+        }
+        // A step past the context fails and leaves every cache as it was.
+        let mut long = model.new_cache();
+        let filler: Vec<u32> = (0..1024).map(|i| i % 200).collect();
+        model.forward(&filler, &mut long, &mut scratch).unwrap();
+        let mut short = model.new_cache();
+        model.forward(&[1, 2], &mut short, &mut scratch).unwrap();
+        let mut steps = [
+            Step {
+                tokens: &[3],
+                cache: &mut short,
+            },
+            Step {
+                tokens: &[3],
+                cache: &mut long,
+            },
+        ];
+        let err = model.forward_steps(&mut steps, &mut scratch).unwrap_err();
+        assert!(err.contains("context"), "{err}");
+        assert_eq!((short.len(), long.len()), (2, 1024));
+    }
+}

@@ -325,7 +325,8 @@ mod x86 {
     }
 }
 
-fn matvec_serial(w: &[f32], cols: usize, x: &[f32], out: &mut [f32]) {
+/// `out = W x` for a row-major f32 `W` of `out.len()` rows, on this thread.
+pub(crate) fn matvec_serial(w: &[f32], cols: usize, x: &[f32], out: &mut [f32]) {
     match isa() {
         // SAFETY: `isa` saw AVX2 and FMA on this CPU.
         #[cfg(target_arch = "x86_64")]

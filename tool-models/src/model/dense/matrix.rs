@@ -40,7 +40,18 @@ thread_local! {
     static ROUNDED: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
     /// The vector of a quantized matrix-vector product.
     static QUANTIZED: RefCell<Q8Vector> = RefCell::new(Q8Vector::default());
+    /// The vectors of a quantized product over a few vectors.
+    static QUANTIZED_FEW: RefCell<Vec<Q8Vector>> = const { RefCell::new(Vec::new()) };
 }
+
+/// Weight bytes in a tile of [`Matrix::matmul_few`]: small enough that the
+/// tile stays in L1 (or at worst L2) while every vector passes over it, so
+/// memory delivers it once rather than once per vector.
+const TILE_BYTES: usize = 16 * 1024;
+
+/// The most rows in a tile: past this the rows of a narrow matrix gain
+/// nothing from a longer tile and each task's last tile grows uneven.
+const TILE_MAX_ROWS: usize = 32;
 
 impl Matrix {
     pub(crate) fn f32(values: Vec<f32>, cols: usize) -> Matrix {
@@ -291,6 +302,65 @@ impl Matrix {
         }
     }
 
+    /// `out = X Mᵀ` for a few (`n`) rows of `X`, such as one activation
+    /// per sequence of a batched decode step: `out` is `n` rows of
+    /// [`rows`](Self::rows). Each row of `out` is bit for bit the
+    /// [`matvec`](Self::matvec) of that row of `X`, but the matrix is read
+    /// from memory once: it is walked in tiles of a few rows, and every
+    /// vector passes over a tile while it is in cache.
+    pub(crate) fn matmul_few(&self, x: &[f32], n: usize, out: &mut [f32]) {
+        let rows = self.rows();
+        debug_assert_eq!(x.len(), n * self.cols);
+        debug_assert_eq!(out.len(), n * rows);
+        if n == 0 || rows == 0 {
+            return;
+        }
+        self.few_into(x, out.chunks_exact_mut(rows).collect());
+    }
+
+    /// [`matmul_few`](Self::matmul_few) into one slice of this matrix's
+    /// rows per vector, which lets a stack hand each part its rows.
+    fn few_into(&self, x: &[f32], outs: Vec<&mut [f32]>) {
+        let cols = self.cols;
+        let vector = |j: usize| &x[j * cols..][..cols];
+        match &self.data {
+            Data::F32(w) => tiled(w, cols, cols, outs, |w, j, o| {
+                kernels::matvec_serial(w, cols, vector(j), o)
+            }),
+            Data::F16(w) => tiled(w, cols, cols, outs, |w, j, o| {
+                kernels::matvec_f16_serial(w, cols, vector(j), o)
+            }),
+            Data::Bf16(w) => tiled(w, cols, cols, outs, |w, j, o| {
+                kernels::matvec_bf16_serial(w, cols, vector(j), o)
+            }),
+            Data::Quant(q, w) => {
+                let n = outs.len();
+                let mut qx = QUANTIZED_FEW.take();
+                if qx.len() < n {
+                    qx.resize_with(n, Q8Vector::default);
+                }
+                for (j, v) in qx[..n].iter_mut().enumerate() {
+                    v.quantize(vector(j));
+                }
+                let qx_used = &qx[..n];
+                tiled(w, q.row_bytes(cols), cols, outs, |w, j, o| {
+                    quant::dot_rows(*q, w, &qx_used[j], o)
+                });
+                QUANTIZED_FEW.set(qx);
+            }
+            Data::Stack(parts) => {
+                let mut rest = outs;
+                for part in parts {
+                    let rows = part.rows();
+                    let (now, later): (Vec<_>, Vec<_>) =
+                        rest.into_iter().map(|o| o.split_at_mut(rows)).unzip();
+                    part.few_into(x, now);
+                    rest = later;
+                }
+            }
+        }
+    }
+
     /// Every row widened into `out`, across threads for large matrices.
     fn widen_all(&self, out: &mut [f32]) {
         let (rows, cols) = (self.rows(), self.cols);
@@ -329,6 +399,50 @@ where
     out.par_chunks_mut(block)
         .zip(w.par_chunks(block * stride))
         .for_each(|(o, w)| f(w, o));
+}
+
+/// Runs `f(tile, j, out)` for vector `j` over tiles of rows of `w`
+/// (`stride` elements each, `cols` values), every vector on a tile before
+/// the next tile; `outs` holds one slice of the rows per vector. Blocks of
+/// tiles go to threads as in [`split_rows`] when the product is large.
+fn tiled<T, F>(w: &[T], stride: usize, cols: usize, mut outs: Vec<&mut [f32]>, f: F)
+where
+    T: Sync,
+    F: Fn(&[T], usize, &mut [f32]) + Sync,
+{
+    let (n, rows) = (outs.len(), outs.first().map_or(0, |o| o.len()));
+    if stride == 0 {
+        return outs.iter_mut().for_each(|o| o.fill(0.0));
+    }
+    let tile = (TILE_BYTES / (stride * size_of::<T>())).clamp(1, TILE_MAX_ROWS);
+    let run = |w: &[T], outs: &mut [&mut [f32]]| {
+        let rows = outs.first().map_or(0, |o| o.len());
+        for start in (0..rows).step_by(tile) {
+            let end = (start + tile).min(rows);
+            let w = &w[start * stride..end * stride];
+            for (j, o) in outs.iter_mut().enumerate() {
+                f(w, j, &mut o[start..end]);
+            }
+        }
+    };
+    // The arithmetic grows with n though the bytes read do not: n vectors
+    // are worth a thread sooner than one.
+    if !kernels::worth_splitting(n * rows * cols) {
+        return run(w, &mut outs);
+    }
+    let block = kernels::row_block(rows);
+    let mut per_vector: Vec<_> = outs.into_iter().map(|o| o.chunks_mut(block)).collect();
+    // Block-major, so each task gets the n slices of its rows together.
+    let mut by_block = Vec::with_capacity(rows.div_ceil(block) * n);
+    for _ in 0..rows.div_ceil(block) {
+        for chunks in &mut per_vector {
+            by_block.extend(chunks.next());
+        }
+    }
+    by_block
+        .par_chunks_mut(n)
+        .zip(w.par_chunks(block * stride))
+        .for_each(|(outs, w)| run(w, outs));
 }
 
 #[cfg(test)]
@@ -382,5 +496,110 @@ mod tests {
                 one[r]
             );
         }
+    }
+
+    /// `matrix.matmul_few` over `n` vectors, and `matrix.matvec` of each.
+    fn few_and_each(matrix: &Matrix, x: &[f32], n: usize) -> (Vec<f32>, Vec<f32>) {
+        let (rows, cols) = (matrix.rows(), matrix.cols);
+        let mut few = vec![f32::NAN; n * rows];
+        matrix.matmul_few(&x[..n * cols], n, &mut few);
+        let mut each = vec![f32::NAN; n * rows];
+        for (x, out) in x.chunks_exact(cols).zip(each.chunks_exact_mut(rows)) {
+            matrix.matvec(x, out);
+        }
+        (few, each)
+    }
+
+    /// Bit patterns, so that a NaN left unwritten, or a difference in the
+    /// last bit, fails the comparison.
+    fn bits(v: &[f32]) -> Vec<u32> {
+        v.iter().map(|f| f.to_bits()).collect()
+    }
+
+    use super::super::quant::tests::{candle_quantized, values, ALL};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Rows up to 80 cross tiles (32 rows at most) and, with enough
+        /// vectors, the threshold for splitting across threads.
+        #[test]
+        fn a_product_over_a_few_vectors_is_each_vectors_matvec_bit_for_bit(
+            n in 1usize..=16,
+            rows in 1usize..80,
+            blocks in 1usize..=5,
+            seed in 0u32..10_000,
+        ) {
+            for (quant, dtype) in ALL {
+                let cols = quant.block_values() * blocks;
+                let (bytes, _) = candle_quantized(dtype, rows, cols, seed);
+                let matrix = Matrix::quantized(quant, bytes, cols);
+                let x = values(n * cols, seed ^ 0x5555);
+                let (few, each) = few_and_each(&matrix, &x, n);
+                prop_assert_eq!(bits(&few), bits(&each), "{:?}, {} × {}, n = {}", quant, rows, cols, n);
+            }
+        }
+
+        /// The same for the unquantized formats and for a stack of
+        /// quantized and plain parts, with odd widths.
+        #[test]
+        fn every_other_format_multiplies_a_few_vectors_as_it_does_one(
+            n in 1usize..=16,
+            rows in 1usize..80,
+            odd in 0usize..40,
+            seed in 0u32..10_000,
+        ) {
+            let cols = 2 * odd + 33;
+            let w = values(rows * cols, seed);
+            let f16: Vec<u16> = w.iter().map(|v| half::f16::from_f32(*v).to_bits()).collect();
+            let bf16: Vec<u16> = w.iter().map(|v| half::bf16::from_f32(*v).to_bits()).collect();
+            let x = values(n * cols, seed ^ 0x5555);
+            for (name, matrix) in [
+                ("f32", Matrix::f32(w.clone(), cols)),
+                ("f16", Matrix::f16(f16, cols)),
+                ("bf16", Matrix::bf16(bf16, cols)),
+            ] {
+                let (few, each) = few_and_each(&matrix, &x, n);
+                prop_assert_eq!(bits(&few), bits(&each), "{}, {} × {}, n = {}", name, rows, cols, n);
+            }
+
+            // A stack needs a width every part allows: 256 suits all.
+            let cols = 256;
+            let (q4k, _) = candle_quantized(GgmlDType::Q4K, rows, cols, seed);
+            let (q8, _) = candle_quantized(GgmlDType::Q8_0, 3, cols, seed + 1);
+            let plain = values(5 * cols, seed + 2);
+            let stack = Matrix::stack(vec![
+                Matrix::quantized(Quant::Q4K, q4k, cols),
+                Matrix::quantized(Quant::Q8_0, q8, cols),
+                Matrix::f32(plain, cols),
+            ]);
+            prop_assert!(matches!(stack.data, Data::Stack(_)));
+            let x = values(n * cols, seed ^ 0x3333);
+            let (few, each) = few_and_each(&stack, &x, n);
+            prop_assert_eq!(bits(&few), bits(&each), "stack, {} rows, n = {}", rows + 8, n);
+        }
+    }
+
+    #[test]
+    fn a_product_over_a_few_vectors_is_the_product_of_the_values() {
+        // Equal to matvec proves nothing if both are wrong the same way:
+        // check one case against the dequantized weights.
+        let (matrix, w) = q8_0(40, 3);
+        let x: Vec<f32> = (0..3 * 64).map(|i| (i % 13) as f32 / 6.0 - 1.0).collect();
+        let mut out = vec![0.0; 3 * 40];
+        matrix.matmul_few(&x, 3, &mut out);
+        for (j, x) in x.chunks_exact(64).enumerate() {
+            for (r, row) in w.chunks_exact(64).enumerate() {
+                let exact: f32 = row.iter().zip(x).map(|(a, b)| a * b).sum();
+                let got = out[j * 40 + r];
+                assert!(
+                    (got - exact).abs() < 0.05,
+                    "vector {j}, row {r}: {got} vs {exact}"
+                );
+            }
+        }
+        // No vectors: nothing to write, and no panic.
+        matrix.matmul_few(&[], 0, &mut []);
     }
 }

@@ -118,6 +118,8 @@ pub(crate) struct Scratch {
     proj: Vec<f32>,
     gate_up: Vec<f32>,
     act: Vec<f32>,
+    /// The position of each row.
+    positions: Vec<usize>,
 }
 
 impl Dense {
@@ -151,36 +153,73 @@ impl Dense {
         cache: &mut KvCache,
         s: &mut Scratch,
     ) -> Result<Vec<f32>, String> {
+        let mut steps = [Step { tokens, cache }];
+        let logits = self.forward_steps(&mut steps, s)?;
+        logits
+            .into_iter()
+            .next()
+            .ok_or_else(|| "no logits (internal error)".to_owned())
+    }
+
+    /// Runs several sequences' steps in one pass, each after what its own
+    /// cache holds, and returns the logits after each step's last token.
+    ///
+    /// This is a batched decode step: every matrix is read once for all
+    /// the sequences (see [`Matrix::matmul_few`]), attention runs over each
+    /// sequence's own cache, and each sequence's logits are bit for bit
+    /// what [`forward`](Self::forward) gives it alone, when each step is
+    /// one token. On an error no cache keeps any of the pass.
+    pub(crate) fn forward_steps(
+        &self,
+        steps: &mut [Step<'_>],
+        s: &mut Scratch,
+    ) -> Result<Vec<Vec<f32>>, String> {
         // On a pool thread, the many parallel steps of a pass hand work to
         // the other threads directly, instead of each waking them from outside.
-        let result = rayon::scope(|_| self.run(tokens, cache, s));
-        match &result {
-            Ok(_) => cache.commit(tokens.len()),
-            Err(_) => cache.rollback(),
+        let result = rayon::scope(|_| self.run(steps, s));
+        for step in steps.iter_mut() {
+            match &result {
+                Ok(_) => step.cache.commit(step.tokens.len()),
+                Err(_) => step.cache.rollback(),
+            }
         }
         result
     }
 
-    fn run(
-        &self,
-        tokens: &[u32],
-        cache: &mut KvCache,
-        s: &mut Scratch,
-    ) -> Result<Vec<f32>, String> {
+    fn run(&self, steps: &mut [Step<'_>], s: &mut Scratch) -> Result<Vec<Vec<f32>>, String> {
         let cfg = &self.cfg;
-        let (n, h, start) = (tokens.len(), cfg.hidden, cache.len());
-        if n == 0 {
-            return Err("no tokens to run".into());
+        let h = cfg.hidden;
+        let n: usize = steps.iter().map(|step| step.tokens.len()).sum();
+        s.positions.clear();
+        for step in steps.iter() {
+            let start = step.cache.len();
+            if step.tokens.is_empty() {
+                return Err("no tokens to run".into());
+            }
+            if start + step.tokens.len() > cfg.context {
+                return Err(format!(
+                    "{} positions exceed the model's context of {}",
+                    start + step.tokens.len(),
+                    cfg.context
+                ));
+            }
+            s.positions.extend(start..start + step.tokens.len());
         }
-        if start + n > cfg.context {
-            return Err(format!(
-                "{} positions exceed the model's context of {}",
-                start + n,
-                cfg.context
-            ));
-        }
+        // One sequence's rows take the product over many rows (gemm for a
+        // prompt); several sequences' take the one that is each row's
+        // matrix-vector product, so that a sequence decodes the same
+        // together as alone.
+        let one = steps.len() == 1;
+        let product = |m: &Matrix, x: &[f32], out: &mut [f32]| {
+            if one {
+                m.matmul_t(x, n, out)
+            } else {
+                m.matmul_few(x, n, out)
+            }
+        };
         let (qw, kw) = (cfg.heads.query_width(), cfg.heads.kv_width());
         resize(&mut s.x, n * h);
+        let tokens = steps.iter().flat_map(|step| step.tokens.iter());
         for (row, &token) in s.x.chunks_exact_mut(h).zip(tokens) {
             let t = token as usize;
             if t >= cfg.vocab {
@@ -206,13 +245,14 @@ impl Dense {
         resize(&mut s.act, n * cfg.intermediate);
         for (index, layer) in self.layers.iter().enumerate() {
             rms_norm(&s.x, &layer.attn_norm, cfg.eps, &mut s.normed);
-            layer.qkv.matmul_t(&s.normed, n, &mut s.qkv);
+            product(&layer.qkv, &s.normed, &mut s.qkv);
             let heads = cfg.heads;
             let bias = layer.qkv_bias.as_deref();
             let half = heads.dim / 2;
             let local = cfg.local.as_ref().filter(|_| layer.sliding);
             let inv_freq = local.map_or(&cfg.inv_freq, |l| &l.inv_freq);
             let qk_norms = layer.qk_norms.as_ref();
+            let positions = &s.positions;
             s.qkv
                 .par_chunks_mut(qw + 2 * kw)
                 .zip(s.q.par_chunks_mut(qw))
@@ -240,27 +280,39 @@ impl Dense {
                     let (cos, sin) = angles.split_at_mut(MAX_HALF_HEAD);
                     let (cos, sin) = (&mut cos[..half], &mut sin[..half]);
                     if layer.rotary {
-                        rotary_angles(start + i, inv_freq, cos, sin);
+                        rotary_angles(positions[i], inv_freq, cos, sin);
                         rope(q, heads.dim, cos, sin);
                         rope(k, heads.dim, cos, sin);
                     }
                 });
-            cache.append(index, &s.k, &s.v);
-            let (keys, values) = cache.layer(index);
             let window = local.map(|l| l.window);
-            let queries = Queries {
-                q: &s.q,
-                keys,
-                values,
-                start,
-                n,
-                heads,
-                window,
-                scale: cfg.attention_scale,
-            };
-            attend(queries, &mut s.by_head);
-            interleave_heads(&s.by_head, n, heads.query, heads.dim, &mut s.attn);
-            layer.o.matmul_t(&s.attn, n, &mut s.proj);
+            let mut first = 0;
+            for step in steps.iter_mut() {
+                let m = step.tokens.len();
+                let (start, cache) = (step.cache.len(), &mut *step.cache);
+                cache.append(
+                    index,
+                    &s.k[first * kw..][..m * kw],
+                    &s.v[first * kw..][..m * kw],
+                );
+                let (keys, values) = cache.layer(index);
+                let queries = Queries {
+                    q: &s.q[first * qw..][..m * qw],
+                    keys,
+                    values,
+                    start,
+                    n: m,
+                    heads,
+                    window,
+                    scale: cfg.attention_scale,
+                };
+                let by_head = &mut s.by_head[first * qw..][..m * qw];
+                attend(queries, by_head);
+                let attn = &mut s.attn[first * qw..][..m * qw];
+                interleave_heads(by_head, m, heads.query, heads.dim, attn);
+                first += m;
+            }
+            product(&layer.o, &s.attn, &mut s.proj);
             let post_norms = layer.post_norms.as_ref();
             add_normed(
                 &mut s.x,
@@ -270,9 +322,9 @@ impl Dense {
                 &mut s.normed,
             );
             rms_norm(&s.x, &layer.mlp_norm, cfg.eps, &mut s.normed);
-            layer.gate_up.matmul_t(&s.normed, n, &mut s.gate_up);
+            product(&layer.gate_up, &s.normed, &mut s.gate_up);
             gated(&s.gate_up, cfg.intermediate, cfg.activation, &mut s.act);
-            layer.down.matmul_t(&s.act, n, &mut s.proj);
+            product(&layer.down, &s.act, &mut s.proj);
             add_normed(
                 &mut s.x,
                 &s.proj,
@@ -281,20 +333,37 @@ impl Dense {
                 &mut s.normed,
             );
         }
-        // Only the last position's logits are wanted.
-        let last = &s.x[(n - 1) * h..];
-        let mut normed = vec![0f32; h];
-        rms_norm(last, &self.norm, cfg.eps, &mut normed);
-        let mut logits = vec![0f32; cfg.vocab];
-        self.lm_head
-            .as_ref()
-            .unwrap_or(&self.embed)
-            .matvec(&normed, &mut logits);
+        // Only each step's last position's logits are wanted.
+        let mut last = Vec::with_capacity(steps.len() * h);
+        let mut end = 0;
+        for step in steps.iter() {
+            end += step.tokens.len();
+            last.extend_from_slice(&s.x[(end - 1) * h..end * h]);
+        }
+        let mut normed = vec![0f32; last.len()];
+        rms_norm(&last, &self.norm, cfg.eps, &mut normed);
+        let head = self.lm_head.as_ref().unwrap_or(&self.embed);
+        let mut logits = vec![0f32; steps.len() * cfg.vocab];
+        if one {
+            head.matvec(&normed, &mut logits);
+        } else {
+            head.matmul_few(&normed, steps.len(), &mut logits);
+        }
         if cfg.logit_scale != 1.0 {
             logits.iter_mut().for_each(|l| *l /= cfg.logit_scale);
         }
-        Ok(logits)
+        Ok(logits
+            .chunks_exact(cfg.vocab)
+            .map(<[f32]>::to_vec)
+            .collect())
     }
+}
+
+/// One sequence's part of a forward pass: its new tokens, run after the
+/// positions its cache holds.
+pub(crate) struct Step<'a> {
+    pub tokens: &'a [u32],
+    pub cache: &'a mut KvCache,
 }
 
 fn resize(v: &mut Vec<f32>, len: usize) {

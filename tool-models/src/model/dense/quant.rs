@@ -486,4 +486,4 @@ fn dot_portable(quant: Quant, row: &[u8], x: &Q8Vector) -> f32 {
 mod x86;
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

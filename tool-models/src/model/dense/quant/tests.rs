@@ -3,7 +3,8 @@ use candle_core::quantized::{GgmlDType, QTensor};
 use candle_core::{Device, Tensor};
 use proptest::prelude::*;
 
-const ALL: [(Quant, GgmlDType); 10] = [
+/// Every format candle knows, with candle's name for it.
+pub(in crate::model::dense) const ALL: [(Quant, GgmlDType); 10] = [
     (Quant::Q8_0, GgmlDType::Q8_0),
     (Quant::Q5_0, GgmlDType::Q5_0),
     (Quant::Q5_1, GgmlDType::Q5_1),
@@ -29,7 +30,8 @@ fn every_f16_widens_exactly() {
     }
 }
 
-fn values(n: usize, seed: u32) -> Vec<f32> {
+/// `n` pseudo-random values, wide and skewed.
+pub(in crate::model::dense) fn values(n: usize, seed: u32) -> Vec<f32> {
     (0..n)
         .map(|i| {
             let h = (i as u32 ^ seed)
@@ -43,7 +45,12 @@ fn values(n: usize, seed: u32) -> Vec<f32> {
 }
 
 /// `rows × cols` values quantized by candle, its bytes and its dequantized values.
-fn candle_quantized(dtype: GgmlDType, rows: usize, cols: usize, seed: u32) -> (Vec<u8>, Vec<f32>) {
+pub(in crate::model::dense) fn candle_quantized(
+    dtype: GgmlDType,
+    rows: usize,
+    cols: usize,
+    seed: u32,
+) -> (Vec<u8>, Vec<f32>) {
     let t = Tensor::from_vec(values(rows * cols, seed), (rows, cols), &Device::Cpu).unwrap();
     let q = QTensor::quantize(&t, dtype).unwrap();
     let deq = q.dequantize(&Device::Cpu).unwrap();
