@@ -10,7 +10,7 @@ mod http;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use http::{bundled, client, start};
+use http::{bundled, client, data_lines, merge, start, without_ids};
 use serde_json::{json, Value};
 use tool_use::models::agent::{Agent, LocalChat};
 use tool_use::models::generate::GenerateOptions;
@@ -29,14 +29,6 @@ async fn send(url: &str, body: String) -> reqwest::Response {
         .send()
         .await
         .unwrap()
-}
-
-/// The `data:` payloads of an SSE body.
-fn data_lines(text: &str) -> Vec<String> {
-    text.lines()
-        .filter_map(|l| l.strip_prefix("data: "))
-        .map(str::to_owned)
-        .collect()
 }
 
 async fn post(url: &str, body: &Value) -> (u16, Value) {
@@ -66,95 +58,6 @@ fn ask(prompt: &str) -> Value {
         "messages": [{"role": "user", "content": prompt}],
         "tools": tool_use::demo::definitions(),
     })
-}
-
-/// Merges a stream's chunks the way a client does, checking on the way
-/// what vLLM's own tests check: one role, each call's id and name sent
-/// once, exactly one finish reason, the usage chunk last before `[DONE]`.
-fn merge(events: &[String]) -> (Value, String, Option<Value>) {
-    assert_eq!(
-        events.last().map(String::as_str),
-        Some("[DONE]"),
-        "{events:?}"
-    );
-    let chunks: Vec<Value> = events[..events.len() - 1]
-        .iter()
-        .map(|e| serde_json::from_str(e).unwrap())
-        .collect();
-    let first = &chunks[0]["choices"][0]["delta"];
-    assert_eq!(first["role"], "assistant", "{first}");
-    let mut content: Option<String> = None;
-    let mut calls: Vec<Value> = Vec::new();
-    let mut finish = None;
-    let mut usage = None;
-    for (i, chunk) in chunks.iter().enumerate() {
-        assert_eq!(chunk["object"], "chat.completion.chunk");
-        assert_eq!(chunk["id"], chunks[0]["id"]);
-        if let Some(u) = chunk.get("usage").filter(|u| !u.is_null()) {
-            assert_eq!(chunk["choices"], json!([]), "{chunk}");
-            assert_eq!(i, chunks.len() - 1, "the usage chunk comes last");
-            usage = Some(u.clone());
-            continue;
-        }
-        let choice = &chunk["choices"][0];
-        if let Some(f) = choice["finish_reason"].as_str() {
-            assert!(finish.is_none(), "two finish reasons: {events:?}");
-            finish = Some(f.to_owned());
-        } else {
-            assert!(finish.is_none(), "a delta after the finish reason: {chunk}");
-        }
-        let delta = &choice["delta"];
-        if i > 0 {
-            assert!(delta.get("role").is_none(), "role sent twice: {chunk}");
-        }
-        if let Some(text) = delta["content"].as_str() {
-            if !text.is_empty() {
-                content.get_or_insert_with(String::new).push_str(text);
-            }
-        }
-        for call in delta["tool_calls"].as_array().into_iter().flatten() {
-            let index = call["index"].as_u64().unwrap() as usize;
-            if index == calls.len() {
-                let id = call["id"]
-                    .as_str()
-                    .expect("a call's first fragment has its id");
-                assert_eq!(call["type"], "function");
-                let name = call["function"]["name"].as_str().unwrap();
-                calls.push(json!({"id": id, "type": "function",
-                    "function": {"name": name, "arguments": ""}}));
-            } else {
-                assert!(index < calls.len(), "call {index} skipped one: {chunk}");
-                assert!(call.get("id").is_none(), "id sent twice: {chunk}");
-                assert!(
-                    call["function"].get("name").is_none(),
-                    "name sent twice: {chunk}"
-                );
-            }
-            if let Some(args) = call["function"]["arguments"].as_str() {
-                let merged = calls[index]["function"]["arguments"]
-                    .as_str()
-                    .unwrap()
-                    .to_owned();
-                calls[index]["function"]["arguments"] = json!(merged + args);
-            }
-        }
-    }
-    let mut message = json!({"role": "assistant", "content": content});
-    if !calls.is_empty() {
-        message["tool_calls"] = json!(calls);
-    }
-    (message, finish.expect("no finish reason"), usage)
-}
-
-/// Call ids differ between answers; everything else must not.
-fn without_ids(mut message: Value) -> Value {
-    for call in message["tool_calls"].as_array_mut().into_iter().flatten() {
-        let id = call["id"].as_str().unwrap();
-        assert_eq!(id.len(), 9, "{id}");
-        assert!(id.chars().all(|c| c.is_ascii_alphanumeric()), "{id}");
-        call["id"] = json!("-");
-    }
-    message
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -28,13 +28,20 @@ pub struct ServeArgs {
     /// `Authorization: Bearer <key>`.
     #[arg(long)]
     api_key_env: Option<String>,
-    /// Requests that may wait while one generates; beyond it, 503.
+    /// Requests that may wait for room in the batch; beyond it, 503.
     #[arg(long, default_value_t = 64)]
     max_queue: usize,
+    /// Requests decoded together at most (continuous batching; 1 serves
+    /// one at a time). Llama-family models only; the others serve one at a
+    /// time.
+    #[arg(long, default_value_t = tool_use::models::server::DEFAULT_MAX_BATCH)]
+    max_batch: usize,
     /// The memory the KV caches of recent conversations may take together
     /// (`512M`, `2G`, bytes; `0` keeps only the last conversation's): each
     /// request continues the cached conversation sharing the longest prefix
-    /// with it, least recently used dropped first (default: 512M).
+    /// with it, least recently used dropped first (default: 512M). Requests
+    /// in flight reserve their caches against it too: one whose prompt
+    /// alone does not fit is refused (400).
     /// Llama-family models only; the others keep the last conversation's.
     #[arg(long, value_name = "SIZE", value_parser = super::size::parse_size)]
     kv_budget: Option<usize>,
@@ -59,6 +66,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
     let server_name = args.name.clone().unwrap_or(default_name);
     let mut server = Server::new(chat, server_name.clone())
         .max_queue(args.max_queue)
+        .max_batch(args.max_batch.max(1))
         .defaults(GenerateOptions {
             temperature: args.temperature,
             ..GenerateOptions::greedy(context)
@@ -78,8 +86,9 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
     runtime.block_on(async move {
         let listener = super::listen(&format!("{}:{}", args.host, args.port), "/v1").await?;
         eprintln!(
-            "serving {name} (queue {queue}; Ctrl-C stops)",
+            "serving {name} (batch {batch}, queue {queue}; Ctrl-C stops)",
             name = server_name,
+            batch = args.max_batch.max(1),
             queue = args.max_queue
         );
         server

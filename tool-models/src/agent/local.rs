@@ -365,12 +365,33 @@ impl LocalChat {
             },
             on_text,
         )?;
-        let mut text = prompt;
-        text.push_str(&self.model.tokenizer().decode(&generation.tokens)?);
-        let mut all = tokens;
-        all.extend_from_slice(&generation.tokens);
-        self.recent.push(text, all);
+        self.remember(prompt, tokens, &generation.tokens)?;
         Ok(generation)
+    }
+}
+
+impl LocalChat {
+    /// Keeps a turn generated outside [`generate`](Self::generate) (the
+    /// server's batch) among the recent turns whose tokens a prompt that
+    /// continues it reuses.
+    pub(crate) fn remember(
+        &mut self,
+        prompt: String,
+        mut tokens: Vec<u32>,
+        generated: &[u32],
+    ) -> Result<(), ModelError> {
+        let mut text = prompt;
+        text.push_str(&self.model.tokenizer().decode(generated)?);
+        tokens.extend_from_slice(generated);
+        self.recent.push(text, tokens);
+        Ok(())
+    }
+}
+
+impl PreparedTurn {
+    /// The rendered prompt, its tokens and its constraint.
+    pub(crate) fn into_parts(self) -> (String, Vec<u32>, Option<Box<dyn TokenConstraint>>) {
+        (self.prompt, self.tokens, self.constraint)
     }
 }
 

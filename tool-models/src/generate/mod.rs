@@ -42,7 +42,9 @@
 //! full, or when [`GenerateOptions::cancel`] is raised. A prompt longer
 //! than the context is an error before anything runs.
 
+mod batch;
 mod cancel;
+mod decoding;
 mod error;
 mod mask;
 mod options;
@@ -58,5 +60,7 @@ pub use mask::{ConstraintError, TokenConstraint, TokenSet};
 pub use options::{GenerateOptions, Generation, StopReason};
 pub use pool::{CachedSequence, DEFAULT_KV_BUDGET};
 
+pub(crate) use batch::Sequence;
+pub(crate) use decoding::Decoding;
 pub(crate) use pool::SequencePool;
 pub(crate) use prefix::KvState;

@@ -36,6 +36,9 @@ pub(crate) struct SequencePool {
     budget: usize,
     /// Counts prompts, to order sequences by last use.
     clock: u64,
+    /// Bytes reserved by sequences taken out to decode in a batch (see
+    /// [`super::batch`]).
+    pub(super) in_flight: usize,
 }
 
 impl Default for SequencePool {
@@ -44,14 +47,17 @@ impl Default for SequencePool {
             parked: Vec::new(),
             budget: DEFAULT_KV_BUDGET,
             clock: 0,
+            in_flight: 0,
         }
     }
 }
 
 impl SequencePool {
-    /// Drops every parked sequence.
+    /// Drops every parked sequence, and forgets the bytes sequences in
+    /// flight reserved (they are dropped with it).
     pub(crate) fn clear(&mut self) {
         self.parked.clear();
+        self.in_flight = 0;
     }
 }
 
@@ -192,11 +198,27 @@ impl Model {
         });
     }
 
+    /// Sets a sequence aside for a later prompt that continues it (a
+    /// sequence back from a batch), then keeps to the budget.
+    pub(super) fn park(&mut self, cache: KvCache, kv: KvState) {
+        if kv.tokens.is_empty() {
+            return;
+        }
+        self.pool.clock += 1;
+        self.pool.parked.push(Parked {
+            cache,
+            kv,
+            last_used: self.pool.clock,
+        });
+        self.evict_to_budget();
+    }
+
     /// Drops least recently used parked sequences until everything held
-    /// fits the budget, or none is left.
+    /// (sequences in flight included) fits the budget, or none is left.
     pub(crate) fn evict_to_budget(&mut self) {
-        let mut held =
-            self.active_bytes() + self.pool.parked.iter().map(Parked::bytes).sum::<usize>();
+        let mut held = self.active_bytes()
+            + self.pool.in_flight
+            + self.pool.parked.iter().map(Parked::bytes).sum::<usize>();
         while held > self.pool.budget {
             let Some(oldest) = (self.pool.parked.iter().enumerate())
                 .min_by_key(|(_, p)| p.last_used)

@@ -21,7 +21,7 @@ pub(crate) struct KvState {
     /// Tokens run through the model, in order.
     pub(super) tokens: Vec<u32>,
     /// Logits after the last of `tokens`.
-    logits: Option<Vec<f32>>,
+    pub(super) logits: Option<Vec<f32>>,
     /// The state right after the last prefill.
     snapshot: Option<Snapshot>,
     /// Length of the last prompt prefilled: tokens before it were sent by

@@ -1,11 +1,9 @@
 //! The generation loop.
 
-use super::sampler::Sampler;
-use super::stop::StopMatcher;
-use super::{CancelFlag, GenerateError, GenerateOptions, Generation, StopReason, TokenConstraint};
-use crate::agent::TurnStats;
+use super::decoding::Decoding;
+use super::{GenerateError, GenerateOptions, Generation, StopReason, TokenConstraint};
 use crate::model::Model;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 impl Model {
     /// Generates a continuation of `prompt` (token ids, e.g. from
@@ -32,108 +30,25 @@ impl Model {
         options.check().map_err(GenerateError::InvalidOptions)?;
         let start = Instant::now();
         let (mut logits, reused) = self.prefill(prompt)?;
-        let prefill_time = start.elapsed();
-
-        let own_eos = if options.ignore_eos {
-            &[][..]
-        } else {
-            self.eos_token_ids()
-        };
-        let eos: Vec<u32> = own_eos
-            .iter()
-            .chain(&options.eos_token_ids)
-            .copied()
-            .collect();
-        let mut sampler = Sampler::new(options);
         let tokenizer = self.shared_tokenizer();
-        let mut decoder = tokenizer.incremental();
-        let mut stops = StopMatcher::new(&options.stop_strings);
-        let mut tokens: Vec<u32> = Vec::new();
-        let mut first_token_at: Option<Instant> = None;
-
-        let mut stop_reason = loop {
-            if constraint.as_ref().is_some_and(|c| c.finished()) {
-                break StopReason::ConstraintFinished;
-            }
-            if tokens.len() >= options.max_new_tokens {
-                break StopReason::MaxTokens;
-            }
-            if options
-                .cancel
-                .as_ref()
-                .is_some_and(CancelFlag::is_cancelled)
-            {
-                break StopReason::Cancelled;
-            }
-            let allowed = match constraint.as_mut() {
-                Some(c) => c.allowed()?,
+        let mut decoding = Decoding::new(
+            self,
+            tokenizer.incremental(),
+            options,
+            prompt.len(),
+            reused,
+            start,
+        );
+        loop {
+            let constraint = match constraint.as_mut() {
+                Some(c) => Some(&mut **c as &mut dyn TokenConstraint),
                 None => None,
             };
-            let step = tokens.len();
-            let Some(token) = sampler.sample(&mut logits, allowed.as_ref()) else {
-                return Err(GenerateError::AllMasked {
-                    step,
-                    reason: if allowed.is_some() {
-                        "the constraint allows no token with a finite logit".into()
-                    } else {
-                        "the model gave no token a finite logit".into()
-                    },
-                });
-            };
-            first_token_at.get_or_insert_with(Instant::now);
-            if let Some(c) = constraint.as_mut() {
-                c.commit(token)?;
-            }
-            tokens.push(token);
-            if eos.contains(&token) {
-                break StopReason::Eos(token);
-            }
-            let delta = decoder.push(token)?;
-            let released = stops.push(&delta);
-            on_text(released.text);
-            if let Some(stop) = released.stop {
-                break StopReason::StopString(stop.to_owned());
-            }
-            if constraint.as_ref().is_some_and(|c| c.finished()) {
-                break StopReason::ConstraintFinished;
-            }
-            if tokens.len() >= options.max_new_tokens {
-                break StopReason::MaxTokens;
-            }
-            if prompt.len() + tokens.len() > self.context_length() {
-                break StopReason::ContextFull;
-            }
-            logits = self.advance(token)?;
-        };
-
-        if !matches!(stop_reason, StopReason::StopString(_)) {
-            let rest = decoder.finish()?;
-            let released = stops.push(&rest);
-            on_text(released.text);
-            if let Some(stop) = released.stop {
-                stop_reason = StopReason::StopString(stop.to_owned());
-            } else {
-                on_text(stops.finish());
+            match decoding.next(&mut logits, constraint, on_text)? {
+                Some(token) => logits = self.advance(token)?,
+                None => break,
             }
         }
-        let end = Instant::now();
-        let (time_to_first_token, decode_time) = match first_token_at {
-            Some(first) => (first - start, end - first),
-            None => (end - start, Duration::ZERO),
-        };
-        let generated_tokens = tokens.len();
-        Ok(Generation {
-            tokens,
-            text: stops.into_text(),
-            stop_reason,
-            stats: TurnStats {
-                prompt_tokens: prompt.len(),
-                reused_tokens: reused,
-                generated_tokens,
-                prefill: prefill_time,
-                decode: decode_time,
-                time_to_first_token,
-            },
-        })
+        decoding.finish(StopReason::MaxTokens, on_text)
     }
 }

@@ -5,8 +5,8 @@
 //! streamed.
 
 /// Finds stop strings in text arriving in deltas.
-pub(crate) struct StopMatcher<'s> {
-    stops: &'s [String],
+pub(crate) struct StopMatcher {
+    stops: Vec<String>,
     /// All text so far (cut at the stop string once one is found).
     text: String,
     /// How much of `text` has been released to the caller.
@@ -21,10 +21,10 @@ pub(crate) struct Released<'a> {
     pub stop: Option<&'a str>,
 }
 
-impl<'s> StopMatcher<'s> {
-    pub(crate) fn new(stops: &'s [String]) -> StopMatcher<'s> {
+impl StopMatcher {
+    pub(crate) fn new(stops: &[String]) -> StopMatcher {
         StopMatcher {
-            stops,
+            stops: stops.to_vec(),
             text: String::new(),
             released: 0,
         }

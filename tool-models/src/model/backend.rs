@@ -3,7 +3,7 @@
 //! our decoder does not run), with its KV cache.
 
 use super::config::{ArchConfig, HfConfig};
-use super::dense::{Dense, KvCache, Scratch};
+use super::dense::{Dense, KvCache, Scratch, Step};
 use super::error::candle_message;
 use super::weights::Weights;
 use super::ModelError;
@@ -149,6 +149,34 @@ impl Backend {
         // Shapes differ by model ((1, vocab) or (1, 1, vocab)): all are the
         // last position's logits.
         logits.to_dtype(DType::F32)?.flatten_all()?.to_vec1::<f32>()
+    }
+
+    /// Runs one token after each of `caches` in one pass, where the model
+    /// is the project's decoder; returns each one's logits (see
+    /// [`Dense::forward_steps`]). `None` for candle's models, which keep
+    /// their one cache inside.
+    pub(crate) fn decode_together(
+        &mut self,
+        caches: &mut [&mut KvCache],
+        tokens: &[u32],
+    ) -> Option<Result<Vec<Vec<f32>>, String>> {
+        let Backend::Dense { model, scratch, .. } = self else {
+            return None;
+        };
+        let tokens: Vec<[u32; 1]> = tokens.iter().map(|&t| [t]).collect();
+        let mut steps: Vec<Step<'_>> = (caches.iter_mut().zip(&tokens))
+            .map(|(cache, tokens)| Step { tokens, cache })
+            .collect();
+        Some(model.forward_steps(&mut steps, scratch))
+    }
+
+    /// An empty cache for another sequence, where the model is the
+    /// project's decoder.
+    pub(crate) fn new_cache(&self) -> Option<KvCache> {
+        match self {
+            Backend::Dense { model, .. } => Some(model.new_cache()),
+            _ => None,
+        }
     }
 
     /// Empties the KV cache.

@@ -48,6 +48,7 @@
 
 mod answer;
 mod auth;
+mod batch;
 mod chat;
 mod chat_reply;
 mod chat_request;
@@ -70,6 +71,10 @@ use std::sync::Arc;
 use crate::agent::LocalChat;
 use crate::generate::GenerateOptions;
 
+/// How many requests decode together unless [`Server::max_batch`] says
+/// otherwise.
+pub const DEFAULT_MAX_BATCH: usize = 16;
+
 /// Why the server could not start or stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
@@ -88,6 +93,7 @@ pub struct Server {
     model: String,
     api_key: Option<String>,
     max_queue: usize,
+    max_batch: usize,
     max_body_bytes: usize,
     defaults: GenerateOptions,
 }
@@ -98,6 +104,7 @@ impl std::fmt::Debug for Server {
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
             .field("max_queue", &self.max_queue)
+            .field("max_batch", &self.max_batch)
             .field("max_body_bytes", &self.max_body_bytes)
             .field("defaults", &self.defaults)
             .finish_non_exhaustive()
@@ -115,6 +122,7 @@ impl Server {
             model: model.into(),
             api_key: None,
             max_queue: 64,
+            max_batch: DEFAULT_MAX_BATCH,
             max_body_bytes: 8 << 20,
             defaults: GenerateOptions::greedy(context),
         }
@@ -141,6 +149,10 @@ impl Server {
         /// How many requests may wait while one generates (64 by default);
         /// beyond it, 503 with `Retry-After`.
         max_queue(n: usize) => max_queue;
+        /// How many requests decode together at most
+        /// ([`DEFAULT_MAX_BATCH`]); 1 serves one at a time. Models that
+        /// candle-transformers runs always serve one at a time.
+        max_batch(n: usize) => max_batch;
         /// The largest request body accepted (8 MiB by default); larger ones
         /// get 413.
         max_body_bytes(n: usize) => max_body_bytes;
@@ -152,8 +164,9 @@ impl Server {
     /// The routes, with the model's thread started: to nest in a larger
     /// axum application or to serve with your own listener.
     pub fn router(self) -> Result<axum::Router, ServerError> {
-        let worker = worker::Worker::spawn(self.chat, self.defaults, self.max_queue)
-            .map_err(ServerError::Spawn)?;
+        let worker =
+            worker::Worker::spawn(self.chat, self.defaults, self.max_queue, self.max_batch)
+                .map_err(ServerError::Spawn)?;
         Ok(routes::router(Arc::new(intake::Shared {
             worker,
             model: self.model,

@@ -32,7 +32,12 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
 
 async fn health(State(shared): State<Arc<Shared>>) -> Json<Value> {
     let (queued, generating) = shared.worker.load();
-    Json(json!({"status": "ok", "generating": generating, "queued": queued}))
+    Json(json!({
+        "status": "ok",
+        "generating": generating > 0,
+        "sequences": generating,
+        "queued": queued,
+    }))
 }
 
 async fn not_found() -> ApiError {

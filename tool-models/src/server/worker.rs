@@ -1,8 +1,10 @@
-//! The generation thread: one model on the CPU serves one request at a
-//! time, in arrival order, from a bounded queue.
+//! The generation thread: one model on the CPU serves the requests of a
+//! bounded queue in arrival order, decoding up to `max_batch` of them
+//! together on the project's decoder (see [`super::batch`]) and one at a
+//! time on candle's models.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
 use std::sync::Arc;
 
@@ -11,8 +13,8 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::error::ApiError;
 use super::request::{Finish, Request};
 use crate::agent::{ChatModel, LocalChat, TurnRequest, Usage};
-use crate::generate::{CancelFlag, GenerateOptions, StopReason};
-use crate::parse::{ParseOptions, StreamEvent};
+use crate::generate::{CancelFlag, GenerateOptions, Generation, StopReason};
+use crate::parse::{ParseOptions, StreamEvent, StreamParser};
 use tool_runtime::ToolDefinition;
 
 /// A request waiting for the model.
@@ -52,17 +54,21 @@ pub(crate) struct Worker {
 
 /// What the worker is doing, for `/health`.
 #[derive(Debug, Default)]
-struct Load {
-    queued: AtomicUsize,
-    generating: AtomicBool,
+pub(super) struct Load {
+    /// Requests waiting for the model.
+    pub queued: AtomicUsize,
+    /// Requests generating.
+    pub generating: AtomicUsize,
 }
 
 impl Worker {
-    /// Starts the thread that owns the model.
+    /// Starts the thread that owns the model, which decodes up to
+    /// `max_batch` requests together where the model allows it.
     pub fn spawn(
         chat: LocalChat,
         defaults: GenerateOptions,
         max_queue: usize,
+        max_batch: usize,
     ) -> std::io::Result<Worker> {
         let (jobs, queue) = sync_channel::<Job>(max_queue);
         let load = Arc::new(Load::default());
@@ -71,19 +77,22 @@ impl Worker {
             .name("tool-use-model".into())
             .spawn(move || {
                 let mut chat = chat;
+                if max_batch > 1 && chat.model().kv_bytes_per_position().is_some() {
+                    return super::batch::run(&mut chat, &defaults, &queue, &seen, max_batch);
+                }
                 for job in queue {
                     seen.queued.fetch_sub(1, Ordering::Relaxed);
                     if job.cancel.is_cancelled() {
                         continue;
                     }
-                    seen.generating.store(true, Ordering::Relaxed);
+                    seen.generating.store(1, Ordering::Relaxed);
                     // A bug in one request must not take the server down.
                     let outcome =
                         catch_unwind(AssertUnwindSafe(|| serve(&mut chat, &defaults, &job)))
                             .unwrap_or_else(|_| {
                                 Err(ApiError::internal("generation failed unexpectedly"))
                             });
-                    seen.generating.store(false, Ordering::Relaxed);
+                    seen.generating.store(0, Ordering::Relaxed);
                     if let Err(e) = outcome {
                         let _ = job.replies.send(Reply::Failed(e));
                     }
@@ -108,8 +117,8 @@ impl Worker {
         })
     }
 
-    /// Requests waiting, and whether one is generating.
-    pub fn load(&self) -> (usize, bool) {
+    /// Requests waiting, and requests generating.
+    pub fn load(&self) -> (usize, usize) {
         (
             self.load.queued.load(Ordering::Relaxed),
             self.load.generating.load(Ordering::Relaxed),
@@ -132,7 +141,20 @@ fn serve(chat: &mut LocalChat, defaults: &GenerateOptions, job: &Job) -> Result<
     if job.replies.send(started).is_err() {
         return Ok(());
     }
-    let options = GenerateOptions {
+    let options = options_for(r, defaults, &job.cancel);
+    let mut out = Forward::new(chat, job);
+    let generation = chat.generate(prepared, &options, &mut |text| out.text(text))?;
+    out.done(generation);
+    Ok(())
+}
+
+/// The generation options of request `r`: its own, else the server's.
+pub(super) fn options_for(
+    r: &Request,
+    defaults: &GenerateOptions,
+    cancel: &CancelFlag,
+) -> GenerateOptions {
+    GenerateOptions {
         max_new_tokens: r.max_tokens.unwrap_or(defaults.max_new_tokens),
         temperature: r.temperature.unwrap_or(defaults.temperature),
         top_p: r.top_p.unwrap_or(defaults.top_p),
@@ -143,49 +165,66 @@ fn serve(chat: &mut LocalChat, defaults: &GenerateOptions, job: &Job) -> Result<
             r.stop.clone()
         },
         ignore_eos: r.ignore_eos.unwrap_or(defaults.ignore_eos),
-        cancel: Some(job.cancel.clone()),
+        cancel: Some(cancel.clone()),
         ..defaults.clone()
-    };
-    let mut parser = chat.format().stream(&ParseOptions {
-        tools: r.tools.iter().map(ToolDefinition::to_json).collect(),
-        ..ParseOptions::default()
-    });
-    let mut out = Forward {
-        job,
-        one_call: !r.parallel_tool_calls,
-        calls: 0,
-    };
-    let generation = chat.generate(prepared, &options, &mut |text| {
-        for event in parser.feed(text) {
-            out.send(event);
-        }
-    })?;
-    for event in parser.finish() {
-        out.send(event);
     }
-    let finish = if out.calls > 0 {
-        Finish::ToolCalls
-    } else {
-        match generation.stop_reason {
-            StopReason::MaxTokens | StopReason::ContextFull => Finish::Length,
-            StopReason::StopString(s) => Finish::StopSequence(s),
-            _ => Finish::Stop,
-        }
-    };
-    let usage = generation.stats.usage();
-    let _ = job.replies.send(Reply::Done { finish, usage });
-    Ok(())
 }
 
-/// Passes events on; with `parallel_tool_calls: false`, ends the answer
-/// after its first call.
-struct Forward<'a> {
-    job: &'a Job,
+/// Parses a request's text as it comes and passes the events on; with
+/// `parallel_tool_calls: false`, ends the answer after its first call.
+pub(super) struct Forward {
+    replies: UnboundedSender<Reply>,
+    cancel: CancelFlag,
+    parser: StreamParser,
     one_call: bool,
     calls: usize,
 }
 
-impl Forward<'_> {
+impl Forward {
+    pub(super) fn new(chat: &LocalChat, job: &Job) -> Forward {
+        let r = &job.request;
+        Forward {
+            replies: job.replies.clone(),
+            cancel: job.cancel.clone(),
+            parser: chat.format().stream(&ParseOptions {
+                tools: r.tools.iter().map(ToolDefinition::to_json).collect(),
+                ..ParseOptions::default()
+            }),
+            one_call: !r.parallel_tool_calls,
+            calls: 0,
+        }
+    }
+
+    /// Text the model wrote.
+    pub(super) fn text(&mut self, text: &str) {
+        for event in self.parser.feed(text) {
+            self.send(event);
+        }
+    }
+
+    /// Ends the answer: the rest of the parse, then `Done`.
+    pub(super) fn done(mut self, generation: Generation) {
+        for event in self.parser.finish() {
+            self.send(event);
+        }
+        let finish = if self.calls > 0 {
+            Finish::ToolCalls
+        } else {
+            match generation.stop_reason {
+                StopReason::MaxTokens | StopReason::ContextFull => Finish::Length,
+                StopReason::StopString(s) => Finish::StopSequence(s),
+                _ => Finish::Stop,
+            }
+        };
+        let usage = generation.stats.usage();
+        let _ = self.replies.send(Reply::Done { finish, usage });
+    }
+
+    /// Ends the answer with an error.
+    pub(super) fn fail(self, error: ApiError) {
+        let _ = self.replies.send(Reply::Failed(error));
+    }
+
     fn send(&mut self, event: StreamEvent) {
         if self.one_call && self.calls > 0 {
             return;
@@ -193,12 +232,12 @@ impl Forward<'_> {
         if matches!(event, StreamEvent::ToolCallEnd { .. }) {
             self.calls += 1;
             if self.one_call {
-                self.job.cancel.cancel();
+                self.cancel.cancel();
             }
         }
-        if self.job.replies.send(Reply::Event(event)).is_err() {
+        if self.replies.send(Reply::Event(event)).is_err() {
             // The client is gone.
-            self.job.cancel.cancel();
+            self.cancel.cancel();
         }
     }
 }

@@ -71,6 +71,21 @@ impl KvCache {
         }
     }
 
+    /// Makes room for `positions` in all, so that growing to them never
+    /// moves or doubles the rows (what a sequence may grow to is then
+    /// what [`bytes`](Self::bytes) counts).
+    pub(crate) fn reserve(&mut self, positions: usize) {
+        let want = positions * self.width;
+        for rows in self.keys.iter_mut().chain(&mut self.values) {
+            rows.reserve_exact(want.saturating_sub(rows.len()));
+        }
+    }
+
+    /// Bytes of one position's keys and values, every layer.
+    pub(crate) fn bytes_per_position(&self) -> usize {
+        2 * self.keys.len() * self.width * std::mem::size_of::<f32>()
+    }
+
     /// Gives back the room kept for rows to come: a sequence set aside
     /// should hold only what it needs.
     pub(crate) fn shrink_to_fit(&mut self) {

@@ -1,0 +1,363 @@
+//! Continuous batching: the requests in flight decode together, a step
+//! at a time.
+//!
+//! Each turn of the loop takes at most one request from the queue, runs
+//! its prompt (reusing the cached conversation it continues), and then
+//! runs one decode step for every request in flight at once (see
+//! [`crate::generate::Sequence`]): each weight matrix is read once for all
+//! of them. A request joins between two steps and leaves when it ends; each
+//! keeps its own constraint, sampling, stop strings, `max_tokens` and
+//! cancellation, and gets, greedy, the tokens it gets alone.
+//!
+//! A request reserves the KV cache it may grow to (prompt plus
+//! `max_tokens`, at most the context) against the model's KV budget. One
+//! whose prompt alone exceeds the budget is refused (400); one that could
+//! grow past it is held to what fits (`finish_reason: "length"`); one that
+//! does not fit beside the requests in flight waits for them, and the queue
+//! behind it fills up to its 503.
+
+use std::collections::VecDeque;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::time::Instant;
+
+use super::error::ApiError;
+use super::worker::{options_for, Forward, Job, Load, Reply};
+use crate::agent::{LocalChat, LocalChatError, TurnRequest};
+use crate::generate::{
+    Decoding, GenerateError, GenerateOptions, Sequence, StopReason, TokenConstraint,
+};
+use crate::model::Tokenizer;
+
+/// A request rendered and checked, waiting for room in the batch.
+struct Ready {
+    job: Job,
+    prompt: String,
+    tokens: Vec<u32>,
+    constraint: Option<Box<dyn TokenConstraint>>,
+    options: GenerateOptions,
+    /// Positions its cache may grow to.
+    positions: usize,
+    start: Instant,
+}
+
+/// A request in the batch.
+struct Active<'t> {
+    forward: Forward,
+    prompt: String,
+    tokens: Vec<u32>,
+    constraint: Option<Box<dyn TokenConstraint>>,
+    sequence: Sequence,
+    decoding: Decoding<'t>,
+    /// The logits after the last token the sequence ran.
+    logits: Vec<f32>,
+}
+
+/// Serves the queue until it closes, decoding up to `max_batch`
+/// requests together.
+pub(super) fn run(
+    chat: &mut LocalChat,
+    defaults: &GenerateOptions,
+    queue: &Receiver<Job>,
+    load: &Load,
+    max_batch: usize,
+) {
+    let tokenizer = chat.model().shared_tokenizer();
+    let mut waiting: VecDeque<Ready> = VecDeque::new();
+    let mut active: Vec<Active<'_>> = Vec::new();
+    let mut open = true;
+    while open || !waiting.is_empty() || !active.is_empty() {
+        if waiting.is_empty() && open {
+            let job = if active.is_empty() {
+                queue.recv().ok()
+            } else {
+                match queue.try_recv() {
+                    Ok(job) => Some(job),
+                    Err(TryRecvError::Empty) => None,
+                    Err(TryRecvError::Disconnected) => {
+                        open = false;
+                        None
+                    }
+                }
+            };
+            match job {
+                Some(job) => waiting.extend(intake(chat, defaults, job, load)),
+                None if active.is_empty() => open = false,
+                None => {}
+            }
+        }
+        // A bug in one step must not take the server down: the requests
+        // in flight fail, the caches are dropped, and the loop goes on.
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            if let Some(ready) = waiting.pop_front() {
+                if has_room(chat, &active, &ready, max_batch) {
+                    active.extend(admit(chat, &tokenizer, ready, load));
+                } else {
+                    waiting.push_front(ready);
+                }
+            }
+            step(chat, &mut active, load);
+        }));
+        if outcome.is_err() {
+            for a in active.drain(..) {
+                a.forward
+                    .fail(ApiError::internal("generation failed unexpectedly"));
+                load.generating.fetch_sub(1, Ordering::Relaxed);
+            }
+            chat.model_mut().reset_cache();
+        }
+    }
+}
+
+/// Reads a job off the queue into a request ready to join the batch;
+/// `None` where it was cancelled or failed (its reply sent).
+fn intake(
+    chat: &mut LocalChat,
+    defaults: &GenerateOptions,
+    job: Job,
+    load: &Load,
+) -> Option<Ready> {
+    let start = Instant::now();
+    let ready = prepare(chat, defaults, &job);
+    let ready = match ready {
+        _ if job.cancel.is_cancelled() => None,
+        Ok(ready) => Some(ready),
+        Err(e) => {
+            let _ = job.replies.send(Reply::Failed(e));
+            None
+        }
+    };
+    match ready {
+        Some((prompt, tokens, constraint, options, positions)) => {
+            let started = Reply::Started {
+                prompt_tokens: tokens.len(),
+            };
+            if job.replies.send(started).is_err() {
+                load.queued.fetch_sub(1, Ordering::Relaxed);
+                return None;
+            }
+            Some(Ready {
+                job,
+                prompt,
+                tokens,
+                constraint,
+                options,
+                positions,
+                start,
+            })
+        }
+        None => {
+            load.queued.fetch_sub(1, Ordering::Relaxed);
+            None
+        }
+    }
+}
+
+/// What [`intake`] makes of a job.
+type Prepared = (
+    String,
+    Vec<u32>,
+    Option<Box<dyn TokenConstraint>>,
+    GenerateOptions,
+    usize,
+);
+
+/// Renders the job's request, checks its options, and sizes its cache
+/// against the KV budget.
+fn prepare(
+    chat: &mut LocalChat,
+    defaults: &GenerateOptions,
+    job: &Job,
+) -> Result<Prepared, ApiError> {
+    let r = &job.request;
+    let turn = TurnRequest {
+        messages: &r.messages,
+        tools: &r.tools,
+        tool_choice: &r.tool_choice,
+    };
+    let prepared = chat.prepare(&turn, r.answer_schema.as_ref())?;
+    let (prompt, tokens, constraint) = prepared.into_parts();
+    let mut options = options_for(r, defaults, &job.cancel);
+    options.check().map_err(ApiError::invalid)?;
+    let model = chat.model();
+    let context = model.context_length();
+    let per_position = model.kv_bytes_per_position().unwrap_or(0).max(1);
+    let budget = model.kv_budget();
+    let mut positions = tokens.len() + options.max_new_tokens.min(context - tokens.len());
+    // A budget of 0 keeps no sequence for later; those in flight take
+    // what they need.
+    if budget > 0 {
+        let fits = budget / per_position;
+        if tokens.len() >= fits {
+            return Err(ApiError::param(
+                "messages",
+                format!(
+                    "the prompt's {} tokens need {} bytes of KV cache with room for one more, \
+                     more than the server's KV budget of {budget} bytes (--kv-budget); \
+                     shorten the conversation",
+                    tokens.len(),
+                    (tokens.len() + 1) * per_position,
+                ),
+            ));
+        }
+        if positions > fits {
+            positions = fits;
+            options.max_new_tokens = fits - tokens.len();
+        }
+    }
+    Ok((prompt, tokens, constraint, options, positions))
+}
+
+/// Whether `ready` may join the batch now: a place in it, and its cache's
+/// room beside those in flight. With none in flight, always.
+fn has_room(chat: &LocalChat, active: &[Active<'_>], ready: &Ready, max_batch: usize) -> bool {
+    if active.is_empty() {
+        return true;
+    }
+    let model = chat.model();
+    let budget = model.kv_budget();
+    let per_position = model.kv_bytes_per_position().unwrap_or(0);
+    let reserved: usize = active.iter().map(|a| a.sequence.reserved()).sum();
+    active.len() < max_batch && (budget == 0 || reserved + ready.positions * per_position <= budget)
+}
+
+/// Runs a request's prompt and makes it part of the batch; `None` where
+/// that failed (its reply sent).
+fn admit<'t>(
+    chat: &mut LocalChat,
+    tokenizer: &'t Tokenizer,
+    ready: Ready,
+    load: &Load,
+) -> Option<Active<'t>> {
+    load.queued.fetch_sub(1, Ordering::Relaxed);
+    let Ready {
+        job,
+        prompt,
+        tokens,
+        constraint,
+        options,
+        positions,
+        start,
+    } = ready;
+    if job.cancel.is_cancelled() {
+        return None;
+    }
+    let forward = Forward::new(chat, &job);
+    let model = chat.model_mut();
+    let prefilled = match model.prefill_sequence(&tokens, positions) {
+        Some(result) => result.map_err(generate_error),
+        None => Err(ApiError::internal(
+            "this model decodes one request at a time (internal error)",
+        )),
+    };
+    let (sequence, logits, reused) = match prefilled {
+        Ok(done) => done,
+        Err(e) => {
+            let _ = job.replies.send(Reply::Failed(e));
+            return None;
+        }
+    };
+    let decoding = Decoding::new(
+        model,
+        tokenizer.incremental(),
+        &options,
+        tokens.len(),
+        reused,
+        start,
+    );
+    load.generating.fetch_add(1, Ordering::Relaxed);
+    Some(Active {
+        forward,
+        prompt,
+        tokens,
+        constraint,
+        sequence,
+        decoding,
+        logits,
+    })
+}
+
+/// One token for every request in flight: each samples from its logits,
+/// those that go on run their tokens together, those that stopped leave.
+fn step(chat: &mut LocalChat, active: &mut Vec<Active<'_>>, load: &Load) {
+    let mut next = Vec::with_capacity(active.len());
+    let mut i = 0;
+    while i < active.len() {
+        let a = &mut active[i];
+        // The sampler works on a copy: the logits stay those of the
+        // sequence, to keep with it for a prompt that continues it.
+        let mut logits = a.logits.clone();
+        let constraint = match a.constraint.as_mut() {
+            Some(c) => Some(&mut **c as &mut dyn TokenConstraint),
+            None => None,
+        };
+        let forward = &mut a.forward;
+        match a
+            .decoding
+            .next(&mut logits, constraint, &mut |t| forward.text(t))
+        {
+            Ok(Some(token)) => {
+                next.push(token);
+                i += 1;
+            }
+            Ok(None) => finish(chat, active.swap_remove(i), load, None),
+            Err(e) => finish(chat, active.swap_remove(i), load, Some(generate_error(e))),
+        }
+    }
+    if active.is_empty() {
+        return;
+    }
+    let mut sequences: Vec<&mut Sequence> = active.iter_mut().map(|a| &mut a.sequence).collect();
+    match chat.model_mut().decode_together(&mut sequences, &next) {
+        Ok(logits) => {
+            for (a, logits) in active.iter_mut().zip(logits) {
+                a.logits = logits;
+            }
+        }
+        Err(e) => {
+            let error = generate_error(e);
+            for a in active.drain(..) {
+                finish(chat, a, load, Some(error.clone()));
+            }
+        }
+    }
+}
+
+/// A request leaves the batch: its answer ends (or fails with `error`),
+/// its turn is remembered and its sequence kept for a prompt that
+/// continues it.
+fn finish(chat: &mut LocalChat, a: Active<'_>, load: &Load, error: Option<ApiError>) {
+    load.generating.fetch_sub(1, Ordering::Relaxed);
+    let Active {
+        mut forward,
+        prompt,
+        tokens,
+        sequence,
+        decoding,
+        logits,
+        ..
+    } = a;
+    if let Some(e) = error {
+        chat.model_mut().return_sequence(sequence, None);
+        forward.fail(e);
+        return;
+    }
+    let generation = match decoding.finish(StopReason::MaxTokens, &mut |t| forward.text(t)) {
+        Ok(generation) => generation,
+        Err(e) => {
+            chat.model_mut().return_sequence(sequence, None);
+            forward.fail(generate_error(e));
+            return;
+        }
+    };
+    chat.model_mut().return_sequence(sequence, Some(logits));
+    // Remembering the turn only helps a prompt that continues it.
+    let _ = chat.remember(prompt, tokens, &generation.tokens);
+    forward.done(generation);
+}
+
+/// A generation error as the API reports it.
+fn generate_error(e: GenerateError) -> ApiError {
+    ApiError::from(LocalChatError::Generate(e))
+}
