@@ -42,6 +42,10 @@ impl Sequence {
     }
 }
 
+/// A sequence after its prompt: the sequence, the logits after the
+/// prompt, and how many of the prompt's tokens the cache held.
+pub(crate) type Prefilled = (Sequence, Vec<f32>, usize);
+
 impl Model {
     /// Bytes one position (a token) of a sequence takes in the KV cache:
     /// keys and values of every layer, in f32. What a
@@ -63,7 +67,7 @@ impl Model {
         &mut self,
         prompt: &[u32],
         positions: usize,
-    ) -> Option<Result<(Sequence, Vec<f32>, usize), GenerateError>> {
+    ) -> Option<Result<Prefilled, GenerateError>> {
         let fresh = self.backend.new_cache()?;
         Some(self.prefill(prompt).map(|(logits, reused)| {
             let mut cache = match self.backend.own_cache() {

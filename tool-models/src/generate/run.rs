@@ -40,10 +40,9 @@ impl Model {
             start,
         );
         loop {
-            let constraint = match constraint.as_mut() {
-                Some(c) => Some(&mut **c as &mut dyn TokenConstraint),
-                None => None,
-            };
+            let constraint = constraint
+                .as_mut()
+                .map(|c| &mut **c as &mut dyn TokenConstraint);
             match decoding.next(&mut logits, constraint, on_text)? {
                 Some(token) => logits = self.advance(token)?,
                 None => break,

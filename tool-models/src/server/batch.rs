@@ -288,10 +288,10 @@ fn step(chat: &mut LocalChat, active: &mut Vec<Active<'_>>, load: &Load) {
         // The sampler works on a copy: the logits stay those of the
         // sequence, to keep with it for a prompt that continues it.
         let mut logits = a.logits.clone();
-        let constraint = match a.constraint.as_mut() {
-            Some(c) => Some(&mut **c as &mut dyn TokenConstraint),
-            None => None,
-        };
+        let constraint = a
+            .constraint
+            .as_mut()
+            .map(|c| &mut **c as &mut dyn TokenConstraint);
         let forward = &mut a.forward;
         match a
             .decoding
