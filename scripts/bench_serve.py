@@ -4,15 +4,16 @@
     python scripts/bench_serve.py NAME=URL [NAME=URL ...]
 
 Each URL is a server's `/v1` base. For each server, in one run:
-- time to first token and decode speed of one streamed answer (128 tokens,
-  `ignore_eos`, the demo tools in the prompt), median of 5;
+- time to first token and decode speed of one streamed plain answer (128
+  tokens, `ignore_eos`), median of 5;
 - a 3-round tool conversation (call, result, answer, next question), each
   round continuing the last: wall time and prompt tokens served from cache;
 - 8 such conversations interleaved (round 1 of each, then round 2 of each,
   then round 3): the share of each later request's previous prompt that
   was served from cache;
-- 1, 4 and 16 concurrent streamed clients (64 tokens each): aggregate
-  tokens/s, and time to first token at the median and the 95th percentile.
+- 1, 4 and 16 concurrent streamed clients (64 tokens each, `ignore_eos`,
+  each its own question, no tools): aggregate tokens/s, and time to first
+  token at the median and the 95th percentile.
 Standard library only; prints two Markdown tables.
 """
 
@@ -52,8 +53,11 @@ def model_name(url):
 
 
 def streamed(url, model, messages, max_tokens):
-    """(time to first token, decode tokens/s, completion tokens)."""
-    body = {"model": model, "messages": messages, "tools": TOOLS, "max_tokens": max_tokens,
+    """(time to first token, decode tokens/s, completion tokens) of a plain
+    chat answer (no tools: with tools, how much of an answer streams before
+    its call is complete differs by format, and a constrained call ends
+    before `max_tokens`)."""
+    body = {"model": model, "messages": messages, "max_tokens": max_tokens,
             "temperature": 0, "ignore_eos": True, "stream": True,
             "stream_options": {"include_usage": True}}
     start = time.perf_counter()
@@ -128,7 +132,7 @@ def concurrent(url, model, clients):
     results = []
 
     def one(i):
-        messages = [{"role": "user", "content": f"Question {i}: the weather?"}]
+        messages = [{"role": "user", "content": f"Tell me a story about the number {i}."}]
         started = time.perf_counter()
         ttft, _, tokens = streamed(url, model, messages, 64)
         results.append((ttft, tokens, time.perf_counter() - started))
@@ -150,7 +154,7 @@ def main():
     rows = []
     for name, url in servers:
         model = model_name(url)
-        messages = [{"role": "user", "content": "What's the temperature in Paris in celsius?"}]
+        messages = [{"role": "user", "content": "Tell me about Paris."}]
         streamed(url, model, messages, 8)  # warm up
         runs = [streamed(url, model, messages, 128) for _ in range(5)]
         ttft = statistics.median(r[0] for r in runs)

@@ -390,6 +390,7 @@ impl LocalChat {
 
 impl PreparedTurn {
     /// The rendered prompt, its tokens and its constraint.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))] // The server's batch uses it.
     pub(crate) fn into_parts(self) -> (String, Vec<u32>, Option<Box<dyn TokenConstraint>>) {
         (self.prompt, self.tokens, self.constraint)
     }

@@ -47,16 +47,6 @@ impl Sequence {
 pub(crate) type Prefilled = (Sequence, Vec<f32>, usize);
 
 impl Model {
-    /// Bytes one position (a token) of a sequence takes in the KV cache:
-    /// keys and values of every layer, in f32. What a
-    /// [KV budget](Self::set_kv_budget) holds is this times the tokens
-    /// cached. `None` for models that candle-transformers runs, whose
-    /// caches the budget does not cover (and which decode one sequence at a
-    /// time).
-    pub fn kv_bytes_per_position(&self) -> Option<usize> {
-        self.backend.new_cache().map(|c| c.bytes_per_position())
-    }
-
     /// Runs `prompt` as [`generate`](Self::generate) would, then takes its
     /// sequence out of the model, with room for `positions` positions in
     /// all, to decode with [`decode_together`](Self::decode_together).

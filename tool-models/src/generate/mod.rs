@@ -42,6 +42,8 @@
 //! full, or when [`GenerateOptions::cancel`] is raised. A prompt longer
 //! than the context is an error before anything runs.
 
+// Only the server decodes sequences together.
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
 mod batch;
 mod cancel;
 mod decoding;
@@ -60,7 +62,9 @@ pub use mask::{ConstraintError, TokenConstraint, TokenSet};
 pub use options::{GenerateOptions, Generation, StopReason};
 pub use pool::{CachedSequence, DEFAULT_KV_BUDGET};
 
+#[cfg(feature = "server")]
 pub(crate) use batch::Sequence;
+#[cfg(feature = "server")]
 pub(crate) use decoding::Decoding;
 pub(crate) use pool::SequencePool;
 pub(crate) use prefix::KvState;

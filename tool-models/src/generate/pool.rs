@@ -117,6 +117,16 @@ impl Model {
         self.pool.budget
     }
 
+    /// Bytes one position (a token) of a sequence takes in the KV cache:
+    /// keys and values of every layer, in f32. What a
+    /// [KV budget](Self::set_kv_budget) holds is this times the tokens
+    /// cached. `None` for models that candle-transformers runs, whose
+    /// caches the budget does not cover (and which decode one sequence at a
+    /// time).
+    pub fn kv_bytes_per_position(&self) -> Option<usize> {
+        self.backend.new_cache().map(|c| c.bytes_per_position())
+    }
+
     /// The sequences the KV caches hold: the active one first (when it
     /// holds any token), then the parked ones, most recently used first.
     pub fn cached_sequences(&self) -> Vec<CachedSequence> {
@@ -200,6 +210,7 @@ impl Model {
 
     /// Sets a sequence aside for a later prompt that continues it (a
     /// sequence back from a batch), then keeps to the budget.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))] // The server's batch uses it.
     pub(super) fn park(&mut self, cache: KvCache, kv: KvState) {
         if kv.tokens.is_empty() {
             return;

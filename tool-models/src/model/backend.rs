@@ -155,6 +155,7 @@ impl Backend {
     /// is the project's decoder; returns each one's logits (see
     /// [`Dense::forward_steps`]). `None` for candle's models, which keep
     /// their one cache inside.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))] // The server's batch uses it.
     pub(crate) fn decode_together(
         &mut self,
         caches: &mut [&mut KvCache],

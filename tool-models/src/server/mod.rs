@@ -6,8 +6,13 @@
 //!
 //! Tools in a request go into the model's own chat template, its output is
 //! read by its family's parser, and calls are constrained to the tools'
-//! schemas where the family has a grammar. One model on the CPU serves one
-//! generation at a time; further requests wait in a bounded queue and are
+//! schemas where the family has a grammar. One model on the CPU serves
+//! every request: on the project's decoder up to
+//! [`max_batch`](Server::max_batch) of them decode together, a step at a
+//! time, each weight matrix read once for all (continuous batching: a
+//! request joins between two steps and leaves when it ends, and gets,
+//! greedy, the answer it gets alone); models that candle-transformers runs
+//! serve one at a time. Further requests wait in a bounded queue and are
 //! refused with 503 and `Retry-After` beyond it. A request reuses the KV
 //! cache of the conversation it continues, reported as
 //! `usage.prompt_tokens_details.cached_tokens` (Messages:

@@ -74,6 +74,7 @@ impl KvCache {
     /// Makes room for `positions` in all, so that growing to them never
     /// moves or doubles the rows (what a sequence may grow to is then
     /// what [`bytes`](Self::bytes) counts).
+    #[cfg_attr(not(feature = "server"), allow(dead_code))] // The server's batch uses it.
     pub(crate) fn reserve(&mut self, positions: usize) {
         let want = positions * self.width;
         for rows in self.keys.iter_mut().chain(&mut self.values) {

@@ -324,14 +324,20 @@ impl Matrix {
         let cols = self.cols;
         let vector = |j: usize| &x[j * cols..][..cols];
         match &self.data {
-            Data::F32(w) => tiled(w, cols, cols, outs, |w, j, o| {
-                kernels::matvec_serial(w, cols, vector(j), o)
+            Data::F32(w) => tiled(w, cols, cols, outs, |w, outs| {
+                for (j, o) in outs.iter_mut().enumerate() {
+                    kernels::matvec_serial(w, cols, vector(j), o)
+                }
             }),
-            Data::F16(w) => tiled(w, cols, cols, outs, |w, j, o| {
-                kernels::matvec_f16_serial(w, cols, vector(j), o)
+            Data::F16(w) => tiled(w, cols, cols, outs, |w, outs| {
+                for (j, o) in outs.iter_mut().enumerate() {
+                    kernels::matvec_f16_serial(w, cols, vector(j), o)
+                }
             }),
-            Data::Bf16(w) => tiled(w, cols, cols, outs, |w, j, o| {
-                kernels::matvec_bf16_serial(w, cols, vector(j), o)
+            Data::Bf16(w) => tiled(w, cols, cols, outs, |w, outs| {
+                for (j, o) in outs.iter_mut().enumerate() {
+                    kernels::matvec_bf16_serial(w, cols, vector(j), o)
+                }
             }),
             Data::Quant(q, w) => {
                 let n = outs.len();
@@ -343,8 +349,8 @@ impl Matrix {
                     v.quantize(vector(j));
                 }
                 let qx_used = &qx[..n];
-                tiled(w, q.row_bytes(cols), cols, outs, |w, j, o| {
-                    quant::dot_rows(*q, w, &qx_used[j], o)
+                tiled(w, q.row_bytes(cols), cols, outs, |w, outs| {
+                    quant::dot_rows_many(*q, w, qx_used, outs)
                 });
                 QUANTIZED_FEW.set(qx);
             }
@@ -401,14 +407,14 @@ where
         .for_each(|(o, w)| f(w, o));
 }
 
-/// Runs `f(tile, j, out)` for vector `j` over tiles of rows of `w`
-/// (`stride` elements each, `cols` values), every vector on a tile before
-/// the next tile; `outs` holds one slice of the rows per vector. Blocks of
+/// Runs `f(tile, outs)` over tiles of rows of `w` (`stride` elements
+/// each, `cols` values), `outs` holding each vector's slice of the tile's
+/// rows: every vector passes over a tile while it is in cache. Blocks of
 /// tiles go to threads as in [`split_rows`] when the product is large.
 fn tiled<T, F>(w: &[T], stride: usize, cols: usize, mut outs: Vec<&mut [f32]>, f: F)
 where
     T: Sync,
-    F: Fn(&[T], usize, &mut [f32]) + Sync,
+    F: Fn(&[T], &mut [&mut [f32]]) + Sync,
 {
     let (n, rows) = (outs.len(), outs.first().map_or(0, |o| o.len()));
     if stride == 0 {
@@ -419,10 +425,8 @@ where
         let rows = outs.first().map_or(0, |o| o.len());
         for start in (0..rows).step_by(tile) {
             let end = (start + tile).min(rows);
-            let w = &w[start * stride..end * stride];
-            for (j, o) in outs.iter_mut().enumerate() {
-                f(w, j, &mut o[start..end]);
-            }
+            let mut now: Vec<&mut [f32]> = outs.iter_mut().map(|o| &mut o[start..end]).collect();
+            f(&w[start * stride..end * stride], &mut now);
         }
     };
     // The arithmetic grows with n though the bytes read do not: n vectors
@@ -516,7 +520,7 @@ mod tests {
         v.iter().map(|f| f.to_bits()).collect()
     }
 
-    use super::super::quant::tests::{candle_quantized, values, ALL};
+    use super::super::quant::tests::{candle_quantized, iq4_quantized, values, ALL};
     use proptest::prelude::*;
 
     proptest! {
@@ -534,6 +538,14 @@ mod tests {
             for (quant, dtype) in ALL {
                 let cols = quant.block_values() * blocks;
                 let (bytes, _) = candle_quantized(dtype, rows, cols, seed);
+                let matrix = Matrix::quantized(quant, bytes, cols);
+                let x = values(n * cols, seed ^ 0x5555);
+                let (few, each) = few_and_each(&matrix, &x, n);
+                prop_assert_eq!(bits(&few), bits(&each), "{:?}, {} × {}, n = {}", quant, rows, cols, n);
+            }
+            for quant in [Quant::Iq4Nl, Quant::Iq4Xs] {
+                let cols = quant.block_values() * blocks;
+                let (bytes, _) = iq4_quantized(quant, rows, cols, seed);
                 let matrix = Matrix::quantized(quant, bytes, cols);
                 let x = values(n * cols, seed ^ 0x5555);
                 let (few, each) = few_and_each(&matrix, &x, n);

@@ -211,6 +211,26 @@ pub(crate) fn dot_rows(quant: Quant, w: &[u8], x: &Q8Vector, out: &mut [f32]) {
     }
 }
 
+/// `outs[j][r] = row r · xs[j]` for the rows of `w`: each row of `outs`
+/// bit for bit the [`dot_rows`] of its vector, with each block of the
+/// common formats unpacked once for several vectors.
+pub(crate) fn dot_rows_many(quant: Quant, w: &[u8], xs: &[Q8Vector], outs: &mut [&mut [f32]]) {
+    let Some(first) = xs.first() else {
+        return;
+    };
+    let row_bytes = quant.row_bytes(first.values.len());
+    match isa() {
+        // SAFETY: `isa` saw AVX2, FMA and F16C on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2Fma => unsafe { x86::dot_rows_many(quant, w, row_bytes, xs, outs) },
+        Isa::Portable => {
+            for (x, out) in xs.iter().zip(outs.iter_mut()) {
+                dot_rows(quant, w, x, out);
+            }
+        }
+    }
+}
+
 /// The values of whole blocks `w` into `out` (as long as the values).
 pub(crate) fn dequantize(quant: Quant, w: &[u8], out: &mut [f32]) {
     let mut u = Unpacked::default();

@@ -72,7 +72,12 @@ fn dequantized_values_equal_candles_for_every_format() {
 /// `rows × cols` values in an IQ4 format from bytes drawn from `seed`
 /// (any nibbles and sub-scales, a scale of moderate size), and their
 /// values by ggml's formula (`dequantize_row_iq4_nl`/`_xs`).
-fn iq4_quantized(quant: Quant, rows: usize, cols: usize, seed: u32) -> (Vec<u8>, Vec<f32>) {
+pub(in crate::model::dense) fn iq4_quantized(
+    quant: Quant,
+    rows: usize,
+    cols: usize,
+    seed: u32,
+) -> (Vec<u8>, Vec<f32>) {
     let n = rows * quant.row_bytes(cols);
     let mut bytes: Vec<u8> = (0..n as u32)
         .map(|i| ((i ^ seed).wrapping_mul(2_654_435_761) >> 13) as u8)

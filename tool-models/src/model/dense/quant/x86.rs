@@ -3,6 +3,40 @@
 use super::{f16_at, iq4xs_scale, q4k_scale_min, Q8Vector, Quant, IQ4_VALUES, QK};
 use std::arch::x86_64::*;
 
+/// Runs `$body` with the block size, the unpacking and the [`Apply`] of
+/// `$quant`, one of the 32-value formats, each its own code.
+macro_rules! format32 {
+    ($quant:expr, $table:expr, |$bytes:ident, $unpack:ident, $how:ident| $body:expr) => {{
+        let table = $table;
+        match $quant {
+            Quant::Q8_0 => {
+                let ($bytes, $unpack, $how) = (34, |b: &[u8]| q8_0(b), Apply::Signed);
+                $body
+            }
+            Quant::Q5_0 => {
+                let ($bytes, $unpack, $how) = (22, |b: &[u8]| q5(b, false), Apply::Shift(16.0));
+                $body
+            }
+            Quant::Q5_1 => {
+                let ($bytes, $unpack, $how) = (24, |b: &[u8]| q5(b, true), Apply::Min);
+                $body
+            }
+            Quant::Q4_0 => {
+                let ($bytes, $unpack, $how) = (18, |b: &[u8]| q4(b, false), Apply::Signed);
+                $body
+            }
+            Quant::Q4_1 => {
+                let ($bytes, $unpack, $how) = (20, |b: &[u8]| q4(b, true), Apply::Min);
+                $body
+            }
+            _ => {
+                let ($bytes, $unpack, $how) = (18, |b: &[u8]| iq4nl(b, table), Apply::Signed);
+                $body
+            }
+        }
+    }};
+}
+
 /// # Safety
 /// The CPU must have AVX2, FMA and F16C; `w` holds whole rows of
 /// `row_bytes`, each as long as `x`.
@@ -18,24 +52,13 @@ pub(super) unsafe fn dot_rows(
     unsafe {
         let table = iq4_table();
         match quant {
-            Quant::Q8_0 => by_rows(w, row_bytes, 34, out, |b, i, s, o| {
-                add32(q8_0(b, x, i), s, o)
-            }),
-            Quant::Q5_0 => by_rows(w, row_bytes, 22, out, |b, i, s, o| {
-                add32(q5(b, x, i, false), s, o)
-            }),
-            Quant::Q5_1 => by_rows(w, row_bytes, 24, out, |b, i, s, o| {
-                add32(q5(b, x, i, true), s, o)
-            }),
-            Quant::Q4_0 => by_rows(w, row_bytes, 18, out, |b, i, s, o| {
-                add32(q4(b, x, i, false), s, o)
-            }),
-            Quant::Q4_1 => by_rows(w, row_bytes, 20, out, |b, i, s, o| {
-                add32(q4(b, x, i, true), s, o)
-            }),
-            Quant::Iq4Nl => by_rows(w, row_bytes, 18, out, |b, i, s, o| {
-                add32(iq4nl(b, table, x, i), s, o)
-            }),
+            Quant::Q8_0 | Quant::Q5_0 | Quant::Q5_1 | Quant::Q4_0 | Quant::Q4_1 | Quant::Iq4Nl => {
+                format32!(quant, table, |bytes, unpack, how| {
+                    by_rows(w, row_bytes, bytes, out, |b, i, s, o| {
+                        add32(apply32(unpack(b), how, x, i), s, o)
+                    })
+                })
+            }
             Quant::Q4K => by_rows(w, row_bytes, 144, out, |b, i, s, o| {
                 q4k(b, x, i, false, s, o)
             }),
@@ -52,6 +75,90 @@ pub(super) unsafe fn dot_rows(
                     *o = super::dot_portable(quant, row, x);
                 }
             }
+        }
+    }
+}
+
+/// The most vectors [`dot_rows_many`] multiplies a row by at once: their
+/// sums stay in registers beside the unpacked block.
+const VECTORS: usize = 4;
+
+/// `outs[j][r] = row r · xs[j]` for the rows of `w`. In the 32-value
+/// formats each block is unpacked once for up to [`VECTORS`] vectors, and
+/// each vector's sums take exactly the steps [`dot_rows`] takes, so each
+/// row of `outs` is bit for bit that vector's [`dot_rows`]; the other
+/// formats take one vector at a time.
+///
+/// # Safety
+/// As [`dot_rows`], for each vector; `outs` holds one slice per vector,
+/// each a value per row of `w`.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub(super) unsafe fn dot_rows_many(
+    quant: Quant,
+    w: &[u8],
+    row_bytes: usize,
+    xs: &[Q8Vector],
+    outs: &mut [&mut [f32]],
+) {
+    // SAFETY (each arm): as this function's contract.
+    unsafe {
+        match quant {
+            Quant::Q8_0 | Quant::Q5_0 | Quant::Q5_1 | Quant::Q4_0 | Quant::Q4_1 | Quant::Iq4Nl => {
+                format32!(quant, iq4_table(), |bytes, unpack, how| {
+                    for (xs, outs) in xs.chunks(VECTORS).zip(outs.chunks_mut(VECTORS)) {
+                        let go = (w, row_bytes, bytes, xs, outs);
+                        match xs.len() {
+                            4 => by_vectors::<4, _>(go, &unpack, how),
+                            3 => by_vectors::<3, _>(go, &unpack, how),
+                            2 => by_vectors::<2, _>(go, &unpack, how),
+                            _ => by_vectors::<1, _>(go, &unpack, how),
+                        }
+                    }
+                })
+            }
+            _ => {
+                for (x, out) in xs.iter().zip(outs.iter_mut()) {
+                    dot_rows(quant, w, row_bytes, x, out);
+                }
+            }
+        }
+    }
+}
+
+/// What [`by_vectors`] works on: the rows, their bytes, a block's bytes,
+/// the `K` vectors and their outputs.
+type Vectors<'a, 'o> = (
+    &'a [u8],
+    usize,
+    usize,
+    &'a [Q8Vector],
+    &'a mut [&'o mut [f32]],
+);
+
+/// Each row of a 32-value format times `K` vectors, block by block: a
+/// block unpacked once, then multiplied by each vector as [`by_rows`]'s
+/// `add32(apply32(…))` does.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn by_vectors<const K: usize, U>(
+    (w, row_bytes, bytes, xs, outs): Vectors<'_, '_>,
+    unpack: &U,
+    how: Apply,
+) where
+    U: Fn(&[u8]) -> Block32,
+{
+    for (r, row) in w.chunks_exact(row_bytes).enumerate() {
+        let mut acc = [_mm256_setzero_ps(); K];
+        let mut offset = [0f32; K];
+        for (i, b) in row.chunks_exact(bytes).enumerate() {
+            prefetch(b);
+            let u = unpack(b);
+            for j in 0..K {
+                add32(apply32(u, how, &xs[j], i), &mut acc[j], &mut offset[j]);
+            }
+        }
+        for j in 0..K {
+            outs[j][r] = hsum(acc[j]) - offset[j];
         }
     }
 }
@@ -203,15 +310,55 @@ unsafe fn add32((dot, scale, off): (__m256i, f32, f32), sum: &mut __m256, offset
     *offset += off;
 }
 
-/// A Q8_0 block times `x`'s block `i` (see [`by_rows`]).
+/// A 32-value block's weights unpacked: its values as bytes, its scale
+/// and its minimum, the same for every vector they multiply.
+#[derive(Clone, Copy)]
+pub(super) struct Block32 {
+    w: __m256i,
+    d: f32,
+    m: f32,
+}
+
+/// How a 32-value format's unpacked bytes multiply a vector's block.
+#[derive(Clone, Copy)]
+pub(super) enum Apply {
+    /// Signed values (Q8_0, Q4_0 less 8, IQ4_NL's table).
+    Signed,
+    /// Unsigned values, less a minimum (Q4_1, Q5_1: value = d · q + m).
+    Min,
+    /// Unsigned values stored with this shift added (Q5_0: + 16).
+    Shift(f32),
+}
+
+/// An unpacked block times `x`'s block `i`: the integer dot product, the
+/// scale to multiply it by and the offset to subtract (see [`add32`]).
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn q8_0(block: &[u8], x: &Q8Vector, i: usize) -> (__m256i, f32, f32) {
-    let w = load(block, 2);
+unsafe fn apply32(u: Block32, how: Apply, x: &Q8Vector, i: usize) -> (__m256i, f32, f32) {
+    let scale = u.d * x.scales[i];
     let v = load_x(x, i * QK);
-    // |w| times v with w's sign: the unsigned-by-signed multiply.
-    let dot = dot_u8_i8(_mm256_sign_epi8(w, w), _mm256_sign_epi8(v, w));
-    (dot, f16(block, 0) * x.scales[i], 0.0)
+    let sum = |x: &Q8Vector| (x.sums[2 * i] + x.sums[2 * i + 1]) as f32;
+    match how {
+        // |w| times v with w's sign: the unsigned-by-signed multiply.
+        Apply::Signed => (
+            dot_u8_i8(_mm256_sign_epi8(u.w, u.w), _mm256_sign_epi8(v, u.w)),
+            scale,
+            0.0,
+        ),
+        Apply::Min => (dot_u8_i8(u.w, v), scale, -u.m * x.scales[i] * sum(x)),
+        Apply::Shift(shift) => (dot_u8_i8(u.w, v), scale, scale * shift * sum(x)),
+    }
+}
+
+/// A Q8_0 block unpacked.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn q8_0(block: &[u8]) -> Block32 {
+    Block32 {
+        w: load(block, 2),
+        d: f16(block, 0),
+        m: 0.0,
+    }
 }
 
 /// 32 IQ4 weights times 32 of `x`'s values from `at`: the 16 bytes
@@ -233,12 +380,15 @@ unsafe fn iq4_table() -> __m256i {
     _mm256_set_m128i(lane, lane)
 }
 
-/// An IQ4_NL block times `x`'s block `i` (see [`by_rows`]).
+/// An IQ4_NL block unpacked: its nibbles looked up in `table`.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn iq4nl(block: &[u8], table: __m256i, x: &Q8Vector, i: usize) -> (__m256i, f32, f32) {
-    let dot = dot_iq4_32(&block[2..], table, x, i * QK);
-    (dot, f16(block, 0) * x.scales[i], 0.0)
+unsafe fn iq4nl(block: &[u8], table: __m256i) -> Block32 {
+    Block32 {
+        w: _mm256_shuffle_epi8(table, nibbles(block, 2)),
+        d: f16(block, 0),
+        m: 0.0,
+    }
 }
 
 /// An IQ4_XS block times `x`'s blocks from `b · 8`, added to `sum`.
@@ -254,61 +404,38 @@ unsafe fn iq4xs(block: &[u8], table: __m256i, x: &Q8Vector, b: usize, sum: &mut 
     }
 }
 
-/// A Q5_0 or Q5_1 block times `x`'s block `i` (see [`by_rows`]).
+/// A Q5_0 or Q5_1 block unpacked.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn q5(block: &[u8], x: &Q8Vector, i: usize, with_min: bool) -> (__m256i, f32, f32) {
+unsafe fn q5(block: &[u8], with_min: bool) -> Block32 {
     // Q5_1 adds a minimum after the scale; Q5_0 stores value + 16.
     let at = if with_min { 4 } else { 2 };
-    let scale = f16(block, 0) * x.scales[i];
     let high = u32::from_le_bytes([block[at], block[at + 1], block[at + 2], block[at + 3]]);
-    let nibbles = nibbles(block, at + 4);
     let fifth = _mm256_and_si256(bytes_from_bits(high), _mm256_set1_epi8(0x10));
-    let w = _mm256_or_si256(nibbles, fifth);
-    let dot = dot_u8_i8(w, load_x(x, i * QK));
-    (dot, scale, block_offset(block, with_min, 16.0, scale, x, i))
-}
-
-/// What a 32-value block's stored values are off by, times `x`: the
-/// minimum (Q4_1, Q5_1: value = scale · q + min), or the `shift` the
-/// values are stored with (Q4_0: + 8, Q5_0: + 16).
-#[inline(always)]
-fn block_offset(
-    block: &[u8],
-    with_min: bool,
-    shift: f32,
-    scale: f32,
-    x: &Q8Vector,
-    b: usize,
-) -> f32 {
-    let sum = (x.sums[2 * b] + x.sums[2 * b + 1]) as f32;
-    if with_min {
-        -f16_at(block, 2) * x.scales[b] * sum
-    } else {
-        scale * shift * sum
+    Block32 {
+        w: _mm256_or_si256(nibbles(block, at + 4), fifth),
+        d: f16(block, 0),
+        m: if with_min { f16_at(block, 2) } else { 0.0 },
     }
 }
 
-/// A Q4_0 or Q4_1 block times `x`'s block `i` (see [`by_rows`]).
+/// A Q4_0 or Q4_1 block unpacked: Q4_0's values less 8, signed (the
+/// multiply Q8_0 takes, with no offset to subtract).
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn q4(block: &[u8], x: &Q8Vector, i: usize, with_min: bool) -> (__m256i, f32, f32) {
-    let at = if with_min { 4 } else { 2 };
-    let scale = f16(block, 0) * x.scales[i];
-    let w = nibbles(block, at);
-    let v = load_x(x, i * QK);
+unsafe fn q4(block: &[u8], with_min: bool) -> Block32 {
     if with_min {
-        let offset = block_offset(block, true, 8.0, scale, x, i);
-        (dot_u8_i8(w, v), scale, offset)
+        Block32 {
+            w: nibbles(block, 4),
+            d: f16(block, 0),
+            m: f16_at(block, 2),
+        }
     } else {
-        // Q4_0's values less 8, signed: the multiply Q8_0 takes, with
-        // no offset to subtract.
-        let w = _mm256_sub_epi8(w, _mm256_set1_epi8(8));
-        (
-            dot_u8_i8(_mm256_sign_epi8(w, w), _mm256_sign_epi8(v, w)),
-            scale,
-            0.0,
-        )
+        Block32 {
+            w: _mm256_sub_epi8(nibbles(block, 2), _mm256_set1_epi8(8)),
+            d: f16(block, 0),
+            m: 0.0,
+        }
     }
 }
 
