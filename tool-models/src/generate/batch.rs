@@ -1,9 +1,11 @@
 //! Sequences decoded together: continuous batching on the project's
 //! decoder.
 //!
-//! A sequence's prompt runs alone, as in [`Model::generate`] (reusing what
-//! the [pool](super::pool) holds), and the sequence is then taken out of
-//! the model: its cache travels with it while it decodes. Each decode step
+//! A sequence is taken out of the model for its prompt (the cached
+//! sequence it continues, from the [pool](super::pool), or a new one):
+//! its cache travels with it while it runs. Prompts that arrive together
+//! run together, each as it runs alone, from matrices widened once for
+//! all. Each decode step
 //! runs the next token of every sequence in flight in one pass, reading
 //! each weight matrix once for all of them; a sequence's logits are bit
 //! for bit those it gets decoding alone. A finished sequence goes back to
@@ -42,24 +44,21 @@ impl Sequence {
     }
 }
 
-/// A sequence after its prompt: the sequence, the logits after the
-/// prompt, and how many of the prompt's tokens the cache held.
-pub(crate) type Prefilled = (Sequence, Vec<f32>, usize);
-
 impl Model {
-    /// Runs `prompt` as [`generate`](Self::generate) would, then takes its
-    /// sequence out of the model, with room for `positions` positions in
-    /// all, to decode with [`decode_together`](Self::decode_together).
-    /// Returns the sequence, the logits after the prompt and how many of
-    /// its tokens the cache held. `None` where the model cannot decode
-    /// sequences together (candle's models).
-    pub(crate) fn prefill_sequence(
+    /// Takes the sequence `prompt` continues out of the model (the cached
+    /// one sharing most with it, cut back to what they share, or a new
+    /// one), with room for `positions` positions in all, to run with
+    /// [`prefill_together`](Self::prefill_together) and
+    /// [`decode_together`](Self::decode_together). Returns it and how many
+    /// of the prompt's tokens it holds. `None` where the model cannot
+    /// decode sequences together (candle's models).
+    pub(crate) fn take_sequence(
         &mut self,
         prompt: &[u32],
         positions: usize,
-    ) -> Option<Result<Prefilled, GenerateError>> {
+    ) -> Option<Result<(Sequence, usize), GenerateError>> {
         let fresh = self.backend.new_cache()?;
-        Some(self.prefill(prompt).map(|(logits, reused)| {
+        Some(self.seat(prompt).map(|reused| {
             let mut cache = match self.backend.own_cache() {
                 Some(active) => std::mem::replace(active, fresh),
                 None => fresh,
@@ -69,16 +68,71 @@ impl Model {
             self.pool.in_flight += reserved;
             let kv = std::mem::take(&mut self.kv);
             self.evict_to_budget();
-            (
-                Sequence {
-                    cache,
-                    kv,
-                    reserved,
-                },
-                logits,
-                reused,
-            )
+            let sequence = Sequence {
+                cache,
+                kv,
+                reserved,
+            };
+            (sequence, reused)
         }))
+    }
+
+    /// Runs the rest of each sequence's prompt (`prompts[i]` for
+    /// `sequences[i]`, of which it holds the start), all in passes
+    /// together, in the chunks [`generate`](Self::generate) takes; returns
+    /// the logits after each prompt. Each sequence gets bit for bit what
+    /// its prompt gives alone. On an error the sequences that failed hold
+    /// no logits (see [`return_sequence`](Self::return_sequence)).
+    pub(crate) fn prefill_together(
+        &mut self,
+        sequences: &mut [&mut Sequence],
+        prompts: &[&[u32]],
+    ) -> Result<Vec<Vec<f32>>, GenerateError> {
+        let chunk = self.backend.prefill_chunk();
+        let reused: Vec<usize> = sequences.iter().map(|s| s.kv.tokens.len()).collect();
+        loop {
+            let (mut caches, mut tokens, mut which) = (Vec::new(), Vec::new(), Vec::new());
+            for (i, (sequence, prompt)) in sequences.iter_mut().zip(prompts).enumerate() {
+                let held = sequence.kv.tokens.len();
+                if held < prompt.len() {
+                    let end = (held + chunk).min(prompt.len());
+                    tokens.push(&prompt[held..end]);
+                    caches.push(&mut sequence.cache);
+                    which.push(i);
+                }
+            }
+            if which.is_empty() {
+                break;
+            }
+            let ran = self.backend.prefill_together(&mut caches, &tokens);
+            let logits = match ran {
+                Some(Ok(logits)) => logits,
+                Some(Err(e)) => {
+                    for &i in &which {
+                        sequences[i].kv.logits = None;
+                    }
+                    return Err(GenerateError::Forward(e));
+                }
+                None => {
+                    return Err(GenerateError::Forward(
+                        "this model runs one sequence at a time (internal error)".into(),
+                    ))
+                }
+            };
+            for ((&i, tokens), logits) in which.iter().zip(&tokens).zip(logits) {
+                sequences[i].kv.tokens.extend_from_slice(tokens);
+                sequences[i].kv.logits = Some(logits);
+            }
+        }
+        let mut out = Vec::with_capacity(sequences.len());
+        for ((sequence, prompt), reused) in sequences.iter_mut().zip(prompts).zip(reused) {
+            let logits = sequence.kv.logits.clone().ok_or_else(|| {
+                GenerateError::Forward("no logits after the prompt (internal error)".into())
+            })?;
+            sequence.kv.ran_prompt(prompt, reused, &logits, None, true);
+            out.push(logits);
+        }
+        Ok(out)
     }
 
     /// Runs `tokens[i]` after `sequences[i]`, all in one pass; returns the

@@ -52,6 +52,30 @@ impl KvState {
         }
     }
 
+    /// Records that `prompt` ran (its first `reused` tokens from the
+    /// cache), leaving `logits` after it: a snapshot of the state after a
+    /// prompt that ran anything, where the cache can be cut back or
+    /// `backend` is a copy of the model's.
+    pub(super) fn ran_prompt(
+        &mut self,
+        prompt: &[u32],
+        reused: usize,
+        logits: &[f32],
+        backend: Option<Backend>,
+        cuts_back: bool,
+    ) {
+        if reused < prompt.len() && (backend.is_some() || cuts_back) {
+            self.snapshot = Some(Snapshot {
+                backend,
+                tokens: prompt.to_vec(),
+                logits: logits.to_vec(),
+            });
+        } else if reused < prompt.len() {
+            self.snapshot = None;
+        }
+        self.prompt_len = prompt.len();
+    }
+
     /// Bytes of the tokens and logits kept beside the cache.
     pub(super) fn bytes(&self) -> usize {
         let logits = self.logits.as_ref().map_or(0, Vec::capacity)
@@ -95,30 +119,34 @@ impl Model {
     /// Runs `prompt`, reusing what the cache holds; returns the logits after
     /// it and how many of its tokens were reused.
     pub(crate) fn prefill(&mut self, prompt: &[u32]) -> Result<(Vec<f32>, usize), GenerateError> {
-        self.check_prompt(prompt)?;
-        self.select_sequence(prompt);
-        let held = extends(prompt, &self.kv.tokens) && self.kv.logits.is_some();
-        if !held && !self.cut_to_shared_prefix(prompt) {
-            self.restore_snapshot(prompt)?;
-        }
-        let reused = self.kv.tokens.len();
+        let reused = self.seat(prompt)?;
         for chunk in prompt[reused..].chunks(self.backend.prefill_chunk()) {
             self.run(chunk)?;
         }
         let logits = self.kv.logits.clone().ok_or_else(|| {
             GenerateError::Forward("no logits after the prompt (internal error)".into())
         })?;
-        if reused < prompt.len() {
-            let backend = self.backend.snapshot();
-            self.kv.snapshot = (backend.is_some() || self.backend.cuts_back()).then(|| Snapshot {
-                backend,
-                tokens: prompt.to_vec(),
-                logits: logits.clone(),
-            });
-        }
-        self.kv.prompt_len = prompt.len();
+        let backend = (reused < prompt.len())
+            .then(|| self.backend.snapshot())
+            .flatten();
+        let cuts_back = self.backend.cuts_back();
+        self.kv
+            .ran_prompt(prompt, reused, &logits, backend, cuts_back);
         self.evict_to_budget();
         Ok((logits, reused))
+    }
+
+    /// Makes the cached sequence that `prompt` continues the active one,
+    /// cut back to what it shares with it; returns how many of the
+    /// prompt's tokens it holds (the logits after them known).
+    pub(super) fn seat(&mut self, prompt: &[u32]) -> Result<usize, GenerateError> {
+        self.check_prompt(prompt)?;
+        self.select_sequence(prompt);
+        let held = extends(prompt, &self.kv.tokens) && self.kv.logits.is_some();
+        if !held && !self.cut_to_shared_prefix(prompt) {
+            self.restore_snapshot(prompt)?;
+        }
+        Ok(self.kv.tokens.len())
     }
 
     /// Cuts the cache back to what it shares with `prompt`, where the cache

@@ -155,17 +155,28 @@ impl Backend {
     /// is the project's decoder; returns each one's logits (see
     /// [`Dense::forward_steps`]). `None` for candle's models, which keep
     /// their one cache inside.
-    #[cfg_attr(not(feature = "server"), allow(dead_code))] // The server's batch uses it.
     pub(crate) fn decode_together(
         &mut self,
         caches: &mut [&mut KvCache],
         tokens: &[u32],
     ) -> Option<Result<Vec<Vec<f32>>, String>> {
+        let tokens: Vec<[u32; 1]> = tokens.iter().map(|&t| [t]).collect();
+        let tokens: Vec<&[u32]> = tokens.iter().map(|t| &t[..]).collect();
+        self.prefill_together(caches, &tokens)
+    }
+
+    /// Runs `tokens[i]` after each of `caches[i]` in one pass, where the
+    /// model is the project's decoder; returns the logits after each (see
+    /// [`Dense::forward_steps`]). `None` for candle's models.
+    pub(crate) fn prefill_together(
+        &mut self,
+        caches: &mut [&mut KvCache],
+        tokens: &[&[u32]],
+    ) -> Option<Result<Vec<Vec<f32>>, String>> {
         let Backend::Dense { model, scratch, .. } = self else {
             return None;
         };
-        let tokens: Vec<[u32; 1]> = tokens.iter().map(|&t| [t]).collect();
-        let mut steps: Vec<Step<'_>> = (caches.iter_mut().zip(&tokens))
+        let mut steps: Vec<Step<'_>> = (caches.iter_mut().zip(tokens))
             .map(|(cache, tokens)| Step { tokens, cache })
             .collect();
         Some(model.forward_steps(&mut steps, scratch))

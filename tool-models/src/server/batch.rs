@@ -1,9 +1,10 @@
 //! Continuous batching: the requests in flight decode together, a step
 //! at a time.
 //!
-//! Each turn of the loop takes at most one request from the queue, runs
-//! its prompt (reusing the cached conversation it continues), and then
-//! runs one decode step for every request in flight at once (see
+//! Each turn of the loop takes requests from the queue while they fit
+//! (up to [`PREFILL_PER_STEP`] prompt tokens), runs each one's prompt
+//! (reusing the cached conversation it continues), and then runs one
+//! decode step for every request in flight at once (see
 //! [`crate::generate::Sequence`]): each weight matrix is read once for all
 //! of them. A request joins between two steps and leaves when it ends; each
 //! keeps its own constraint, sampling, stop strings, `max_tokens` and
@@ -68,34 +69,31 @@ pub(super) fn run(
     let mut active: Vec<Active<'_>> = Vec::new();
     let mut open = true;
     while open || !waiting.is_empty() || !active.is_empty() {
-        if waiting.is_empty() && open {
-            let job = if active.is_empty() {
-                queue.recv().ok()
-            } else {
-                match queue.try_recv() {
-                    Ok(job) => Some(job),
-                    Err(TryRecvError::Empty) => None,
-                    Err(TryRecvError::Disconnected) => {
-                        open = false;
-                        None
-                    }
-                }
-            };
-            match job {
-                Some(job) => waiting.extend(intake(chat, defaults, job, load)),
-                None if active.is_empty() => open = false,
-                None => {}
-            }
-        }
         // A bug in one step must not take the server down: the requests
         // in flight fail, the caches are dropped, and the loop goes on.
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            if let Some(ready) = waiting.pop_front() {
-                if has_room(chat, &active, &ready, max_batch) {
-                    active.extend(admit(chat, &tokenizer, ready, load));
-                } else {
-                    waiting.push_front(ready);
+            let (mut joining, mut tokens) = (Vec::new(), 0);
+            while tokens < PREFILL_PER_STEP {
+                if waiting.is_empty() && open {
+                    let idle = active.is_empty() && joining.is_empty();
+                    match next_job(queue, idle) {
+                        Next::Job(job) => waiting.extend(intake(chat, defaults, job, load)),
+                        Next::None => {}
+                        Next::Closed => open = false,
+                    }
                 }
+                let Some(ready) = waiting.pop_front() else {
+                    break;
+                };
+                if !has_room(chat, &active, &joining, &ready, max_batch) {
+                    waiting.push_front(ready);
+                    break;
+                }
+                tokens += ready.tokens.len();
+                joining.push(ready);
+            }
+            if !joining.is_empty() {
+                active.extend(admit(chat, &tokenizer, joining, load));
             }
             step(chat, &mut active, load);
         }));
@@ -107,6 +105,33 @@ pub(super) fn run(
             }
             chat.model_mut().reset_cache();
         }
+    }
+}
+
+/// Prompt tokens that may join the batch between two decode steps: a
+/// burst of short requests joins at once, and the streams in flight pause
+/// for about one long prompt at most.
+const PREFILL_PER_STEP: usize = 1024;
+
+/// What the queue gave.
+enum Next {
+    Job(Job),
+    /// Nothing now.
+    None,
+    /// The server is shutting down.
+    Closed,
+}
+
+/// The next job: waits for one when `idle` (nothing in flight), else
+/// takes one only if it is there.
+fn next_job(queue: &Receiver<Job>, idle: bool) -> Next {
+    if idle {
+        return queue.recv().map_or(Next::Closed, Next::Job);
+    }
+    match queue.try_recv() {
+        Ok(job) => Next::Job(job),
+        Err(TryRecvError::Empty) => Next::None,
+        Err(TryRecvError::Disconnected) => Next::Closed,
     }
 }
 
@@ -209,73 +234,100 @@ fn prepare(
     Ok((prompt, tokens, constraint, options, positions))
 }
 
-/// Whether `ready` may join the batch now: a place in it, and its cache's
-/// room beside those in flight. With none in flight, always.
-fn has_room(chat: &LocalChat, active: &[Active<'_>], ready: &Ready, max_batch: usize) -> bool {
-    if active.is_empty() {
+/// Whether `ready` may join the batch now, after `joining`: a place in
+/// it, and its cache's room beside those in flight. With none in flight,
+/// always.
+fn has_room(
+    chat: &LocalChat,
+    active: &[Active<'_>],
+    joining: &[Ready],
+    ready: &Ready,
+    max_batch: usize,
+) -> bool {
+    if active.is_empty() && joining.is_empty() {
         return true;
     }
     let model = chat.model();
     let budget = model.kv_budget();
     let per_position = model.kv_bytes_per_position().unwrap_or(0);
-    let reserved: usize = active.iter().map(|a| a.sequence.reserved()).sum();
-    active.len() < max_batch && (budget == 0 || reserved + ready.positions * per_position <= budget)
+    let reserved: usize = active.iter().map(|a| a.sequence.reserved()).sum::<usize>()
+        + joining
+            .iter()
+            .map(|r| r.positions * per_position)
+            .sum::<usize>();
+    active.len() + joining.len() < max_batch
+        && (budget == 0 || reserved + ready.positions * per_position <= budget)
 }
 
-/// Runs a request's prompt and makes it part of the batch; `None` where
-/// that failed (its reply sent).
+/// Runs the prompts of requests joining together and makes them part of
+/// the batch; those that fail get their reply here.
 fn admit<'t>(
     chat: &mut LocalChat,
     tokenizer: &'t Tokenizer,
-    ready: Ready,
+    joining: Vec<Ready>,
     load: &Load,
-) -> Option<Active<'t>> {
-    load.queued.fetch_sub(1, Ordering::Relaxed);
-    let Ready {
-        job,
-        prompt,
-        tokens,
-        constraint,
-        options,
-        positions,
-        start,
-    } = ready;
-    if job.cancel.is_cancelled() {
-        return None;
+) -> Vec<Active<'t>> {
+    let mut seated = Vec::with_capacity(joining.len());
+    for ready in joining {
+        load.queued.fetch_sub(1, Ordering::Relaxed);
+        if ready.job.cancel.is_cancelled() {
+            continue;
+        }
+        let taken = match chat
+            .model_mut()
+            .take_sequence(&ready.tokens, ready.positions)
+        {
+            Some(result) => result.map_err(generate_error),
+            None => Err(ApiError::internal(
+                "this model decodes one request at a time (internal error)",
+            )),
+        };
+        match taken {
+            Ok((sequence, reused)) => seated.push((ready, sequence, reused)),
+            Err(e) => {
+                let _ = ready.job.replies.send(Reply::Failed(e));
+            }
+        }
     }
-    let forward = Forward::new(chat, &job);
     let model = chat.model_mut();
-    let prefilled = match model.prefill_sequence(&tokens, positions) {
-        Some(result) => result.map_err(generate_error),
-        None => Err(ApiError::internal(
-            "this model decodes one request at a time (internal error)",
-        )),
-    };
-    let (sequence, logits, reused) = match prefilled {
-        Ok(done) => done,
+    let (mut sequences, prompts): (Vec<&mut Sequence>, Vec<&[u32]>) = seated
+        .iter_mut()
+        .map(|(r, s, _)| (s, &r.tokens[..]))
+        .unzip();
+    let ran = model.prefill_together(&mut sequences, &prompts);
+    let all_logits = match ran {
+        Ok(logits) => logits,
         Err(e) => {
-            let _ = job.replies.send(Reply::Failed(e));
-            return None;
+            let error = generate_error(e);
+            for (ready, sequence, _) in seated {
+                model.return_sequence(sequence, None);
+                let _ = ready.job.replies.send(Reply::Failed(error.clone()));
+            }
+            return Vec::new();
         }
     };
-    let decoding = Decoding::new(
-        model,
-        tokenizer.incremental(),
-        &options,
-        tokens.len(),
-        reused,
-        start,
-    );
-    load.generating.fetch_add(1, Ordering::Relaxed);
-    Some(Active {
-        forward,
-        prompt,
-        tokens,
-        constraint,
-        sequence,
-        decoding,
-        logits,
-    })
+    let mut joined = Vec::with_capacity(seated.len());
+    for ((ready, sequence, reused), logits) in seated.into_iter().zip(all_logits) {
+        let decoding = Decoding::new(
+            chat.model(),
+            tokenizer.incremental(),
+            &ready.options,
+            ready.tokens.len(),
+            reused,
+            ready.start,
+        );
+        load.generating.fetch_add(1, Ordering::Relaxed);
+        joined.push(Active {
+            forward: Forward::new(chat, &ready.job),
+            prompt: ready.prompt,
+            tokens: ready.tokens,
+            constraint: ready.constraint,
+            sequence,
+            decoding,
+            logits,
+        });
+    }
+    joined
 }
 
 /// One token for every request in flight: each samples from its logits,

@@ -270,6 +270,26 @@ fn sequences_decoded_together_get_the_logits_each_gets_alone_bit_for_bit() {
         for (cache, prompt) in caches.iter().zip(prompts) {
             assert_eq!(cache.len(), prompt.len() + 3);
         }
+        // Prompts run together as they run alone (one token, two, many),
+        // after caches of different lengths.
+        let more: [&[u32]; 4] = [&TOKENS[1..4], &TOKENS[..12], &TOKENS[6..8], &TOKENS[3..4]];
+        let alone: Vec<Vec<f32>> = (caches.iter().zip(&more))
+            .map(|(cache, tokens)| {
+                let mut cache = cache.clone();
+                model.forward(tokens, &mut cache, &mut scratch).unwrap()
+            })
+            .collect();
+        let mut steps: Vec<Step<'_>> = (caches.iter_mut().zip(more))
+            .map(|(cache, tokens)| Step { tokens, cache })
+            .collect();
+        let together = model.forward_steps(&mut steps, &mut scratch).unwrap();
+        for (s, logits) in together.iter().enumerate() {
+            assert_eq!(
+                bits(logits),
+                bits(&alone[s]),
+                "{arch:?} {weights:?}: prompt {s}"
+            );
+        }
         // A step past the context fails and leaves every cache as it was.
         let mut long = model.new_cache();
         let filler: Vec<u32> = (0..1024).map(|i| i % 200).collect();

@@ -367,6 +367,50 @@ impl Matrix {
         }
     }
 
+    /// `out = X Mᵀ` for several prompts' rows of `X` at once, `parts`
+    /// giving how many rows each has: each part's rows of `out` are bit
+    /// for bit its own [`matmul_t`](Self::matmul_t), but a matrix stored
+    /// narrower than f32 is widened once for all the parts.
+    pub(crate) fn matmul_t_parts(&self, x: &[f32], parts: &[usize], out: &mut [f32]) {
+        let (rows, cols) = (self.rows(), self.cols);
+        let widened = matches!(self.data, Data::F16(_) | Data::Bf16(_) | Data::Quant(..));
+        if !widened || parts.iter().all(|&n| n == 1) {
+            let (mut x, mut out) = (x, out);
+            for &n in parts {
+                let (now, rest) = x.split_at(n * cols);
+                let (into, later) = out.split_at_mut(n * rows);
+                self.matmul_t(now, n, into);
+                (x, out) = (rest, later);
+            }
+            return;
+        }
+        // As `matmul_t` does for one part, once.
+        let mut wide = WIDE.take();
+        grow(&mut wide, self.len());
+        self.widen_all(&mut wide[..self.len()]);
+        let mut rounded = ROUNDED.take();
+        let quantized = matches!(self.data, Data::Quant(..));
+        if quantized {
+            grow(&mut rounded, x.len());
+            quant::round_as_q8(x, &mut rounded[..x.len()]);
+        }
+        let (mut first, mut out) = (0, out);
+        for &n in parts {
+            let (into, later) = out.split_at_mut(n * rows);
+            let span = first * cols..(first + n) * cols;
+            if n == 1 {
+                // One row takes the product as stored, as `matmul_t` does.
+                self.matvec(&x[span], into);
+            } else {
+                let x = if quantized { &rounded[span] } else { &x[span] };
+                matmul_t(x, n, cols, &wide[..self.len()], into);
+            }
+            (first, out) = (first + n, later);
+        }
+        ROUNDED.set(rounded);
+        WIDE.set(wide);
+    }
+
     /// Every row widened into `out`, across threads for large matrices.
     fn widen_all(&self, out: &mut [f32]) {
         let (rows, cols) = (self.rows(), self.cols);

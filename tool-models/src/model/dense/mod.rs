@@ -164,11 +164,13 @@ impl Dense {
     /// Runs several sequences' steps in one pass, each after what its own
     /// cache holds, and returns the logits after each step's last token.
     ///
-    /// This is a batched decode step: every matrix is read once for all
-    /// the sequences (see [`Matrix::matmul_few`]), attention runs over each
-    /// sequence's own cache, and each sequence's logits are bit for bit
-    /// what [`forward`](Self::forward) gives it alone, when each step is
-    /// one token. On an error no cache keeps any of the pass.
+    /// Steps of one token each are a batched decode step: every matrix is
+    /// read once for all the sequences (see [`Matrix::matmul_few`]).
+    /// Otherwise the steps are prompts, each multiplied as alone by
+    /// matrices widened once for all (see [`Matrix::matmul_t_parts`]).
+    /// Attention runs over each sequence's own cache, and each sequence's
+    /// logits are bit for bit what [`forward`](Self::forward) gives it
+    /// alone. On an error no cache keeps any of the pass.
     pub(crate) fn forward_steps(
         &self,
         steps: &mut [Step<'_>],
@@ -205,16 +207,21 @@ impl Dense {
             }
             s.positions.extend(start..start + step.tokens.len());
         }
-        // One sequence's rows take the product over many rows (gemm for a
-        // prompt); several sequences' take the one that is each row's
-        // matrix-vector product, so that a sequence decodes the same
-        // together as alone.
+        // Decode steps of several sequences (a token each) take the
+        // product that is each row's matrix-vector product; several
+        // prompts take each its own product over many rows, from a matrix
+        // widened once. Either way a sequence gets the numbers it gets
+        // alone.
         let one = steps.len() == 1;
+        let decoding = !one && steps.iter().all(|step| step.tokens.len() == 1);
+        let parts: Vec<usize> = steps.iter().map(|step| step.tokens.len()).collect();
         let product = |m: &Matrix, x: &[f32], out: &mut [f32]| {
             if one {
                 m.matmul_t(x, n, out)
-            } else {
+            } else if decoding {
                 m.matmul_few(x, n, out)
+            } else {
+                m.matmul_t_parts(x, &parts, out)
             }
         };
         let (qw, kw) = (cfg.heads.query_width(), cfg.heads.kv_width());
