@@ -77,7 +77,7 @@ pub(super) fn run(
                 if waiting.is_empty() && open {
                     let idle = active.is_empty() && joining.is_empty();
                     match next_job(queue, idle) {
-                        Next::Job(job) => waiting.extend(intake(chat, defaults, job, load)),
+                        Next::Job(job) => waiting.extend(intake(chat, defaults, *job, load)),
                         Next::None => {}
                         Next::Closed => open = false,
                     }
@@ -115,7 +115,7 @@ const PREFILL_PER_STEP: usize = 1024;
 
 /// What the queue gave.
 enum Next {
-    Job(Job),
+    Job(Box<Job>),
     /// Nothing now.
     None,
     /// The server is shutting down.
@@ -126,10 +126,10 @@ enum Next {
 /// takes one only if it is there.
 fn next_job(queue: &Receiver<Job>, idle: bool) -> Next {
     if idle {
-        return queue.recv().map_or(Next::Closed, Next::Job);
+        return queue.recv().map_or(Next::Closed, |job| Next::Job(Box::new(job)));
     }
     match queue.try_recv() {
-        Ok(job) => Next::Job(job),
+        Ok(job) => Next::Job(Box::new(job)),
         Err(TryRecvError::Empty) => Next::None,
         Err(TryRecvError::Disconnected) => Next::Closed,
     }
