@@ -126,7 +126,9 @@ enum Next {
 /// takes one only if it is there.
 fn next_job(queue: &Receiver<Job>, idle: bool) -> Next {
     if idle {
-        return queue.recv().map_or(Next::Closed, |job| Next::Job(Box::new(job)));
+        return queue
+            .recv()
+            .map_or(Next::Closed, |job| Next::Job(Box::new(job)));
     }
     match queue.try_recv() {
         Ok(job) => Next::Job(Box::new(job)),
