@@ -8,8 +8,8 @@ use axum::response::sse::{Event, Sse};
 
 use super::error::ApiError;
 use super::intake::{dropped, Accepted};
+use super::job::Reply;
 use super::request::Finish;
-use super::worker::Reply;
 use crate::agent::Usage;
 use crate::parse::StreamEvent;
 

@@ -24,7 +24,7 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::Instant;
 
 use super::error::ApiError;
-use super::worker::{options_for, Forward, Job, Load, Reply};
+use super::job::{options_for, Forward, Job, Load, Reply};
 use crate::agent::{LocalChat, LocalChatError, TurnRequest};
 use crate::generate::{
     Decoding, GenerateError, GenerateOptions, Sequence, StopReason, TokenConstraint,

@@ -10,9 +10,10 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
 
 use super::auth::authorize;
 use super::error::ApiError;
+use super::job::{Job, Reply};
 use super::request::Request;
 use super::responses_store::ResponseStore;
-use super::worker::{Job, Reply, Worker};
+use super::worker::Worker;
 use crate::generate::CancelFlag;
 
 /// What every handler shares.

@@ -60,6 +60,7 @@ mod chat_request;
 mod error;
 mod ids;
 mod intake;
+mod job;
 mod messages;
 mod messages_reply;
 mod request;
