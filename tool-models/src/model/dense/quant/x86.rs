@@ -60,14 +60,16 @@ pub(super) unsafe fn dot_rows(
                 })
             }
             Quant::Q4K => by_rows(w, row_bytes, 144, out, |b, i, s, o| {
-                q4k(b, x, i, false, s, o)
+                apply256(&q4k(b, false), Apply256::K4, x, i, s, o)
             }),
             Quant::Q5K => by_rows(w, row_bytes, 176, out, |b, i, s, o| {
-                q4k(b, x, i, true, s, o)
+                apply256(&q4k(b, true), Apply256::K4, x, i, s, o)
             }),
-            Quant::Q6K => by_rows(w, row_bytes, 210, out, |b, i, s, o| q6k(b, x, i, s, o)),
-            Quant::Iq4Xs => by_rows(w, row_bytes, 136, out, |b, i, s, _| {
-                iq4xs(b, table, x, i, s)
+            Quant::Q6K => by_rows(w, row_bytes, 210, out, |b, i, s, o| {
+                apply256(&q6k(b), Apply256::K6, x, i, s, o)
+            }),
+            Quant::Iq4Xs => by_rows(w, row_bytes, 136, out, |b, i, s, o| {
+                apply256(&iq4xs(b, table), Apply256::Iq4Xs, x, i, s, o)
             }),
             // Rare in files, and small: the portable reference.
             Quant::Q2K | Quant::Q3K => {
@@ -83,11 +85,11 @@ pub(super) unsafe fn dot_rows(
 /// sums stay in registers beside the unpacked block.
 const VECTORS: usize = 4;
 
-/// `outs[j][r] = row r · xs[j]` for the rows of `w`. In the 32-value
-/// formats each block is unpacked once for up to [`VECTORS`] vectors, and
-/// each vector's sums take exactly the steps [`dot_rows`] takes, so each
-/// row of `outs` is bit for bit that vector's [`dot_rows`]; the other
-/// formats take one vector at a time.
+/// `outs[j][r] = row r · xs[j]` for the rows of `w`: each block unpacked
+/// once for up to [`VECTORS`] vectors, and each vector's sums taking
+/// exactly the steps [`dot_rows`] takes, so each row of `outs` is bit for
+/// bit that vector's [`dot_rows`] (Q2_K and Q3_K, rare, take one vector
+/// at a time).
 ///
 /// # Safety
 /// As [`dot_rows`], for each vector; `outs` holds one slice per vector,
@@ -102,25 +104,61 @@ pub(super) unsafe fn dot_rows_many(
 ) {
     // SAFETY (each arm): as this function's contract.
     unsafe {
+        let table = iq4_table();
+        let go = (w, row_bytes, xs, outs);
         match quant {
             Quant::Q8_0 | Quant::Q5_0 | Quant::Q5_1 | Quant::Q4_0 | Quant::Q4_1 | Quant::Iq4Nl => {
-                format32!(quant, iq4_table(), |bytes, unpack, how| {
-                    for (xs, outs) in xs.chunks(VECTORS).zip(outs.chunks_mut(VECTORS)) {
-                        let go = (w, row_bytes, bytes, xs, outs);
-                        match xs.len() {
-                            4 => by_vectors::<4, _>(go, &unpack, how),
-                            3 => by_vectors::<3, _>(go, &unpack, how),
-                            2 => by_vectors::<2, _>(go, &unpack, how),
-                            _ => by_vectors::<1, _>(go, &unpack, how),
-                        }
-                    }
+                format32!(quant, table, |bytes, unpack, how| {
+                    many(go, bytes, &unpack, &|u: &Block32, x, i, s, o| {
+                        add32(apply32(*u, how, x, i), s, o)
+                    })
                 })
             }
-            _ => {
+            Quant::Q4K => many(go, 144, &|b| q4k(b, false), &|u, x, i, s, o| {
+                apply256(u, Apply256::K4, x, i, s, o)
+            }),
+            Quant::Q5K => many(go, 176, &|b| q4k(b, true), &|u, x, i, s, o| {
+                apply256(u, Apply256::K4, x, i, s, o)
+            }),
+            Quant::Q6K => many(go, 210, &|b| q6k(b), &|u, x, i, s, o| {
+                apply256(u, Apply256::K6, x, i, s, o)
+            }),
+            Quant::Iq4Xs => many(go, 136, &|b| iq4xs(b, table), &|u, x, i, s, o| {
+                apply256(u, Apply256::Iq4Xs, x, i, s, o)
+            }),
+            Quant::Q2K | Quant::Q3K => {
+                let (w, row_bytes, xs, outs) = go;
                 for (x, out) in xs.iter().zip(outs.iter_mut()) {
                     dot_rows(quant, w, row_bytes, x, out);
                 }
             }
+        }
+    }
+}
+
+/// The rows, their bytes, the vectors and their outputs (see
+/// [`dot_rows_many`]).
+type Many<'a, 'b, 'o> = (&'a [u8], usize, &'a [Q8Vector], &'b mut [&'o mut [f32]]);
+
+/// [`by_vectors`] over the vectors of `go`, [`VECTORS`] at a time.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn many<U, FU, FA>(
+    (w, row_bytes, xs, outs): Many<'_, '_, '_>,
+    bytes: usize,
+    unpack: &FU,
+    apply: &FA,
+) where
+    FU: Fn(&[u8]) -> U,
+    FA: Fn(&U, &Q8Vector, usize, &mut __m256, &mut f32),
+{
+    for (xs, outs) in xs.chunks(VECTORS).zip(outs.chunks_mut(VECTORS)) {
+        let go = (w, row_bytes, bytes, xs, outs);
+        match xs.len() {
+            4 => by_vectors::<4, _, _, _>(go, unpack, apply),
+            3 => by_vectors::<3, _, _, _>(go, unpack, apply),
+            2 => by_vectors::<2, _, _, _>(go, unpack, apply),
+            _ => by_vectors::<1, _, _, _>(go, unpack, apply),
         }
     }
 }
@@ -135,17 +173,18 @@ type Vectors<'a, 'o> = (
     &'a mut [&'o mut [f32]],
 );
 
-/// Each row of a 32-value format times `K` vectors, block by block: a
-/// block unpacked once, then multiplied by each vector as [`by_rows`]'s
-/// `add32(apply32(…))` does.
+/// Each row times `K` vectors, block by block: a block unpacked once,
+/// then `apply` adds its product with each vector to that vector's sums,
+/// as [`by_rows`]' block function does for one.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn by_vectors<const K: usize, U>(
+unsafe fn by_vectors<const K: usize, U, FU, FA>(
     (w, row_bytes, bytes, xs, outs): Vectors<'_, '_>,
-    unpack: &U,
-    how: Apply,
+    unpack: &FU,
+    apply: &FA,
 ) where
-    U: Fn(&[u8]) -> Block32,
+    FU: Fn(&[u8]) -> U,
+    FA: Fn(&U, &Q8Vector, usize, &mut __m256, &mut f32),
 {
     for (r, row) in w.chunks_exact(row_bytes).enumerate() {
         let mut acc = [_mm256_setzero_ps(); K];
@@ -154,7 +193,7 @@ unsafe fn by_vectors<const K: usize, U>(
             prefetch(b);
             let u = unpack(b);
             for j in 0..K {
-                add32(apply32(u, how, &xs[j], i), &mut acc[j], &mut offset[j]);
+                apply(&u, &xs[j], i, &mut acc[j], &mut offset[j]);
             }
         }
         for j in 0..K {
@@ -361,18 +400,6 @@ unsafe fn q8_0(block: &[u8]) -> Block32 {
     }
 }
 
-/// 32 IQ4 weights times 32 of `x`'s values from `at`: the 16 bytes
-/// of nibbles at `packed` looked up in `table` (IQ4's values in both
-/// lanes), then multiplied as Q8_0's signed bytes are.
-#[inline]
-#[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn dot_iq4_32(packed: &[u8], table: __m256i, x: &Q8Vector, at: usize) -> __m256i {
-    let nibbles = nibbles(packed, 0);
-    let w = _mm256_shuffle_epi8(table, nibbles);
-    let v = load_x(x, at);
-    dot_u8_i8(_mm256_sign_epi8(w, w), _mm256_sign_epi8(v, w))
-}
-
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
 unsafe fn iq4_table() -> __m256i {
@@ -388,19 +415,6 @@ unsafe fn iq4nl(block: &[u8], table: __m256i) -> Block32 {
         w: _mm256_shuffle_epi8(table, nibbles(block, 2)),
         d: f16(block, 0),
         m: 0.0,
-    }
-}
-
-/// An IQ4_XS block times `x`'s blocks from `b · 8`, added to `sum`.
-#[inline]
-#[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn iq4xs(block: &[u8], table: __m256i, x: &Q8Vector, b: usize, sum: &mut __m256) {
-    let d = f16(block, 0);
-    for sub in 0..8 {
-        let at = b * 256 + 32 * sub;
-        let scale = d * iq4xs_scale(block, sub) as f32 * x.scales[at / QK];
-        let dot = dot_iq4_32(&block[8 + 16 * sub..], table, x, at);
-        *sum = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), *sum);
     }
 }
 
@@ -439,18 +453,91 @@ unsafe fn q4(block: &[u8], with_min: bool) -> Block32 {
     }
 }
 
-/// A Q4_K block (Q5_K with `fifth_bits`) times `x`'s blocks from
-/// `b · 8` (see [`by_rows`]).
+/// A 256-value block's weights unpacked: each 32's values as bytes and
+/// what multiplies them, the same for every vector.
+#[derive(Clone, Copy)]
+pub(super) struct Block256 {
+    w: [__m256i; 8],
+    /// Q4_K, Q5_K, IQ4_XS: each 32's scale (the block's times its own).
+    scale: [f32; 8],
+    /// Q4_K, Q5_K: each 32's minimum (the block's times its own).
+    min: [f32; 8],
+    /// Q6_K: each 16's scale, and the block's.
+    q6: [(i16, i16); 8],
+    d: f32,
+}
+
+/// How a 256-value format's unpacked block multiplies a vector.
+#[derive(Clone, Copy)]
+pub(super) enum Apply256 {
+    /// Q4_K and Q5_K: unsigned values less a minimum.
+    K4,
+    /// Q6_K: unsigned values stored + 32, a scale per 16.
+    K6,
+    /// IQ4_XS: signed values from the table.
+    Iq4Xs,
+}
+
+/// An unpacked block times `x`'s blocks from `b · 8`, added to `sum` and
+/// (what is to be subtracted) `offset`, 32 values at a time in order.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn q4k(
-    block: &[u8],
+unsafe fn apply256(
+    u: &Block256,
+    how: Apply256,
     x: &Q8Vector,
     b: usize,
-    fifth_bits: bool,
     sum: &mut __m256,
     offset: &mut f32,
 ) {
+    for sub in 0..8 {
+        let k = b * 8 + sub;
+        let (w, v) = (u.w[sub], load_x(x, k * QK));
+        match how {
+            Apply256::K4 => {
+                let dot = dot_u8_i8(w, v);
+                let scale = u.scale[sub] * x.scales[k];
+                *sum = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), *sum);
+                let sums = (x.sums[2 * k] + x.sums[2 * k + 1]) as f32;
+                *offset += u.min[sub] * x.scales[k] * sums;
+            }
+            Apply256::Iq4Xs => {
+                let dot = dot_u8_i8(_mm256_sign_epi8(w, w), _mm256_sign_epi8(v, w));
+                let scale = u.scale[sub] * x.scales[k];
+                *sum = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), *sum);
+            }
+            Apply256::K6 => {
+                let (sc0, sc1) = u.q6[sub];
+                let pairs = _mm256_maddubs_epi16(w, v);
+                let by_scale = _mm256_set_m128i(_mm_set1_epi16(sc1), _mm_set1_epi16(sc0));
+                let dot = _mm256_madd_epi16(pairs, by_scale);
+                let scale = u.d * x.scales[k];
+                *sum = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), *sum);
+                // Stored values are value + 32.
+                let sums = sc0 as i32 * x.sums[2 * k] + sc1 as i32 * x.sums[2 * k + 1];
+                *offset += scale * 32.0 * sums as f32;
+            }
+        }
+    }
+}
+
+/// A block with nothing unpacked yet.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn empty256() -> Block256 {
+    Block256 {
+        w: [_mm256_setzero_si256(); 8],
+        scale: [0.0; 8],
+        min: [0.0; 8],
+        q6: [(0, 0); 8],
+        d: 0.0,
+    }
+}
+
+/// A Q4_K block (Q5_K with `fifth_bits`) unpacked.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn q4k(block: &[u8], fifth_bits: bool) -> Block256 {
     let low = _mm256_set1_epi8(0xF);
     let one = _mm256_set1_epi8(1);
     // Q5_K: the fifth bits of the block's 256 values come first.
@@ -462,6 +549,7 @@ unsafe fn q4k(
     } else {
         _mm256_setzero_si256()
     };
+    let mut u = empty256();
     for chunk in 0..4 {
         let q = load(block, nibbles + 32 * chunk);
         let mut halves = [
@@ -477,24 +565,23 @@ unsafe fn q4k(
         }
         for (half, w) in halves.into_iter().enumerate() {
             let sub = 2 * chunk + half;
-            let k = b * 8 + sub;
             let (sc, m) = q4k_scale_min(sub, scales);
-            let dot = dot_u8_i8(w, load_x(x, k * QK));
-            let scale = d * sc as f32 * x.scales[k];
-            *sum = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), *sum);
-            let sums = (x.sums[2 * k] + x.sums[2 * k + 1]) as f32;
-            *offset += dmin * m as f32 * x.scales[k] * sums;
+            u.w[sub] = w;
+            u.scale[sub] = d * sc as f32;
+            u.min[sub] = dmin * m as f32;
         }
     }
+    u
 }
 
-/// A Q6_K block times `x`'s blocks from `b · 8` (see [`by_rows`]).
+/// A Q6_K block unpacked.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn q6k(block: &[u8], x: &Q8Vector, b: usize, sum: &mut __m256, offset: &mut f32) {
+unsafe fn q6k(block: &[u8]) -> Block256 {
     let (low, two) = (_mm256_set1_epi8(0xF), _mm256_set1_epi8(3));
-    let d = f16(block, 208);
     let scales = &block[192..208];
+    let mut u = empty256();
+    u.d = f16(block, 208);
     for n in 0..2 {
         let ql0 = load(block, 64 * n);
         let ql1 = load(block, 64 * n + 32);
@@ -513,17 +600,26 @@ unsafe fn q6k(block: &[u8], x: &Q8Vector, b: usize, sum: &mut __m256, offset: &m
             _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low), top[3]),
         ];
         for (g, w) in groups.into_iter().enumerate() {
-            let k = b * 8 + 4 * n + g;
-            let s = 8 * n + 2 * g;
-            let (sc0, sc1) = (scales[s] as i8 as i16, scales[s + 1] as i8 as i16);
-            let pairs = _mm256_maddubs_epi16(w, load_x(x, k * QK));
-            let by_scale = _mm256_set_m128i(_mm_set1_epi16(sc1), _mm_set1_epi16(sc0));
-            let dot = _mm256_madd_epi16(pairs, by_scale);
-            let scale = d * x.scales[k];
-            *sum = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), *sum);
-            // Stored values are value + 32.
-            let sums = sc0 as i32 * x.sums[2 * k] + sc1 as i32 * x.sums[2 * k + 1];
-            *offset += scale * 32.0 * sums as f32;
+            let sub = 4 * n + g;
+            u.w[sub] = w;
+            u.q6[sub] = (
+                scales[2 * sub] as i8 as i16,
+                scales[2 * sub + 1] as i8 as i16,
+            );
         }
     }
+    u
+}
+
+/// An IQ4_XS block unpacked: its nibbles looked up in `table`.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn iq4xs(block: &[u8], table: __m256i) -> Block256 {
+    let d = f16(block, 0);
+    let mut u = empty256();
+    for sub in 0..8 {
+        u.w[sub] = _mm256_shuffle_epi8(table, nibbles(block, 8 + 16 * sub));
+        u.scale[sub] = d * iq4xs_scale(block, sub) as f32;
+    }
+    u
 }
