@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use http::{bundled, client, data_lines, merge, start, without_ids};
+use http::{bundled, client, data_lines, merge, post_chat, start, without_ids};
 use serde_json::{json, Value};
 
 const QUESTIONS: [&str; 8] = [
@@ -63,12 +63,7 @@ fn request(i: usize) -> Value {
 /// The answer to `body`: its message (call ids left out), finish reason
 /// and completion tokens, streamed or whole as it asks.
 async fn answer(url: &str, body: &Value) -> (Value, String, u64) {
-    let response = client()
-        .post(format!("{url}/chat/completions"))
-        .json(body)
-        .send()
-        .await
-        .unwrap();
+    let response = post_chat(url, body).await;
     assert_eq!(response.status(), 200);
     let text = response.text().await.unwrap();
     if body["stream"] == true {
@@ -85,20 +80,24 @@ async fn answer(url: &str, body: &Value) -> (Value, String, u64) {
     )
 }
 
+async fn get_json(url: &str) -> Value {
+    client()
+        .get(url)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 /// Polls `/health` until `stop`; returns the most sequences it saw decoding.
 fn watch_health(url: &str, stop: Arc<AtomicBool>) -> tokio::task::JoinHandle<u64> {
     let health = format!("{}/health", url.trim_end_matches("/v1"));
     tokio::spawn(async move {
         let most = AtomicU64::new(0);
         while !stop.load(Ordering::Relaxed) {
-            let h: Value = client()
-                .get(&health)
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let h = get_json(&health).await;
             most.fetch_max(h["sequences"].as_u64().unwrap(), Ordering::Relaxed);
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
@@ -149,12 +148,7 @@ async fn a_client_that_leaves_stops_only_its_own_sequence() {
     let short = request(0);
     let alone = answer(&url, &short).await;
 
-    let response = client()
-        .post(format!("{url}/chat/completions"))
-        .json(&long)
-        .send()
-        .await
-        .unwrap();
+    let response = post_chat(&url, &long).await;
     let mut chunks = response.bytes_stream();
     for _ in 0..3 {
         chunks.next().await.unwrap().unwrap();
@@ -165,14 +159,7 @@ async fn a_client_that_leaves_stops_only_its_own_sequence() {
     let health = format!("{}/health", url.trim_end_matches("/v1"));
     let gone = Instant::now();
     loop {
-        let h: Value = client()
-            .get(&health)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let h = get_json(&health).await;
         if h["sequences"] == 0 && h["queued"] == 0 {
             break;
         }
@@ -192,15 +179,7 @@ async fn the_kv_budget_refuses_what_can_never_fit_and_holds_the_rest_to_what_fit
     let mut body = request(3);
     body["stream"] = json!(false);
     body["max_tokens"] = json!(1);
-    let json: Value = client()
-        .post(format!("{url}/chat/completions"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let json: Value = post_chat(&url, &body).await.json().await.unwrap();
     let prompt = json["usage"]["prompt_tokens"].as_u64().unwrap();
 
     // Room for the prompt and five more tokens: a request for 40 gets 5.
@@ -213,12 +192,7 @@ async fn the_kv_budget_refuses_what_can_never_fit_and_holds_the_rest_to_what_fit
 
     // Room for less than the prompt: refused, naming the budget.
     let url = start(bundled().kv_budget((prompt * per_position) as usize)).await;
-    let response = client()
-        .post(format!("{url}/chat/completions"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
+    let response = post_chat(&url, &body).await;
     assert_eq!(response.status(), 400);
     let error: Value = response.json().await.unwrap();
     let message = error["error"]["message"].as_str().unwrap();

@@ -4,7 +4,7 @@
 #[path = "common/http.rs"]
 mod http;
 
-use http::{bundled, client, start};
+use http::{bundled, post_chat, start};
 use serde_json::{json, Value};
 
 const QUESTIONS: [&str; 8] = [
@@ -21,12 +21,7 @@ const QUESTIONS: [&str; 8] = [
 const ROUNDS: usize = 3;
 
 async fn post(url: &str, body: &Value) -> Value {
-    let response = client()
-        .post(format!("{url}/chat/completions"))
-        .json(body)
-        .send()
-        .await
-        .unwrap();
+    let response = post_chat(url, body).await;
     assert_eq!(response.status(), 200);
     response.json().await.unwrap()
 }

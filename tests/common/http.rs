@@ -30,6 +30,17 @@ pub fn client() -> reqwest::Client {
         .unwrap()
 }
 
+/// Posts `body` to `{url}/chat/completions`.
+#[allow(dead_code)] // Not every test file posts Chat Completions.
+pub async fn post_chat(url: &str, body: &Value) -> reqwest::Response {
+    client()
+        .post(format!("{url}/chat/completions"))
+        .json(body)
+        .send()
+        .await
+        .unwrap()
+}
+
 /// The data of each event of a streamed answer, after checking that it is
 /// one and that each `event:` name is its data's `type` (as Anthropic's and
 /// the Responses API's streams name them).

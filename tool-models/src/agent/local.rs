@@ -67,6 +67,12 @@ impl PreparedTurn {
         self.tokens.len()
     }
 
+    /// The prompt's tokens.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))] // The server's batch uses it.
+    pub(crate) fn tokens(&self) -> &[u32] {
+        &self.tokens
+    }
+
     /// Whether the output is constrained (calls to the tools' schemas, or
     /// the answer to its schema).
     pub fn is_constrained(&self) -> bool {

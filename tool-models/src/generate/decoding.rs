@@ -142,14 +142,14 @@ impl<'t> Decoding<'t> {
             .then_some(StopReason::Cancelled)
     }
 
-    /// Ends decoding (stopped, or `reason` where it has not), releasing
+    /// Ends decoding once [`next`](Self::next) has stopped it, releasing
     /// the text still held back, and gives the whole generation.
     pub(crate) fn finish(
         mut self,
-        reason: StopReason,
         on_text: &mut dyn FnMut(&str),
     ) -> Result<Generation, GenerateError> {
-        let mut stop_reason = self.stop.take().unwrap_or(reason);
+        // `next` sets the reason whenever it stops.
+        let mut stop_reason = self.stop.take().unwrap_or(StopReason::MaxTokens);
         if !matches!(stop_reason, StopReason::StopString(_)) {
             let rest = self.decoder.finish()?;
             let released = self.stops.push(&rest);

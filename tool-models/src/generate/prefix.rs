@@ -64,14 +64,12 @@ impl KvState {
         backend: Option<Backend>,
         cuts_back: bool,
     ) {
-        if reused < prompt.len() && (backend.is_some() || cuts_back) {
-            self.snapshot = Some(Snapshot {
+        if reused < prompt.len() {
+            self.snapshot = (backend.is_some() || cuts_back).then(|| Snapshot {
                 backend,
                 tokens: prompt.to_vec(),
                 logits: logits.to_vec(),
             });
-        } else if reused < prompt.len() {
-            self.snapshot = None;
         }
         self.prompt_len = prompt.len();
     }

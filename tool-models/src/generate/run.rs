@@ -1,7 +1,7 @@
 //! The generation loop.
 
 use super::decoding::Decoding;
-use super::{GenerateError, GenerateOptions, Generation, StopReason, TokenConstraint};
+use super::{GenerateError, GenerateOptions, Generation, TokenConstraint};
 use crate::model::Model;
 use std::time::Instant;
 
@@ -48,6 +48,6 @@ impl Model {
                 None => break,
             }
         }
-        decoding.finish(StopReason::MaxTokens, on_text)
+        decoding.finish(on_text)
     }
 }

@@ -2,9 +2,9 @@
 //! at a time.
 //!
 //! Each turn of the loop takes requests from the queue while they fit
-//! (up to [`PREFILL_PER_STEP`] prompt tokens), runs each one's prompt
-//! (reusing the cached conversation it continues), and then runs one
-//! decode step for every request in flight at once (see
+//! (up to [`PREFILL_PER_STEP`] prompt tokens), runs their prompts together
+//! (each continuing the cached conversation it continues), and then runs
+//! one decode step for every request in flight at once (see
 //! [`crate::generate::Sequence`]): each weight matrix is read once for all
 //! of them. A request joins between two steps and leaves when it ends; each
 //! keeps its own constraint, sampling, stop strings, `max_tokens` and
@@ -24,19 +24,15 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::Instant;
 
 use super::error::ApiError;
-use super::job::{options_for, Forward, Job, Load, Reply};
-use crate::agent::{LocalChat, LocalChatError, TurnRequest};
-use crate::generate::{
-    Decoding, GenerateError, GenerateOptions, Sequence, StopReason, TokenConstraint,
-};
+use super::job::{options_for, prepare_turn, Forward, Job, Load, Reply};
+use crate::agent::{LocalChat, LocalChatError, PreparedTurn};
+use crate::generate::{Decoding, GenerateError, GenerateOptions, Sequence, TokenConstraint};
 use crate::model::Tokenizer;
 
 /// A request rendered and checked, waiting for room in the batch.
 struct Ready {
     job: Job,
-    prompt: String,
-    tokens: Vec<u32>,
-    constraint: Option<Box<dyn TokenConstraint>>,
+    turn: PreparedTurn,
     options: GenerateOptions,
     /// Positions its cache may grow to.
     positions: usize,
@@ -65,6 +61,9 @@ pub(super) fn run(
     max_batch: usize,
 ) {
     let tokenizer = chat.model().shared_tokenizer();
+    // The worker runs this loop only where the model batches, which is
+    // where its cache has a size per position.
+    let per_position = chat.model().kv_bytes_per_position().unwrap_or(0);
     let mut waiting: VecDeque<Ready> = VecDeque::new();
     let mut active: Vec<Active<'_>> = Vec::new();
     let mut open = true;
@@ -77,7 +76,9 @@ pub(super) fn run(
                 if waiting.is_empty() && open {
                     let idle = active.is_empty() && joining.is_empty();
                     match next_job(queue, idle) {
-                        Next::Job(job) => waiting.extend(intake(chat, defaults, *job, load)),
+                        Next::Job(job) => {
+                            waiting.extend(intake(chat, defaults, per_position, *job, load))
+                        }
                         Next::None => {}
                         Next::Closed => open = false,
                     }
@@ -85,11 +86,11 @@ pub(super) fn run(
                 let Some(ready) = waiting.pop_front() else {
                     break;
                 };
-                if !has_room(chat, &active, &joining, &ready, max_batch) {
+                if !has_room(chat, per_position, &active, &joining, &ready, max_batch) {
                     waiting.push_front(ready);
                     break;
                 }
-                tokens += ready.tokens.len();
+                tokens += ready.turn.prompt_tokens();
                 joining.push(ready);
             }
             if !joining.is_empty() {
@@ -142,98 +143,73 @@ fn next_job(queue: &Receiver<Job>, idle: bool) -> Next {
 fn intake(
     chat: &mut LocalChat,
     defaults: &GenerateOptions,
+    per_position: usize,
     job: Job,
     load: &Load,
 ) -> Option<Ready> {
     let start = Instant::now();
-    let ready = prepare(chat, defaults, &job);
-    let ready = match ready {
-        _ if job.cancel.is_cancelled() => None,
-        Ok(ready) => Some(ready),
+    let started = match prepare(chat, defaults, per_position, &job) {
+        Ok((turn, options, positions)) if !job.cancel.is_cancelled() => {
+            let prompt_tokens = turn.prompt_tokens();
+            let ready = Ready {
+                job,
+                turn,
+                options,
+                positions,
+                start,
+            };
+            let told = ready.job.replies.send(Reply::Started { prompt_tokens });
+            told.is_ok().then_some(ready)
+        }
+        Ok(_) => None,
         Err(e) => {
             let _ = job.replies.send(Reply::Failed(e));
             None
         }
     };
-    match ready {
-        Some((prompt, tokens, constraint, options, positions)) => {
-            let started = Reply::Started {
-                prompt_tokens: tokens.len(),
-            };
-            if job.replies.send(started).is_err() {
-                load.queued.fetch_sub(1, Ordering::Relaxed);
-                return None;
-            }
-            Some(Ready {
-                job,
-                prompt,
-                tokens,
-                constraint,
-                options,
-                positions,
-                start,
-            })
-        }
-        None => {
-            load.queued.fetch_sub(1, Ordering::Relaxed);
-            None
-        }
+    if started.is_none() {
+        load.queued.fetch_sub(1, Ordering::Relaxed);
     }
+    started
 }
 
-/// What [`intake`] makes of a job.
-type Prepared = (
-    String,
-    Vec<u32>,
-    Option<Box<dyn TokenConstraint>>,
-    GenerateOptions,
-    usize,
-);
-
 /// Renders the job's request, checks its options, and sizes its cache
-/// against the KV budget.
+/// against the KV budget: the turn, its options, and the positions its
+/// cache may grow to.
 fn prepare(
     chat: &mut LocalChat,
     defaults: &GenerateOptions,
+    per_position: usize,
     job: &Job,
-) -> Result<Prepared, ApiError> {
-    let r = &job.request;
-    let turn = TurnRequest {
-        messages: &r.messages,
-        tools: &r.tools,
-        tool_choice: &r.tool_choice,
-    };
-    let prepared = chat.prepare(&turn, r.answer_schema.as_ref())?;
-    let (prompt, tokens, constraint) = prepared.into_parts();
-    let mut options = options_for(r, defaults, &job.cancel);
+) -> Result<(PreparedTurn, GenerateOptions, usize), ApiError> {
+    let turn = prepare_turn(chat, job)?;
+    let mut options = options_for(&job.request, defaults, &job.cancel);
     options.check().map_err(ApiError::invalid)?;
     let model = chat.model();
-    let context = model.context_length();
-    let per_position = model.kv_bytes_per_position().unwrap_or(0).max(1);
+    let (prompt, context) = (turn.prompt_tokens(), model.context_length());
     let budget = model.kv_budget();
-    let mut positions = tokens.len() + options.max_new_tokens.min(context - tokens.len());
+    let mut positions = prompt + options.max_new_tokens.min(context - prompt);
     // A budget of 0 keeps no sequence for later; those in flight take
     // what they need.
     if budget > 0 {
-        let fits = budget / per_position;
-        if tokens.len() >= fits {
+        let fits = budget / per_position.max(1);
+        if prompt >= fits {
             return Err(ApiError::param(
                 "messages",
                 format!(
-                    "the prompt's {} tokens need {} bytes of KV cache with room for one more, \
+                    "the prompt's {prompt} tokens need {} bytes of KV cache with room for one more, \
                      more than the server's KV budget of {budget} bytes (--kv-budget); \
                      shorten the conversation",
-                    tokens.len(),
-                    (tokens.len() + 1) * per_position,
+                    (prompt + 1) * per_position,
                 ),
             ));
         }
         if positions > fits {
             positions = fits;
-            options.max_new_tokens = fits - tokens.len();
+            options.max_new_tokens = fits - prompt;
         }
     }
-    Ok((prompt, tokens, constraint, options, positions))
+    Ok((turn, options, positions))
 }
 
 /// Whether `ready` may join the batch now, after `joining`: a place in
@@ -241,6 +217,7 @@ fn prepare(
 /// always.
 fn has_room(
     chat: &LocalChat,
+    per_position: usize,
     active: &[Active<'_>],
     joining: &[Ready],
     ready: &Ready,
@@ -249,9 +226,7 @@ fn has_room(
     if active.is_empty() && joining.is_empty() {
         return true;
     }
-    let model = chat.model();
-    let budget = model.kv_budget();
-    let per_position = model.kv_bytes_per_position().unwrap_or(0);
+    let budget = chat.model().kv_budget();
     let reserved: usize = active.iter().map(|a| a.sequence.reserved()).sum::<usize>()
         + joining
             .iter()
@@ -277,7 +252,7 @@ fn admit<'t>(
         }
         let taken = match chat
             .model_mut()
-            .take_sequence(&ready.tokens, ready.positions)
+            .take_sequence(ready.turn.tokens(), ready.positions)
         {
             Some(result) => result.map_err(generate_error),
             None => Err(ApiError::internal(
@@ -294,7 +269,7 @@ fn admit<'t>(
     let model = chat.model_mut();
     let (mut sequences, prompts): (Vec<&mut Sequence>, Vec<&[u32]>) = seated
         .iter_mut()
-        .map(|(r, s, _)| (s, &r.tokens[..]))
+        .map(|(r, s, _)| (s, r.turn.tokens()))
         .unzip();
     let ran = model.prefill_together(&mut sequences, &prompts);
     let all_logits = match ran {
@@ -310,20 +285,21 @@ fn admit<'t>(
     };
     let mut joined = Vec::with_capacity(seated.len());
     for ((ready, sequence, reused), logits) in seated.into_iter().zip(all_logits) {
+        let (prompt, tokens, constraint) = ready.turn.into_parts();
         let decoding = Decoding::new(
             chat.model(),
             tokenizer.incremental(),
             &ready.options,
-            ready.tokens.len(),
+            tokens.len(),
             reused,
             ready.start,
         );
         load.generating.fetch_add(1, Ordering::Relaxed);
         joined.push(Active {
             forward: Forward::new(chat, &ready.job),
-            prompt: ready.prompt,
-            tokens: ready.tokens,
-            constraint: ready.constraint,
+            prompt,
+            tokens,
+            constraint,
             sequence,
             decoding,
             logits,
@@ -397,7 +373,7 @@ fn finish(chat: &mut LocalChat, a: Active<'_>, load: &Load, error: Option<ApiErr
         forward.fail(e);
         return;
     }
-    let generation = match decoding.finish(StopReason::MaxTokens, &mut |t| forward.text(t)) {
+    let generation = match decoding.finish(&mut |t| forward.text(t)) {
         Ok(generation) => generation,
         Err(e) => {
             chat.model_mut().return_sequence(sequence, None);

@@ -9,7 +9,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::error::ApiError;
 use super::request::{Finish, Request};
-use crate::agent::{ChatModel, LocalChat, Usage};
+use crate::agent::{ChatModel, LocalChat, PreparedTurn, TurnRequest, Usage};
 use crate::generate::{CancelFlag, GenerateOptions, Generation, StopReason};
 use crate::parse::{ParseOptions, StreamEvent, StreamParser};
 use tool_runtime::ToolDefinition;
@@ -48,6 +48,18 @@ pub(super) struct Load {
     pub queued: AtomicUsize,
     /// Requests generating.
     pub generating: AtomicUsize,
+}
+
+/// The job's request rendered with the model's template, tokenised and
+/// checked against the context, its constraint built.
+pub(super) fn prepare_turn(chat: &mut LocalChat, job: &Job) -> Result<PreparedTurn, ApiError> {
+    let r = &job.request;
+    let turn = TurnRequest {
+        messages: &r.messages,
+        tools: &r.tools,
+        tool_choice: &r.tool_choice,
+    };
+    Ok(chat.prepare(&turn, r.answer_schema.as_ref())?)
 }
 
 /// The generation options of request `r`: its own, else the server's.

@@ -9,8 +9,8 @@ use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
 use std::sync::Arc;
 
 use super::error::ApiError;
-use super::job::{options_for, Forward, Job, Load, Reply};
-use crate::agent::{LocalChat, TurnRequest};
+use super::job::{options_for, prepare_turn, Forward, Job, Load, Reply};
+use crate::agent::LocalChat;
 use crate::generate::GenerateOptions;
 
 /// The handle the HTTP side submits jobs through.
@@ -88,20 +88,14 @@ impl Worker {
 
 /// Runs one request, sending its replies as they come.
 fn serve(chat: &mut LocalChat, defaults: &GenerateOptions, job: &Job) -> Result<(), ApiError> {
-    let r = &job.request;
-    let turn = TurnRequest {
-        messages: &r.messages,
-        tools: &r.tools,
-        tool_choice: &r.tool_choice,
-    };
-    let prepared = chat.prepare(&turn, r.answer_schema.as_ref())?;
+    let prepared = prepare_turn(chat, job)?;
     let started = Reply::Started {
         prompt_tokens: prepared.prompt_tokens(),
     };
     if job.replies.send(started).is_err() {
         return Ok(());
     }
-    let options = options_for(r, defaults, &job.cancel);
+    let options = options_for(&job.request, defaults, &job.cancel);
     let mut out = Forward::new(chat, job);
     let generation = chat.generate(prepared, &options, &mut |text| out.text(text))?;
     out.done(generation);

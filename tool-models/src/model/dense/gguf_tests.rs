@@ -220,7 +220,7 @@ fn a_quantized_prompt_gives_the_logits_of_its_tokens_one_by_one() {
 
 #[test]
 fn sequences_decoded_together_get_the_logits_each_gets_alone_bit_for_bit() {
-    use super::Step;
+    use super::{KvCache, Step};
     let tmp = tempfile::tempdir().unwrap();
     let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
     for (arch, weights) in [
@@ -231,6 +231,13 @@ fn sequences_decoded_together_get_the_logits_each_gets_alone_bit_for_bit() {
         let path = tmp.path().join("model.gguf");
         write_tiny_gguf_as(&path, &spec(arch), weights).unwrap();
         let model = dense(&path, arch);
+        // `tokens[i]` after `caches[i]`, in one pass.
+        let together = |caches: &mut [KvCache], tokens: &[&[u32]], scratch: &mut Scratch| {
+            let mut steps: Vec<Step<'_>> = (caches.iter_mut().zip(tokens))
+                .map(|(cache, tokens)| Step { tokens, cache })
+                .collect();
+            model.forward_steps(&mut steps, scratch).unwrap()
+        };
         // Prompts of different lengths, so the sequences sit at different
         // positions, then three decode steps.
         let prompts: [&[u32]; 4] = [&TOKENS[..5], &TOKENS[2..3], &TOKENS[..9], &TOKENS[4..11]];
@@ -255,10 +262,8 @@ fn sequences_decoded_together_get_the_logits_each_gets_alone_bit_for_bit() {
             .collect();
         for step in 0..3 {
             let tokens: Vec<[u32; 1]> = next.iter().map(|n| [n[step]]).collect();
-            let mut steps: Vec<Step<'_>> = (caches.iter_mut().zip(&tokens))
-                .map(|(cache, tokens)| Step { tokens, cache })
-                .collect();
-            let together = model.forward_steps(&mut steps, &mut scratch).unwrap();
+            let tokens: Vec<&[u32]> = tokens.iter().map(|t| &t[..]).collect();
+            let together = together(&mut caches, &tokens, &mut scratch);
             for (s, logits) in together.iter().enumerate() {
                 assert_eq!(
                     bits(logits),
@@ -279,10 +284,7 @@ fn sequences_decoded_together_get_the_logits_each_gets_alone_bit_for_bit() {
                 model.forward(tokens, &mut cache, &mut scratch).unwrap()
             })
             .collect();
-        let mut steps: Vec<Step<'_>> = (caches.iter_mut().zip(more))
-            .map(|(cache, tokens)| Step { tokens, cache })
-            .collect();
-        let together = model.forward_steps(&mut steps, &mut scratch).unwrap();
+        let together = together(&mut caches, &more, &mut scratch);
         for (s, logits) in together.iter().enumerate() {
             assert_eq!(
                 bits(logits),
