@@ -4,11 +4,12 @@
 //! A sequence is taken out of the model for its prompt (the cached
 //! sequence it continues, from the [pool](super::pool), or a new one):
 //! its cache travels with it while it runs. Prompts that arrive together
-//! run together, each as it runs alone, from matrices widened once for
-//! all. Each decode step
-//! runs the next token of every sequence in flight in one pass, reading
-//! each weight matrix once for all of them; a sequence's logits are bit
-//! for bit those it gets decoding alone. A finished sequence goes back to
+//! run together, each as it runs alone: short ones by the decode step's
+//! products over matrices read once for all, longer ones from matrices
+//! widened once for all. Each decode step runs the next token of every
+//! sequence in flight in one pass, reading each weight matrix once for all
+//! of them; a sequence's logits are bit for bit those it gets decoding
+//! alone. A finished sequence goes back to
 //! the model's pool, where a later prompt that continues it finds it.
 //!
 //! The bytes a sequence in flight may grow to are reserved when it is

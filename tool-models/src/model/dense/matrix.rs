@@ -350,15 +350,24 @@ impl Matrix {
         }
     }
 
-    /// `out = X Mᵀ` for several prompts' rows of `X` at once, `parts`
-    /// giving how many rows each has: each part's rows of `out` are bit
-    /// for bit its own [`matmul_t`](Self::matmul_t) (which is this with one
-    /// part), but a matrix stored narrower than f32 is widened once for
-    /// all the parts.
+    /// `out = X Mᵀ` for several sequences' rows of `X` at once (prompts,
+    /// or a token each for a decode step), `parts` giving how many rows
+    /// each has: each part's rows of `out` are bit for bit its own
+    /// [`matmul_t`](Self::matmul_t) (which is this with one part).
+    ///
+    /// A part of one row, or of a few rows of a quantized matrix (see
+    /// [`Quant::vector_rows`]), takes each row's
+    /// [`matvec`](Self::matvec), all such parts reading the matrix once
+    /// ([`matmul_few`](Self::matmul_few)); longer parts of a matrix stored
+    /// narrower than f32 take a product over many rows from the matrix
+    /// widened once for all of them.
     pub(crate) fn matmul_t_parts(&self, x: &[f32], parts: &[usize], out: &mut [f32]) {
         let (rows, cols) = (self.rows(), self.cols);
+        if parts.iter().all(|&n| self.by_vectors(n)) {
+            return self.matmul_few(x, parts.iter().sum(), out);
+        }
         let widened = matches!(self.data, Data::F16(_) | Data::Bf16(_) | Data::Quant(..));
-        if !widened || parts.iter().all(|&n| n == 1) {
+        if !widened {
             let (mut x, mut out) = (x, out);
             for &n in parts {
                 let (now, rest) = x.split_at(n * cols);
@@ -384,9 +393,8 @@ impl Matrix {
         for &n in parts {
             let (into, later) = out.split_at_mut(n * rows);
             let span = first * cols..(first + n) * cols;
-            if n == 1 {
-                // One row takes the product as stored, as `matmul_t` does.
-                self.matvec(&x[span], into);
+            if self.by_vectors(n) {
+                self.matmul_few(&x[span], n, into);
             } else {
                 let x = if quantized { &rounded[span] } else { &x[span] };
                 matmul_t(x, n, cols, &wide[..self.len()], into);
@@ -395,6 +403,15 @@ impl Matrix {
         }
         ROUNDED.set(rounded);
         WIDE.set(wide);
+    }
+
+    /// Whether [`matmul_t_parts`](Self::matmul_t_parts) multiplies a part
+    /// of `n` rows as `n` vectors.
+    fn by_vectors(&self, n: usize) -> bool {
+        match self.data {
+            Data::Quant(q, _) => n <= q.vector_rows(),
+            _ => n == 1,
+        }
     }
 
     /// Every row widened into `out`, across threads for large matrices.

@@ -164,13 +164,13 @@ impl Dense {
     /// Runs several sequences' steps in one pass, each after what its own
     /// cache holds, and returns the logits after each step's last token.
     ///
-    /// Steps of one token each are a batched decode step: every matrix is
-    /// read once for all the sequences (see [`Matrix::matmul_few`]).
-    /// Otherwise the steps are prompts, each multiplied as alone by
-    /// matrices widened once for all (see [`Matrix::matmul_t_parts`]).
-    /// Attention runs over each sequence's own cache, and each sequence's
-    /// logits are bit for bit what [`forward`](Self::forward) gives it
-    /// alone. On an error no cache keeps any of the pass.
+    /// Decode steps (a token each) and short prompts of a quantized model
+    /// read every matrix once for all the sequences; longer prompts are
+    /// multiplied by matrices widened once for all (see
+    /// [`Matrix::matmul_t_parts`]). Attention runs over each sequence's
+    /// own cache, and each sequence's logits are bit for bit what
+    /// [`forward`](Self::forward) gives it alone. On an error no cache
+    /// keeps any of the pass.
     pub(crate) fn forward_steps(
         &self,
         steps: &mut [Step<'_>],
@@ -207,19 +207,15 @@ impl Dense {
             }
             s.positions.extend(start..start + step.tokens.len());
         }
-        // Decode steps of several sequences (a token each) take the
-        // product that is each row's matrix-vector product; several
-        // prompts take each its own product over many rows, from a matrix
-        // widened once. Either way a sequence gets the numbers it gets
-        // alone.
+        // Several sequences' rows are multiplied together, each part as
+        // it is alone (see `Matrix::matmul_t_parts`): a decode step's
+        // token, or a short prompt of a quantized model, by integer dot
+        // products over a matrix read once for all of them.
         let one = steps.len() == 1;
-        let decoding = !one && steps.iter().all(|step| step.tokens.len() == 1);
         let parts: Vec<usize> = steps.iter().map(|step| step.tokens.len()).collect();
         let product = |m: &Matrix, x: &[f32], out: &mut [f32]| {
             if one {
                 m.matmul_t(x, n, out)
-            } else if decoding {
-                m.matmul_few(x, n, out)
             } else {
                 m.matmul_t_parts(x, &parts, out)
             }
