@@ -153,10 +153,13 @@ fn smollm2_calls_a_tool_through_the_generic_prompt_and_answers_from_the_result()
 /// 8 bits in blocks of 256 for K-quant products, where the decoder uses
 /// blocks of 32, and reads GELU off an f16 table), and this small model
 /// amplifies it: rounding GELU as llama.cpp does moves log-probabilities
-/// by up to 0.3 either way. A real fault moves them further: the local
-/// layers on the global rotary base put the median difference at 0.39 and
-/// the largest at 1.8.
-const LOGPROB_TOLERANCE: f32 = 0.5;
+/// by up to 0.3 either way. Our own two exact orders differ as much: a
+/// prompt run whole or token by token (attention adding up in another
+/// order) put SmolLM2 IQ4_XS's logits up to 0.74 apart, and its largest
+/// difference from llama.cpp at 0.38 or 0.57, a token of 2%. A real fault
+/// moves them further: the local layers on the global rotary base put the
+/// median difference at 0.39 and the largest at 1.8.
+const LOGPROB_TOLERANCE: f32 = 0.65;
 const MEAN_TOLERANCE: f32 = 0.2;
 /// ln(1%).
 const LIKELY: f32 = -4.6;

@@ -82,6 +82,10 @@ pub(crate) struct Queries<'a> {
     pub window: Option<usize>,
     /// The scores' scale: 1/√head, or the architecture's own.
     pub scale: f32,
+    /// Each row attends as a decode step's does, whatever `n`: with the
+    /// matrices' products also a decode step's, a short prompt then gives
+    /// bit for bit the logits of its tokens run one by one.
+    pub row_by_row: bool,
 }
 
 /// Causal attention of the `queries` over the cache. The result goes to
@@ -96,6 +100,7 @@ pub(crate) fn attend(queries: Queries<'_>, out: &mut [f32]) {
         heads,
         window,
         scale,
+        row_by_row,
     } = queries;
     // The first position a query that sees `visible` positions attends to.
     let first_seen = |visible: usize| window.map_or(0, |w| visible.saturating_sub(w));
@@ -119,7 +124,7 @@ pub(crate) fn attend(queries: Queries<'_>, out: &mut [f32]) {
                     SCORES.with_borrow_mut(|scores| {
                         scores.clear();
                         scores.resize(rows * seen, 0.0);
-                        if rows <= DIRECT_ROWS {
+                        if rows <= DIRECT_ROWS || row_by_row {
                             for (i, row_out) in rows_out.chunks_exact_mut(dim).enumerate() {
                                 let at = (first + i) * qw + h * dim;
                                 let visible = start + first + i + 1;
@@ -271,13 +276,16 @@ mod tests {
             let q = values(n * heads.query_width());
             let keys = values((start + n) * heads.kv_width());
             let vals = values((start + n) * heads.kv_width());
-            let mut out = vec![0f32; n * heads.query_width()];
             let scale = 1.0 / (heads.dim as f32).sqrt();
-            let queries = Queries { q: &q, keys: &keys, values: &vals, start, n, heads, window, scale };
-            attend(queries, &mut out);
-            let expected = naive(queries);
-            for (a, b) in out.iter().zip(&expected) {
-                prop_assert!((a - b).abs() < 1e-4, "{a} vs {b}");
+            // By matrix products over blocks of rows, and row by row.
+            for row_by_row in [false, true] {
+                let mut out = vec![0f32; n * heads.query_width()];
+                let queries = Queries { q: &q, keys: &keys, values: &vals, start, n, heads, window, scale, row_by_row };
+                attend(queries, &mut out);
+                let expected = naive(queries);
+                for (a, b) in out.iter().zip(&expected) {
+                    prop_assert!((a - b).abs() < 1e-4, "{a} vs {b} (row by row: {row_by_row})");
+                }
             }
         }
     }

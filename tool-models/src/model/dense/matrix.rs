@@ -407,9 +407,10 @@ impl Matrix {
 
     /// Whether [`matmul_t_parts`](Self::matmul_t_parts) multiplies a part
     /// of `n` rows as `n` vectors.
-    fn by_vectors(&self, n: usize) -> bool {
-        match self.data {
+    pub(crate) fn by_vectors(&self, n: usize) -> bool {
+        match &self.data {
             Data::Quant(q, _) => n <= q.vector_rows(),
+            Data::Stack(parts) => parts.iter().all(|p| p.by_vectors(n)),
             _ => n == 1,
         }
     }

@@ -308,6 +308,7 @@ impl Dense {
                     heads,
                     window,
                     scale: cfg.attention_scale,
+                    row_by_row: layer.qkv.by_vectors(m),
                 };
                 let by_head = &mut s.by_head[first * qw..][..m * qw];
                 attend(queries, by_head);
