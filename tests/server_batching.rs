@@ -1,7 +1,8 @@
 //! Continuous batching in the server, over real HTTP on loopback: clients
 //! decoded together get, greedy, exactly the answers each gets alone; a
-//! client that leaves stops only its own sequence; the KV budget refuses
-//! what can never fit and holds the rest to what fits.
+//! client that leaves stops only its own sequence; a long prompt runs in
+//! chunks beside the answers in flight; the KV budget refuses what can
+//! never fit and holds the rest to what fits.
 
 #[path = "common/http.rs"]
 mod http;
@@ -198,4 +199,81 @@ async fn the_kv_budget_refuses_what_can_never_fit_and_holds_the_rest_to_what_fit
     let message = error["error"]["message"].as_str().unwrap();
     assert!(message.contains("--kv-budget"), "{message}");
     assert_eq!(error["error"]["param"], "messages");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_prompt_runs_a_chunk_a_pass_beside_the_answers_in_flight() {
+    // No tools, and about 1,800 tokens: four chunks of 512.
+    let words = ["river", "stone", "cloud", "amber", "seven", "lantern"];
+    let story: Vec<&str> = (0..1500).map(|i| words[(i * 7 + i / 6) % 6]).collect();
+    let long = json!({
+        "model": "tool-use-mini",
+        "messages": [{"role": "user", "content": story.join(" ")}],
+        "max_tokens": 8,
+        "stream": true,
+    });
+    let alone_url = start(bundled().max_batch(1)).await;
+    let mut whole = long.clone();
+    whole["stream"] = json!(false);
+    let json: Value = post_chat(&alone_url, &whole).await.json().await.unwrap();
+    let prompt = json["usage"]["prompt_tokens"].as_u64().unwrap();
+    assert!((1537..2040).contains(&prompt), "{prompt} prompt tokens");
+    let alone = answer(&alone_url, &long).await;
+
+    let url = start(bundled()).await;
+    let decoding = json!({
+        "model": "tool-use-mini",
+        "messages": [{"role": "user", "content": "Tell me about the sea."}],
+        "max_tokens": 400,
+        "ignore_eos": true,
+        "stream": true,
+    });
+    let mut events = post_chat(&url, &decoding).await.bytes_stream();
+    for _ in 0..3 {
+        events.next().await.unwrap().unwrap();
+    }
+    // When each of the other answer's events arrives.
+    let arrivals = tokio::spawn(async move {
+        let mut at = Vec::new();
+        while let Some(Ok(bytes)) = events.next().await {
+            let count = String::from_utf8_lossy(&bytes).matches("data:").count();
+            at.extend(std::iter::repeat_n(Instant::now(), count));
+        }
+        at
+    });
+
+    let sent = Instant::now();
+    let response = post_chat(&url, &long).await;
+    assert_eq!(response.status(), 200);
+    let (mut text, mut first_token) = (String::new(), None);
+    let mut body = response.bytes_stream();
+    while let Some(bytes) = body.next().await {
+        text.push_str(&String::from_utf8_lossy(&bytes.unwrap()));
+        let written = data_lines(&text).iter().any(|line| {
+            let event: Value = serde_json::from_str(line).unwrap_or(Value::Null);
+            event["choices"][0]["delta"]["content"]
+                .as_str()
+                .is_some_and(|s| !s.is_empty())
+        });
+        if written && first_token.is_none() {
+            first_token = Some(Instant::now());
+        }
+    }
+    let first_token = first_token.expect("the long prompt's answer wrote text");
+    let (message, finish, _) = merge(&data_lines(&text));
+    // Run in chunks beside another answer, it is the answer it gets alone.
+    assert_eq!((without_ids(message), finish, 0), alone);
+
+    let at = arrivals.await.unwrap();
+    let meanwhile = at
+        .iter()
+        .filter(|t| **t > sent && **t < first_token)
+        .count();
+    // A pass runs one chunk of the prompt and a token of the other answer:
+    // four chunks, then the first token, give it about five tokens; run
+    // whole, the prompt would have held it up until then.
+    assert!(
+        meanwhile >= 3,
+        "the other answer got {meanwhile} tokens while the prompt ran"
+    );
 }

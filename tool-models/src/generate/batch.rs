@@ -3,19 +3,20 @@
 //!
 //! A sequence is taken out of the model for its prompt (the cached
 //! sequence it continues, from the [pool](super::pool), or a new one):
-//! its cache travels with it while it runs. Prompts that arrive together
-//! run together, each as it runs alone: short ones by the decode step's
-//! products over matrices read once for all, longer ones from matrices
-//! widened once for all. Each decode step runs the next token of every
-//! sequence in flight in one pass, reading each weight matrix once for all
-//! of them; a sequence's logits are bit for bit those it gets decoding
-//! alone. A finished sequence goes back to
+//! its cache travels with it while it runs. One pass runs the next token
+//! of every sequence decoding and the next chunk of prompts beside them:
+//! each weight matrix is read once for all the tokens and short prompts
+//! (the decode step's integer products), and widened once for all the long
+//! ones. Each sequence runs its prompt in the chunks it takes alone, and
+//! its logits are bit for bit those it gets alone. A finished sequence goes back to
 //! the model's pool, where a later prompt that continues it finds it.
 //!
 //! The bytes a sequence in flight may grow to are reserved when it is
 //! taken out and count against the [KV budget](Model::kv_budget), so
 //! sequences kept for reuse are dropped to make room for it, never the
 //! other way round.
+
+use std::ops::Range;
 
 use super::prefix::KvState;
 use super::GenerateError;
@@ -46,11 +47,17 @@ impl Sequence {
 }
 
 impl Model {
+    /// Whether the model runs several sequences together (the project's
+    /// decoder; candle's models keep their one cache inside).
+    pub(crate) fn runs_together(&self) -> bool {
+        self.backend.new_cache().is_some()
+    }
+
     /// Takes the sequence `prompt` continues out of the model (the cached
     /// one sharing most with it, cut back to what they share, or a new
     /// one), with room for `positions` positions in all, to run with
-    /// [`prefill_together`](Self::prefill_together) and
-    /// [`decode_together`](Self::decode_together). Returns it and how many
+    /// [`next_chunk`](Self::next_chunk) and
+    /// [`run_together`](Self::run_together). Returns it and how many
     /// of the prompt's tokens it holds. `None` where the model cannot
     /// decode sequences together (candle's models).
     pub(crate) fn take_sequence(
@@ -78,84 +85,56 @@ impl Model {
         }))
     }
 
-    /// Runs the rest of each sequence's prompt (`prompts[i]` for
-    /// `sequences[i]`, of which it holds the start), all in passes
-    /// together, in the chunks [`generate`](Self::generate) takes; returns
-    /// the logits after each prompt. Each sequence gets bit for bit what
-    /// its prompt gives alone. On an error the sequences that failed hold
-    /// no logits (see [`return_sequence`](Self::return_sequence)).
-    pub(crate) fn prefill_together(
-        &mut self,
-        sequences: &mut [&mut Sequence],
-        prompts: &[&[u32]],
-    ) -> Result<Vec<Vec<f32>>, GenerateError> {
-        let chunk = self.backend.prefill_chunk();
-        let reused: Vec<usize> = sequences.iter().map(|s| s.kv.tokens.len()).collect();
-        loop {
-            let (mut caches, mut tokens, mut which) = (Vec::new(), Vec::new(), Vec::new());
-            for (i, (sequence, prompt)) in sequences.iter_mut().zip(prompts).enumerate() {
-                let held = sequence.kv.tokens.len();
-                if held < prompt.len() {
-                    let end = (held + chunk).min(prompt.len());
-                    tokens.push(&prompt[held..end]);
-                    caches.push(&mut sequence.cache);
-                    which.push(i);
-                }
-            }
-            if which.is_empty() {
-                break;
-            }
-            let ran = self.backend.prefill_together(&mut caches, &tokens);
-            let logits = match ran {
-                Some(Ok(logits)) => logits,
-                Some(Err(e)) => {
-                    for &i in &which {
-                        sequences[i].kv.logits = None;
-                    }
-                    return Err(GenerateError::Forward(e));
-                }
-                None => {
-                    return Err(GenerateError::Forward(
-                        "this model runs one sequence at a time (internal error)".into(),
-                    ))
-                }
-            };
-            for ((&i, tokens), logits) in which.iter().zip(&tokens).zip(logits) {
-                sequences[i].kv.tokens.extend_from_slice(tokens);
-                sequences[i].kv.logits = Some(logits);
-            }
-        }
-        let mut out = Vec::with_capacity(sequences.len());
-        for ((sequence, prompt), reused) in sequences.iter_mut().zip(prompts).zip(reused) {
-            let logits = sequence.kv.logits.clone().ok_or_else(|| {
-                GenerateError::Forward("no logits after the prompt (internal error)".into())
-            })?;
-            sequence.kv.ran_prompt(prompt, reused, &logits, None, true);
-            out.push(logits);
-        }
-        Ok(out)
+    /// Where in `prompt` the next chunk `sequence` runs lies, in the
+    /// chunks [`generate`](Self::generate) takes, so that the prompt gives
+    /// bit for bit what it gives alone; `None` once the sequence holds all
+    /// of it (its logits then in [`prompt_logits`](Self::prompt_logits)).
+    pub(crate) fn next_chunk(&self, sequence: &Sequence, prompt: &[u32]) -> Option<Range<usize>> {
+        let held = sequence.kv.tokens.len();
+        let end = (held + self.backend.prefill_chunk()).min(prompt.len());
+        (held < prompt.len()).then_some(held..end)
     }
 
-    /// Runs `tokens[i]` after `sequences[i]`, all in one pass; returns the
-    /// logits after each. On an error every sequence is left as it was.
-    pub(crate) fn decode_together(
+    /// The logits after the tokens a sequence just taken holds, where
+    /// they are known (a prompt it holds whole).
+    pub(crate) fn prompt_logits(&self, sequence: &Sequence) -> Option<Vec<f32>> {
+        sequence.kv.logits.clone()
+    }
+
+    /// Runs `tokens[i]` after `sequences[i]` (a chunk of its prompt, or
+    /// the token it sampled), all in one pass; returns the logits after
+    /// each. On an error every sequence is left as it was.
+    pub(crate) fn run_together(
         &mut self,
         sequences: &mut [&mut Sequence],
-        tokens: &[u32],
+        tokens: &[&[u32]],
     ) -> Result<Vec<Vec<f32>>, GenerateError> {
         let mut caches: Vec<&mut KvCache> = sequences.iter_mut().map(|s| &mut s.cache).collect();
-        let logits = match self.backend.decode_together(&mut caches, tokens) {
+        let logits = match self.backend.run_together(&mut caches, tokens) {
             Some(result) => result.map_err(GenerateError::Forward)?,
             None => {
                 return Err(GenerateError::Forward(
-                    "this model decodes one sequence at a time (internal error)".into(),
+                    "this model runs one sequence at a time (internal error)".into(),
                 ))
             }
         };
-        for (sequence, &token) in sequences.iter_mut().zip(tokens) {
-            sequence.kv.tokens.push(token);
+        for (sequence, tokens) in sequences.iter_mut().zip(tokens) {
+            sequence.kv.tokens.extend_from_slice(tokens);
         }
         Ok(logits)
+    }
+
+    /// Records that `sequence` ran all of `prompt` (its first `reused`
+    /// tokens from the cache), leaving `logits` after it: a later prompt
+    /// that continues the prompt but not the answer finds them.
+    pub(crate) fn ran_prompt(
+        &self,
+        sequence: &mut Sequence,
+        prompt: &[u32],
+        reused: usize,
+        logits: &[f32],
+    ) {
+        sequence.kv.ran_prompt(prompt, reused, logits, None, true);
     }
 
     /// Gives a finished sequence back to the model: kept for a later

@@ -151,24 +151,12 @@ impl Backend {
         logits.to_dtype(DType::F32)?.flatten_all()?.to_vec1::<f32>()
     }
 
-    /// Runs one token after each of `caches` in one pass, where the model
-    /// is the project's decoder; returns each one's logits (see
+    /// Runs `tokens[i]` after each of `caches[i]` in one pass (prompts'
+    /// chunks and decode steps' tokens alike), where the model is the
+    /// project's decoder; returns the logits after each (see
     /// [`Dense::forward_steps`]). `None` for candle's models, which keep
     /// their one cache inside.
-    pub(crate) fn decode_together(
-        &mut self,
-        caches: &mut [&mut KvCache],
-        tokens: &[u32],
-    ) -> Option<Result<Vec<Vec<f32>>, String>> {
-        let tokens: Vec<[u32; 1]> = tokens.iter().map(|&t| [t]).collect();
-        let tokens: Vec<&[u32]> = tokens.iter().map(|t| &t[..]).collect();
-        self.prefill_together(caches, &tokens)
-    }
-
-    /// Runs `tokens[i]` after each of `caches[i]` in one pass, where the
-    /// model is the project's decoder; returns the logits after each (see
-    /// [`Dense::forward_steps`]). `None` for candle's models.
-    pub(crate) fn prefill_together(
+    pub(crate) fn run_together(
         &mut self,
         caches: &mut [&mut KvCache],
         tokens: &[&[u32]],
@@ -208,13 +196,12 @@ impl Backend {
     }
 
     /// Prompts are run in chunks of at most this many tokens, bounding the
-    /// memory a pass takes: candle's models build whole attention matrices;
-    /// ours attends by blocks of rows, so only its activations grow.
+    /// memory a pass takes (candle's models build whole attention
+    /// matrices) and, when requests are served together, how long the
+    /// answers being decoded wait for a prompt: a pass runs a chunk beside
+    /// their next tokens. llama.cpp's default batch is 512 too.
     pub(crate) fn prefill_chunk(&self) -> usize {
-        match self {
-            Backend::Dense { .. } => 2048,
-            _ => 512,
-        }
+        512
     }
 
     /// Whether the KV cache can be cut back to a prefix.

@@ -1,14 +1,16 @@
 //! Continuous batching: the requests in flight decode together, a step
 //! at a time.
 //!
-//! Each turn of the loop takes requests from the queue while they fit
-//! (up to [`PREFILL_PER_STEP`] prompt tokens), runs their prompts together
-//! (each continuing the cached conversation it continues), and then runs
-//! one decode step for every request in flight at once (see
-//! [`crate::generate::Sequence`]): each weight matrix is read once for all
-//! of them. A request joins between two steps and leaves when it ends; each
-//! keeps its own constraint, sampling, stop strings, `max_tokens` and
-//! cancellation, and gets, greedy, the tokens it gets alone.
+//! Each turn of the loop takes requests from the queue while they fit,
+//! then runs one pass (see [`crate::generate::Sequence`]): the next token
+//! of every request decoding, and beside them the next chunk of the
+//! prompts that have joined (up to [`PREFILL_PER_STEP`] prompt tokens, in
+//! the order they came), each continuing the cached conversation it
+//! continues. Each weight matrix is read once for all of them, and the
+//! answers being decoded wait for one chunk of a long prompt, not all of
+//! it. A request leaves when it ends; each keeps its own constraint,
+//! sampling, stop strings, `max_tokens` and cancellation, and gets,
+//! greedy, the tokens it gets alone.
 //!
 //! A request reserves the KV cache it may grow to (prompt plus
 //! `max_tokens`, at most the context) against the model's KV budget. One
@@ -18,6 +20,7 @@
 //! behind it fills up to its 503.
 
 use std::collections::VecDeque;
+use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, TryRecvError};
@@ -26,8 +29,10 @@ use std::time::Instant;
 use super::error::ApiError;
 use super::job::{options_for, prepare_turn, Forward, Job, Load, Reply};
 use crate::agent::{LocalChat, LocalChatError, PreparedTurn};
-use crate::generate::{Decoding, GenerateError, GenerateOptions, Sequence, TokenConstraint};
-use crate::model::Tokenizer;
+use crate::generate::{
+    CancelFlag, Decoding, GenerateError, GenerateOptions, Sequence, TokenConstraint,
+};
+use crate::model::{Model, Tokenizer};
 
 /// A request rendered and checked, waiting for room in the batch.
 struct Ready {
@@ -46,9 +51,24 @@ struct Active<'t> {
     tokens: Vec<u32>,
     constraint: Option<Box<dyn TokenConstraint>>,
     sequence: Sequence,
-    decoding: Decoding<'t>,
-    /// The logits after the last token the sequence ran.
-    logits: Vec<f32>,
+    stage: Stage<'t>,
+}
+
+/// Where a request in the batch is.
+enum Stage<'t> {
+    /// Its prompt runs, a chunk a pass.
+    Prompt {
+        options: GenerateOptions,
+        /// Prompt tokens the cache held when it joined.
+        reused: usize,
+        start: Instant,
+    },
+    /// Its answer is decoded, a token a pass.
+    Answer {
+        decoding: Decoding<'t>,
+        /// The logits after the last token the sequence ran.
+        logits: Vec<f32>,
+    },
 }
 
 /// Serves the queue until it closes, decoding up to `max_batch`
@@ -61,8 +81,8 @@ pub(super) fn run(
     max_batch: usize,
 ) {
     let tokenizer = chat.model().shared_tokenizer();
-    // The worker runs this loop only where the model batches, which is
-    // where its cache has a size per position.
+    // The worker runs this loop only where the model runs sequences
+    // together, whose caches have a size per position.
     let per_position = chat.model().kv_bytes_per_position().unwrap_or(0);
     let mut waiting: VecDeque<Ready> = VecDeque::new();
     let mut active: Vec<Active<'_>> = Vec::new();
@@ -71,8 +91,8 @@ pub(super) fn run(
         // A bug in one step must not take the server down: the requests
         // in flight fail, the caches are dropped, and the loop goes on.
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            let (mut joining, mut tokens) = (Vec::new(), 0);
-            while tokens < PREFILL_PER_STEP {
+            let mut joining = Vec::new();
+            loop {
                 if waiting.is_empty() && open {
                     let idle = active.is_empty() && joining.is_empty();
                     match next_job(queue, idle) {
@@ -90,13 +110,10 @@ pub(super) fn run(
                     waiting.push_front(ready);
                     break;
                 }
-                tokens += ready.turn.prompt_tokens();
                 joining.push(ready);
             }
-            if !joining.is_empty() {
-                active.extend(admit(chat, &tokenizer, joining, load));
-            }
-            step(chat, &mut active, load);
+            active.extend(admit(chat, &tokenizer, joining, load));
+            step(chat, &tokenizer, &mut active, load);
         }));
         if outcome.is_err() {
             for a in active.drain(..) {
@@ -109,9 +126,9 @@ pub(super) fn run(
     }
 }
 
-/// Prompt tokens that may join the batch between two decode steps: a
-/// burst of short requests joins at once, and the streams in flight pause
-/// for about one long prompt at most.
+/// Prompt tokens a pass runs beside the requests decoding (at least one
+/// chunk): a burst of short prompts runs at once, and the answers being
+/// decoded wait for a pass over at most this many.
 const PREFILL_PER_STEP: usize = 1024;
 
 /// What the queue gave.
@@ -236,15 +253,15 @@ fn has_room(
         && (budget == 0 || reserved + ready.positions * per_position <= budget)
 }
 
-/// Runs the prompts of requests joining together and makes them part of
-/// the batch; those that fail get their reply here.
+/// Makes the requests joining part of the batch, each with the cached
+/// sequence its prompt continues; their prompts run in the passes to come.
 fn admit<'t>(
     chat: &mut LocalChat,
     tokenizer: &'t Tokenizer,
     joining: Vec<Ready>,
     load: &Load,
 ) -> Vec<Active<'t>> {
-    let mut seated = Vec::with_capacity(joining.len());
+    let mut joined = Vec::with_capacity(joining.len());
     for ready in joining {
         load.queued.fetch_sub(1, Ordering::Relaxed);
         if ready.job.cancel.is_cancelled() {
@@ -259,96 +276,179 @@ fn admit<'t>(
                 "this model decodes one request at a time (internal error)",
             )),
         };
-        match taken {
-            Ok((sequence, reused)) => seated.push((ready, sequence, reused)),
+        let (sequence, reused) = match taken {
+            Ok(taken) => taken,
             Err(e) => {
                 let _ = ready.job.replies.send(Reply::Failed(e));
+                continue;
             }
-        }
-    }
-    let model = chat.model_mut();
-    let (mut sequences, prompts): (Vec<&mut Sequence>, Vec<&[u32]>) = seated
-        .iter_mut()
-        .map(|(r, s, _)| (s, r.turn.tokens()))
-        .unzip();
-    let ran = model.prefill_together(&mut sequences, &prompts);
-    let all_logits = match ran {
-        Ok(logits) => logits,
-        Err(e) => {
-            let error = generate_error(e);
-            for (ready, sequence, _) in seated {
-                model.return_sequence(sequence, None);
-                let _ = ready.job.replies.send(Reply::Failed(error.clone()));
-            }
-            return Vec::new();
-        }
-    };
-    let mut joined = Vec::with_capacity(seated.len());
-    for ((ready, sequence, reused), logits) in seated.into_iter().zip(all_logits) {
+        };
+        let forward = Forward::new(chat, &ready.job);
         let (prompt, tokens, constraint) = ready.turn.into_parts();
-        let decoding = Decoding::new(
-            chat.model(),
-            tokenizer.incremental(),
-            &ready.options,
-            tokens.len(),
-            reused,
-            ready.start,
-        );
         load.generating.fetch_add(1, Ordering::Relaxed);
-        joined.push(Active {
-            forward: Forward::new(chat, &ready.job),
+        let mut a = Active {
+            forward,
             prompt,
             tokens,
             constraint,
             sequence,
-            decoding,
-            logits,
-        });
+            stage: Stage::Prompt {
+                options: ready.options,
+                reused,
+                start: ready.start,
+            },
+        };
+        // A prompt the cache holds whole, with the logits after it, has
+        // nothing left to run.
+        let model = chat.model_mut();
+        if model.next_chunk(&a.sequence, &a.tokens).is_none() {
+            let Some(logits) = model.prompt_logits(&a.sequence) else {
+                let error = ApiError::internal("no logits after the prompt (internal error)");
+                finish(chat, a, load, Some(error));
+                continue;
+            };
+            a.answer(model, tokenizer, logits);
+        }
+        joined.push(a);
     }
     joined
 }
 
-/// One token for every request in flight: each samples from its logits,
-/// those that go on run their tokens together, those that stopped leave.
-fn step(chat: &mut LocalChat, active: &mut Vec<Active<'_>>, load: &Load) {
-    let mut next = Vec::with_capacity(active.len());
+impl<'t> Active<'t> {
+    /// Its prompt has run, leaving `logits`: its answer begins.
+    fn answer(&mut self, model: &mut Model, tokenizer: &'t Tokenizer, logits: Vec<f32>) {
+        let Stage::Prompt {
+            options,
+            reused,
+            start,
+        } = &self.stage
+        else {
+            return;
+        };
+        model.ran_prompt(&mut self.sequence, &self.tokens, *reused, &logits);
+        let decoding = Decoding::new(
+            model,
+            tokenizer.incremental(),
+            options,
+            self.tokens.len(),
+            *reused,
+            *start,
+        );
+        self.stage = Stage::Answer { decoding, logits };
+    }
+}
+
+/// What a request in the batch runs in a pass.
+enum Run {
+    /// These tokens of its prompt.
+    Chunk(Range<usize>),
+    /// The token it sampled.
+    Token(u32),
+}
+
+/// One pass: every request decoding samples its next token from its
+/// logits (those that stop leave), then those tokens run together with
+/// the next chunk of the prompts that fit beside them; a prompt that is
+/// done starts its answer.
+fn step<'t>(
+    chat: &mut LocalChat,
+    tokenizer: &'t Tokenizer,
+    active: &mut Vec<Active<'t>>,
+    load: &Load,
+) {
+    let mut runs: Vec<(usize, Run)> = Vec::with_capacity(active.len());
+    let mut prompt_tokens = 0;
     let mut i = 0;
     while i < active.len() {
         let a = &mut active[i];
-        // The sampler works on a copy: the logits stay those of the
-        // sequence, to keep with it for a prompt that continues it.
-        let mut logits = a.logits.clone();
-        let constraint = a
-            .constraint
-            .as_mut()
-            .map(|c| &mut **c as &mut dyn TokenConstraint);
-        let forward = &mut a.forward;
-        match a
-            .decoding
-            .next(&mut logits, constraint, &mut |t| forward.text(t))
-        {
-            Ok(Some(token)) => {
-                next.push(token);
-                i += 1;
+        let run = match &mut a.stage {
+            Stage::Prompt { options, .. } => {
+                if options
+                    .cancel
+                    .as_ref()
+                    .is_some_and(CancelFlag::is_cancelled)
+                {
+                    // The client left: what of the prompt ran is kept for
+                    // a request that continues it.
+                    let a = active.remove(i);
+                    chat.model_mut().return_sequence(a.sequence, None);
+                    load.generating.fetch_sub(1, Ordering::Relaxed);
+                    continue;
+                }
+                let chunk = chat.model().next_chunk(&a.sequence, &a.tokens);
+                let chunk = chunk.unwrap_or(0..0);
+                if prompt_tokens > 0 && prompt_tokens + chunk.len() > PREFILL_PER_STEP {
+                    // Its turn comes in a later pass.
+                    i += 1;
+                    continue;
+                }
+                prompt_tokens += chunk.len();
+                Run::Chunk(chunk)
             }
-            Ok(None) => finish(chat, active.swap_remove(i), load, None),
-            Err(e) => finish(chat, active.swap_remove(i), load, Some(generate_error(e))),
-        }
+            Stage::Answer { decoding, logits } => {
+                // The sampler works on a copy: the logits stay those of
+                // the sequence, to keep with it for a prompt that
+                // continues it.
+                let mut logits = logits.clone();
+                let constraint = a
+                    .constraint
+                    .as_mut()
+                    .map(|c| &mut **c as &mut dyn TokenConstraint);
+                let forward = &mut a.forward;
+                match decoding.next(&mut logits, constraint, &mut |t| forward.text(t)) {
+                    Ok(Some(token)) => Run::Token(token),
+                    Ok(None) => {
+                        finish(chat, active.remove(i), load, None);
+                        continue;
+                    }
+                    Err(e) => {
+                        finish(chat, active.remove(i), load, Some(generate_error(e)));
+                        continue;
+                    }
+                }
+            }
+        };
+        runs.push((i, run));
+        i += 1;
     }
-    if active.is_empty() {
+    if runs.is_empty() {
         return;
     }
-    let mut sequences: Vec<&mut Sequence> = active.iter_mut().map(|a| &mut a.sequence).collect();
-    match chat.model_mut().decode_together(&mut sequences, &next) {
-        Ok(logits) => {
-            for (a, logits) in active.iter_mut().zip(logits) {
-                a.logits = logits;
-            }
+    let ran = {
+        let (mut sequences, mut tokens) = (Vec::new(), Vec::new());
+        let mut runs = runs.iter().peekable();
+        for (i, a) in active.iter_mut().enumerate() {
+            let Some((_, run)) = runs.next_if(|(at, _)| *at == i) else {
+                continue;
+            };
+            tokens.push(match run {
+                Run::Chunk(range) => &a.tokens[range.clone()],
+                Run::Token(token) => std::slice::from_ref(token),
+            });
+            sequences.push(&mut a.sequence);
         }
+        chat.model_mut().run_together(&mut sequences, &tokens)
+    };
+    let logits = match ran {
+        Ok(logits) => logits,
         Err(e) => {
             let error = generate_error(e);
-            for a in active.drain(..) {
-                finish(chat, a, load, Some(error.clone()));
+            for (i, _) in runs.iter().rev() {
+                finish(chat, active.remove(*i), load, Some(error.clone()));
+            }
+            return;
+        }
+    };
+    for ((i, _), logits) in runs.into_iter().zip(logits) {
+        let a = &mut active[i];
+        match &mut a.stage {
+            Stage::Answer { logits: held, .. } => *held = logits,
+            Stage::Prompt { .. } => {
+                let model = chat.model_mut();
+                // Else more of the prompt runs in the next pass.
+                if model.next_chunk(&a.sequence, &a.tokens).is_none() {
+                    a.answer(model, tokenizer, logits);
+                }
             }
         }
     }
@@ -364,15 +464,19 @@ fn finish(chat: &mut LocalChat, a: Active<'_>, load: &Load, error: Option<ApiErr
         prompt,
         tokens,
         sequence,
-        decoding,
-        logits,
+        stage,
         ..
     } = a;
-    if let Some(e) = error {
-        chat.model_mut().return_sequence(sequence, None);
-        forward.fail(e);
-        return;
-    }
+    let (decoding, logits) = match (stage, error) {
+        (Stage::Answer { decoding, logits }, None) => (decoding, logits),
+        (_, error) => {
+            chat.model_mut().return_sequence(sequence, None);
+            forward.fail(error.unwrap_or_else(|| {
+                ApiError::internal("a request left before its answer (internal error)")
+            }));
+            return;
+        }
+    };
     let generation = match decoding.finish(&mut |t| forward.text(t)) {
         Ok(generation) => generation,
         Err(e) => {

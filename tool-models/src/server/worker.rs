@@ -37,7 +37,7 @@ impl Worker {
             .name("tool-use-model".into())
             .spawn(move || {
                 let mut chat = chat;
-                if max_batch > 1 && chat.model().kv_bytes_per_position().is_some() {
+                if max_batch > 1 && chat.model().runs_together() {
                     return super::batch::run(&mut chat, &defaults, &queue, &seen, max_batch);
                 }
                 for job in queue {

@@ -357,52 +357,59 @@ impl Matrix {
     ///
     /// A part of one row, or of a few rows of a quantized matrix (see
     /// [`Quant::vector_rows`]), takes each row's
-    /// [`matvec`](Self::matvec), all such parts reading the matrix once
-    /// ([`matmul_few`](Self::matmul_few)); longer parts of a matrix stored
-    /// narrower than f32 take a product over many rows from the matrix
-    /// widened once for all of them.
+    /// [`matvec`](Self::matvec), such parts side by side reading the
+    /// matrix once ([`matmul_few`](Self::matmul_few)); longer parts of a
+    /// matrix stored narrower than f32 take a product over many rows from
+    /// the matrix widened once for all of them.
     pub(crate) fn matmul_t_parts(&self, x: &[f32], parts: &[usize], out: &mut [f32]) {
         let (rows, cols) = (self.rows(), self.cols);
-        if parts.iter().all(|&n| self.by_vectors(n)) {
-            return self.matmul_few(x, parts.iter().sum(), out);
-        }
-        let widened = matches!(self.data, Data::F16(_) | Data::Bf16(_) | Data::Quant(..));
-        if !widened {
-            let (mut x, mut out) = (x, out);
-            for &n in parts {
-                let (now, rest) = x.split_at(n * cols);
-                let (into, later) = out.split_at_mut(n * rows);
-                self.matmul_t(now, n, into);
-                (x, out) = (rest, later);
-            }
-            return;
-        }
-        // Widening once costs one pass over the matrix, against the rows'
-        // multiply-adds each of its values takes part in. Every value is
-        // written before it is read: no zeroing.
-        let mut wide = WIDE.take();
-        grow(&mut wide, self.len());
-        self.widen_all(&mut wide[..self.len()]);
-        let mut rounded = ROUNDED.take();
+        let narrow = matches!(self.data, Data::F16(_) | Data::Bf16(_) | Data::Quant(..));
         let quantized = matches!(self.data, Data::Quant(..));
-        if quantized {
-            grow(&mut rounded, x.len());
-            quant::round_as_q8(x, &mut rounded[..x.len()]);
-        }
-        let (mut first, mut out) = (0, out);
-        for &n in parts {
+        // Taken from their cells for the call, widened when a part first
+        // needs them (see the thread-locals above).
+        let (mut wide, mut rounded) = (None, ROUNDED.take());
+        let (mut first, mut out, mut rest) = (0, out, parts);
+        while !rest.is_empty() {
+            // Consecutive parts multiplied as vectors share one read of
+            // the matrix.
+            let vectors = rest.iter().take_while(|&&n| self.by_vectors(n)).count();
+            let n = if vectors > 0 {
+                rest[..vectors].iter().sum()
+            } else {
+                rest[0]
+            };
+            rest = &rest[vectors.max(1)..];
             let (into, later) = out.split_at_mut(n * rows);
             let span = first * cols..(first + n) * cols;
-            if self.by_vectors(n) {
+            if vectors > 0 {
                 self.matmul_few(&x[span], n, into);
+            } else if !narrow {
+                self.matmul_t(&x[span], n, into);
             } else {
-                let x = if quantized { &rounded[span] } else { &x[span] };
+                // Widening costs one pass over the matrix, against the
+                // rows' multiply-adds each of its values takes part in.
+                // Every value is written before it is read: no zeroing.
+                let wide = wide.get_or_insert_with(|| {
+                    let mut wide = WIDE.take();
+                    grow(&mut wide, self.len());
+                    self.widen_all(&mut wide[..self.len()]);
+                    wide
+                });
+                let x = if quantized {
+                    grow(&mut rounded, span.len());
+                    quant::round_as_q8(&x[span.clone()], &mut rounded[..span.len()]);
+                    &rounded[..span.len()]
+                } else {
+                    &x[span]
+                };
                 matmul_t(x, n, cols, &wide[..self.len()], into);
             }
             (first, out) = (first + n, later);
         }
         ROUNDED.set(rounded);
-        WIDE.set(wide);
+        if let Some(wide) = wide {
+            WIDE.set(wide);
+        }
     }
 
     /// Whether [`matmul_t_parts`](Self::matmul_t_parts) multiplies a part
