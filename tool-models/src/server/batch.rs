@@ -65,7 +65,7 @@ enum Stage<'t> {
     },
     /// Its answer is decoded, a token a pass.
     Answer {
-        decoding: Decoding<'t>,
+        decoding: Box<Decoding<'t>>,
         /// The logits after the last token the sequence ran.
         logits: Vec<f32>,
     },
@@ -334,7 +334,10 @@ impl<'t> Active<'t> {
             *reused,
             *start,
         );
-        self.stage = Stage::Answer { decoding, logits };
+        self.stage = Stage::Answer {
+            decoding: Box::new(decoding),
+            logits,
+        };
     }
 }
 
