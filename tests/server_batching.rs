@@ -181,9 +181,7 @@ async fn the_kv_budget_refuses_what_can_never_fit_and_holds_the_rest_to_what_fit
     body["stream"] = json!(false);
     body["max_tokens"] = json!(1);
     let json: Value = post_chat(&url, &body).await.json().await.unwrap();
-    let prompt = json["usage"]["prompt_tokens"]
-        .as_u64()
-        .expect(&json.to_string());
+    let prompt = json["usage"]["prompt_tokens"].as_u64().unwrap();
 
     // Room for the prompt and five more tokens: a request for 40 gets 5.
     let url = start(bundled().kv_budget(((prompt + 5) * per_position) as usize)).await;
@@ -220,7 +218,7 @@ async fn a_long_prompt_runs_a_chunk_a_pass_beside_the_answers_in_flight() {
     let json: Value = post_chat(&alone_url, &whole).await.json().await.unwrap();
     let prompt = json["usage"]["prompt_tokens"]
         .as_u64()
-        .expect(&json.to_string());
+        .unwrap_or_else(|| panic!("{json}"));
     assert!((1537..2040).contains(&prompt), "{prompt} prompt tokens");
     let alone = answer(&alone_url, &long).await;
 
