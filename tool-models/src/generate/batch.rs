@@ -44,6 +44,20 @@ impl Sequence {
     pub(crate) fn reserved(&self) -> usize {
         self.reserved
     }
+
+    /// The logits after the tokens it holds, where they are known: just
+    /// taken, a prompt it holds whole ([`Model::run_together`] forgets
+    /// them, the caller keeping those it returns).
+    pub(crate) fn held_logits(&self) -> Option<&[f32]> {
+        self.kv.logits.as_deref()
+    }
+
+    /// Records that it ran all of `prompt` (its first `reused` tokens from
+    /// the cache), leaving `logits` after it: a later prompt that continues
+    /// the prompt but not the answer finds them.
+    pub(crate) fn ran_prompt(&mut self, prompt: &[u32], reused: usize, logits: &[f32]) {
+        self.kv.ran_prompt(prompt, reused, logits, None, true);
+    }
 }
 
 impl Model {
@@ -88,17 +102,11 @@ impl Model {
     /// Where in `prompt` the next chunk `sequence` runs lies, in the
     /// chunks [`generate`](Self::generate) takes, so that the prompt gives
     /// bit for bit what it gives alone; `None` once the sequence holds all
-    /// of it (its logits then in [`prompt_logits`](Self::prompt_logits)).
+    /// of it (its logits then in [`Sequence::held_logits`]).
     pub(crate) fn next_chunk(&self, sequence: &Sequence, prompt: &[u32]) -> Option<Range<usize>> {
         let held = sequence.kv.tokens.len();
         let end = (held + self.backend.prefill_chunk()).min(prompt.len());
         (held < prompt.len()).then_some(held..end)
-    }
-
-    /// The logits after the tokens a sequence just taken holds, where
-    /// they are known (a prompt it holds whole).
-    pub(crate) fn prompt_logits(&self, sequence: &Sequence) -> Option<Vec<f32>> {
-        sequence.kv.logits.clone()
     }
 
     /// Runs `tokens[i]` after `sequences[i]` (a chunk of its prompt, or
@@ -120,21 +128,9 @@ impl Model {
         };
         for (sequence, tokens) in sequences.iter_mut().zip(tokens) {
             sequence.kv.tokens.extend_from_slice(tokens);
+            sequence.kv.logits = None;
         }
         Ok(logits)
-    }
-
-    /// Records that `sequence` ran all of `prompt` (its first `reused`
-    /// tokens from the cache), leaving `logits` after it: a later prompt
-    /// that continues the prompt but not the answer finds them.
-    pub(crate) fn ran_prompt(
-        &self,
-        sequence: &mut Sequence,
-        prompt: &[u32],
-        reused: usize,
-        logits: &[f32],
-    ) {
-        sequence.kv.ran_prompt(prompt, reused, logits, None, true);
     }
 
     /// Gives a finished sequence back to the model: kept for a later

@@ -300,9 +300,9 @@ fn admit<'t>(
         };
         // A prompt the cache holds whole, with the logits after it, has
         // nothing left to run.
-        let model = chat.model_mut();
+        let model = chat.model();
         if model.next_chunk(&a.sequence, &a.tokens).is_none() {
-            let Some(logits) = model.prompt_logits(&a.sequence) else {
+            let Some(logits) = a.sequence.held_logits().map(<[f32]>::to_vec) else {
                 let error = ApiError::internal("no logits after the prompt (internal error)");
                 finish(chat, a, load, Some(error));
                 continue;
@@ -316,7 +316,7 @@ fn admit<'t>(
 
 impl<'t> Active<'t> {
     /// Its prompt has run, leaving `logits`: its answer begins.
-    fn answer(&mut self, model: &mut Model, tokenizer: &'t Tokenizer, logits: Vec<f32>) {
+    fn answer(&mut self, model: &Model, tokenizer: &'t Tokenizer, logits: Vec<f32>) {
         let Stage::Prompt {
             options,
             reused,
@@ -325,7 +325,7 @@ impl<'t> Active<'t> {
         else {
             return;
         };
-        model.ran_prompt(&mut self.sequence, &self.tokens, *reused, &logits);
+        self.sequence.ran_prompt(&self.tokens, *reused, &logits);
         let decoding = Decoding::new(
             model,
             tokenizer.incremental(),
@@ -447,7 +447,7 @@ fn step<'t>(
         match &mut a.stage {
             Stage::Answer { logits: held, .. } => *held = logits,
             Stage::Prompt { .. } => {
-                let model = chat.model_mut();
+                let model = chat.model();
                 // Else more of the prompt runs in the next pass.
                 if model.next_chunk(&a.sequence, &a.tokens).is_none() {
                     a.answer(model, tokenizer, logits);

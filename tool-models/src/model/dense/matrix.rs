@@ -261,6 +261,9 @@ impl Matrix {
         if n == 1 {
             return self.matvec(x, out);
         }
+        if self.by_vectors(n) {
+            return self.matmul_few(x, n, out);
+        }
         match &self.data {
             Data::F32(w) => matmul_t(x, n, self.cols, w, out),
             Data::Stack(parts) => {
