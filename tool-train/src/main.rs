@@ -19,6 +19,9 @@ enum Command {
     Train(Box<cli::train::TrainArgs>),
     /// Score a model's tool calls on the corpus's held-out split.
     Eval(cli::eval::EvalArgs),
+    /// Write the encoded corpus `train` trains on (token ids and loss
+    /// weights) to files, for a trainer on other hardware.
+    Corpus(cli::corpus::CorpusExportArgs),
     /// Rewrite a model directory's weights in another precision (f16 is how the model ships).
     Convert(cli::convert::ConvertArgs),
     /// Write the parameter-wise mean of models of one shape (weight averaging of separate runs).
@@ -29,6 +32,7 @@ fn main() -> ExitCode {
     let (command, result) = match Cli::parse().command {
         Command::Train(args) => ("train", cli::train::run(*args)),
         Command::Eval(args) => ("eval", cli::eval::run(args)),
+        Command::Corpus(args) => ("corpus", cli::corpus::run(args)),
         Command::Convert(args) => ("convert", cli::convert::run(args)),
         Command::Average(args) => ("average", cli::average::run(args)),
     };

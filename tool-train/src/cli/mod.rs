@@ -2,5 +2,6 @@
 
 pub mod average;
 pub mod convert;
+pub mod corpus;
 pub mod eval;
 pub mod train;

@@ -9,10 +9,10 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use super::average::{export_mean, load};
-use tool_train::corpus::{self, LossWeights, Practice, Split};
+use super::corpus::{Corpus, CorpusArgs};
+use tool_train::corpus::Practice;
 use tool_train::train::{
     deepen, AdamWConfig, Example, Llama, LrSchedule, ModelConfig, Precision, TrainConfig,
     TrainData, TrainError, Trainer,
@@ -28,12 +28,9 @@ pub struct TrainArgs {
     /// Checkpoints, the loss log (train_log.jsonl) and the run's configuration.
     #[arg(long, default_value = "target/train/tool-use-mini")]
     run_dir: PathBuf,
-    /// Training conversations drawn from the corpus.
-    #[arg(long, default_value_t = 60_000)]
-    examples: usize,
-    /// Held-out conversations for the evaluation loss.
-    #[arg(long, default_value_t = 200)]
-    held_out: usize,
+    /// The corpus: how many conversations, their seed and loss weights.
+    #[command(flatten)]
+    corpus: CorpusArgs,
     /// Optimizer steps of the first learning-rate cycle (sets its schedule).
     #[arg(long, default_value_t = 3_600)]
     steps: u64,
@@ -88,36 +85,9 @@ pub struct TrainArgs {
     /// AdamW's weight decay (of the matrices and the embedding).
     #[arg(long, default_value_t = 0.1)]
     weight_decay: f64,
-    /// Loss weight of argument values in calls, and of the tool results an
-    /// answer repeats (1: no more than any other token).
-    #[arg(long, default_value_t = LossWeights::default().value)]
-    value_weight: f32,
-    /// Loss weight of the tool's name in a call.
-    #[arg(long, default_value_t = LossWeights::default().name)]
-    name_weight: f32,
-    /// Loss weight of argument names in a call.
-    #[arg(long, default_value_t = LossWeights::default().key)]
-    key_weight: f32,
-    /// Loss weight of a turn's first token, where it chooses between a call
-    /// and an answer in words.
-    #[arg(long, default_value_t = LossWeights::default().decision)]
-    decision_weight: f32,
-    /// Seed of the corpus, the initialisation and the data order.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
     /// Export the model every this many steps (0: only at the end).
     #[arg(long, default_value_t = 500)]
     export_every: u64,
-    /// Longer conversations are cut to this many tokens.
-    #[arg(long, default_value_t = 1536)]
-    max_seq_len: usize,
-    /// Fraction of the prompt's tokens (system, user and tool turns) that
-    /// also count in the loss, drawn per token from the seed; 0: the
-    /// assistant's tokens only. Tokens that are never a target otherwise
-    /// (names only ever seen in requests) keep distinct embeddings, so the
-    /// model can copy them.
-    #[arg(long, default_value_t = 0.1)]
-    prompt_loss: f64,
     /// Further learning-rate cycles after the first, each `STEPS@PEAK_LR`
     /// (comma-separated; `--extend` alone: none). Cycle k trains the model
     /// cycle k-1 ends with, as exported (`RUN_DIR/cycleK/start`), with
@@ -207,28 +177,6 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
             args.batch_size, args.micro_batch
         ));
     }
-    if !(0.0..=1.0).contains(&args.prompt_loss) {
-        return Err(format!(
-            "--prompt-loss must be between 0 and 1, found {}",
-            args.prompt_loss
-        ));
-    }
-    let weights = LossWeights {
-        value: args.value_weight,
-        name: args.name_weight,
-        key: args.key_weight,
-        decision: args.decision_weight,
-    };
-    for (flag, w) in [
-        ("--value-weight", weights.value),
-        ("--name-weight", weights.name),
-        ("--key-weight", weights.key),
-        ("--decision-weight", weights.decision),
-    ] {
-        if !(w.is_finite() && w > 0.0) {
-            return Err(format!("{flag} must be a number above 0, found {w}"));
-        }
-    }
     if !(args.weight_decay.is_finite() && args.weight_decay >= 0.0) {
         return Err(format!(
             "--weight-decay must be a number of at least 0, found {}",
@@ -237,56 +185,10 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
     }
     // Fresh large tensors each step would otherwise page-fault: 20-30% of the time.
     tool_train::train::keep_freed_memory();
-    let tokenizer_path = args.out.join("tokenizer.json");
-    let tokenizer = tool_train::train::bpe::Tokenizer::from_file(&tokenizer_path).map_err(|e| {
-        format!(
-            "--out {}: expected a model directory with the tokenizer to train with, but {}: {e}",
-            args.out.display(),
-            tokenizer_path.display()
-        )
-    })?;
-    let template = corpus::bundled_template().map_err(|e| e.to_string())?;
-    // The held-out loss stays unweighted, comparable across recipes.
-    let encode = |examples: Vec<corpus::Example>,
-                  prompt_loss: f64,
-                  weights: &LossWeights|
-     -> Result<Vec<Example>, String> {
-        examples
-            .iter()
-            .enumerate()
-            .map(|(i, e)| {
-                let mut enc = corpus::encode_weighted(&tokenizer, &template, e, weights)
-                    .map_err(|e| e.to_string())?;
-                enc.train_on_prompt(prompt_loss, args.seed, i as u64);
-                let example = Example::new(enc.ids, enc.mask).map_err(|e| e.to_string())?;
-                if weights.is_uniform() {
-                    Ok(example)
-                } else {
-                    example.with_weights(enc.weights).map_err(|e| e.to_string())
-                }
-            })
-            .collect()
-    };
+    let corpus = Corpus::new(&args.corpus, &args.out, "--out")?;
     // A corpus per practice the run's cycles ask for, made when one first needs it.
     let mut corpora: HashMap<Practice, Vec<Example>> = HashMap::new();
-    let make_corpus = |practice: Practice| -> Result<Vec<Example>, String> {
-        let started = Instant::now();
-        let examples = corpus::generate_with(args.seed, args.examples, Split::Train, practice);
-        let data = encode(examples, args.prompt_loss, &weights)?;
-        let tokens: usize = data.iter().map(|e| e.ids.len()).sum();
-        let counted: usize = data.iter().map(Example::counted).sum();
-        eprintln!(
-            "corpus ({practice}): {} conversations, {tokens} tokens ({counted} trained), encoded in {:.1}s",
-            data.len(),
-            started.elapsed().as_secs_f64()
-        );
-        Ok(data)
-    };
-    let held_out = encode(
-        corpus::generate(args.seed + 1000, args.held_out, Split::HeldOut),
-        0.0,
-        &LossWeights::UNIFORM,
-    )?;
+    let held_out = corpus.held_out()?;
 
     let mut initial = match &args.init_from {
         Some(dir) => Some(
@@ -296,12 +198,12 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
     };
     let model = match &initial {
         Some(m) => m.config().clone(),
-        None => model_config(tokenizer.get_vocab_size(true), &args),
+        None => model_config(corpus.vocab_size(), &args),
     };
-    if model.vocab_size != tokenizer.get_vocab_size(true) {
+    if model.vocab_size != corpus.vocab_size() {
         return Err(format!(
             "expected a model with the tokenizer's {} tokens, found {}",
-            tokenizer.get_vocab_size(true),
+            corpus.vocab_size(),
             model.vocab_size
         ));
     }
@@ -373,7 +275,7 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
         };
         let data = match corpora.remove(&lr_cycle.practice) {
             Some(data) => data,
-            None => make_corpus(lr_cycle.practice)?,
+            None => corpus.training(lr_cycle.practice)?,
         };
         let trainer = cycle.train(&args, &shapes[k], &data, &held_out)?;
         corpora.insert(lr_cycle.practice, data);
@@ -584,10 +486,10 @@ impl Cycle {
         held_out: &[Example],
     ) -> Result<Trainer, String> {
         let config = TrainConfig {
-            seed: args.seed,
+            seed: args.corpus.seed,
             batch_size: args.micro_batch,
             grad_accum: args.batch_size / args.micro_batch,
-            max_seq_len: args.max_seq_len,
+            max_seq_len: args.corpus.max_seq_len,
             schedule: LrSchedule {
                 peak_lr: self.lr,
                 min_lr: self.lr / 10.0,
@@ -605,7 +507,9 @@ impl Cycle {
             Trainer::open(&self.run_dir, model, config)
         } else {
             let from = match self.start {
-                Start::Seeded => Llama::new_seeded(model, args.seed).map_err(|e| e.to_string())?,
+                Start::Seeded => {
+                    Llama::new_seeded(model, args.corpus.seed).map_err(|e| e.to_string())?
+                }
                 Start::Weights(weights) => weights,
                 Start::Exported(dir) => {
                     Llama::load_hf_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?

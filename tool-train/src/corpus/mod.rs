@@ -285,6 +285,18 @@ pub fn generate(seed: u64, count: usize, split: Split) -> Vec<Example> {
 /// still starts from the same seed, so it asks for the same things, but
 /// its values and wording differ where the practice draws.
 pub fn generate_with(seed: u64, count: usize, split: Split, practice: Practice) -> Vec<Example> {
+    generate_range(seed, 0..count as u64, split, practice)
+}
+
+/// Conversations `range` of what [`generate_with`] draws for `seed`: each
+/// conversation depends on its index alone, so ranges drawn apart (on
+/// several threads, say) and joined are the whole.
+pub fn generate_range(
+    seed: u64,
+    range: std::ops::Range<u64>,
+    split: Split,
+    practice: Practice,
+) -> Vec<Example> {
     let salt = match split {
         Split::Train => 0,
         Split::HeldOut => 0x4845_4c44_4f55_5421,
@@ -293,7 +305,7 @@ pub fn generate_with(seed: u64, count: usize, split: Split, practice: Practice) 
         .names()
         .map(str::to_owned)
         .collect();
-    (0..count as u64)
+    range
         .map(|i| {
             // Drawn apart from the example's own stream, so that the
             // conversations that are not made-up-tool ones stay as before.

@@ -62,7 +62,7 @@ pub use alloc::keep_freed_memory;
 pub use average::average;
 pub use batch::{Batch, Example};
 pub use config::ModelConfig;
-pub use data::{DataPosition, TrainData};
+pub use data::{fingerprint, DataPosition, TrainData};
 pub use error::TrainError;
 pub use export::export_hf;
 pub use files::Precision;
