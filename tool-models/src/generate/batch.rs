@@ -64,7 +64,7 @@ impl Model {
     /// Whether the model runs several sequences together (the project's
     /// decoder; candle's models keep their one cache inside).
     pub(crate) fn runs_together(&self) -> bool {
-        self.backend.new_cache().is_some()
+        self.backend.runs_together()
     }
 
     /// Takes the sequence `prompt` continues out of the model (the cached

@@ -209,6 +209,12 @@ impl Backend {
         matches!(self, Backend::Dense { .. })
     }
 
+    /// Whether several sequences can run in one pass, each with its own
+    /// cache ([`new_cache`](Self::new_cache)): the project's decoder.
+    pub(crate) fn runs_together(&self) -> bool {
+        matches!(self, Backend::Dense { .. })
+    }
+
     /// Cuts the KV cache back to its first `len` positions, where the
     /// cache allows it; returns whether it did.
     pub(crate) fn truncate(&mut self, len: usize) -> bool {

@@ -112,7 +112,7 @@ pub(super) fn run(
                 }
                 joining.push(ready);
             }
-            active.extend(admit(chat, &tokenizer, joining, load));
+            active.extend(admit(chat, joining, load));
             step(chat, &tokenizer, &mut active, load);
         }));
         if outcome.is_err() {
@@ -254,13 +254,9 @@ fn has_room(
 }
 
 /// Makes the requests joining part of the batch, each with the cached
-/// sequence its prompt continues; their prompts run in the passes to come.
-fn admit<'t>(
-    chat: &mut LocalChat,
-    tokenizer: &'t Tokenizer,
-    joining: Vec<Ready>,
-    load: &Load,
-) -> Vec<Active<'t>> {
+/// sequence its prompt continues; their prompts run in the passes to come
+/// (a prompt the cache holds whole goes straight to its answer there).
+fn admit<'t>(chat: &mut LocalChat, joining: Vec<Ready>, load: &Load) -> Vec<Active<'t>> {
     let mut joined = Vec::with_capacity(joining.len());
     for ready in joining {
         load.queued.fetch_sub(1, Ordering::Relaxed);
@@ -286,7 +282,7 @@ fn admit<'t>(
         let forward = Forward::new(chat, &ready.job);
         let (prompt, tokens, constraint) = ready.turn.into_parts();
         load.generating.fetch_add(1, Ordering::Relaxed);
-        let mut a = Active {
+        joined.push(Active {
             forward,
             prompt,
             tokens,
@@ -297,19 +293,7 @@ fn admit<'t>(
                 reused,
                 start: ready.start,
             },
-        };
-        // A prompt the cache holds whole, with the logits after it, has
-        // nothing left to run.
-        let model = chat.model();
-        if model.next_chunk(&a.sequence, &a.tokens).is_none() {
-            let Some(logits) = a.sequence.held_logits().map(<[f32]>::to_vec) else {
-                let error = ApiError::internal("no logits after the prompt (internal error)");
-                finish(chat, a, load, Some(error));
-                continue;
-            };
-            a.answer(model, tokenizer, logits);
-        }
-        joined.push(a);
+        });
     }
     joined
 }
@@ -373,13 +357,23 @@ fn step<'t>(
                 {
                     // The client left: what of the prompt ran is kept for
                     // a request that continues it.
-                    let a = active.remove(i);
-                    chat.model_mut().return_sequence(a.sequence, None);
-                    load.generating.fetch_sub(1, Ordering::Relaxed);
+                    finish(chat, active.remove(i), load, Some(left()));
                     continue;
                 }
-                let chunk = chat.model().next_chunk(&a.sequence, &a.tokens);
-                let chunk = chunk.unwrap_or(0..0);
+                let model = chat.model();
+                let Some(chunk) = model.next_chunk(&a.sequence, &a.tokens) else {
+                    // The cache holds the prompt whole, with the logits
+                    // after it: the answer begins, in this pass.
+                    match a.sequence.held_logits().map(<[f32]>::to_vec) {
+                        Some(logits) => a.answer(model, tokenizer, logits),
+                        None => {
+                            let error =
+                                ApiError::internal("no logits after the prompt (internal error)");
+                            finish(chat, active.remove(i), load, Some(error));
+                        }
+                    }
+                    continue;
+                };
                 if prompt_tokens > 0 && prompt_tokens + chunk.len() > PREFILL_PER_STEP {
                     // Its turn comes in a later pass.
                     i += 1;
@@ -492,6 +486,11 @@ fn finish(chat: &mut LocalChat, a: Active<'_>, load: &Load, error: Option<ApiErr
     // Remembering the turn only helps a prompt that continues it.
     let _ = chat.remember(prompt, tokens, &generation.tokens);
     forward.done(generation);
+}
+
+/// What a request whose client left is finished with (no one reads it).
+fn left() -> ApiError {
+    ApiError::internal("the client left before the answer")
 }
 
 /// A generation error as the API reports it.
