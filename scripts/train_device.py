@@ -67,7 +67,10 @@ RECIPES = {
 
 def run(cmd, log):
     print("+", " ".join(map(str, cmd)), file=sys.stderr, flush=True)
-    subprocess.run(list(map(str, cmd)), check=True, stdout=log, stderr=subprocess.STDOUT)
+    # tool-train's default model directory is where it was built; on the
+    # lent machine the checkout is elsewhere.
+    env = {**os.environ, "TOOL_USE_MODEL": str(BUNDLED)}
+    subprocess.run(list(map(str, cmd)), check=True, stdout=log, stderr=subprocess.STDOUT, env=env)
 
 
 def start_model(tool_train, recipe, work, log):
@@ -149,8 +152,8 @@ def main():
     args.work.mkdir(parents=True)
     corpus = args.work / "corpus"
     with open(args.work / "corpus.log", "w") as log:
-        run([args.tool_train, "corpus", "--dir", corpus, "--practice", args.practice,
-             "--examples", args.examples], log)
+        run([args.tool_train, "corpus", "--dir", corpus, "--model", BUNDLED,
+             "--practice", args.practice, "--examples", args.examples], log)
     print(f"corpus in {time.time() - began:.0f}s", file=sys.stderr, flush=True)
 
     jobs = []
