@@ -161,7 +161,13 @@ def main():
         work = args.work / name
         work.mkdir()
         log = open(work / "log.txt", "w")
-        start = start_model(args.tool_train, RECIPES[name], work, log)
+        try:
+            start = start_model(args.tool_train, RECIPES[name], work, log)
+        except subprocess.CalledProcessError as e:
+            # Its log goes back in the summary; the other recipes go on.
+            log.close()
+            jobs.append((name, work, None, e.returncode))
+            continue
         cmd = [args.python, ROOT / "scripts" / "train_torch.py", "--corpus", corpus,
                "--start", start, "--out", work / "model", "--run-dir", work / "run",
                "--steps", "0", "--minutes", args.minutes, "--precision", "f16",
@@ -174,8 +180,9 @@ def main():
                                                        env={**os.environ, "PYTHONUNBUFFERED": "1", "HF_HUB_OFFLINE": "1"})))
     reports = {}
     for name, work, log, proc in jobs:
-        code = proc.wait()
-        log.close()
+        code = proc if log is None else proc.wait()
+        if log is not None:
+            log.close()
         report = {"recipe": RECIPES[name], "exit": code}
         if code == 0:
             report.update(send_back(work, args.out / name))
