@@ -78,10 +78,11 @@ class Split:
         return self.ids[start:end], self.weights[start:end]
 
 
-def micro_batches(split, indices, tokens_per_micro):
-    """The examples `indices`, sorted by length and padded in groups of at most
-    `tokens_per_micro` tokens: (ids, weights) tensors, right-padded with 0."""
-    examples = sorted((split.example(i) for i in indices), key=lambda e: len(e[0]))
+def micro_batches(examples, tokens_per_micro):
+    """`examples` ((ids, weights) pairs), sorted by length and padded in groups
+    of at most `tokens_per_micro` tokens: (ids, weights) tensors, right-padded
+    with 0."""
+    examples = sorted(examples, key=lambda e: len(e[0]))
     group = []
     for ids, weights in examples:
         if group and len(ids) * (len(group) + 1) > tokens_per_micro:
@@ -122,7 +123,8 @@ def held_out_loss(model, split, device, autocast, tokens_per_micro):
     model.eval()
     total, weight = 0.0, 0.0
     with torch.no_grad():
-        for ids, weights in micro_batches(split, range(len(split)), tokens_per_micro):
+        examples = [split.example(i) for i in range(len(split))]
+        for ids, weights in micro_batches(examples, tokens_per_micro):
             total += float(loss_sum(model, ids, weights, device, autocast))
             weight += float(weights[:, 1:].sum())
     model.train()
@@ -286,9 +288,8 @@ def main():
     started, tokens = time.time(), 0
     while step < steps and not stop["now"] and time.time() < deadline:
         lr = lr_at(step, args.lr, steps)
-        indices = order.take(args.batch_size)
-        tokens += sum(len(train.example(i)[0]) for i in indices)
-        loss = step_once(model, opt, train, indices, args, device, autocast, lr)
+        loss, ran = step_once(model, opt, train, order.take(args.batch_size), args, device, autocast, lr)
+        tokens += ran
         step += 1
         if step % 10 == 0 or step == steps:
             elapsed = time.time() - started
@@ -320,10 +321,11 @@ def optimizer(model, args):
 def step_once(model, opt, train, indices, args, device, autocast, lr):
     """One optimizer step over the examples `indices`: the weighted mean loss
     of all their counted tokens, gradients clipped to a global norm of 1.
-    Returns the loss."""
+    Returns the loss and the tokens the examples hold."""
     for group in opt.param_groups:
         group["lr"] = lr
-    batches = list(micro_batches(train, indices, args.tokens_per_micro))
+    examples = [train.example(i) for i in indices]
+    batches = list(micro_batches(examples, args.tokens_per_micro))
     weight = sum(float(w[:, 1:].sum()) for _, w in batches)
     total = 0.0
     for ids, weights in batches:
@@ -333,7 +335,7 @@ def step_once(model, opt, train, indices, args, device, autocast, lr):
     torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     opt.step()
     opt.zero_grad(set_to_none=True)
-    return total
+    return total, sum(len(ids) for ids, _ in examples)
 
 
 if __name__ == "__main__":

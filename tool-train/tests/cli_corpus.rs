@@ -20,6 +20,13 @@ fn corpus(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `tool-train corpus` with `args`, which must fail: its error output.
+fn refused(args: &[&str]) -> String {
+    let output = corpus(args);
+    assert!(!output.status.success(), "expected {args:?} to be refused");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
 fn read_u32(path: &Path) -> Vec<u32> {
     let bytes = std::fs::read(path).unwrap();
     assert_eq!(bytes.len() % 4, 0, "{}", path.display());
@@ -148,7 +155,7 @@ fn the_files_hold_the_examples_train_trains_on_in_order() {
 #[test]
 fn bad_arguments_and_paths_are_named_and_nothing_is_written() {
     let dir = scratch_path("corpus-bad");
-    let output = corpus(&[
+    let stderr = refused(&[
         "--dir",
         dir.to_str().unwrap(),
         "--examples",
@@ -156,8 +163,6 @@ fn bad_arguments_and_paths_are_named_and_nothing_is_written() {
         "--prompt-loss",
         "1.5",
     ]);
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("--prompt-loss must be between 0 and 1, found 1.5"),
         "{stderr}"
@@ -166,23 +171,19 @@ fn bad_arguments_and_paths_are_named_and_nothing_is_written() {
 
     // A file where the directory should be.
     std::fs::write(&dir, "not a directory").unwrap();
-    let output = corpus(&["--dir", dir.to_str().unwrap(), "--examples", "2"]);
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = refused(&["--dir", dir.to_str().unwrap(), "--examples", "2"]);
     assert!(stderr.contains(dir.to_str().unwrap()), "{stderr}");
     std::fs::remove_file(&dir).unwrap();
 
     // A model directory without a tokenizer.
     let empty = scratch_path("corpus-no-tokenizer");
     std::fs::create_dir_all(&empty).unwrap();
-    let output = corpus(&[
+    let stderr = refused(&[
         "--dir",
         dir.to_str().unwrap(),
         "--model",
         empty.to_str().unwrap(),
     ]);
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("--model") && stderr.contains("tokenizer.json"),
         "{stderr}"

@@ -150,7 +150,7 @@ impl<'a> Corpus<'a> {
         let started = Instant::now();
         let count = self.args.examples as u64;
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-        let per_thread = count.div_ceil(threads.max(1)).max(1);
+        let per_thread = count.div_ceil(threads).max(1);
         // Each conversation depends on its index alone: the parts, joined in
         // order, are the corpus one thread would make.
         let parts: Vec<Result<Vec<Example>, String>> = std::thread::scope(|scope| {
