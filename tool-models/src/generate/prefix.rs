@@ -13,7 +13,7 @@
 //! snapshot, and anything else clears the cache and recomputes.
 
 use super::GenerateError;
-use crate::model::{candle_message, Backend, Model};
+use crate::model::{candle_message, Backend, Model, PREFILL_CHUNK};
 
 /// What the KV cache holds.
 #[derive(Default)]
@@ -118,7 +118,7 @@ impl Model {
     /// it and how many of its tokens were reused.
     pub(crate) fn prefill(&mut self, prompt: &[u32]) -> Result<(Vec<f32>, usize), GenerateError> {
         let reused = self.seat(prompt)?;
-        for chunk in prompt[reused..].chunks(self.backend.prefill_chunk()) {
+        for chunk in prompt[reused..].chunks(PREFILL_CHUNK) {
             self.run(chunk)?;
         }
         let logits = self.kv.logits.clone().ok_or_else(|| {

@@ -14,6 +14,13 @@ use candle_transformers::models::{
 };
 use std::sync::Arc;
 
+/// Prompts are run in chunks of at most this many tokens, bounding the
+/// memory a pass takes (candle's models build whole attention matrices)
+/// and, when requests are served together, how long the answers being
+/// decoded wait for a prompt: a pass runs a chunk beside their next
+/// tokens. llama.cpp's default batch is 512 too.
+pub(crate) const PREFILL_CHUNK: usize = 512;
+
 /// A model and its KV cache.
 pub(crate) enum Backend {
     /// Llama and Qwen 2 from safetensors or GGUF (see [`Dense`]): a cache
@@ -193,15 +200,6 @@ impl Backend {
             Backend::QuantizedQwen2(m) => m.clear_kv_cache(),
             Backend::QuantizedQwen3(m) => m.clear_kv_cache(),
         }
-    }
-
-    /// Prompts are run in chunks of at most this many tokens, bounding the
-    /// memory a pass takes (candle's models build whole attention
-    /// matrices) and, when requests are served together, how long the
-    /// answers being decoded wait for a prompt: a pass runs a chunk beside
-    /// their next tokens. llama.cpp's default batch is 512 too.
-    pub(crate) fn prefill_chunk(&self) -> usize {
-        512
     }
 
     /// Whether the KV cache can be cut back to a prefix.

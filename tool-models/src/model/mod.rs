@@ -36,7 +36,7 @@ pub use error::ModelError;
 pub use gguf::SUPPORTED_GGUF_ARCHITECTURES;
 pub use tokenizer::Tokenizer;
 
-pub(crate) use backend::Backend;
+pub(crate) use backend::{Backend, PREFILL_CHUNK};
 pub(crate) use dense::KvCache;
 pub(crate) use error::candle_message;
 

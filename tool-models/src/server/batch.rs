@@ -436,17 +436,15 @@ fn step<'t>(
             return;
         }
     };
-    for ((i, _), logits) in runs.into_iter().zip(logits) {
+    for ((i, run), logits) in runs.into_iter().zip(logits) {
         let a = &mut active[i];
-        match &mut a.stage {
-            Stage::Answer { logits: held, .. } => *held = logits,
-            Stage::Prompt { .. } => {
-                let model = chat.model();
-                // Else more of the prompt runs in the next pass.
-                if model.next_chunk(&a.sequence, &a.tokens).is_none() {
-                    a.answer(model, tokenizer, logits);
-                }
+        match (&mut a.stage, run) {
+            (Stage::Answer { logits: held, .. }, _) => *held = logits,
+            // Else more of the prompt runs in the next pass.
+            (Stage::Prompt { .. }, Run::Chunk(chunk)) if chunk.end == a.tokens.len() => {
+                a.answer(chat.model(), tokenizer, logits);
             }
+            (Stage::Prompt { .. }, _) => {}
         }
     }
 }
