@@ -38,9 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "models" / "tool-use-mini"
 PART_BYTES = 15 * 1024 * 1024
 
-# What each recipe tests, and how. `start`: the `tool-train train` flags
-# that make its first weights (`--until 0` exports them untrained);
-# `train`: `train_torch.py`'s. All train on the same corpus.
+# What each recipe tests, and how. `start`: the `tool-train init` flags
+# that make its first weights; `train`: `train_torch.py`'s. All train on
+# the same corpus.
 RECIPES = {
     # The CPU pilot's recipe (v19 with made-up tools) with a GPU's worth of
     # steps: is 4.25M parameters short of data or of capacity?
@@ -74,15 +74,10 @@ def run(cmd, log):
 
 
 def start_model(tool_train, recipe, work, log):
-    """The recipe's first weights, written by `tool-train train --until 0`
-    (with no cycle after the first, so that `--layers` may deepen)."""
+    """The recipe's first weights, as `tool-train train` would start from
+    them (`tool-train init`: seeded, or the bundled model, deepened)."""
     out = work / "start"
-    out.mkdir(parents=True, exist_ok=True)
-    for name in ["tokenizer.json", "tokenizer_config.json"]:
-        shutil.copy(BUNDLED / name, out / name)
-    run([tool_train, "train", "--out", out, "--run-dir", work / "start-run", "--until", "0",
-         "--examples", "1", "--held-out", "1", "--precision", "f32", *recipe["start"],
-         "--extend"], log)
+    run([tool_train, "init", "--out", out, *recipe["start"]], log)
     return out
 
 

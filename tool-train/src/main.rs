@@ -22,6 +22,9 @@ enum Command {
     /// Write the encoded corpus `train` trains on (token ids and loss
     /// weights) to files, for a trainer on other hardware.
     Corpus(cli::corpus::CorpusExportArgs),
+    /// Write a model directory's first weights: seeded at a shape, or
+    /// another model's, deepened (what `train` starts from).
+    Init(cli::init::InitArgs),
     /// Rewrite a model directory's weights in another precision (f16 is how the model ships).
     Convert(cli::convert::ConvertArgs),
     /// Write the parameter-wise mean of models of one shape (weight averaging of separate runs).
@@ -33,6 +36,7 @@ fn main() -> ExitCode {
         Command::Train(args) => ("train", cli::train::run(*args)),
         Command::Eval(args) => ("eval", cli::eval::run(args)),
         Command::Corpus(args) => ("corpus", cli::corpus::run(args)),
+        Command::Init(args) => ("init", cli::init::run(args)),
         Command::Convert(args) => ("convert", cli::convert::run(args)),
         Command::Average(args) => ("average", cli::average::run(args)),
     };

@@ -4,4 +4,6 @@ pub mod average;
 pub mod convert;
 pub mod corpus;
 pub mod eval;
+pub mod init;
+pub mod shape;
 pub mod train;

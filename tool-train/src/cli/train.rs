@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::average::{export_mean, load};
 use super::corpus::{Corpus, CorpusArgs};
+use super::shape::ShapeArgs;
 use tool_train::corpus::Practice;
 use tool_train::train::{
     deepen, AdamWConfig, Example, Llama, LrSchedule, ModelConfig, Precision, TrainConfig,
@@ -66,22 +67,9 @@ pub struct TrainArgs {
     /// talk and thanks after answers).
     #[arg(long, default_value_t = Practice::Standard)]
     practice: Practice,
-    /// Width of the model.
-    #[arg(long, default_value_t = 256)]
-    hidden: usize,
-    /// Decoder layers (default: 4). With `--init-from`, more than the
-    /// model has deepens it, as `+layers=N` deepens a later cycle's.
-    #[arg(long)]
-    layers: Option<usize>,
-    /// Attention heads (default: one per 64 of width).
-    #[arg(long)]
-    heads: Option<usize>,
-    /// Key/value heads (default: half the attention heads).
-    #[arg(long)]
-    kv_heads: Option<usize>,
-    /// Width of the MLP (default: three times the model's).
-    #[arg(long)]
-    intermediate: Option<usize>,
+    /// The shape of a seeded model (`--init-from` gives its own).
+    #[command(flatten)]
+    shape: ShapeArgs,
     /// AdamW's weight decay (of the matrices and the embedding).
     #[arg(long, default_value_t = 0.1)]
     weight_decay: f64,
@@ -154,21 +142,6 @@ pub struct TrainArgs {
     precision: Precision,
 }
 
-/// The model the project ships: a few million parameters, sized so that
-/// the demo toolbox's prompt (about 550 tokens) and a few rounds fit.
-fn model_config(vocab_size: usize, args: &TrainArgs) -> ModelConfig {
-    let small = ModelConfig::small(vocab_size, args.hidden, args.layers.unwrap_or(4));
-    let heads = args.heads.unwrap_or(small.num_attention_heads);
-    ModelConfig {
-        // `<|im_end|>` in the bundled tokenizer.
-        eos_token_id: 2,
-        num_attention_heads: heads,
-        num_key_value_heads: args.kv_heads.unwrap_or((heads / 2).max(1)),
-        intermediate_size: args.intermediate.unwrap_or(small.intermediate_size),
-        ..small
-    }
-}
-
 /// Runs `tool-train train`.
 pub fn run(args: TrainArgs) -> Result<(), String> {
     if args.micro_batch == 0 || !args.batch_size.is_multiple_of(args.micro_batch) {
@@ -197,8 +170,11 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
         None => None,
     };
     let model = match &initial {
-        Some(m) => m.config().clone(),
-        None => model_config(corpus.vocab_size(), &args),
+        Some(m) => {
+            args.shape.check_against(m.config(), "--init-from")?;
+            m.config().clone()
+        }
+        None => args.shape.config(corpus.vocab_size()),
     };
     if model.vocab_size != corpus.vocab_size() {
         return Err(format!(
@@ -213,7 +189,7 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
         steps: args.steps,
         lr: args.lr,
         practice: args.practice,
-        layers: args.layers,
+        layers: args.shape.layers,
     })
     .chain(args.extend.iter().copied())
     .collect();

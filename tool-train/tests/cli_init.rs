@@ -1,0 +1,249 @@
+//! `tool-train init`: the first weights `train` would start from, seeded or
+//! grown from another model, written as a model directory.
+
+mod common;
+
+use common::scratch_path;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use candle_core::{Device, Tensor};
+use tool_train::train::Llama;
+
+fn tool_train(command: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tool-train"))
+        .arg(command)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn init(args: &[&str]) -> Output {
+    tool_train("init", args)
+}
+
+fn succeeded(output: &Output) -> bool {
+    if !output.status.success() {
+        eprintln!("{}", String::from_utf8_lossy(&output.stderr));
+    }
+    output.status.success()
+}
+
+/// `tool-train COMMAND` with `args`, which must fail: its error output.
+fn refused(command: &str, args: &[&str]) -> String {
+    let output = tool_train(command, args);
+    assert!(!output.status.success(), "expected {args:?} to be refused");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn logits(model: &Llama, ids: &[u32]) -> Vec<f32> {
+    let ids = Tensor::new(ids, &Device::Cpu)
+        .unwrap()
+        .unsqueeze(0)
+        .unwrap();
+    model
+        .logits(&ids)
+        .unwrap()
+        .flatten_all()
+        .unwrap()
+        .to_vec1()
+        .unwrap()
+}
+
+#[test]
+fn seeded_weights_are_those_train_starts_from() {
+    let dir = scratch_path("init-seeded");
+    let (made, trained, run) = (dir.join("init"), dir.join("train"), dir.join("run"));
+    let shape = ["--hidden", "64", "--layers", "2", "--seed", "3"];
+    assert!(succeeded(&init(
+        &[&["--out", path(&made)], &shape[..]].concat()
+    )));
+
+    std::fs::create_dir_all(&trained).unwrap();
+    let bundled = tool_use::bundled::model_dir();
+    for file in ["tokenizer.json", "tokenizer_config.json"] {
+        std::fs::copy(bundled.join(file), trained.join(file)).unwrap();
+        // The tokenizer is the bundled one, copied beside the weights.
+        assert_eq!(
+            std::fs::read(made.join(file)).unwrap(),
+            std::fs::read(bundled.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+    let until_zero = [
+        "--out",
+        path(&trained),
+        "--run-dir",
+        path(&run),
+        "--examples",
+        "2",
+        "--held-out",
+        "1",
+        "--until",
+        "0",
+        "--extend",
+        "--precision",
+        "f32",
+    ];
+    assert!(succeeded(&tool_train(
+        "train",
+        &[&until_zero[..], &shape[..]].concat()
+    )));
+    for file in ["config.json", "model.safetensors"] {
+        assert_eq!(
+            std::fs::read(made.join(file)).unwrap(),
+            std::fs::read(trained.join(file)).unwrap(),
+            "{file}: init and train's step 0 differ"
+        );
+    }
+
+    // Another seed, other weights.
+    let other = dir.join("other");
+    assert!(succeeded(&init(&[
+        "--out",
+        path(&other),
+        "--hidden",
+        "64",
+        "--layers",
+        "2",
+        "--seed",
+        "4"
+    ])));
+    assert_ne!(
+        std::fs::read(made.join("model.safetensors")).unwrap(),
+        std::fs::read(other.join("model.safetensors")).unwrap()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_model_grown_deeper_predicts_as_the_one_it_grew_from() {
+    let dir = scratch_path("init-deepen");
+    let (small, deep) = (dir.join("small"), dir.join("deep"));
+    assert!(succeeded(&init(&[
+        "--out",
+        path(&small),
+        "--hidden",
+        "64",
+        "--layers",
+        "1"
+    ])));
+    assert!(succeeded(&init(&[
+        "--out",
+        path(&deep),
+        "--init-from",
+        path(&small),
+        "--layers",
+        "3"
+    ])));
+    let small = Llama::load_hf_dir(&small).unwrap();
+    let deep = Llama::load_hf_dir(&deep).unwrap();
+    assert_eq!(deep.config().num_hidden_layers, 3);
+    assert!(deep.config().num_parameters() > small.config().num_parameters());
+    let ids = [1, 40, 7, 300, 12, 2];
+    let (a, b) = (logits(&small, &ids), logits(&deep, &ids));
+    assert_eq!(a.len(), b.len());
+    let worst = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0f32, f32::max);
+    assert!(worst < 1e-5, "logits differ by up to {worst}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn what_cannot_be_made_is_refused_and_nothing_is_overwritten() {
+    let dir = scratch_path("init-refused");
+    let model = dir.join("model");
+    assert!(succeeded(&init(&[
+        "--out",
+        path(&model),
+        "--hidden",
+        "64",
+        "--layers",
+        "2"
+    ])));
+    let weights = std::fs::read(model.join("model.safetensors")).unwrap();
+
+    // A directory that holds a model already (the bundled one, by mistake).
+    let error = refused("init", &["--out", path(&model), "--hidden", "64"]);
+    assert!(
+        error.contains("expected a directory without a model"),
+        "{error}"
+    );
+    assert_eq!(
+        std::fs::read(model.join("model.safetensors")).unwrap(),
+        weights
+    );
+
+    let fresh = dir.join("fresh");
+    // Shallower than the model it starts from.
+    let error = refused(
+        "init",
+        &[
+            "--out",
+            path(&fresh),
+            "--init-from",
+            path(&model),
+            "--layers",
+            "1",
+        ],
+    );
+    assert!(error.contains("expected --layers of at least"), "{error}");
+    // A shape flag the model it starts from contradicts.
+    let error = refused(
+        "init",
+        &[
+            "--out",
+            path(&fresh),
+            "--init-from",
+            path(&model),
+            "--hidden",
+            "128",
+        ],
+    );
+    assert!(error.contains("expected --hidden 64"), "{error}");
+    // A tokenizer directory without a tokenizer.
+    let error = refused(
+        "init",
+        &[
+            "--out",
+            path(&fresh),
+            "--tokenizer",
+            path(&dir.join("none")),
+        ],
+    );
+    assert!(
+        error.contains("expected a model directory with a tokenizer"),
+        "{error}"
+    );
+    assert!(!fresh.exists(), "a refused init wrote {}", fresh.display());
+
+    // `train` reads the shape flags the same way.
+    let error = refused(
+        "train",
+        &[
+            "--out",
+            path(&model),
+            "--run-dir",
+            path(&dir.join("run")),
+            "--held-out",
+            "1",
+            "--init-from",
+            path(&model),
+            "--heads",
+            "2",
+        ],
+    );
+    assert!(error.contains("expected --heads 1"), "{error}");
+    assert_eq!(
+        std::fs::read(model.join("model.safetensors")).unwrap(),
+        weights
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
