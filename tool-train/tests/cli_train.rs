@@ -294,11 +294,15 @@ fn the_default_recipe_ends_with_the_bundled_models_shape() {
     // The last cycle that names its layers sets the shipped depth, or else
     // the first cycle's.
     let cycles = default("--extend [");
-    let first = help
-        .split("Decoder layers (default: ")
-        .nth(1)
-        .and_then(|rest| rest.split(')').next())
-        .unwrap_or_else(|| panic!("{help}"));
+    // The shape flags' defaults are in their help ("(default: 4)"): given
+    // or not is what `--init-from` is checked against.
+    let shape_default = |flag_help: &str| -> &str {
+        help.split(flag_help)
+            .nth(1)
+            .and_then(|rest| rest.split(')').next())
+            .unwrap_or_else(|| panic!("{flag_help}: {help}"))
+    };
+    let first = shape_default("Decoder layers (default: ");
     let layers: usize = cycles
         .split(' ')
         .rev()
@@ -315,7 +319,7 @@ fn the_default_recipe_ends_with_the_bundled_models_shape() {
     assert_eq!(shipped.num_hidden_layers, layers, "{cycles}");
     assert_eq!(
         shipped.hidden_size.to_string(),
-        default("--hidden <"),
+        shape_default("Width of the model (default: "),
         "{help}"
     );
 }

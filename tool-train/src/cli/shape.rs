@@ -68,7 +68,7 @@ impl ShapeArgs {
         }
         match self.layers {
             Some(n) if n < model.num_hidden_layers => Err(format!(
-                "expected --layers of at least {flag}'s {} (a model only grows deeper), found {n}",
+                "expected --layers of at least the {} layers of {flag}'s model (a model only grows deeper), found {n}",
                 model.num_hidden_layers
             )),
             _ => Ok(()),
