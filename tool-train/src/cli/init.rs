@@ -24,8 +24,8 @@ pub struct InitArgs {
     #[arg(long)]
     out: PathBuf,
     /// Start from this model directory's weights instead of a seeded
-    /// initialisation; its shape replaces the shape flags, and `--layers`
-    /// above its own deepens it (each new layer a copy of the one before
+    /// initialisation; its shape is the model's (a shape flag that
+    /// contradicts it is refused), and `--layers` above its own deepens it (each new layer a copy of the one before
     /// it that adds nothing yet, so the predictions are the model's).
     #[arg(long)]
     init_from: Option<PathBuf>,

@@ -15,7 +15,7 @@ pub struct ShapeArgs {
     #[arg(long)]
     pub hidden: Option<usize>,
     /// Decoder layers (default: 4). With `--init-from`, more than the
-    /// model has deepens it, as `+layers=N` deepens a later cycle's.
+    /// model has deepens it.
     #[arg(long)]
     pub layers: Option<usize>,
     /// Attention heads (default: one per 64 of width).

@@ -115,9 +115,9 @@ pub struct TrainArgs {
     /// Start from this model directory's weights (config.json and
     /// model.safetensors, as `train` exports them) instead of a seeded
     /// initialisation, with fresh optimizer moments and the first cycle's schedule:
-    /// to train a finished model further. Its shape replaces `--hidden`,
-    /// `--heads`, `--kv-heads` and `--intermediate`; `--layers` above its
-    /// own deepens it.
+    /// to train a finished model further. Its shape is the model's (a shape
+    /// flag that contradicts it is refused); `--layers` above its own
+    /// deepens it, as `+layers=N` deepens a later cycle's.
     #[arg(long)]
     init_from: Option<PathBuf>,
     /// Examples of the seeded data order to pass over at the start of a run
