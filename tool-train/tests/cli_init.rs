@@ -182,46 +182,28 @@ fn what_cannot_be_made_is_refused_and_nothing_is_overwritten() {
     );
 
     let fresh = dir.join("fresh");
-    // Shallower than the model it starts from.
-    let error = refused(
-        "init",
-        &[
-            "--out",
-            path(&fresh),
-            "--init-from",
-            path(&model),
-            "--layers",
-            "1",
-        ],
-    );
-    assert!(error.contains("expected --layers of at least"), "{error}");
-    // A shape flag the model it starts from contradicts.
-    let error = refused(
-        "init",
-        &[
-            "--out",
-            path(&fresh),
-            "--init-from",
-            path(&model),
-            "--hidden",
-            "128",
-        ],
-    );
-    assert!(error.contains("expected --hidden 64"), "{error}");
-    // A tokenizer directory without a tokenizer.
-    let error = refused(
-        "init",
-        &[
-            "--out",
-            path(&fresh),
-            "--tokenizer",
-            path(&dir.join("none")),
-        ],
-    );
-    assert!(
-        error.contains("expected a model directory with a tokenizer"),
-        "{error}"
-    );
+    let none = dir.join("none");
+    let cases: [(&[&str], &str); 3] = [
+        // Shallower than the model it starts from.
+        (
+            &["--init-from", path(&model), "--layers", "1"],
+            "expected --layers of at least",
+        ),
+        // A shape flag the model it starts from contradicts.
+        (
+            &["--init-from", path(&model), "--hidden", "128"],
+            "expected --hidden 64",
+        ),
+        // A tokenizer directory without a tokenizer.
+        (
+            &["--tokenizer", path(&none)],
+            "expected a model directory with a tokenizer",
+        ),
+    ];
+    for (args, expected) in cases {
+        let error = refused("init", &[&["--out", path(&fresh)], args].concat());
+        assert!(error.contains(expected), "{args:?}: {error}");
+    }
     assert!(!fresh.exists(), "a refused init wrote {}", fresh.display());
 
     // `train` reads the shape flags the same way.
