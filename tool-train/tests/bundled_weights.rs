@@ -1,6 +1,8 @@
 //! The shipped weights compute the same function in the training model and
 //! in the inference model.
 
+mod common;
+
 use tool_use::models::model::Model;
 
 #[test]
@@ -29,11 +31,6 @@ fn the_training_model_and_the_inference_model_agree_on_the_shipped_weights() {
         .unwrap()
         .to_vec1()
         .unwrap();
-    assert_eq!(served.len(), last.len());
-    let diff = served
-        .iter()
-        .zip(&last)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0f32, f32::max);
+    let diff = common::max_abs_diff(&served, &last);
     assert!(diff < 1e-4, "max |Δlogit| = {diff}");
 }

@@ -146,12 +146,7 @@ fn a_model_grown_deeper_predicts_as_the_one_it_grew_from() {
     assert!(deep.config().num_parameters() > small.config().num_parameters());
     let ids = [1, 40, 7, 300, 12, 2];
     let (a, b) = (logits(&small, &ids), logits(&deep, &ids));
-    assert_eq!(a.len(), b.len());
-    let worst = a
-        .iter()
-        .zip(&b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0f32, f32::max);
+    let worst = common::max_abs_diff(&a, &b);
     assert!(worst < 1e-5, "logits differ by up to {worst}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -185,7 +185,7 @@ fn extend_alone_is_one_cycle_and_a_malformed_cycle_is_refused() {
     assert!(!refused.status.success());
     let err = String::from_utf8_lossy(&refused.stderr);
     assert!(
-        err.contains("--out") && err.contains("expected a model directory with the tokenizer"),
+        err.contains("--out") && err.contains("expected a model directory with a tokenizer"),
         "{err}"
     );
     assert!(!bare.join("model.safetensors").exists());

@@ -101,6 +101,22 @@ impl CorpusArgs {
     }
 }
 
+/// The tokenizer of the model directory `dir`, given by the option `flag`.
+///
+/// # Errors
+/// A directory without a `tokenizer.json` this trainer reads, named with
+/// the option and the file.
+pub fn read_tokenizer(dir: &Path, flag: &str) -> Result<Tokenizer, String> {
+    let path = dir.join("tokenizer.json");
+    Tokenizer::from_file(&path).map_err(|e| {
+        format!(
+            "{flag} {}: expected a model directory with a tokenizer, but {}: {e}",
+            dir.display(),
+            path.display()
+        )
+    })
+}
+
 /// Turns the corpus's conversations into training examples with one
 /// model directory's tokenizer and the bundled chat template.
 pub struct Corpus<'a> {
@@ -119,14 +135,7 @@ impl<'a> Corpus<'a> {
     /// tokenizer this trainer reads.
     pub fn new(args: &'a CorpusArgs, model: &Path, flag: &str) -> Result<Self, String> {
         let weights = args.weights()?;
-        let path = model.join("tokenizer.json");
-        let tokenizer = Tokenizer::from_file(&path).map_err(|e| {
-            format!(
-                "{flag} {}: expected a model directory with the tokenizer to train with, but {}: {e}",
-                model.display(),
-                path.display()
-            )
-        })?;
+        let tokenizer = read_tokenizer(model, flag)?;
         let template = corpus::bundled_template().map_err(|e| e.to_string())?;
         Ok(Self {
             args,

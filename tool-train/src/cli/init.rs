@@ -9,8 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::corpus::read_tokenizer;
 use super::shape::ShapeArgs;
-use tool_train::train::bpe::Tokenizer;
 use tool_train::train::{deepen, export_hf, Llama, Precision};
 
 /// The tokenizer files a model directory holds beside its weights.
@@ -54,12 +54,13 @@ pub fn run(args: InitArgs) -> Result<(), String> {
             existing.display()
         ));
     }
-    let tokenizer_dir = args
-        .tokenizer
-        .clone()
-        .or_else(|| args.init_from.clone())
-        .unwrap_or_else(tool_use::bundled::model_dir);
-    let vocab_size = vocab_size(&tokenizer_dir)?;
+    // The flag that named the tokenizer's directory, for the error.
+    let (flag, tokenizer_dir) = match (&args.tokenizer, &args.init_from) {
+        (Some(dir), _) => ("--tokenizer", dir.clone()),
+        (None, Some(dir)) => ("--init-from", dir.clone()),
+        (None, None) => ("the bundled model", tool_use::bundled::model_dir()),
+    };
+    let vocab_size = vocab_size(&tokenizer_dir, flag)?;
     let model = match &args.init_from {
         Some(dir) => {
             let from = Llama::load_hf_dir(dir)
@@ -104,19 +105,12 @@ pub fn run(args: InitArgs) -> Result<(), String> {
 
 /// The vocabulary of the tokenizer in the model directory `dir`, with its
 /// `tokenizer_config.json` there too (both are copied).
-fn vocab_size(dir: &Path) -> Result<usize, String> {
-    let path = dir.join("tokenizer.json");
-    let tokenizer = Tokenizer::from_file(&path).map_err(|e| {
-        format!(
-            "{}: expected a model directory with a tokenizer, but {}: {e}",
-            dir.display(),
-            path.display()
-        )
-    })?;
+fn vocab_size(dir: &Path, flag: &str) -> Result<usize, String> {
+    let tokenizer = read_tokenizer(dir, flag)?;
     let config = dir.join(TOKENIZER_FILES[1]);
     if !config.is_file() {
         return Err(format!(
-            "{}: expected a model directory with {}, found none",
+            "{flag} {}: expected a model directory with {}, found none",
             dir.display(),
             TOKENIZER_FILES[1]
         ));

@@ -52,3 +52,13 @@ pub fn params(model: &Llama) -> Vec<(String, Vec<f32>)> {
         .map(|(n, v)| (n, v.as_tensor().flatten_all().unwrap().to_vec1().unwrap()))
         .collect()
 }
+
+/// The largest absolute difference between two equally long rows of
+/// logits (the rows are compared element by element).
+pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len(), "rows of different lengths");
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0f32, f32::max)
+}
