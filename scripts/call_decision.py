@@ -18,14 +18,12 @@ line, rendered with the bundled template); each model directory is read
 with transformers.
 """
 
-import argparse
-import json
 import sys
 
 import numpy as np
 import torch
-from tokenizers import Tokenizer
-from transformers import AutoModelForCausalLM
+
+import rendered
 
 # The bundled tokenizer's ids: `<|im_start|>`, `assistant`, the newline after
 # it, `<tool_call>` and `<tool_response>`.
@@ -51,17 +49,9 @@ def decisions(model, conversations, context):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("conversations", help="the `rendered` example's output")
-    ap.add_argument("models", nargs="+", help="model directories")
-    ap.add_argument("--tokenizer", default="models/tool-use-mini/tokenizer.json")
-    args = ap.parse_args()
-    tokenizer = Tokenizer.from_file(args.tokenizer)
-    with open(args.conversations) as f:
-        conversations = [np.array(tokenizer.encode(json.loads(line), add_special_tokens=False).ids)
-                         for line in f]
-    for model_dir in args.models:
-        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
+    args, tokenizer, texts = rendered.read(__doc__.split("\n")[0])
+    conversations = [np.array(tokenizer.encode(text, add_special_tokens=False).ids) for text in texts]
+    for model_dir, model in rendered.models(args.models):
         context = model.config.max_position_embeddings
         seen = decisions(model, conversations, context)
         call = np.array([p for p, c in seen if c])

@@ -24,16 +24,14 @@ line, rendered with the bundled template, calls written as
 directory is read with transformers.
 """
 
-import argparse
 import json
 import re
 import sys
 from collections import defaultdict
 
-import numpy as np
 import torch
-from tokenizers import Tokenizer
-from transformers import AutoModelForCausalLM
+
+import rendered
 
 CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.S)
 # The model's turns (the system prompt shows the call format with placeholders).
@@ -150,18 +148,10 @@ def score(model, tokenizer, conversations, context):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("conversations", help="the `rendered` example's output")
-    ap.add_argument("models", nargs="+", help="model directories")
-    ap.add_argument("--tokenizer", default="models/tool-use-mini/tokenizer.json")
-    args = ap.parse_args()
-    tokenizer = Tokenizer.from_file(args.tokenizer)
-    with open(args.conversations) as f:
-        conversations = [json.loads(line) for line in f]
+    args, tokenizer, conversations = rendered.read(__doc__.split("\n")[0])
     if not any(parts_of(text) for text in conversations):
         raise SystemExit(f"{args.conversations}: expected conversations with calls, found none")
-    for model_dir in args.models:
-        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
+    for model_dir, model in rendered.models(args.models):
         counts = score(model, tokenizer, conversations, model.config.max_position_embeddings)
         print(f"{model_dir}: teacher-forced, parts right; their first token right; "
               "the rest right where the first is; tokens right")
