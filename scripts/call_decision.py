@@ -51,7 +51,7 @@ def decisions(model, conversations, context):
 def main():
     args, tokenizer, texts = rendered.read(__doc__.split("\n")[0])
     conversations = [np.array(tokenizer.encode(text, add_special_tokens=False).ids) for text in texts]
-    for model_dir, model in rendered.models(args.models):
+    for model_dir, model in rendered.models(args):
         context = model.config.max_position_embeddings
         seen = decisions(model, conversations, context)
         call = np.array([p for p, c in seen if c])
@@ -59,7 +59,7 @@ def main():
         if len(call) == 0 or len(words) == 0:
             raise SystemExit(f"expected request turns of both kinds, found {len(call)} calls and {len(words)} in words")
         auroc = (call[:, None] > words[None, :]).mean() + 0.5 * (call[:, None] == words[None, :]).mean()
-        print(f"{model_dir}: {len(call)} request turns that call, {len(words)} answered in words; AUROC {auroc:.3f}")
+        print(f"{model_dir} ({args.weights}): {len(call)} request turns that call, {len(words)} answered in words; AUROC {auroc:.3f}")
         print("  P(call)       median when calling / in words: "
               f"{np.median(call):.3f} / {np.median(words):.3f}")
         for threshold in [0.5, 0.9, 0.99, 0.999]:

@@ -151,9 +151,9 @@ def main():
     args, tokenizer, conversations = rendered.read(__doc__.split("\n")[0])
     if not any(parts_of(text) for text in conversations):
         raise SystemExit(f"{args.conversations}: expected conversations with calls, found none")
-    for model_dir, model in rendered.models(args.models):
+    for model_dir, model in rendered.models(args):
         counts = score(model, tokenizer, conversations, model.config.max_position_embeddings)
-        print(f"{model_dir}: teacher-forced, parts right; their first token right; "
+        print(f"{model_dir} ({args.weights}): teacher-forced, parts right; their first token right; "
               "the rest right where the first is; tokens right")
         for part in sorted(counts):
             whole, n, first, tokens, m = counts[part]

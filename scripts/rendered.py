@@ -9,6 +9,8 @@ import torch
 from tokenizers import Tokenizer
 from transformers import AutoModelForCausalLM
 
+import ggml_round_trip
+
 
 def read(description):
     """The parsed arguments, the tokenizer and the conversations' texts."""
@@ -16,6 +18,8 @@ def read(description):
     ap.add_argument("conversations", help="the `rendered` example's output")
     ap.add_argument("models", nargs="+", help="model directories")
     ap.add_argument("--tokenizer", default="models/tool-use-mini/tokenizer.json")
+    ap.add_argument("--weights", choices=ggml_round_trip.FORMATS, default="f32",
+                    help="read each model as stored in this ggml format (ggml_round_trip.py)")
     args = ap.parse_args()
     tokenizer = Tokenizer.from_file(args.tokenizer)
     with open(args.conversations) as f:
@@ -23,7 +27,9 @@ def read(description):
     return args, tokenizer, texts
 
 
-def models(dirs):
-    """Each model directory with its model, in f32, one at a time."""
-    for model_dir in dirs:
-        yield model_dir, AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
+def models(args):
+    """Each model directory of `args` with its model, one at a time: in f32,
+    its matrices as stored in `args.weights`."""
+    for model_dir in args.models:
+        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
+        yield model_dir, ggml_round_trip.apply(model, args.weights)
