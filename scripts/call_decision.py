@@ -8,7 +8,11 @@ token is read, and the turns are split into those whose conversation calls
 a tool there and those that answer in words (a request no offered tool
 covers, small talk). The AUROC says how well that one number separates
 them (1: some threshold separates them exactly; 0.5: chance), and the
-table what a threshold on it would keep and decline.
+table what a threshold on it would keep and decline. A baseline that reads
+no model comes first: how much of the best-matching offered tool's name
+the request writes, word for word. Where it separates the turns and a
+model does not, the model has not learnt to read the request against the
+tools.
 
     cargo run --release -p tool-train --example rendered -- 300 1 schemas-held-out > /tmp/made-up.jsonl
     target/torch-venv/bin/python scripts/call_decision.py /tmp/made-up.jsonl MODEL_DIR...
@@ -18,6 +22,8 @@ line, rendered with the bundled template); each model directory is read
 with transformers.
 """
 
+import json
+import re
 import sys
 
 import numpy as np
@@ -48,18 +54,54 @@ def decisions(model, conversations, context):
     return out
 
 
+# A model-free baseline: the words of a tool's name (split at `_`, `.` and
+# camel case) that the request writes, as a share of them, for the offered
+# tool that matches best. Verbs every tool author uses carry nothing.
+COMMON = {"get", "set", "api", "tools", "tool"}
+TOOLS = re.compile(r"<tools>\n(.*?)\n</tools>", re.S)
+REQUEST = re.compile(r"<\|im_start\|>user\n(.*?)<\|im_end\|>\n<\|im_start\|>assistant\n(.)", re.S)
+
+
+def name_words(text):
+    text = re.sub(r"([a-z])([A-Z])", r"\1 \2", text)
+    return {w for w in re.split(r"[^a-z0-9]+", text.lower()) if w and w not in COMMON}
+
+
+def name_overlap(texts):
+    """At each request turn (as `decisions` finds them, without the model):
+    the baseline's score, and whether the conversation calls there."""
+    out = []
+    for text in texts:
+        found = TOOLS.search(text)
+        tools = [json.loads(line) for line in found.group(1).split("\n")] if found else []
+        names = [name_words(t.get("function", t)["name"]) for t in tools]
+        for request in REQUEST.finditer(text):
+            if request.group(1).startswith("<tool_response>"):
+                continue
+            said = name_words(request.group(1))
+            score = max((len(n & said) / len(n) for n in names if n), default=0.0)
+            out.append((score, request.group(2) == "<"))
+    return out
+
+
+def auroc(seen):
+    """How well the score separates turns that call from those in words."""
+    call = np.array([p for p, c in seen if c])
+    words = np.array([p for p, c in seen if not c])
+    if len(call) == 0 or len(words) == 0:
+        raise SystemExit(f"expected request turns of both kinds, found {len(call)} calls and {len(words)} in words")
+    return call, words, (call[:, None] > words[None, :]).mean() + 0.5 * (call[:, None] == words[None, :]).mean()
+
+
 def main():
     args, tokenizer, texts = rendered.read(__doc__.split("\n")[0])
     conversations = [np.array(tokenizer.encode(text, add_special_tokens=False).ids) for text in texts]
+    *_, baseline = auroc(name_overlap(texts))
+    print(f"baseline (no model: the share of the best-matching tool name's words the request writes): AUROC {baseline:.3f}")
     for model_dir, model in rendered.models(args):
         context = model.config.max_position_embeddings
-        seen = decisions(model, conversations, context)
-        call = np.array([p for p, c in seen if c])
-        words = np.array([p for p, c in seen if not c])
-        if len(call) == 0 or len(words) == 0:
-            raise SystemExit(f"expected request turns of both kinds, found {len(call)} calls and {len(words)} in words")
-        auroc = (call[:, None] > words[None, :]).mean() + 0.5 * (call[:, None] == words[None, :]).mean()
-        print(f"{model_dir} ({args.weights}): {len(call)} request turns that call, {len(words)} answered in words; AUROC {auroc:.3f}")
+        call, words, separates = auroc(decisions(model, conversations, context))
+        print(f"{model_dir} ({args.weights}): {len(call)} request turns that call, {len(words)} answered in words; AUROC {separates:.3f}")
         print("  P(call)       median when calling / in words: "
               f"{np.median(call):.3f} / {np.median(words):.3f}")
         for threshold in [0.5, 0.9, 0.99, 0.999]:
