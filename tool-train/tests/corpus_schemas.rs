@@ -98,36 +98,34 @@ fn every_value_is_copied_from_the_request() {
     }
 }
 
+/// Which of BFCL's kinds of conversation `example` is.
+fn kind(example: &Example) -> &'static str {
+    let first = &example.expectations[0];
+    let names: HashSet<&str> = first.calls.iter().map(|c| c.name.as_str()).collect();
+    match (first.calls.len(), names.len(), example.tools.len()) {
+        (0, ..) => "irrelevant",
+        (1, _, 1) => "simple",
+        (1, ..) => "multiple",
+        (_, 1, _) => "parallel",
+        _ => "parallel multiple",
+    }
+}
+
 #[test]
 fn each_kind_of_conversation_calls_as_it_should() {
     let mut seen = HashSet::new();
     for example in all() {
         let first = &example.expectations[0];
-        let names: HashSet<&str> = first.calls.iter().map(|c| c.name.as_str()).collect();
         match example.scenario {
-            Scenario::Single => {
-                assert_eq!(first.calls.len(), 1);
-                seen.insert(if example.tools.len() == 1 {
-                    "simple"
-                } else {
-                    "multiple"
-                });
-            }
-            Scenario::Parallel => {
-                assert!(first.calls.len() >= 2, "{:?}", example.messages);
-                seen.insert(if names.len() == 1 {
-                    "parallel"
-                } else {
-                    "parallel multiple"
-                });
-            }
+            Scenario::Single => assert_eq!(first.calls.len(), 1),
+            Scenario::Parallel => assert!(first.calls.len() >= 2, "{:?}", example.messages),
             Scenario::Unavailable => {
                 assert!(first.calls.is_empty());
                 assert!(!example.tools.is_empty());
-                seen.insert("irrelevant");
             }
             other => panic!("unexpected scenario {other:?}"),
         }
+        seen.insert(kind(example));
         // The last message answers in words, with every result.
         let last = example.expectations.last().unwrap();
         assert!(last.calls.is_empty());
@@ -228,8 +226,30 @@ fn the_practice_adds_made_up_tools_and_keeps_the_rest() {
     let schemas = corpus::generate_with(5, 400, Split::Train, Practice::Schemas);
     let known = corpus::tools::definitions();
     let standard = |e: &Example| e.tools.iter().all(|t| known.contains(t));
-    let made_up = schemas.iter().filter(|e| !standard(e)).count();
-    assert!((150..250).contains(&made_up), "{made_up} of 400");
+    let made_up: Vec<&Example> = schemas.iter().filter(|e| !standard(e)).collect();
+    assert!(
+        (150..250).contains(&made_up.len()),
+        "{} of 400",
+        made_up.len()
+    );
+    // Of every kind, in about the shares the made-up corpus draws (20%
+    // simple, 25% multiple, 18% parallel, 14% parallel multiple, 23%
+    // irrelevant): what `train` sees is what `generate_schemas` makes.
+    let training = corpus::generate_with(6, 2000, Split::Train, Practice::Schemas);
+    let drawn: Vec<&Example> = training.iter().filter(|e| !standard(e)).collect();
+    for (name, share) in [
+        ("simple", 0.20),
+        ("multiple", 0.25),
+        ("parallel", 0.18),
+        ("parallel multiple", 0.14),
+        ("irrelevant", 0.23),
+    ] {
+        let found = drawn.iter().filter(|e| kind(e) == name).count() as f64 / drawn.len() as f64;
+        assert!(
+            (found - share).abs() < 0.06,
+            "expected about {share} of the made-up conversations to be {name}, found {found:.3}"
+        );
+    }
     for (before, now) in chat.iter().zip(&schemas) {
         if standard(now) {
             assert_eq!(before, now);

@@ -307,10 +307,14 @@ pub fn generate_range(
         .collect();
     range
         .map(|i| {
-            // Drawn apart from the example's own stream, so that the
-            // conversations that are not made-up-tool ones stay as before.
+            // Drawn apart from both examples' streams: from the standard
+            // one, so that the conversations that are not made-up-tool ones
+            // stay as before; from the made-up one, which would otherwise
+            // draw its kind from the number this choice was made with (a
+            // draw below one half: the first two kinds, never a request
+            // no tool covers).
             let made_up = practice.holds(Practice::Schemas, split)
-                && Rng::for_example(seed ^ SCHEMA_SALT, i).chance(SCHEMA_SHARE);
+                && Rng::for_example(seed ^ SCHEMA_SHARE_SALT, i).chance(SCHEMA_SHARE);
             if made_up {
                 schemas::example(Rng::for_example(seed ^ salt ^ SCHEMA_SALT, i), split).0
             } else {
@@ -322,6 +326,9 @@ pub fn generate_range(
 
 /// Separates [`Practice::Schemas`]' draws from the standard ones.
 const SCHEMA_SALT: u64 = 0x4d41_4445_5550;
+
+/// Separates the choice of a made-up-tool conversation from both draws.
+const SCHEMA_SHARE_SALT: u64 = 0x5348_4152_4553;
 
 /// The share of [`Practice::Schemas`] conversations that use made-up tools.
 const SCHEMA_SHARE: f64 = 0.5;
