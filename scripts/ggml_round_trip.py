@@ -26,6 +26,11 @@ def _f16(x):
     return x.to(torch.float16).to(torch.float32)
 
 
+def _inverse(d):
+    """1/d, and 0 where d is 0, as ggml's `id = d ? 1.0f/d : 0.0f`."""
+    return torch.where(d == 0, 0, 1 / torch.where(d == 0, 1, d))
+
+
 def round_trip(weight, fmt):
     """`weight` (rows × columns, columns a multiple of 32) stored in `fmt` and read back."""
     if fmt == "f32":
@@ -36,7 +41,7 @@ def round_trip(weight, fmt):
     blocks = weight.float().reshape(-1, 32)
     if fmt == "q8_0":
         d = blocks.abs().amax(1, keepdim=True) / 127
-        x = blocks * torch.where(d == 0, 0, 1 / torch.where(d == 0, 1, d))
+        x = blocks * _inverse(d)
         # roundf: halves away from zero.
         q = torch.sign(x) * torch.floor(x.abs() + 0.5)
         out = q * _f16(d)
@@ -45,9 +50,8 @@ def round_trip(weight, fmt):
         at = blocks.abs().argmax(1, keepdim=True)
         signed_max = blocks.gather(1, at)
         d = signed_max / -half
-        inv = torch.where(d == 0, 0, 1 / torch.where(d == 0, 1, d))
         # ggml truncates x/d + half + 0.5 toward zero; it is never negative.
-        q = torch.clamp(torch.floor(blocks * inv + half + 0.5), max=2 * half - 1)
+        q = torch.clamp(torch.floor(blocks * _inverse(d) + half + 0.5), max=2 * half - 1)
         out = (q - half) * _f16(d)
     else:
         raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
@@ -60,7 +64,7 @@ def apply(model, fmt):
         return model
     with torch.no_grad():
         embedding = model.get_input_embeddings().weight
-        for name, param in model.named_parameters():
+        for param in model.parameters():
             if param.dim() != 2:
                 continue  # norms stay in f32, as ggml keeps them
             kept = "q8_0" if param is embedding else fmt

@@ -64,8 +64,8 @@ RECIPES = {
         "train": ["--lr", "2e-3", "--batch-size", "32", "--tokens-per-micro", "65536"],
     },
     # From scratch at 384 wide, eight layers (13M parameters, 7.6 MB as
-    # Q4_0; rows of 384 are no K-quant's): what the recipe gives a model that never learnt only
-    # the seventeen tools.
+    # Q4_0; rows of 384 fit no K-quant's blocks): what the recipe gives a
+    # model that never learnt only the seventeen tools.
     "scratch384": {
         "start": ["--hidden", "384", "--layers", "8", "--heads", "6", "--kv-heads", "2",
                   "--intermediate", "1024"],
