@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Does a model know when not to call? Its probability of starting a call
-on each request turn, split by what the conversation does there.
+"""Does a model know when not to call, and which tool to call? Its
+probability of starting a call on each request turn, split by what the
+conversation does there; and, where one of several offered tools is
+called, which offered name it finds likeliest.
 
 At each assistant turn that follows a user's request (not a tool's
 result), the model's probability of `<tool_call>` as the turn's first
@@ -13,6 +15,12 @@ no model comes first: how much of the best-matching offered tool's name
 the request writes, word for word. Where it separates the turns and a
 model does not, the model has not learnt to read the request against the
 tools.
+
+Which tool: at each request turn that calls one tool of two to four
+offered, each offered name is scored by the model's log-probability of
+writing it after `<tool_call>{"name": "` (as constrained decoding chooses
+among the offered names), and the likeliest is set against the called
+one, beside the word-overlap baseline's choice and chance.
 
     cargo run --release -p tool-train --example rendered -- 300 1 schemas-held-out > /tmp/made-up.jsonl
     target/torch-venv/bin/python scripts/call_decision.py /tmp/made-up.jsonl MODEL_DIR...
@@ -84,6 +92,46 @@ def name_overlap(texts):
     return out
 
 
+CALLED = re.compile(r'<tool_call>\{"name": "([^"]+)"')
+
+
+def offered_names(text):
+    found = TOOLS.search(text)
+    tools = [json.loads(line) for line in found.group(1).split("\n")] if found else []
+    return [t.get("function", t)["name"] for t in tools]
+
+
+def choices(model, tokenizer, texts):
+    """At each request turn that calls one of several offered tools: whether
+    the model's likeliest offered name, and the baseline's, is the called
+    one, and the chance of guessing it."""
+    out = []
+    for text in texts:
+        names = offered_names(text)
+        if len(names) < 2:
+            continue
+        for request in REQUEST.finditer(text):
+            turn_at = request.end() - 1
+            turn = text[turn_at:text.index("<|im_end|>", turn_at)]
+            if request.group(1).startswith("<tool_response>") or turn.count("<tool_call>") != 1:
+                continue
+            called = CALLED.match(text, turn_at).group(1)
+            prefix = tokenizer.encode(text[:turn_at], add_special_tokens=False).ids
+            scores = []
+            for name in names:
+                ids = tokenizer.encode(text[:turn_at] + '<tool_call>{"name": "' + name + '", "',
+                                       add_special_tokens=False).ids
+                with torch.no_grad():
+                    logp = torch.log_softmax(model(torch.tensor(ids)[None]).logits[0].float(), -1)
+                # From the token after `<tool_call>`: the name, not the decision to call.
+                scores.append(sum(logp[i - 1, ids[i]].item() for i in range(len(prefix) + 1, len(ids))))
+            said = name_words(request.group(1))
+            overlap = [len(name_words(n) & said) / max(1, len(name_words(n))) for n in names]
+            out.append((names[int(np.argmax(scores))] == called,
+                        names[int(np.argmax(overlap))] == called, 1 / len(names)))
+    return out
+
+
 def auroc(seen):
     """How well the score separates turns that call from those in words."""
     call = np.array([p for p, c in seen if c])
@@ -107,6 +155,10 @@ def main():
         for threshold in [0.5, 0.9, 0.99, 0.999]:
             print(f"  call only above {threshold}: calls kept {(call >= threshold).mean():.1%}, "
                   f"words kept {(words < threshold).mean():.1%}")
+        picked = np.array(choices(model, tokenizer, texts), dtype=float)
+        if len(picked):
+            print(f"  which tool, {len(picked)} single calls among 2-4 offered: the model's likeliest name "
+                  f"{picked[:, 0].mean():.1%}, word overlap {picked[:, 1].mean():.1%}, chance {picked[:, 2].mean():.1%}")
 
 
 if __name__ == "__main__":
