@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::OnceLock;
-use tool_train::corpus::{self, Example, Practice, Scenario, Split};
+use tool_train::corpus::{self, Example, Practice, Scenario, SchemaCase, Split};
 use tool_train::train::bpe::Tokenizer;
 use tool_use::models::parse::{Format, ParseOptions};
 use tool_use::runtime::validate::{validate_arguments, Policy};
@@ -99,15 +99,15 @@ fn every_value_is_copied_from_the_request() {
 }
 
 /// Which of BFCL's kinds of conversation `example` is.
-fn kind(example: &Example) -> &'static str {
+fn kind(example: &Example) -> SchemaCase {
     let first = &example.expectations[0];
     let names: HashSet<&str> = first.calls.iter().map(|c| c.name.as_str()).collect();
     match (first.calls.len(), names.len(), example.tools.len()) {
-        (0, ..) => "irrelevant",
-        (1, _, 1) => "simple",
-        (1, ..) => "multiple",
-        (_, 1, _) => "parallel",
-        _ => "parallel multiple",
+        (0, ..) => SchemaCase::Irrelevant,
+        (1, _, 1) => SchemaCase::Simple,
+        (1, ..) => SchemaCase::Multiple,
+        (_, 1, _) => SchemaCase::Parallel,
+        _ => SchemaCase::ParallelMultiple,
     }
 }
 
@@ -232,22 +232,17 @@ fn the_practice_adds_made_up_tools_and_keeps_the_rest() {
         "{} of 400",
         made_up.len()
     );
-    // Of every kind, in about the shares the made-up corpus draws (20%
-    // simple, 25% multiple, 18% parallel, 14% parallel multiple, 23%
-    // irrelevant): what `train` sees is what `generate_schemas` makes.
+    // Of every kind, in about the shares the made-up corpus draws: what
+    // `train` sees is what `generate_schemas` makes.
     let training = corpus::generate_with(6, 2000, Split::Train, Practice::Schemas);
     let drawn: Vec<&Example> = training.iter().filter(|e| !standard(e)).collect();
-    for (name, share) in [
-        ("simple", 0.20),
-        ("multiple", 0.25),
-        ("parallel", 0.18),
-        ("parallel multiple", 0.14),
-        ("irrelevant", 0.23),
-    ] {
-        let found = drawn.iter().filter(|e| kind(e) == name).count() as f64 / drawn.len() as f64;
+    let total: u32 = SchemaCase::WEIGHTS.iter().map(|w| w.1).sum();
+    for (case, weight) in SchemaCase::WEIGHTS {
+        let share = f64::from(weight) / f64::from(total);
+        let found = drawn.iter().filter(|e| kind(e) == case).count() as f64 / drawn.len() as f64;
         assert!(
             (found - share).abs() < 0.06,
-            "expected about {share} of the made-up conversations to be {name}, found {found:.3}"
+            "expected about {share} of the made-up conversations to be {case:?}, found {found:.3}"
         );
     }
     for (before, now) in chat.iter().zip(&schemas) {
@@ -272,4 +267,48 @@ fn the_same_seed_gives_the_same_conversations() {
         corpus::generate_schemas(4, 50, Split::Train),
         train()[..50].to_vec()
     );
+}
+
+/// Whether the assistant calls, at each request of a conversation.
+fn decisions(example: &Example) -> Vec<bool> {
+    example
+        .expectations
+        .iter()
+        .filter(|x| example.messages[x.index - 1].role == tool_use::Role::User)
+        .map(|x| !x.calls.is_empty())
+        .collect()
+}
+
+/// Training conversations of one call or none sometimes ask again on the
+/// same tools, covered or not at about even odds, so that the same
+/// definitions decide both ways; held-out ones never do.
+#[test]
+fn training_conversations_sometimes_ask_again_either_way() {
+    let one_or_none: Vec<&Example> = train()
+        .iter()
+        .filter(|e| {
+            matches!(
+                kind(e),
+                SchemaCase::Simple | SchemaCase::Multiple | SchemaCase::Irrelevant
+            )
+        })
+        .collect();
+    let again: Vec<Vec<bool>> = one_or_none
+        .iter()
+        .map(|e| decisions(e))
+        .filter(|d| d.len() > 1)
+        .collect();
+    let share = again.len() as f64 / one_or_none.len() as f64;
+    assert!((0.4..0.6).contains(&share), "{share:.3} ask again");
+    assert!(again.iter().all(|d| d.len() == 2));
+    // Every pair of decisions is common: the second tells nothing of the first.
+    for pair in [[true, true], [true, false], [false, true], [false, false]] {
+        let found = again.iter().filter(|d| **d == pair).count();
+        assert!(
+            found > again.len() / 8,
+            "{pair:?}: {found} of {}",
+            again.len()
+        );
+    }
+    assert!(held_out().iter().all(|e| decisions(e).len() == 1));
 }
