@@ -42,9 +42,6 @@ const MAX_TOOLS: usize = 4;
 /// first tool), for the same reason.
 const MAX_DEFINITIONS: usize = 1700;
 
-/// How often a training conversation of one call or none asks again.
-const FOLLOW_UP: f64 = 0.5;
-
 /// The tables the made-up tools are drawn from.
 static WORDS: Words = words!("schemas.json");
 
@@ -130,28 +127,34 @@ pub(crate) fn example(mut rng: Rng, split: Split) -> (Example, SchemaCase) {
             let count = rng.range(1, MAX_TOOLS as i64 - 1) as usize;
             let first = Tool::draw(&mut rng, split, None, None);
             let tools = offer(&mut rng, split, vec![first], count - 1);
-            cx.decline(&mut rng, &tools);
+            // What is asked for: an object no offered tool acts on; half
+            // the time in an offered tool's words and with its arguments
+            // (a body-mass index asked of a tool for areas), the requests
+            // a model that matches arguments alone would call for.
+            let near = rng
+                .chance(0.5)
+                .then(|| tools[rng.below(tools.len())].clone());
+            let wanted = loop {
+                let tool = Tool::draw(&mut rng, split, None, None);
+                if tools.iter().all(|t| t.object != tool.object) {
+                    break match &near {
+                        Some(near) => Tool {
+                            object: tool.object,
+                            ..near.clone()
+                        },
+                        None => tool,
+                    };
+                }
+            };
+            let said = request::say(&mut rng, split, &wanted);
+            let tail = request::joined(&mut rng, &said.mentions);
+            let text = request::request(&mut rng, &wanted, &tail);
+            cx.messages.push(Message::user(text));
+            let answer = request::decline(&mut rng, &wanted);
+            cx.answer(answer, Vec::new());
             tools
         }
     };
-    // Training conversations of one call or none sometimes go on with a
-    // second request on the same tools, covered or not at even odds: the
-    // same definitions then decide two ways, and only the requests tell
-    // them apart. Held-out conversations keep to the benchmark's kinds.
-    if split == Split::Train
-        && matches!(
-            case,
-            SchemaCase::Simple | SchemaCase::Multiple | SchemaCase::Irrelevant
-        )
-        && rng.chance(FOLLOW_UP)
-    {
-        if rng.chance(0.5) {
-            let tool = offered[rng.below(offered.len())].clone();
-            cx.single(&mut rng, &tool);
-        } else {
-            cx.decline(&mut rng, &offered);
-        }
-    }
     let scenario = match case {
         SchemaCase::Simple | SchemaCase::Multiple => Scenario::Single,
         SchemaCase::Parallel | SchemaCase::ParallelMultiple => Scenario::Parallel,
@@ -266,35 +269,6 @@ impl Conversation {
             must_contain,
         });
         self.messages.push(Message::assistant(text));
-    }
-
-    /// One request no offered tool covers, answered in words.
-    fn decline(&mut self, rng: &mut Rng, tools: &[Tool]) {
-        // What is asked for: an object no offered tool acts on; half the
-        // time in an offered tool's words and with its arguments (a
-        // body-mass index asked of a tool for areas), the requests a model
-        // that matches arguments alone would call for.
-        let near = rng
-            .chance(0.5)
-            .then(|| tools[rng.below(tools.len())].clone());
-        let wanted = loop {
-            let tool = Tool::draw(rng, self.split, None, None);
-            if tools.iter().all(|t| t.object != tool.object) {
-                break match &near {
-                    Some(near) => Tool {
-                        object: tool.object,
-                        ..near.clone()
-                    },
-                    None => tool,
-                };
-            }
-        };
-        let said = request::say(rng, self.split, &wanted);
-        let tail = request::joined(rng, &said.mentions);
-        let text = request::request(rng, &wanted, &tail);
-        self.messages.push(Message::user(text));
-        let answer = request::decline(rng, &wanted);
-        self.answer(answer, Vec::new());
     }
 
     /// One request, one call, one answer.
