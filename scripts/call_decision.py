@@ -105,7 +105,7 @@ def offered_names(text):
 def choices(model, tokenizer, texts):
     """At each request turn that calls one of several offered tools: whether
     the model's likeliest offered name, and the baseline's, is the called
-    one, and the chance of guessing it."""
+    one, the chance of guessing it, and how many were offered."""
     out = []
     for text in texts:
         names = offered_names(text)
