@@ -31,6 +31,7 @@ line, rendered with the bundled template); each model directory is read
 with transformers.
 """
 
+import copy
 import json
 import re
 import sys
@@ -76,19 +77,30 @@ def name_words(text):
     return {w for w in re.split(r"[^a-z0-9]+", text.lower()) if w and w not in COMMON}
 
 
+def offered_names(text):
+    """The names of the tools a rendered conversation offers."""
+    found = TOOLS.search(text)
+    tools = [json.loads(line) for line in found.group(1).split("\n")] if found else []
+    return [t.get("function", t)["name"] for t in tools]
+
+
+def overlap(name, said):
+    """The share of the tool name's words that the request's words `said` hold."""
+    words = name_words(name)
+    return len(words & said) / len(words) if words else 0.0
+
+
 def name_overlap(texts):
     """At each request turn (as `decisions` finds them, without the model):
     the baseline's score, and whether the conversation calls there."""
     out = []
     for text in texts:
-        found = TOOLS.search(text)
-        tools = [json.loads(line) for line in found.group(1).split("\n")] if found else []
-        names = [name_words(t.get("function", t)["name"]) for t in tools]
+        names = offered_names(text)
         for request in REQUEST.finditer(text):
             if request.group(1).startswith("<tool_response>"):
                 continue
             said = name_words(request.group(1))
-            score = max((len(n & said) / len(n) for n in names if n), default=0.0)
+            score = max((overlap(n, said) for n in names), default=0.0)
             out.append((score, request.group(2) == "<"))
     return out
 
@@ -96,16 +108,10 @@ def name_overlap(texts):
 CALLED = re.compile(r'<tool_call>\{"name": "([^"]+)"')
 
 
-def offered_names(text):
-    found = TOOLS.search(text)
-    tools = [json.loads(line) for line in found.group(1).split("\n")] if found else []
-    return [t.get("function", t)["name"] for t in tools]
-
-
 def choices(model, tokenizer, texts):
     """At each request turn that calls one of several offered tools: whether
     the model's likeliest offered name, and the baseline's, is the called
-    one, the chance of guessing it, and how many were offered."""
+    one, and how many were offered."""
     out = []
     for text in texts:
         names = offered_names(text)
@@ -118,18 +124,23 @@ def choices(model, tokenizer, texts):
                 continue
             called = CALLED.match(text, turn_at).group(1)
             prefix = tokenizer.encode(text[:turn_at], add_special_tokens=False).ids
-            scores = []
-            for name in names:
-                ids = tokenizer.encode(text[:turn_at] + '<tool_call>{"name": "' + name + '", "',
-                                       add_special_tokens=False).ids
-                with torch.no_grad():
-                    logp = torch.log_softmax(model(torch.tensor(ids)[None]).logits[0].float(), -1)
-                # From the token after `<tool_call>`: the name, not the decision to call.
-                scores.append(sum(logp[i - 1, ids[i]].item() for i in range(len(prefix) + 1, len(ids))))
+            with torch.no_grad():
+                # The conversation so far runs once; each name goes on from its cache.
+                before = model(torch.tensor(prefix)[None], use_cache=True).past_key_values
+                scores = []
+                for name in names:
+                    ids = tokenizer.encode(text[:turn_at] + '<tool_call>{"name": "' + name + '", "',
+                                           add_special_tokens=False).ids
+                    if ids[:len(prefix)] != prefix:
+                        raise SystemExit(f"expected the turn to start a token of its own, before {name!r}")
+                    written = ids[len(prefix):]
+                    logits = model(torch.tensor(written)[None], past_key_values=copy.deepcopy(before)).logits[0]
+                    logp = torch.log_softmax(logits.float(), -1)
+                    # From the token after `<tool_call>`: the name, not the decision to call.
+                    scores.append(sum(logp[j - 1, written[j]].item() for j in range(1, len(written))))
             said = name_words(request.group(1))
-            overlap = [len(name_words(n) & said) / max(1, len(name_words(n))) for n in names]
             out.append((names[int(np.argmax(scores))] == called,
-                        names[int(np.argmax(overlap))] == called, 1 / len(names), len(names)))
+                        names[int(np.argmax([overlap(n, said) for n in names]))] == called, len(names)))
     return out
 
 
@@ -158,9 +169,10 @@ def main():
                   f"words kept {(words < threshold).mean():.1%}")
         picked = np.array(choices(model, tokenizer, texts), dtype=float)
         if len(picked):
-            print(f"  which tool, {len(picked)} single calls among {picked[:, 3].min():.0f}-{picked[:, 3].max():.0f} "
+            offered = picked[:, 2]
+            print(f"  which tool, {len(picked)} single calls among {offered.min():.0f}-{offered.max():.0f} "
                   "offered: the model's likeliest name "
-                  f"{picked[:, 0].mean():.1%}, word overlap {picked[:, 1].mean():.1%}, chance {picked[:, 2].mean():.1%}")
+                  f"{picked[:, 0].mean():.1%}, word overlap {picked[:, 1].mean():.1%}, chance {(1 / offered).mean():.1%}")
 
 
 if __name__ == "__main__":
