@@ -21,6 +21,10 @@ enum Command {
     /// Run the agent with the demo tools: a local model (the bundled one by
     /// default) or one an engine serves (`--base-url`, `--api`).
     Chat(cli::chat::ChatArgs),
+    /// Check a local model (the bundled one by default): what it is, the
+    /// tool-call format its chat template implies, and whether its template
+    /// and that format's parser work together.
+    Doctor(cli::doctor::DoctorArgs),
     /// List the models an OpenAI-compatible engine serves.
     Models(cli::models::ModelsArgs),
     /// Generate once from a prompt, without the agent (token-level comparisons).
@@ -44,6 +48,7 @@ fn main() -> ExitCode {
         Command::Template(c) => cli::template::run(c),
         Command::Parse(args) => cli::parse::run(args),
         Command::Chat(args) => cli::finish("chat", cli::chat::run(args)),
+        Command::Doctor(args) => cli::finish("doctor", cli::doctor::run(args)),
         Command::Models(args) => cli::finish("models", cli::models::run(args)),
         Command::Serve(args) => cli::finish("serve", cli::serve::run(args)),
         Command::Mcp(args) => cli::finish("mcp", cli::mcp::run(args)),

@@ -1,6 +1,7 @@
 //! The `tool-use` command's subcommands, one file each.
 
 pub mod chat;
+pub mod doctor;
 pub mod eval;
 pub mod generate;
 pub mod mcp;
