@@ -6,6 +6,8 @@
 //! transformers' config classes are filled in before deserializing.
 
 use super::json::{kind, token_ids};
+use super::keys::check_config_keys;
+use super::rope::{read_rope, RopeDefaults, RopeLayers, RopeScaling};
 use super::ModelError;
 use candle_transformers::models::{gemma2, gemma3, llama, mistral, phi3, qwen2, qwen3};
 use serde::de::DeserializeOwned;
@@ -92,12 +94,20 @@ pub(crate) struct HfConfig {
     pub bos_id: Option<u32>,
     /// Whether the output projection is the embedding matrix.
     pub tie_word_embeddings: bool,
+    /// How queries and keys rotate, read in either config style.
+    pub rope: RopeLayers,
+    /// Every layer attends to this many positions at most (Phi-3), where
+    /// the project's decoder runs the model.
+    pub sliding_window: Option<usize>,
 }
 
 impl HfConfig {
     /// Parses a `config.json` already read into `raw`.
     pub(crate) fn parse(raw: Map<String, Value>, path: &Path) -> Result<HfConfig, ModelError> {
         let name = architecture(&raw, path)?;
+        if SUPPORTED_ARCHITECTURES.contains(&name.as_str()) {
+            check_config_keys(&raw, &name, path)?;
+        }
         let mut cfg = raw;
         let invalid = |reason: String| ModelError::invalid(path, reason);
         let usize_of = |cfg: &Map<String, Value>, key: &str| -> Result<usize, ModelError> {
@@ -143,7 +153,32 @@ impl HfConfig {
         // The lm_head tensor is aliased to the embedding when tied (see
         // weights), so candle is always told to load `lm_head.weight`.
         cfg.insert("tie_word_embeddings".into(), json!(false));
-
+        let rope = read_rope(&cfg, rope_defaults(&name), path)?;
+        // candle's configs read the old style's base; the scaling is
+        // checked against what each backend computes below.
+        cfg.insert("rope_theta".into(), json!(rope.full.theta));
+        if let Some(local) = &rope.sliding {
+            cfg.insert("rope_local_base_freq".into(), json!(local.theta));
+        }
+        let scaling = cfg.remove("rope_scaling");
+        cfg.remove("rope_parameters");
+        // What candle's models compute: the base alone.
+        let unscaled = |rope: &RopeLayers| -> Result<(), ModelError> {
+            for (which, r) in std::iter::once(("", &rope.full))
+                .chain(rope.sliding.iter().map(|r| ("local layers' ", r)))
+            {
+                if r.scaling != RopeScaling::None {
+                    return Err(invalid(format!(
+                        "unsupported {which}rotary scaling {} for {name}: expected none",
+                        scaling
+                            .clone()
+                            .unwrap_or_else(|| json!(format!("{:?}", r.scaling)))
+                    )));
+                }
+            }
+            Ok(())
+        };
+        let mut sliding_window = None;
         let arch = match name.as_str() {
             "LlamaForCausalLM" => ArchConfig::Llama(llama_config(cfg, heads, path)?),
             "Qwen2ForCausalLM" => {
@@ -159,6 +194,9 @@ impl HfConfig {
                 // candle applies `sliding_window` unconditionally; transformers
                 // only when `use_sliding_window` is set.
                 let sliding = cfg.get("use_sliding_window") == Some(&json!(true));
+                if sliding {
+                    unscaled(&rope)?;
+                }
                 if !sliding || cfg.get("sliding_window").is_none_or(Value::is_null) {
                     let max = cfg.get("max_position_embeddings").cloned();
                     cfg.insert("sliding_window".into(), max.unwrap_or(json!(32768)));
@@ -177,26 +215,28 @@ impl HfConfig {
                     ],
                 );
                 llama_line_defaults(&mut cfg, heads, 1e-6);
-                no_rope_scaling(&cfg, &name, path)?;
+                silu_only(&cfg, &name, path)?;
                 ArchConfig::Qwen3(deserialize(cfg, &name, path)?)
             }
             "MistralForCausalLM" => {
                 defaults(&mut cfg, &[("max_position_embeddings", json!(131072))]);
                 llama_line_defaults(&mut cfg, heads, 1e-6);
-                no_rope_scaling(&cfg, &name, path)?;
+                unscaled(&rope)?;
                 ArchConfig::Mistral(deserialize(cfg, &name, path)?)
             }
             "Phi3ForCausalLM" => {
                 defaults(&mut cfg, &[("max_position_embeddings", json!(4096))]);
                 llama_line_defaults(&mut cfg, heads, 1e-5);
-                if let Some(scaling) = cfg.get("rope_scaling").filter(|v| !v.is_null()) {
-                    let ty = scaling.get("type").or_else(|| scaling.get("rope_type"));
-                    if ty != Some(&json!("longrope")) {
-                        return Err(invalid(format!(
-                            "unsupported rope_scaling {scaling} for {name}: only \"longrope\" is supported"
-                        )));
-                    }
-                }
+                silu_only(&cfg, &name, path)?;
+                sliding_window = match cfg.get("sliding_window") {
+                    None | Some(Value::Null) => None,
+                    Some(v) => Some(v.as_u64().filter(|&w| w > 0).ok_or_else(|| {
+                        invalid(format!(
+                            "expected \"sliding_window\" to be a positive integer or null, found {v}"
+                        ))
+                    })? as usize),
+                };
+                cfg.remove("partial_rotary_factor");
                 // candle's Phi-3 reads single ids; the lists were kept above.
                 cfg.remove("eos_token_id");
                 cfg.remove("bos_token_id");
@@ -213,7 +253,7 @@ impl HfConfig {
                         ("attn_logit_softcapping", json!(50.0)),
                     ],
                 );
-                no_rope_scaling(&cfg, &name, path)?;
+                unscaled(&rope)?;
                 ArchConfig::Gemma2(deserialize(cfg, &name, path)?)
             }
             "SmolLM3ForCausalLM" => {
@@ -243,7 +283,7 @@ impl HfConfig {
                         ("attn_logit_softcapping", Value::Null),
                     ],
                 );
-                no_rope_scaling(&cfg, &name, path)?;
+                unscaled(&rope)?;
                 gemma3_pattern(&mut cfg, path)?;
                 let max = cfg
                     .get("max_position_embeddings")
@@ -283,6 +323,8 @@ impl HfConfig {
             eos_ids,
             bos_id,
             tie_word_embeddings,
+            rope,
+            sliding_window,
         })
     }
 }
@@ -365,13 +407,39 @@ fn deserialize<T: DeserializeOwned>(
         .map_err(|e| ModelError::invalid(path, format!("cannot read it as a {name} config: {e}")))
 }
 
-fn no_rope_scaling(cfg: &Map<String, Value>, name: &str, path: &Path) -> Result<(), ModelError> {
-    match cfg.get("rope_scaling") {
-        None | Some(Value::Null) => Ok(()),
-        Some(scaling) => Err(ModelError::invalid(
+/// Refuses an activation other than SiLU, the one the project's decoder
+/// computes for this architecture.
+fn silu_only(cfg: &Map<String, Value>, name: &str, path: &Path) -> Result<(), ModelError> {
+    match cfg.get("hidden_act") {
+        Some(Value::String(act)) if act == "silu" => Ok(()),
+        other => Err(ModelError::invalid(
             path,
-            format!("unsupported rope_scaling {scaling} for {name}: expected none"),
+            format!(
+                "\"hidden_act\" is {}, but a {name} runs here with \"silu\" only",
+                other.map_or("unset".to_owned(), Value::to_string)
+            ),
         )),
+    }
+}
+
+/// What each architecture's config class assumes of its rotation.
+fn rope_defaults(name: &str) -> RopeDefaults {
+    let plain = RopeDefaults {
+        theta: 10000.0,
+        local_theta: None,
+        partial: false,
+    };
+    match name {
+        "Phi3ForCausalLM" => RopeDefaults {
+            partial: true,
+            ..plain
+        },
+        "Gemma3ForCausalLM" => RopeDefaults {
+            theta: 1_000_000.0,
+            local_theta: Some(10000.0),
+            partial: false,
+        },
+        _ => plain,
     }
 }
 
@@ -544,23 +612,6 @@ fn llama_config(
                 "head_dim {head_dim} differs from hidden_size / num_attention_heads = {}; candle's Llama supports only the latter",
                 hidden / heads
             )));
-        }
-    }
-    if let Some(scaling) = cfg.get("rope_scaling").filter(|v| !v.is_null()) {
-        let ty = scaling
-            .get("rope_type")
-            .or_else(|| scaling.get("type"))
-            .and_then(Value::as_str);
-        match ty {
-            Some("llama3") => {}
-            Some("default") => {
-                cfg.remove("rope_scaling");
-            }
-            _ => {
-                return Err(invalid(format!(
-                    "unsupported rope_scaling {scaling} for {name}: expected rope_type \"llama3\" or \"default\""
-                )))
-            }
         }
     }
     // The ids were read separately; candle's own type for them is stricter.

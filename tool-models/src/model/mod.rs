@@ -26,6 +26,8 @@ mod gguf;
 mod gguf_tokenizer;
 mod hf;
 mod json;
+mod keys;
+mod rope;
 pub mod tiny;
 mod tokenizer;
 mod weights;
@@ -116,7 +118,11 @@ impl LoadOptions {
 }
 
 impl Model {
-    /// Loads a Hugging Face model directory or a `.gguf` file.
+    /// Loads a Hugging Face model directory or a `.gguf` file, or (with the
+    /// `hub` feature) a model named on the Hugging Face Hub:
+    /// `hf:ORG/REPO[:QUANT]` or `hf:ORG/REPO/FILE`, downloaded into the Hub's
+    /// cache as [`hub`](crate::hub) says (`HF_ENDPOINT`, `HF_HOME`,
+    /// `HF_TOKEN`, `HF_HUB_OFFLINE`).
     pub fn load(path: impl AsRef<Path>) -> Result<Model, ModelError> {
         Model::load_with(path, &LoadOptions::default())
     }
@@ -124,6 +130,18 @@ impl Model {
     /// [`load`](Self::load), with options.
     pub fn load_with(path: impl AsRef<Path>, options: &LoadOptions) -> Result<Model, ModelError> {
         let path = path.as_ref();
+        if let Some(name) = path.to_str().filter(|p| p.starts_with("hf:")) {
+            #[cfg(feature = "hub")]
+            {
+                let local = crate::hub::resolve_str(name, &crate::hub::HubOptions::from_env())?;
+                return Model::load_with(local, options);
+            }
+            #[cfg(not(feature = "hub"))]
+            return Err(ModelError::invalid(
+                path,
+                format!("{name:?} names a model on the Hugging Face Hub, which needs the `hub` feature of tool-models (or tool-use); expected a model directory or a .gguf file"),
+            ));
+        }
         if path.is_dir() {
             return hf::load(files::ModelFiles::Dir(path));
         }

@@ -32,21 +32,29 @@ impl Heads {
 }
 
 /// The rotary angles' cosines and sines at `position`, into `cos` and `sin`
-/// (as transformers: the angle in f32, then its cosine and sine).
-pub(crate) fn rotary_angles(position: usize, inv_freq: &[f32], cos: &mut [f32], sin: &mut [f32]) {
+/// (as transformers: the angle in f32, then its cosine and sine, each
+/// multiplied by `scale`, LongRoPE's attention factor).
+pub(crate) fn rotary_angles(
+    position: usize,
+    inv_freq: &[f32],
+    scale: f32,
+    cos: &mut [f32],
+    sin: &mut [f32],
+) {
     for ((f, c), s) in inv_freq.iter().zip(cos.iter_mut()).zip(sin.iter_mut()) {
         let angle = position as f32 * f;
-        *c = angle.cos();
-        *s = angle.sin();
+        *c = angle.cos() * scale;
+        *s = angle.sin() * scale;
     }
 }
 
-/// Rotates each `dim`-wide head of `row` by transformers' "rotate half"
-/// convention: value `j` pairs with value `j + dim/2`.
-pub(crate) fn rope(row: &mut [f32], dim: usize, cos: &[f32], sin: &[f32]) {
-    let half = dim / 2;
+/// Rotates the first `rotated` values of each `dim`-wide head of `row` by
+/// transformers' "rotate half" convention: value `j` pairs with value
+/// `j + rotated/2`; the rest of the head passes through (partial rotary).
+pub(crate) fn rope(row: &mut [f32], dim: usize, rotated: usize, cos: &[f32], sin: &[f32]) {
+    let half = rotated / 2;
     for head in row.chunks_exact_mut(dim) {
-        let (a, b) = head.split_at_mut(half);
+        let (a, b) = head[..rotated].split_at_mut(half);
         for j in 0..half {
             let (x1, x2) = (a[j], b[j]);
             a[j] = x1 * cos[j] - x2 * sin[j];

@@ -2,15 +2,14 @@
 
 use super::attention::Heads;
 use super::matrix::Matrix;
-use super::{Dense, DenseConfig, Layer, MAX_HALF_HEAD};
+use super::{Dense, DenseConfig, Layer, LocalAttention, MAX_HALF_HEAD};
 use crate::model::config::{ArchConfig, HfConfig};
 use crate::model::error::candle_message;
+use crate::model::rope::Rotary;
 use crate::model::weights::Weights;
 use crate::model::ModelError;
 use candle_core::DType;
 use candle_nn::Activation;
-use candle_transformers::models::llama::{Llama3RopeConfig, Llama3RopeType};
-use std::f32::consts::PI;
 use std::path::Path;
 
 impl Dense {
@@ -37,19 +36,22 @@ impl Dense {
             ArchConfig::Granite { llama, scales } => (Some(llama), None, Some(scales)),
             _ => (None, None, None),
         };
-        let shape = match (&config.arch, llama) {
-            (_, Some(c)) => Shape {
-                hidden: c.hidden_size,
-                intermediate: c.intermediate_size,
-                heads: c.num_attention_heads,
-                kv_heads: c.num_key_value_heads,
-                layers: c.num_hidden_layers,
-                eps: c.rms_norm_eps,
-                rope_theta: c.rope_theta,
-                rope_scaling: c.rope_scaling.as_ref(),
-                qkv_bias: false,
-                head_dim: None,
-            },
+        // Each architecture's tensor layout: Llama's, Qwen 2's biases,
+        // Qwen 3's per-head norms, Phi-3's fused matrices.
+        let (layout, shape) = match (&config.arch, llama) {
+            (_, Some(c)) => (
+                Layout::Llama,
+                Shape {
+                    hidden: c.hidden_size,
+                    intermediate: c.intermediate_size,
+                    heads: c.num_attention_heads,
+                    kv_heads: c.num_key_value_heads,
+                    layers: c.num_hidden_layers,
+                    eps: c.rms_norm_eps,
+                    qkv_bias: false,
+                    head_dim: None,
+                },
+            ),
             (ArchConfig::Qwen2(c), _) => {
                 // candle's model applies `sliding_window` to every layer
                 // (see config.rs); a window shorter than the context is left
@@ -58,29 +60,79 @@ impl Dense {
                 if c.use_sliding_window || !silu {
                     return Ok(None);
                 }
-                Shape {
-                    hidden: c.hidden_size,
-                    intermediate: c.intermediate_size,
-                    heads: c.num_attention_heads,
-                    kv_heads: c.num_key_value_heads,
-                    layers: c.num_hidden_layers,
-                    eps: c.rms_norm_eps,
-                    rope_theta: c.rope_theta as f32,
-                    rope_scaling: None,
-                    qkv_bias: true,
-                    head_dim: None,
+                (
+                    Layout::Llama,
+                    Shape {
+                        hidden: c.hidden_size,
+                        intermediate: c.intermediate_size,
+                        heads: c.num_attention_heads,
+                        kv_heads: c.num_key_value_heads,
+                        layers: c.num_hidden_layers,
+                        eps: c.rms_norm_eps,
+                        qkv_bias: true,
+                        head_dim: None,
+                    },
+                )
+            }
+            (ArchConfig::Qwen3(c), _) => {
+                if c.use_sliding_window || !matches!(c.hidden_act, Activation::Silu) {
+                    return Ok(None);
                 }
+                (
+                    Layout::Qwen3,
+                    Shape {
+                        hidden: c.hidden_size,
+                        intermediate: c.intermediate_size,
+                        heads: c.num_attention_heads,
+                        kv_heads: c.num_key_value_heads,
+                        layers: c.num_hidden_layers,
+                        eps: c.rms_norm_eps,
+                        qkv_bias: c.attention_bias,
+                        head_dim: Some(c.head_dim),
+                    },
+                )
+            }
+            (ArchConfig::Phi3(c), _) => {
+                if !matches!(c.hidden_act, Activation::Silu) {
+                    return Ok(None);
+                }
+                (
+                    Layout::Phi3,
+                    Shape {
+                        hidden: c.hidden_size,
+                        intermediate: c.intermediate_size,
+                        heads: c.num_attention_heads,
+                        kv_heads: c.num_key_value_heads,
+                        layers: c.num_hidden_layers,
+                        eps: c.rms_norm_eps,
+                        qkv_bias: false,
+                        head_dim: None,
+                    },
+                )
             }
             _ => return Ok(None),
         };
         let heads = shape.heads(&weights.path)?;
         let (h, i) = (shape.hidden, shape.intermediate);
         let (qw, kw) = (heads.query_width(), heads.kv_width());
-        let inv_freq = llama3_scaling(
-            default_inv_freq(shape.rope_theta, heads.dim),
-            shape.rope_scaling,
+        let rope = config
+            .rope
+            .full
+            .rotary(heads.dim)
+            .map_err(|reason| ModelError::invalid(&weights.path, reason))?;
+        let mut cfg = shape.config(
+            heads,
+            config.vocab_size,
+            rope.clone(),
+            config.context_length,
         );
-        let mut cfg = shape.config(heads, config.vocab_size, inv_freq, config.context_length);
+        if let Some(window) = config.sliding_window.filter(|w| *w < config.context_length) {
+            // One window for every layer (Phi-3), at the layers' own rotation.
+            cfg.local = Some(LocalAttention {
+                window,
+                rotary: rope,
+            });
+        }
         if let Some(scales) = granite {
             cfg.embed_scale = scales.embedding;
             cfg.attention_scale = scales.attention;
@@ -92,11 +144,15 @@ impl Dense {
         let mut layers = Vec::new();
         for layer in 0..shape.layers {
             let p = format!("model.layers.{layer}");
-            let qkv = Matrix::stack(vec![
-                matrix(&format!("{p}.self_attn.q_proj.weight"), &[qw, h])?,
-                matrix(&format!("{p}.self_attn.k_proj.weight"), &[kw, h])?,
-                matrix(&format!("{p}.self_attn.v_proj.weight"), &[kw, h])?,
-            ]);
+            let qkv = if layout == Layout::Phi3 {
+                matrix(&format!("{p}.self_attn.qkv_proj.weight"), &[qw + 2 * kw, h])?
+            } else {
+                Matrix::stack(vec![
+                    matrix(&format!("{p}.self_attn.q_proj.weight"), &[qw, h])?,
+                    matrix(&format!("{p}.self_attn.k_proj.weight"), &[kw, h])?,
+                    matrix(&format!("{p}.self_attn.v_proj.weight"), &[kw, h])?,
+                ])
+            };
             let qkv_bias = if shape.qkv_bias {
                 let mut b = read(&format!("{p}.self_attn.q_proj.bias"), &[qw])?;
                 b.extend(read(&format!("{p}.self_attn.k_proj.bias"), &[kw])?);
@@ -105,10 +161,22 @@ impl Dense {
             } else {
                 None
             };
-            let gate_up = Matrix::stack(vec![
-                matrix(&format!("{p}.mlp.gate_proj.weight"), &[i, h])?,
-                matrix(&format!("{p}.mlp.up_proj.weight"), &[i, h])?,
-            ]);
+            let gate_up = if layout == Layout::Phi3 {
+                matrix(&format!("{p}.mlp.gate_up_proj.weight"), &[2 * i, h])?
+            } else {
+                Matrix::stack(vec![
+                    matrix(&format!("{p}.mlp.gate_proj.weight"), &[i, h])?,
+                    matrix(&format!("{p}.mlp.up_proj.weight"), &[i, h])?,
+                ])
+            };
+            let qk_norms = if layout == Layout::Qwen3 {
+                Some((
+                    read(&format!("{p}.self_attn.q_norm.weight"), &[heads.dim])?,
+                    read(&format!("{p}.self_attn.k_norm.weight"), &[heads.dim])?,
+                ))
+            } else {
+                None
+            };
             layers.push(Layer {
                 attn_norm: read(&format!("{p}.input_layernorm.weight"), &[h])?,
                 qkv,
@@ -117,9 +185,9 @@ impl Dense {
                 mlp_norm: read(&format!("{p}.post_attention_layernorm.weight"), &[h])?,
                 gate_up,
                 down: matrix(&format!("{p}.mlp.down_proj.weight"), &[h, i])?,
-                qk_norms: None,
+                qk_norms,
                 post_norms: None,
-                sliding: false,
+                sliding: cfg.local.is_some(),
                 rotary: rotary.is_none_or(|r| r[layer]),
             });
         }
@@ -140,31 +208,40 @@ impl Dense {
     }
 }
 
+/// How a Hugging Face checkpoint names and lays out a layer's tensors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+    /// Separate q, k, v, gate and up projections.
+    Llama,
+    /// Llama's, with an RMS norm of each query and key head.
+    Qwen3,
+    /// q, k and v in one `qkv_proj`; gate and up in one `gate_up_proj`.
+    Phi3,
+}
+
 /// What differs between the architectures this decoder runs.
-pub(super) struct Shape<'a> {
+pub(super) struct Shape {
     pub(super) hidden: usize,
     pub(super) intermediate: usize,
     pub(super) heads: usize,
     pub(super) kv_heads: usize,
     pub(super) layers: usize,
     pub(super) eps: f64,
-    pub(super) rope_theta: f32,
-    pub(super) rope_scaling: Option<&'a Llama3RopeConfig>,
     /// Qwen 2 adds biases to the q, k and v projections.
     pub(super) qkv_bias: bool,
     /// Heads of their own width (Gemma); otherwise `hidden / heads`.
     pub(super) head_dim: Option<usize>,
 }
 
-impl Shape<'_> {
+impl Shape {
     /// The Llama-shaped configuration of this shape (SiLU, unscaled
-    /// embeddings, global attention everywhere) with these heads, rotary
-    /// frequencies and limits.
+    /// embeddings, global attention everywhere) with these heads, rotation
+    /// and limits.
     pub(super) fn config(
         &self,
         heads: Heads,
         vocab: usize,
-        inv_freq: Vec<f32>,
+        rotary: Rotary,
         context: usize,
     ) -> DenseConfig {
         DenseConfig {
@@ -173,7 +250,7 @@ impl Shape<'_> {
             heads,
             vocab,
             eps: self.eps as f32,
-            inv_freq,
+            rotary,
             context,
             embed_scale: 1.0,
             attention_scale: 1.0 / (heads.dim as f32).sqrt(),
@@ -301,37 +378,4 @@ fn read_matrix(
         }
         _ => Matrix::f32(read(weights, name, shape)?, cols),
     })
-}
-
-/// transformers' default rotary frequencies: `1 / θ^(2j/dim)`, in f32.
-pub(super) fn default_inv_freq(theta: f32, dim: usize) -> Vec<f32> {
-    (0..dim)
-        .step_by(2)
-        .map(|j| 1.0 / theta.powf(j as f32 / dim as f32))
-        .collect()
-}
-
-/// Llama 3's frequency scaling for long contexts, as transformers applies it.
-fn llama3_scaling(inv_freq: Vec<f32>, scaling: Option<&Llama3RopeConfig>) -> Vec<f32> {
-    let Some(s) = scaling.filter(|s| matches!(s.rope_type, Llama3RopeType::Llama3)) else {
-        return inv_freq;
-    };
-    let original = s.original_max_position_embeddings as f32;
-    let low_freq_wavelen = original / s.low_freq_factor;
-    let high_freq_wavelen = original / s.high_freq_factor;
-    inv_freq
-        .into_iter()
-        .map(|freq| {
-            let wavelen = 2.0 * PI / freq;
-            if wavelen < high_freq_wavelen {
-                freq
-            } else if wavelen > low_freq_wavelen {
-                freq / s.factor
-            } else {
-                let smooth = (original / wavelen - s.low_freq_factor)
-                    / (s.high_freq_factor - s.low_freq_factor);
-                (1.0 - smooth) * freq / s.factor + smooth * freq
-            }
-        })
-        .collect()
 }

@@ -4,12 +4,13 @@
 //! order (llama.cpp's converter interleaves the two rotary halves of each
 //! head; this decoder rotates halves).
 
-use super::load::{default_inv_freq, Shape, Storage};
+use super::load::{Shape, Storage};
 use super::matrix::Matrix;
 use super::quant::{self, Quant};
 use super::{Activation, Dense, Layer, LocalAttention, SMOLLM3_NOPE_EVERY};
 use crate::gguf::{TensorType, Tensors};
 use crate::model::gguf_tokenizer::as_u64;
+use crate::model::rope::{longrope_inv_freq, Rotary};
 use crate::model::ModelError;
 use candle_core::quantized::gguf_file::Value;
 use half::{bf16, f16};
@@ -35,12 +36,14 @@ impl Dense {
     ) -> Result<Option<Dense>, ModelError> {
         if !matches!(
             arch,
-            "llama" | "qwen2" | "gemma3" | "smollm3" | "granite" | "phi3"
+            "llama" | "qwen2" | "qwen3" | "gemma3" | "smollm3" | "granite" | "phi3"
         ) {
             return Ok(None);
         }
+        crate::model::keys::check_gguf_keys(meta, arch, path)?;
         let gemma = arch == "gemma3";
         let phi3 = arch == "phi3";
+        let qwen3 = arch == "qwen3";
         let number = |key: &str| meta.get(&format!("{arch}.{key}")).and_then(as_u64);
         let float = |key: &str| match meta.get(&format!("{arch}.{key}")) {
             Some(Value::F32(v)) => Some(*v as f64),
@@ -52,21 +55,32 @@ impl Dense {
                 .map(|n| n as usize)
                 .ok_or_else(|| ModelError::invalid(path, format!("missing metadata {arch}.{key}")))
         };
+        let refuse = |what: String| {
+            Err(ModelError::invalid(
+                path,
+                format!("{what}, which the decoder does not compute"),
+            ))
+        };
         let scaling = match meta.get(&format!("{arch}.rope.scaling.type")) {
             Some(Value::String(s)) if s != "none" => Some(s.as_str()),
             _ => None,
         };
-        // Gemma 3's larger models scale their global layers' positions
-        // linearly; other scalings are left to candle.
-        let linear = match (gemma, scaling) {
-            (true, Some("linear")) => float("rope.scaling.factor"),
-            _ => None,
+        let longrope = tensors.contains_key("rope_factors_long.weight")
+            || tensors.contains_key("rope_factors_short.weight");
+        // Linear scaling (Gemma 3's larger models' global layers), and
+        // LongRoPE's factors (Phi-3.5, Phi-4-mini), whatever the type says.
+        let linear = match scaling {
+            None => None,
+            Some("linear") => Some(float("rope.scaling.factor").filter(|f| *f > 0.0).ok_or_else(
+                || ModelError::invalid(path, format!("missing metadata {arch}.rope.scaling.factor, which linear scaling needs")),
+            )?),
+            Some("longrope" | "su") if longrope => None,
+            Some(other) => return refuse(format!("metadata {arch}.rope.scaling.type is \"{other}\"")),
         };
-        // Phi-3.5's long-context rotary factors are left unread: refused.
-        let longrope = tensors.contains_key("rope_factors_long.weight");
-        let scaled = (scaling.is_some() && linear.is_none()) || longrope;
-        if number("expert_count").unwrap_or(0) > 0 || scaled {
-            return Ok(None);
+        if let Some(experts) = number("expert_count").filter(|n| *n > 0) {
+            return refuse(format!(
+                "metadata {arch}.expert_count is {experts} (a mixture of experts)"
+            ));
         }
         let heads = required("attention.head_count")?;
         let shape = Shape {
@@ -76,25 +90,26 @@ impl Dense {
             kv_heads: number("attention.head_count_kv").map_or(heads, |n| n as usize),
             layers: required("block_count")?,
             eps: float("attention.layer_norm_rms_epsilon").unwrap_or(1e-5),
-            rope_theta: float("rope.freq_base").unwrap_or(10_000.0) as f32,
-            rope_scaling: None,
             qkv_bias: tensors.contains_key("blk.0.attn_q.bias"),
-            // Gemma's heads are wider than hidden / heads.
+            // Gemma's and Qwen 3's heads may be wider than hidden / heads.
             head_dim: number("attention.key_length")
-                .filter(|_| gemma)
+                .filter(|_| gemma || qwen3)
                 .map(|n| n as usize),
         };
         let head_dim = shape.head_dim.unwrap_or(shape.hidden / shape.heads.max(1));
-        // Heads of another width than that, or partial rotation, are left
-        // to candle.
-        for key in [
-            "attention.key_length",
-            "attention.value_length",
-            "rope.dimension_count",
-        ] {
-            if number(key).is_some_and(|n| n as usize != head_dim) {
-                return Ok(None);
+        for key in ["attention.key_length", "attention.value_length"] {
+            if let Some(n) = number(key).filter(|n| *n as usize != head_dim) {
+                return refuse(format!(
+                    "metadata {arch}.{key} is {n}, not the head width {head_dim}"
+                ));
             }
+        }
+        // Phi-3's heads may rotate in part (Phi-4-mini: 96 of 128 values).
+        let rotated = number("rope.dimension_count").map_or(head_dim, |n| n as usize);
+        if rotated != head_dim && !phi3 {
+            return refuse(format!(
+                "metadata {arch}.rope.dimension_count is {rotated}, not the head width {head_dim} (partial rotation)"
+            ));
         }
         let heads = shape.heads(path)?;
         let mut file = File::open(path).map_err(|e| ModelError::io(path, e))?;
@@ -104,16 +119,39 @@ impl Dense {
             path,
             storage,
         };
-        let mut inv_freq = default_inv_freq(shape.rope_theta, heads.dim);
+        let theta = float("rope.freq_base").unwrap_or(10_000.0) as f32;
+        if rotated == 0 || rotated > head_dim || !rotated.is_multiple_of(2) {
+            return Err(ModelError::invalid(
+                path,
+                format!("metadata {arch}.rope.dimension_count is {rotated}; expected an even number from 2 to {head_dim}"),
+            ));
+        }
+        let mut rotary = Rotary::plain(theta, rotated);
         if let Some(factor) = linear {
-            inv_freq.iter_mut().for_each(|f| *f /= factor as f32);
+            rotary.inv_freq.iter_mut().for_each(|f| *f /= factor as f32);
         }
         if tensors.contains_key("rope_freqs.weight") {
             // Llama 3's long-context scaling, stored as a divisor per frequency.
-            let factors = reader.vector("rope_freqs.weight", inv_freq.len())?;
-            for (f, factor) in inv_freq.iter_mut().zip(factors) {
+            let factors = reader.vector("rope_freqs.weight", rotated / 2)?;
+            for (f, factor) in rotary.inv_freq.iter_mut().zip(factors) {
                 *f /= factor;
             }
+        }
+        if longrope {
+            // As transformers runs LongRoPE: the short factors while a pass
+            // stays within the pretraining length, the long ones past it,
+            // and the cosines and sines scaled by the attention factor.
+            let original = number("rope.scaling.original_context_length").ok_or_else(|| {
+                ModelError::invalid(path, format!("missing metadata {arch}.rope.scaling.original_context_length, which LongRoPE needs"))
+            })? as usize;
+            let mut factors = |name: &str| -> Result<Vec<f32>, ModelError> {
+                let divisors = reader.vector(name, rotated / 2)?;
+                let divisors: Vec<f64> = divisors.into_iter().map(f64::from).collect();
+                Ok(longrope_inv_freq(theta, rotated, &divisors))
+            };
+            rotary.inv_freq = factors("rope_factors_short.weight")?;
+            rotary.long = Some((original, factors("rope_factors_long.weight")?));
+            rotary.scale = float("rope.scaling.attn_factor").unwrap_or(1.0) as f32;
         }
         let (h, i) = (shape.hidden, shape.intermediate);
         let (qw, kw) = (heads.query_width(), heads.kv_width());
@@ -150,7 +188,7 @@ impl Dense {
             } else {
                 None
             };
-            let qk_norms = if gemma {
+            let qk_norms = if gemma || qwen3 {
                 Some((
                     reader.vector(&name("attn_q_norm.weight"), heads.dim)?,
                     reader.vector(&name("attn_k_norm.weight"), heads.dim)?,
@@ -198,7 +236,17 @@ impl Dense {
         } else {
             None
         };
-        let mut cfg = shape.config(heads, vocab, inv_freq, context);
+        let mut cfg = shape.config(heads, vocab, rotary.clone(), context);
+        if let Some(window) = number("attention.sliding_window")
+            .map(|n| n as usize)
+            .filter(|w| !gemma && *w < context)
+        {
+            // One window for every layer (Phi-3).
+            cfg.local = Some(LocalAttention { window, rotary });
+            for layer in &mut layers {
+                layer.sliding = true;
+            }
+        }
         if arch == "granite" {
             // Granite's multipliers; a 0 (or none) means none, as llama.cpp
             // reads them.
@@ -217,7 +265,7 @@ impl Dense {
             cfg.activation = Activation::GeluTanh;
             cfg.local = Some(LocalAttention {
                 window: number("attention.sliding_window").map_or(GEMMA3_WINDOW, |n| n as usize),
-                inv_freq: default_inv_freq(GEMMA3_LOCAL_ROPE_BASE, heads.dim),
+                rotary: Rotary::plain(GEMMA3_LOCAL_ROPE_BASE, heads.dim),
             });
         }
         Ok(Some(Dense {

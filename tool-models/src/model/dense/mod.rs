@@ -21,6 +21,7 @@ mod quant;
 pub(crate) use cache::KvCache;
 pub(crate) use load::Storage;
 
+use super::rope::Rotary;
 use attention::{attend, interleave_heads, rope, rotary_angles, Heads, Queries};
 pub(crate) use kernels::Activation;
 use kernels::{gated, rms_norm, ROWS_PER_TASK};
@@ -42,8 +43,8 @@ pub(crate) struct DenseConfig {
     heads: Heads,
     vocab: usize,
     eps: f32,
-    /// The rotary frequencies of each pair of a head's values.
-    inv_freq: Vec<f32>,
+    /// How queries and keys rotate.
+    rotary: Rotary,
     /// The most positions the model attends to.
     context: usize,
     /// The embeddings are multiplied by this (Gemma: √hidden; Granite:
@@ -62,11 +63,12 @@ pub(crate) struct DenseConfig {
     local: Option<LocalAttention>,
 }
 
-/// Sliding-window attention, as Gemma 3's local layers run it.
+/// Sliding-window attention, as Gemma 3's local layers run it (and every
+/// layer of a model with one window throughout).
 #[derive(Clone, Debug)]
 pub(crate) struct LocalAttention {
     window: usize,
-    inv_freq: Vec<f32>,
+    rotary: Rotary,
 }
 
 /// One decoder layer's weights, each matrix row-major as stored.
@@ -120,6 +122,9 @@ pub(crate) struct Scratch {
     act: Vec<f32>,
     /// The position of each row.
     positions: Vec<usize>,
+    /// One past the last position of each row's step: LongRoPE picks its
+    /// frequencies by how far a pass reaches.
+    ends: Vec<usize>,
 }
 
 impl Dense {
@@ -193,6 +198,7 @@ impl Dense {
         let h = cfg.hidden;
         let n: usize = steps.iter().map(|step| step.tokens.len()).sum();
         s.positions.clear();
+        s.ends.clear();
         for step in steps.iter() {
             let start = step.cache.len();
             if step.tokens.is_empty() {
@@ -206,6 +212,8 @@ impl Dense {
                 ));
             }
             s.positions.extend(start..start + step.tokens.len());
+            let end = start + step.tokens.len();
+            s.ends.extend(std::iter::repeat_n(end, step.tokens.len()));
         }
         // Several sequences' rows are multiplied together, each part as
         // it is alone (see `Matrix::matmul_t_parts`): a decode step's
@@ -251,11 +259,11 @@ impl Dense {
             product(&layer.qkv, &s.normed, &mut s.qkv);
             let heads = cfg.heads;
             let bias = layer.qkv_bias.as_deref();
-            let half = heads.dim / 2;
             let local = cfg.local.as_ref().filter(|_| layer.sliding);
-            let inv_freq = local.map_or(&cfg.inv_freq, |l| &l.inv_freq);
+            let rotary = local.map_or(&cfg.rotary, |l| &l.rotary);
+            let half = rotary.dim / 2;
             let qk_norms = layer.qk_norms.as_ref();
-            let positions = &s.positions;
+            let (positions, ends) = (&s.positions, &s.ends);
             s.qkv
                 .par_chunks_mut(qw + 2 * kw)
                 .zip(s.q.par_chunks_mut(qw))
@@ -283,9 +291,10 @@ impl Dense {
                     let (cos, sin) = angles.split_at_mut(MAX_HALF_HEAD);
                     let (cos, sin) = (&mut cos[..half], &mut sin[..half]);
                     if layer.rotary {
-                        rotary_angles(positions[i], inv_freq, cos, sin);
-                        rope(q, heads.dim, cos, sin);
-                        rope(k, heads.dim, cos, sin);
+                        let freqs = rotary.freqs(ends[i]);
+                        rotary_angles(positions[i], freqs, rotary.scale, cos, sin);
+                        rope(q, heads.dim, rotary.dim, cos, sin);
+                        rope(k, heads.dim, rotary.dim, cos, sin);
                     }
                 });
             let window = local.map(|l| l.window);
