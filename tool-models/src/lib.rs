@@ -11,6 +11,7 @@
 //! | `remote` (default) | [`remote`]: models served by OpenAI-compatible engines (with `templates`, for the raw-completions mode) | reqwest, tokio |
 //! | `remote-tls` | HTTPS for [`remote`] | rustls, ring |
 //! | `eval` | [`eval`]: models and engines measured on BFCL, BFCL's checker | nothing |
+//! | `hub` | [`hub`]: models named `hf:ORG/REPO[:QUANT]`, downloaded into the Hugging Face cache ([`model::Model::load`] takes them with `local`) | reqwest (blocking), rustls, ring, sha2, indicatif |
 //! | `local` (default) | [`model`], [`generate`], [`constrain`], [`agent::LocalChat`] | candle, tokenizers, llguidance |
 //!
 //! Reading the calls out of a model's output:
@@ -45,6 +46,8 @@ pub mod eval;
 pub mod generate;
 #[cfg(feature = "templates")]
 mod gguf;
+#[cfg(feature = "hub")]
+pub mod hub;
 #[cfg(feature = "local")]
 pub mod model;
 #[cfg(feature = "parse")]

@@ -70,6 +70,11 @@ pub enum ModelError {
         /// What is wrong with its template.
         source: TemplateError,
     },
+    /// A model named on the Hugging Face Hub (`hf:…`) could not be found,
+    /// downloaded or verified.
+    #[cfg(feature = "hub")]
+    #[error(transparent)]
+    Hub(#[from] crate::hub::HubError),
     /// Encoding or decoding text failed.
     #[error("tokenizer: {0}")]
     Tokenize(String),
