@@ -181,17 +181,19 @@ impl<'a> HubClient<'a> {
     /// What the Hub says of `file` at `revision`.
     fn file_meta(&self, repo: &str, revision: &str, file: &str) -> Result<FileMeta, HubError> {
         let mut url = format!("{}/{repo}/resolve/{revision}/{file}", self.options.endpoint);
-        // Relative redirects stay on the Hub (a renamed repository); an
-        // absolute one is the file's storage, where its bytes are.
+        // Redirects on the same host stay on the Hub (a renamed
+        // repository); one to another host is the file's storage, and the
+        // file's metadata is on the redirect itself (as huggingface_hub
+        // reads it).
         for _ in 0..5 {
             let response = self.send(self.head.head(&url), &url)?;
             let status = response.status();
             let headers = response.headers().clone();
             let location = header(&headers, LOCATION.as_str());
             if status.is_redirection() {
-                let relative = location.as_deref().is_some_and(|l| l.starts_with('/'));
-                if relative && header(&headers, "x-repo-commit").is_none() {
-                    url = join_url(&url, location.as_deref().unwrap_or(""));
+                let target = join_url(&url, location.as_deref().unwrap_or(""));
+                if same_host(&url, &target) {
+                    url = target;
                     continue;
                 }
             } else if !status.is_success() {
@@ -423,6 +425,16 @@ fn join_url(base: &str, location: &str) -> String {
     }
 }
 
+/// Whether two URLs are on the same host.
+fn same_host(a: &str, b: &str) -> bool {
+    let host = |u: &str| {
+        reqwest::Url::parse(u)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+    };
+    host(a).is_some() && host(a) == host(b)
+}
+
 /// A reqwest error with its causes (`error sending request: … Connection
 /// refused`).
 fn error_chain(e: &dyn std::error::Error) -> String {
@@ -488,5 +500,7 @@ mod tests {
             "http://h:1/api/x"
         );
         assert_eq!(join_url("http://h:1/a", "https://cdn/x"), "https://cdn/x");
+        assert!(same_host("http://h:1/a", "http://H:2/b"));
+        assert!(!same_host("http://h:1/a", "https://cdn/x"));
     }
 }

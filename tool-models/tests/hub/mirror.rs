@@ -3,7 +3,8 @@
 //! repositories: `GET api/models/ORG/REPO[/revision/REV]`, and `HEAD`/`GET
 //! ORG/REPO/resolve/REV/FILE` with `X-Repo-Commit`, `ETag` (a sha256 for
 //! `.gguf` and `.safetensors` files, which redirect to `cdn/…` with
-//! `X-Linked-Etag` and `X-Linked-Size` as LFS files do) and `Range`.
+//! `X-Linked-Etag` and `X-Linked-Size` as LFS files do, to `localhost`,
+//! another host as the Hub's storage is) and `Range`.
 //!
 //! Switches: cut the next N downloads after some bytes, announce a wrong
 //! checksum, require a token. Every request is recorded.
@@ -235,7 +236,12 @@ impl Answer {
     }
 }
 
-fn serve(mut stream: TcpStream, root: &Path, url: &str, state: &Mutex<State>) -> std::io::Result<()> {
+fn serve(
+    mut stream: TcpStream,
+    root: &Path,
+    url: &str,
+    state: &Mutex<State>,
+) -> std::io::Result<()> {
     stream.set_nonblocking(false)?;
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
     stream.set_write_timeout(Some(Duration::from_secs(10)))?;
@@ -343,7 +349,14 @@ fn answer(request: &Request, seen: &Seen, root: &Path, url: &str, state: &mut St
             sha = sha256_hex(sha.as_bytes());
         }
         return Answer::new(302)
-            .header("Location", format!("{url}/cdn/{repo}/{file}"))
+            // Another host, as the Hub's storage is: `localhost`.
+            .header(
+                "Location",
+                format!(
+                    "{}/cdn/{repo}/{file}",
+                    url.replace("127.0.0.1", "localhost")
+                ),
+            )
             .header("X-Repo-Commit", commit)
             .header("X-Linked-Etag", format!("\"{sha}\""))
             .header("X-Linked-Size", bytes.len().to_string())
@@ -363,8 +376,10 @@ fn content(request: &Request, bytes: Vec<u8>, state: &mut State) -> Answer {
             return Answer::new(416).header("Content-Range", format!("bytes */{total}"))
         }
         Some(start) => {
-            let mut answer = Answer::new(206)
-                .header("Content-Range", format!("bytes {start}-{}/{total}", total - 1));
+            let mut answer = Answer::new(206).header(
+                "Content-Range",
+                format!("bytes {start}-{}/{total}", total - 1),
+            );
             answer.body = bytes[start as usize..].to_vec();
             answer
         }
