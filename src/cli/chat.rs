@@ -18,8 +18,9 @@ use tool_use::{Message, Role, ToolChoice, Toolbox};
 pub struct ChatArgs {
     /// What the user says; read from stdin when absent.
     prompt: Option<String>,
-    /// A Hugging Face model directory or a `.gguf` file (default: the
-    /// bundled model, or `$TOOL_USE_MODEL`); with `--base-url`, the served
+    /// A Hugging Face model directory, a `.gguf` file, or a model on the
+    /// Hugging Face Hub (`hf:ORG/REPO[:QUANT]`, `hf:ORG/REPO/FILE`; default:
+    /// the bundled model, or `$TOOL_USE_MODEL`); with `--base-url`, the served
     /// model's name (default: the engine's first model).
     #[arg(long)]
     model: Option<String>,

@@ -42,7 +42,8 @@ pub struct BfclArgs {
     /// Only these case ids, comma-separated.
     #[arg(long, value_delimiter = ',')]
     ids: Vec<String>,
-    /// A Hugging Face model directory or a `.gguf` file, run in-process
+    /// A Hugging Face model directory, a `.gguf` file or an `hf:ORG/REPO[:QUANT]`
+    /// name on the Hub, run in-process
     /// with its own template, parser and constrained calls (default: the
     /// bundled model). With `--base-url --completions`, where the served
     /// model's chat template is read from.

@@ -14,7 +14,8 @@ use tool_use::Message;
 pub struct GenerateArgs {
     /// The prompt: raw text, or with `--chat` the user's message.
     prompt: String,
-    /// A model directory or `.gguf` (default: the bundled model).
+    /// A model directory, a `.gguf`, or `hf:ORG/REPO[:QUANT]` on the Hugging
+    /// Face Hub (default: the bundled model).
     #[arg(long)]
     model: Option<PathBuf>,
     /// Render the prompt as a user message with the model's chat template,

@@ -20,7 +20,11 @@ use tool_use::models::parse::Format;
 use tool_use::models::remote::RemoteChat;
 use tool_use::models::template::ModelTemplates;
 
-/// The model `--model` names, or the bundled one (`$TOOL_USE_MODEL` when set).
+/// The model `--model` names (a model directory, a `.gguf` file, or a
+/// Hugging Face Hub name, `hf:ORG/REPO[:QUANT]` or `hf:ORG/REPO/FILE`,
+/// downloaded into the Hub's cache as `HF_ENDPOINT`, `HF_HOME`, `HF_TOKEN`
+/// and `HF_HUB_OFFLINE` say), or the bundled one (`$TOOL_USE_MODEL` when
+/// set).
 pub fn load_model(path: Option<&Path>) -> Result<Model, String> {
     match path {
         Some(path) => Model::load(path),

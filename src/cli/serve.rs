@@ -9,8 +9,9 @@ use tool_use::models::server::Server;
 /// Arguments of `tool-use serve`.
 #[derive(clap::Args)]
 pub struct ServeArgs {
-    /// A Hugging Face model directory or a `.gguf` file (default: the
-    /// bundled model, or `$TOOL_USE_MODEL`).
+    /// A Hugging Face model directory, a `.gguf` file, or a model on the
+    /// Hugging Face Hub (`hf:ORG/REPO[:QUANT]`, `hf:ORG/REPO/FILE`; default:
+    /// the bundled model, or `$TOOL_USE_MODEL`).
     #[arg(long)]
     model: Option<PathBuf>,
     /// The name clients use for the model (default: the directory or file
