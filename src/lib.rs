@@ -45,7 +45,7 @@ pub mod demo;
 pub use tool_macros::{tool, tools};
 #[cfg(feature = "mcp")]
 pub use tool_mcp as mcp;
-#[cfg(any(feature = "templates", feature = "parse"))]
+#[cfg(any(feature = "templates", feature = "parse", feature = "hub"))]
 pub use tool_models as models;
 pub use tool_runtime as runtime;
 pub use tool_runtime::{
