@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
-use tool_use::models::agent::{ChatModel, LocalChat, LocalChatError, TurnRequest};
+use tool_use::models::agent::{ChatModel, LocalChat, TurnRequest};
+use tool_use::models::constrain::{TokenEnv, ToolConstraint};
 use tool_use::models::model::Model;
 use tool_use::models::parse::{
     detect_reasoning_start, generic, Format, ParseOptions, ReasoningStart,
@@ -295,8 +296,7 @@ fn check(model: Model, args: &DoctorArgs, report: &mut Report) -> Option<Value> 
     // Unconstrained for the prompt: the constraint has its own check.
     let mut chat = chat.constrain(false);
     check_prompt(&mut chat, &tools, report);
-    let mut chat = chat.constrain(true);
-    let constrained = check_constraint(&mut chat, &tools, report);
+    let constrained = check_constraint(&chat, &tools, report);
     for call in sample_calls() {
         check_round_trip(&chat, &tools, &call, report);
     }
@@ -369,7 +369,7 @@ fn check_prompt(chat: &mut LocalChat, tools: &[ToolDefinition], report: &mut Rep
 /// Whether calls can be constrained, and the constraint builds for the
 /// sample tools with the model's tokenizer. Returns whether calls are
 /// constrained.
-fn check_constraint(chat: &mut LocalChat, tools: &[ToolDefinition], report: &mut Report) -> bool {
+fn check_constraint(chat: &LocalChat, tools: &[ToolDefinition], report: &mut Report) -> bool {
     let format = ChatModel::format(chat);
     if !chat.can_constrain() {
         report.ok(
@@ -378,9 +378,16 @@ fn check_constraint(chat: &mut LocalChat, tools: &[ToolDefinition], report: &mut
         );
         return false;
     }
-    let messages = [Message::user(QUESTION)];
-    match chat.prepare(&sample_request(&messages, tools), None) {
-        Ok(turn) if turn.is_constrained() => {
+    // As `LocalChat` builds it for a turn that offers tools.
+    let model = chat.model();
+    let built = TokenEnv::with_vocab_size(
+        model.tokenizer().inner(),
+        model.eos_token_ids(),
+        model.vocab_size(),
+    )
+    .and_then(|env| ToolConstraint::new(&env, format, tools, &ToolChoice::Auto));
+    match built {
+        Ok(_) => {
             report.ok(
                 "constrained calls",
                 format!(
@@ -389,23 +396,14 @@ fn check_constraint(chat: &mut LocalChat, tools: &[ToolDefinition], report: &mut
             );
             true
         }
-        Ok(_) => {
-            report.fail(
-                "constrained calls",
-                format!("expected the `{format}` grammar to constrain the calls, found none built"),
-            );
-            false
-        }
-        // A prompt that cannot be made has failed its own check.
-        Err(LocalChatError::Constrain(e)) => {
-            report.fail(
-                "constrained calls",
-                format!("the `{format}` grammar does not build: {e}"),
-            );
-            false
-        }
         Err(e) => {
-            report.fail("constrained calls", format!("not checked: {e}"));
+            report.fail(
+                "constrained calls",
+                format!(
+                    "expected the `{format}` grammar to build for the sample tools with the \
+                     model's tokenizer, found: {e}"
+                ),
+            );
             false
         }
     }
@@ -434,9 +432,14 @@ fn check_round_trip(
         report.fail(
             name,
             format!(
-                "the chat template does not write an assistant's tool calls: expected \
+                "{}the chat template does not write an assistant's tool calls: expected \
                  `{}` in the assistant's turn, found {:?}",
-                call.name, written.text
+                written
+                    .caveat
+                    .as_ref()
+                    .map_or(String::new(), |c| format!("{c}; rendered so, ")),
+                call.name,
+                written.text
             ),
         );
         return;
@@ -455,13 +458,14 @@ fn check_round_trip(
         [(got_name, got_args)]
             if *got_name == call.name && same_json(got_args, &call.arguments) =>
         {
-            report.ok(
-                name,
-                format!(
-                    "the `{format}` parser reads back {}({}) from {:?}",
-                    call.name, call.arguments, written.text
-                ),
+            let read = format!(
+                "the `{format}` parser reads back {}({}) from {:?}",
+                call.name, call.arguments, written.text
             );
+            match &written.caveat {
+                None => report.ok(name, read),
+                Some(caveat) => report.fail(name, format!("{caveat}; rendered so, {read}")),
+            }
         }
         _ => {
             let invalid: Vec<String> = parsed
@@ -472,7 +476,11 @@ fn check_round_trip(
             report.fail(
                 name,
                 format!(
-                    "expected the `{format}` parser to read back {}({}) from {:?}, found {}{}",
+                    "{}expected the `{format}` parser to read back {}({}) from {:?}, found {}{}",
+                    written
+                        .caveat
+                        .as_ref()
+                        .map_or(String::new(), |c| format!("{c}; rendered so, ")),
                     call.name,
                     call.arguments,
                     written.text,
@@ -520,6 +528,9 @@ struct Written {
     text: String,
     /// Where that text starts, for the parser.
     reasoning: ReasoningStart,
+    /// Why the turn had to be rendered otherwise than the agent keeps it,
+    /// when it had to: a failure even if the call parses back.
+    caveat: Option<String>,
 }
 
 /// The assistant's turn that makes `call`, rendered by `chat`'s template
@@ -543,24 +554,57 @@ fn assistant_turn(
     let assistant = Message::assistant_calls(None, vec![call.clone()]);
     let prefix = render(chat, template, &special, tools, &[user.clone()], true)
         .map_err(|e| format!("the chat template cannot render the sample question: {e}"))?;
-    let full = render(
+    let first = render(
         chat,
         template,
         &special,
         tools,
-        &[user.clone(), assistant],
+        &[user.clone(), assistant.clone()],
         false,
-    )
-    .or_else(|first| {
-        // Templates that concatenate the arguments want them as JSON
-        // text, as OpenAI's API sends them.
-        let mut as_text = serde_json::to_value(Message::assistant_calls(None, vec![call.clone()]))
-            .map_err(|e| e.to_string())?;
-        as_text["tool_calls"][0]["function"]["arguments"] =
-            Value::String(call.arguments.to_string());
-        render_json(template, &special, tools, &user, as_text).map_err(|_| first)
-    })
-    .map_err(|e| format!("the chat template cannot render an assistant's tool call: {e}"))?;
+    );
+    let (full, caveat) = match first {
+        Ok(full) => (full, None),
+        Err(error) => {
+            // How the template does render the turn, to say what it needs.
+            let as_json = serde_json::to_value(&assistant).map_err(|e| e.to_string())?;
+            let mut with_content = as_json.clone();
+            with_content["content"] = Value::String(String::new());
+            // As OpenAI's API sends them, for templates that concatenate them.
+            let mut as_text = as_json;
+            as_text["tool_calls"][0]["function"]["arguments"] =
+                Value::String(call.arguments.to_string());
+            let mut both = as_text.clone();
+            both["content"] = Value::String(String::new());
+            let variants = [
+                (with_content, "with `\"content\": \"\"`"),
+                (as_text, "with the arguments as JSON text"),
+                (
+                    both,
+                    "with `\"content\": \"\"` and the arguments as JSON text",
+                ),
+            ];
+            let rendered = variants.into_iter().find_map(|(message, how)| {
+                render_json(template, &special, tools, &user, message)
+                    .ok()
+                    .map(|full| (full, how))
+            });
+            match rendered {
+                Some((full, how)) => (
+                    full,
+                    Some(format!(
+                        "the chat template cannot render a call-only assistant turn as the \
+                         agent keeps it (no `content`, arguments as an object), so a \
+                         conversation's second round fails: {error}; it renders one {how}"
+                    )),
+                ),
+                None => {
+                    return Err(format!(
+                        "the chat template cannot render an assistant's tool call: {error}"
+                    ))
+                }
+            }
+        }
+    };
     // Cut where the two part, and not inside a tag (`<|assistant|><think>`
     // against `<|assistant|></think>`).
     let mut common = prefix
@@ -595,6 +639,7 @@ fn assistant_turn(
     Ok(Written {
         text: text.to_owned(),
         reasoning,
+        caveat,
     })
 }
 

@@ -1,0 +1,458 @@
+//! `tool-use doctor`: the bundled model and a tiny Qwen2 pass every check;
+//! a template that drops the tools, and a path that is no model, fail with
+//! the reason; and every shared fixture template, on the tiny model, passes
+//! or fails as recorded here.
+
+#[path = "common/cli.rs"]
+mod cli;
+#[path = "common/fixtures.rs"]
+mod fixtures;
+
+use cli::tool_use;
+use serde_json::Value;
+use std::path::Path;
+use std::process::Output;
+use tool_use::models::model::tiny::{write_tiny_model, TinySpec};
+
+/// `tool-use doctor` with `args`, `$TOOL_USE_MODEL` unset.
+fn doctor(args: &[&str]) -> Output {
+    tool_use()
+        .arg("doctor")
+        .args(args)
+        .env_remove("TOOL_USE_MODEL")
+        .output()
+        .unwrap()
+}
+
+/// `tool-use doctor --json` with `args`: its exit status and its report.
+fn doctor_json(args: &[&str]) -> (bool, Value) {
+    let out = doctor(&[&["--json"], args].concat());
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "doctor --json printed no JSON ({e}): {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.success(), report)
+}
+
+/// The checks that failed: `check: detail`, one a line.
+fn failures(report: &Value) -> Vec<String> {
+    report["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["ok"] != true)
+        .map(|c| {
+            format!(
+                "{}: {}",
+                c["check"].as_str().unwrap(),
+                c["detail"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+/// A tiny Qwen2 directory (its template is Hermes-style) in `dir`.
+fn tiny_qwen2(dir: &Path, context: usize) {
+    let spec = TinySpec {
+        max_position_embeddings: context,
+        ..TinySpec::qwen2(7)
+    };
+    write_tiny_model(dir, &spec).unwrap();
+}
+
+/// Replaces the `chat_template` of `dir`'s tokenizer_config.json.
+fn set_template(dir: &Path, template: &str) {
+    let path = dir.join("tokenizer_config.json");
+    let mut config: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    config["chat_template"] = Value::String(template.to_owned());
+    std::fs::write(&path, config.to_string()).unwrap();
+}
+
+#[test]
+fn the_bundled_model_passes_every_check() {
+    let out = doctor(&[]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("architecture  LlamaForCausalLM"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("ok   tool format: hermes: detected from the chat template"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("FAIL"), "{stdout}");
+    for tool in ["get_current_temperature", "calculate"] {
+        assert!(
+            stdout.contains(&format!("ok   round trip {tool}: ")),
+            "{stdout}"
+        );
+    }
+    assert!(stdout.contains("all 6 checks passed"), "{stdout}");
+
+    let (ok, report) = doctor_json(&[]);
+    assert!(ok, "{report}");
+    assert_eq!(report["ok"], true, "{report}");
+    assert_eq!(report["architecture"], "LlamaForCausalLM");
+    assert_eq!(report["parameters"], "4.25M (4,252,160)");
+    assert_eq!(report["context_length"], 2048);
+    assert_eq!(report["tool_format"]["id"], "hermes");
+    assert_eq!(report["tool_format"]["constrained"], true);
+    assert_eq!(report["checks"].as_array().unwrap().len(), 6, "{report}");
+    assert!(failures(&report).is_empty(), "{report}");
+}
+
+#[test]
+fn a_tiny_qwen2_with_a_hermes_template_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    // The tiny tokenizer spells most words letter by letter: the sample
+    // prompt needs more than the default 1,024 positions.
+    tiny_qwen2(dir.path(), 4096);
+    let model = dir.path().to_str().unwrap();
+    let (ok, report) = doctor_json(&["--model", model]);
+    assert!(ok, "{:?}", failures(&report));
+    assert_eq!(report["architecture"], "Qwen2ForCausalLM");
+    assert_eq!(report["tool_format"]["id"], "hermes");
+    assert_eq!(report["tool_format"]["constrained"], true);
+    // On the project's decoder, its ten matrices in f32.
+    assert_eq!(report["weights"], "f32 ×10", "{report}");
+    assert_eq!(report["context_length"], 4096);
+
+    // Named with --tool-format, the same format is said to be named.
+    let (ok, report) = doctor_json(&["--model", model, "--tool-format", "hermes"]);
+    assert!(ok, "{:?}", failures(&report));
+    assert_eq!(
+        report["tool_format"]["decided_by"],
+        "--tool-format (the template shows it too)"
+    );
+}
+
+#[test]
+fn a_prompt_longer_than_the_context_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tiny_model(dir.path(), &TinySpec::qwen2(7)).unwrap();
+    let (ok, report) = doctor_json(&["--model", dir.path().to_str().unwrap()]);
+    assert!(!ok);
+    let failed = failures(&report);
+    // Only the prompt: the grammar and the round trips do not depend on it.
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert!(
+        failed[0].starts_with("sample prompt: cannot be made: the prompt has ")
+            && failed[0].ends_with("tokens, more than the model's context of 1024"),
+        "{failed:?}"
+    );
+}
+
+/// A template that writes an assistant's calls in Hermes' tags (so the
+/// format is detected) but never prints `tools`.
+const DROPS_TOOLS: &str = "{% for m in messages %}<|im_start|>{{ m.role }}\n\
+    {% if m.tool_calls %}{% for c in m.tool_calls %}<tool_call>{{ {'name': c.function.name, \
+    'arguments': c.function.arguments} | tojson }}</tool_call>{% endfor %}\
+    {% else %}{{ m.content }}{% endif %}<|im_end|>\n{% endfor %}\
+    {% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+
+/// A template that prints only the messages' text.
+const CONTENTS_ONLY: &str = "{% for m in messages %}{{ m.content }}\n{% endfor %}";
+
+#[test]
+fn a_template_that_drops_the_tools_fails_naming_them() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_qwen2(dir.path(), 4096);
+    set_template(dir.path(), DROPS_TOOLS);
+    let model = dir.path().to_str().unwrap();
+    let out = doctor(&["--model", model]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains(
+            "FAIL sample prompt: the chat template dropped the tools get_current_temperature, \
+             calculate"
+        ),
+        "{stdout}"
+    );
+    // The calls it does write still parse back.
+    assert!(stdout.contains("ok   round trip calculate"), "{stdout}");
+
+    // A template that shows neither tools nor calls gets the generic
+    // format, which lists the tools itself: nothing is dropped.
+    set_template(dir.path(), CONTENTS_ONLY);
+    let (ok, report) = doctor_json(&["--model", model]);
+    assert!(ok, "{:?}", failures(&report));
+    assert_eq!(report["tool_format"]["id"], "generic");
+    assert_eq!(report["tool_format"]["lists_tools_itself"], true);
+    // Unless another format is named: then the template drops them.
+    let (ok, report) = doctor_json(&["--model", model, "--tool-format", "hermes"]);
+    assert!(!ok);
+    let failed = failures(&report);
+    assert!(
+        failed.iter().any(|f| f.starts_with(
+            "sample prompt: the chat template dropped the tools get_current_temperature, calculate"
+        ) && f.contains("--tool-format generic")),
+        "{failed:?}"
+    );
+}
+
+#[test]
+fn a_path_that_is_no_model_fails_with_the_reason() {
+    let out = doctor(&["--model", "/no/such/model"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with("tool-use doctor: "), "{stderr}");
+    assert!(stderr.contains("/no/such/model"), "{stderr}");
+    assert!(
+        stderr.contains("a Hugging Face model directory or a .gguf file"),
+        "{stderr}"
+    );
+    let (ok, report) = doctor_json(&["--model", "/no/such/model"]);
+    assert!(!ok);
+    assert_eq!(report["ok"], false);
+    assert!(report["error"].as_str().unwrap().contains("/no/such/model"));
+
+    let dir = tempfile::tempdir().unwrap();
+    tiny_qwen2(dir.path(), 4096);
+    let model = dir.path().to_str().unwrap();
+    let out = doctor(&["--model", model, "--tool-format", "nonsense"]);
+    assert!(!out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("FAIL tool format: --tool-format: "),
+        "{stdout}"
+    );
+}
+
+/// The start of a round trip's failure where the template cannot render a
+/// call-only assistant turn as the agent keeps one.
+const AGENT_FORM: &str = "cannot render a call-only assistant turn as the agent keeps it \
+    (no `content`, arguments as an object), so a conversation's second round fails";
+
+/// How such a turn does render, where it needs a `content` string.
+const WITH_CONTENT: &str = "it renders one with `\"content\": \"\"`; rendered so, the ";
+
+/// How such a turn does render, where it needs the arguments as JSON text.
+const ARGUMENTS_AS_TEXT: &str = "it renders one with the arguments as JSON text; rendered so, the ";
+
+/// The end of a round trip that reads the call back.
+const READS_BACK: &str = "parser reads back";
+
+/// Each shared fixture template on the tiny Qwen2: the format `doctor`
+/// decides (`None`: none), and the checks that fail, each with a piece of
+/// its reason. Every template not listed passes every check.
+const EXPECTED: &[(&str, Option<&str>, &[(&str, &[&str])])] = &[
+    (
+        "CohereForAI-c4ai-command-r-plus-tool_use.jinja",
+        Some("cohere"),
+        &[],
+    ),
+    (
+        "CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja",
+        Some("cohere"),
+        &[],
+    ),
+    ("GLM-4.6.jinja", Some("glm45"), &[]),
+    // Its template reads `xml_tools`, not `tools`: the generic prompt lists them.
+    ("HuggingFaceTB-SmolLM3-3B.jinja", Some("generic"), &[]),
+    ("MiniMax-M2.jinja", Some("minimax_m2"), &[]),
+    (
+        "Mistral-Small-3.2-24B-Instruct-2506.jinja",
+        Some("mistral"),
+        &[],
+    ),
+    ("NVIDIA-Nemotron-Nano-v2.jinja", Some("nemotron_v2"), &[]),
+    (
+        "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja",
+        Some("hermes"),
+        &[],
+    ),
+    (
+        "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja",
+        Some("hermes"),
+        &[],
+    ),
+    ("Qwen-Qwen2.5-7B-Instruct.jinja", Some("hermes"), &[]),
+    // A bug of ours, not of the template: it reads `message.content` of
+    // every assistant turn (`.lstrip`), and the agent keeps a call-only turn
+    // without `content` (llama.cpp passes `""` to such templates). The
+    // agent's second round fails the same way on this template. Rendered
+    // with `"content": ""`, the calls parse back.
+    (
+        "Qwen-Qwen3-0.6B.jinja",
+        Some("hermes"),
+        &[
+            (
+                "round trip get_current_temperature",
+                &[AGENT_FORM, WITH_CONTENT, READS_BACK],
+            ),
+            (
+                "round trip calculate",
+                &[AGENT_FORM, WITH_CONTENT, READS_BACK],
+            ),
+        ],
+    ),
+    ("Qwen3-Coder.jinja", Some("qwen3_xml"), &[]),
+    // The template writes DeepSeek's call markup but never the tools (the
+    // distilled model was not trained to call any); and it concatenates
+    // `message['content']`, so it needs `"content": ""` as Qwen3's does.
+    (
+        "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja",
+        Some("deepseek_v3"),
+        &[
+            (
+                "sample prompt",
+                &["the chat template dropped the tools get_current_temperature, calculate"],
+            ),
+            (
+                "round trip get_current_temperature",
+                &[AGENT_FORM, WITH_CONTENT, READS_BACK],
+            ),
+            (
+                "round trip calculate",
+                &[AGENT_FORM, WITH_CONTENT, READS_BACK],
+            ),
+        ],
+    ),
+    // DeepSeek V3.1's template lists no tools: its model card has the caller
+    // describe them in the system message. A limit of the template.
+    (
+        "deepseek-ai-DeepSeek-V3.1.jinja",
+        Some("deepseek_v31"),
+        &[(
+            "sample prompt",
+            &["the chat template dropped the tools get_current_temperature, calculate"],
+        )],
+    ),
+    // No tools in the template: the generic prompt lists them.
+    ("google-gemma-2-2b-it.jinja", Some("generic"), &[]),
+    // Gemma 4 shows its tools but writes calls in a format no parser here
+    // reads (`<|tool_call>call:…`): there is no Gemma 4 family yet.
+    (
+        "google-gemma-4-31B-it.jinja",
+        None,
+        &[(
+            "tool format",
+            &["cannot tell the model's tool-call format from its chat template"],
+        )],
+    ),
+    // Granite 3.3's template renders an assistant turn's `content` only,
+    // never its `tool_calls` (and concatenates `content`, so it needs `""`):
+    // a model behind it never sees its own earlier calls. A limit of the
+    // template.
+    (
+        "ibm-granite-granite-3.3-2B-Instruct.jinja",
+        Some("granite"),
+        &[
+            (
+                "round trip get_current_temperature",
+                &[
+                    AGENT_FORM,
+                    WITH_CONTENT,
+                    "the chat template does not write an assistant's tool calls",
+                ],
+            ),
+            (
+                "round trip calculate",
+                &[
+                    AGENT_FORM,
+                    WITH_CONTENT,
+                    "the chat template does not write an assistant's tool calls",
+                ],
+            ),
+        ],
+    ),
+    // A bug of ours, as Qwen3's: the template concatenates each call's
+    // `arguments` as text (`+ tool_call.arguments`), and the agent keeps them
+    // as an object (llama.cpp passes such templates JSON text). Rendered
+    // with the arguments as JSON text, the calls parse back.
+    (
+        "meetkai-functionary-medium-v3.2.jinja",
+        Some("functionary_v32"),
+        &[
+            (
+                "round trip get_current_temperature",
+                &[AGENT_FORM, ARGUMENTS_AS_TEXT, READS_BACK],
+            ),
+            (
+                "round trip calculate",
+                &[AGENT_FORM, ARGUMENTS_AS_TEXT, READS_BACK],
+            ),
+        ],
+    ),
+    (
+        "meta-llama-Llama-3.1-8B-Instruct.jinja",
+        Some("llama3_json"),
+        &[],
+    ),
+    (
+        "meta-llama-Llama-3.2-3B-Instruct.jinja",
+        Some("llama3_json"),
+        &[],
+    ),
+    // No tools in the template: the generic prompt lists them.
+    (
+        "microsoft-Phi-3.5-mini-instruct.jinja",
+        Some("generic"),
+        &[],
+    ),
+    (
+        "mistralai-Mistral-Nemo-Instruct-2407.jinja",
+        Some("mistral"),
+        &[],
+    ),
+    ("moonshotai-Kimi-K2.jinja", Some("kimi_k2"), &[]),
+    ("openai-gpt-oss-120b.jinja", Some("harmony"), &[]),
+];
+
+#[test]
+fn every_fixture_template_passes_or_fails_as_recorded() {
+    let Some(templates) = fixtures::dir("chat-templates") else {
+        return;
+    };
+    let templates = templates.join("templates");
+    let dir = tempfile::tempdir().unwrap();
+    // Room for the longest system prompts in the tiny tokenizer's tokens.
+    tiny_qwen2(dir.path(), 32768);
+    let model = dir.path().to_str().unwrap();
+    let mut names: Vec<String> = std::fs::read_dir(&templates)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".jinja"))
+        .collect();
+    names.sort();
+    let recorded: Vec<&str> = EXPECTED.iter().map(|e| e.0).collect();
+    assert_eq!(names, recorded, "the fixture templates against the table");
+    let mut wrong = Vec::new();
+    for (name, format, failing) in EXPECTED {
+        let path = templates.join(name);
+        let (ok, report) =
+            doctor_json(&["--model", model, "--chat-template", path.to_str().unwrap()]);
+        let got_format = report["tool_format"]["id"].as_str();
+        if got_format != *format {
+            wrong.push(format!(
+                "{name}: format {got_format:?}, expected {format:?}"
+            ));
+        }
+        let failed = failures(&report);
+        if ok != failing.is_empty() || report["ok"] != failing.is_empty() {
+            wrong.push(format!("{name}: ok = {ok}, failures {failed:?}"));
+        }
+        let matches = failed.len() == failing.len()
+            && failed
+                .iter()
+                .zip(failing.iter())
+                .all(|(got, (check, reasons))| {
+                    got.starts_with(&format!("{check}: "))
+                        && reasons.iter().all(|r| got.contains(r))
+                });
+        if !matches {
+            wrong.push(format!("{name}: failures {failed:?}, expected {failing:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
