@@ -304,8 +304,8 @@ fn a_download_cut_every_time_keeps_its_part_for_the_next_call() {
         .mirror
         .seen()
         .iter()
-        .filter_map(|s| s.range.clone())
-        .last();
+        .rev()
+        .find_map(|s| s.range.clone());
     assert_eq!(last_range.as_deref(), Some("bytes=3000-"));
     let served = std::fs::read(setup.served(GGUF_REPO, "qwen2-Q4_K_M.gguf")).unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), served);

@@ -1,0 +1,96 @@
+//! `tool-use generate --model hf:…` as a user runs it: a model already in
+//! the Hugging Face cache found with `HF_HUB_OFFLINE=1` (generating what the
+//! same file generates by path), and an unreachable Hub or a missing file
+//! answered with how to use the cache only. The downloads themselves are
+//! tested against a local mirror of the Hub in tool-models/tests/hub.rs.
+
+#![cfg(feature = "cli")]
+
+#[path = "common/cli.rs"]
+mod cli;
+
+use cli::{failed, succeeded, tool_use};
+use std::path::Path;
+use std::process::Command;
+use tool_use::models::model::tiny::{write_tiny_gguf, TinySpec};
+
+const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
+
+/// `tool-use generate --json` with `env` and nothing of the caller's Hub
+/// settings.
+fn generate(model: &str, env: &[(&str, &Path)]) -> Command {
+    let mut command = tool_use();
+    command
+        .args(["generate", "--max-tokens", "4", "--json", "--model", model])
+        .arg("Hello")
+        .env_remove("TOOL_USE_MODEL")
+        .env_remove("HF_HUB_CACHE")
+        .env_remove("HF_TOKEN")
+        .env_remove("HF_HUB_OFFLINE")
+        .env_remove("HF_ENDPOINT");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command
+}
+
+#[test]
+fn generate_finds_an_hf_model_in_the_cache_offline() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("tiny-Q4_K_M.gguf");
+    write_tiny_gguf(&file, &TinySpec::qwen2(7)).unwrap();
+    // The cache as huggingface_hub lays it out.
+    let repo = tmp.path().join("home/hub/models--tiny--qwen2-GGUF");
+    std::fs::create_dir_all(repo.join("blobs")).unwrap();
+    std::fs::create_dir_all(repo.join("refs")).unwrap();
+    std::fs::create_dir_all(repo.join("snapshots").join(COMMIT)).unwrap();
+    std::fs::copy(&file, repo.join("blobs/blob")).unwrap();
+    std::fs::write(repo.join("refs/main"), COMMIT).unwrap();
+    let link = repo.join("snapshots").join(COMMIT).join("tiny-Q4_K_M.gguf");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("../../blobs/blob", &link).unwrap();
+    #[cfg(not(unix))]
+    std::fs::copy(&file, &link).unwrap();
+
+    let home = tmp.path().join("home");
+    let offline = Path::new("1");
+    let dead = Path::new("http://127.0.0.1:9");
+    let env = [
+        ("HF_HOME", home.as_path()),
+        ("HF_HUB_OFFLINE", offline),
+        ("HF_ENDPOINT", dead),
+    ];
+    let run = |model: &str| -> serde_json::Value {
+        let out = generate(model, &env).output().unwrap();
+        serde_json::from_slice(&succeeded(out)).unwrap()
+    };
+    let by_name = run("hf:tiny/qwen2-GGUF:q4_k_m");
+    let by_path = run(file.to_str().unwrap());
+    assert_eq!(by_name["ids"], by_path["ids"]);
+    assert_eq!(by_name["prompt_ids"], by_path["prompt_ids"]);
+    assert_eq!(run("hf:tiny/qwen2-GGUF")["ids"], by_path["ids"]);
+
+    let stderr = failed(generate("hf:tiny/qwen2-GGUF:Q8_0", &env).output().unwrap());
+    assert!(stderr.contains("HF_HUB_OFFLINE is set"), "{stderr}");
+    assert!(stderr.contains("tiny-Q4_K_M.gguf"), "{stderr}");
+}
+
+#[test]
+fn generate_names_hf_hub_offline_when_the_hub_is_unreachable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let env = [
+        ("HF_HOME", tmp.path()),
+        ("HF_ENDPOINT", Path::new(&endpoint)),
+    ];
+    let stderr = failed(generate("hf:tiny/qwen2-GGUF", &env).output().unwrap());
+    assert!(stderr.contains("cannot reach"), "{stderr}");
+    assert!(stderr.contains("HF_HUB_OFFLINE=1"), "{stderr}");
+
+    let stderr = failed(generate("hf:tiny", &env).output().unwrap());
+    assert!(stderr.contains("expected hf:ORG/REPO"), "{stderr}");
+}
