@@ -1,7 +1,9 @@
 //! `tool-use doctor`: the bundled model and a tiny Qwen2 pass every check;
 //! a template that drops the tools, and a path that is no model, fail with
 //! the reason; and every shared fixture template, on the tiny model, passes
-//! or fails as recorded here.
+//! or fails as recorded here. And `tool-use chat`, offered tools the
+//! bundled model was not trained on, points to `--model hf:…` and this
+//! chapter's advice (`doctor` is how one checks such a model).
 
 #[path = "common/cli.rs"]
 mod cli;
@@ -455,4 +457,87 @@ fn every_fixture_template_passes_or_fails_as_recorded() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// A stdio MCP server with one tool the bundled model was never trained on,
+/// in Python's standard library only.
+const NOTES_SERVER: &str = r#"
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    method, id = msg.get("method"), msg.get("id")
+    if id is None:
+        continue
+    if method == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"],
+                  "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "notes", "version": "0.1.0"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "add_note", "description": "Add a note.",
+                  "inputSchema": {"type": "object",
+                                  "properties": {"text": {"type": "string"}},
+                                  "required": ["text"]}}]}
+    elif method == "tools/call":
+        result = {"content": [{"type": "text", "text": "1"}], "isError": False}
+    else:
+        result = {}
+    print(json.dumps({"jsonrpc": "2.0", "id": id, "result": result}), flush=True)
+"#;
+
+#[test]
+fn chat_says_once_that_the_bundled_model_knows_only_the_demo_tools() {
+    if std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no python3 to serve an MCP tool");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = dir.path().join("notes.py");
+    std::fs::write(&server, NOTES_SERVER).unwrap();
+    let chat = |extra: &[&str]| {
+        tool_use()
+            .args([
+                "chat",
+                "--json",
+                "--tool-choice",
+                "none",
+                "--max-tokens",
+                "8",
+            ])
+            .args(["--mcp", &format!("python3 {}", server.display())])
+            .args(extra)
+            .arg("Add a note: buy milk.")
+            .env_remove("TOOL_USE_MODEL")
+            .output()
+            .unwrap()
+    };
+    let out = chat(&[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let note = "note: the bundled model knows only the demo tools, not add_note: for your own \
+                tools, name a model trained to call any tool with --model hf:ORG/REPO[:QUANT]";
+    assert_eq!(stderr.matches(note).count(), 1, "{stderr}");
+    assert!(stderr.contains("docs/src/choosing-a-model.md"), "{stderr}");
+
+    // The demo tools over MCP are the bundled model's own: no note.
+    let demo = format!("{} mcp", env!("CARGO_BIN_EXE_tool-use"));
+    let out = tool_use()
+        .args([
+            "chat",
+            "--json",
+            "--tool-choice",
+            "none",
+            "--max-tokens",
+            "8",
+        ])
+        .args(["--mcp-only", "--mcp", &demo, "What is 2 plus 2?"])
+        .env_remove("TOOL_USE_MODEL")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("knows only the demo tools"), "{stderr}");
 }

@@ -170,6 +170,27 @@ fn remote_chat(base_url: &str, args: &ChatArgs) -> Result<RemoteChat, String> {
     super::first_served_model(chat, base_url, "--model")
 }
 
+/// Says once, on stderr, that the bundled model is offered tools it was not
+/// trained on (an `--mcp` server's): it knows the demo tools only.
+fn note_unknown_tools(args: &ChatArgs, toolbox: &Toolbox) {
+    let bundled = args.base_url.is_none()
+        && args.model.is_none()
+        && std::env::var_os(tool_use::bundled::MODEL_ENV).is_none();
+    let unknown: Vec<&str> = toolbox
+        .names()
+        .filter(|name| !tool_use::demo::NAMES.contains(name))
+        .collect();
+    if bundled && !unknown.is_empty() {
+        eprintln!(
+            "note: the bundled model knows only the demo tools, not {}: for your own tools, \
+             name a model trained to call any tool with --model hf:ORG/REPO[:QUANT] \
+             (\"Choosing a model\" in the book, docs/src/choosing-a-model.md, lists some, \
+             and how to check one with `tool-use doctor`)",
+            unknown.join(", ")
+        );
+    }
+}
+
 /// Runs the agent on `model` and prints the transcript (or `--json`).
 fn drive(
     model: impl ChatModel,
@@ -177,7 +198,9 @@ fn drive(
     messages: Vec<Message>,
     choice: ToolChoice,
 ) -> Result<ExitCode, String> {
-    let mut agent = Agent::new(model, toolbox(args)?)
+    let toolbox = toolbox(args)?;
+    note_unknown_tools(args, &toolbox);
+    let mut agent = Agent::new(model, toolbox)
         .max_rounds(args.max_rounds)
         .tool_choice(choice);
     let result = if args.json {
