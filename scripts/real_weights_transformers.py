@@ -35,8 +35,8 @@ SMOLLM2_PROMPTS = [
     "Write a haiku about the sea.",
 ]
 GEMMA3_PROMPTS = [
-    "<bos>The capital of France is Paris. The capital of Germany is Berlin. The capital of Italy is",
-    "<bos>def fibonacci(n):\n    \"\"\"Return the n-th Fibonacci number.\"\"\"\n",
+    "The capital of France is Paris. The capital of Germany is Berlin. The capital of Italy is",
+    "def fibonacci(n):\n    \"\"\"Return the n-th Fibonacci number.\"\"\"\n",
 ]
 
 
@@ -59,8 +59,11 @@ def load(path):
     return tokenizer, model
 
 
-def greedy(tokenizer, model, prompt):
-    ids = tokenizer(prompt, add_special_tokens=False, return_tensors="pt").input_ids
+def greedy(tokenizer, model, prompt, special):
+    """Greedy tokens after `prompt`; `special`: plain text, which gets the
+    special tokens the tokenizer adds (Gemma's BOS), as `tool-use generate`
+    gives raw text them; a rendered chat prompt holds its own."""
+    ids = tokenizer(prompt, add_special_tokens=special, return_tensors="pt").input_ids
     with torch.no_grad():
         out = model.generate(
             ids,
@@ -90,11 +93,11 @@ def main():
             tokenize=False,
             add_generation_prompt=True,
         )
-        case = greedy(tokenizer, model, text)
+        case = greedy(tokenizer, model, text, special=False)
         case["message"] = message
         smol.append(case)
     tokenizer, model = load(gemma3)
-    gemma = [greedy(tokenizer, model, prompt) for prompt in GEMMA3_PROMPTS]
+    gemma = [greedy(tokenizer, model, prompt, special=True) for prompt in GEMMA3_PROMPTS]
     import transformers
 
     json.dump(

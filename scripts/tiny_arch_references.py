@@ -1,12 +1,22 @@
 #!/usr/bin/env python3
-"""Records Python transformers' logits for the tiny random models of the
-architectures the decoder runs from GGUF files only (SmolLM3, Granite, Phi-3), for
-`tool-models/tests/tiny_arch_transformers.rs`.
+"""Records Python transformers' logits for tiny random models of the
+architectures the project's decoder runs (SmolLM3, Granite, Phi-3, Qwen 3,
+Llama 3.x's rotary scaling, Phi-4-mini's partial rotary, LongRoPE and
+window), for `tool-models/tests/model_architectures.rs`.
 
 Each model is written by the `tiny_model` example (seeded, so the test
-writes the same weights again, as GGUF), loaded here as a Hugging Face
-directory, and run in float32 on a fixed prompt; the logits of every
-position are kept, rounded to 6 decimals.
+writes the same weights again, as a directory in both config styles and as
+GGUF), loaded here as a Hugging Face directory, and run in float32 on a
+fixed prompt; the logits of every position are kept, rounded to 6
+decimals. The directory is written in both config styles (`rope_theta` and
+`rope_scaling` as before transformers 5, and transformers 5's
+`rope_parameters`): transformers must give the same logits from both.
+
+Two runs are kept per model: `logits`, the whole prompt in one pass, and
+`incremental`, its first `SPLIT` tokens in one pass and the rest one at a
+time through the cache, as generation runs. They differ only where LongRoPE
+switches from its short to its long factors: a pass that reaches past the
+pretraining length rotates every position of the pass with the long ones.
 
 Usage (transformers and torch installed; CPU is enough):
 
@@ -24,32 +34,60 @@ from transformers import AutoModelForCausalLM
 
 # Token ids of the tiny vocabulary (bytes, merges and added tokens: 283).
 PROMPT = [276, 72, 101, 108, 108, 111, 256, 261, 44, 32, 119, 111, 114, 108, 100, 278]
-SHAPES = ["smollm3", "granite", "phi3"]
+SHAPES = ["smollm3", "granite", "phi3", "qwen3", "llama3", "phi4-mini"]
+STYLES = ["legacy", "rope-parameters"]
+# Where the incremental run starts decoding one token at a time: the tiny
+# Phi-4-mini's pretraining length, so that its first pass uses the short
+# factors and every later one the long.
+SPLIT = 8
+
+
+def rows(tensor):
+    return [[round(v, 6) for v in row.tolist()] for row in tensor]
+
+
+def run(folder):
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
+    model.eval()
+    with torch.no_grad():
+        whole = model(torch.tensor([PROMPT])).logits[0]
+        first = model(torch.tensor([PROMPT[:SPLIT]]), use_cache=True)
+        cache, steps = first.past_key_values, [first.logits[0]]
+        for token in PROMPT[SPLIT:]:
+            out = model(torch.tensor([[token]]), past_key_values=cache, use_cache=True)
+            cache = out.past_key_values
+            steps.append(out.logits[0])
+        incremental = torch.cat(steps)
+    return type(model).__name__, whole, incremental
 
 
 def logits(shape):
-    with tempfile.TemporaryDirectory() as folder:
-        subprocess.run(
-            ["cargo", "run", "-q", "--release", "-p", "tool-models", "--example",
-             "tiny_model", "--", folder, "--shape", shape],
-            check=True, capture_output=True,
-        )
-        model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
-        model.eval()
-        with torch.no_grad():
-            out = model(torch.tensor([PROMPT])).logits[0]
-        return type(model).__name__, [[round(v, 6) for v in row.tolist()] for row in out]
+    results = []
+    for style in STYLES:
+        with tempfile.TemporaryDirectory() as folder:
+            subprocess.run(
+                ["cargo", "run", "-q", "--release", "-p", "tool-models", "--example",
+                 "tiny_model", "--", folder, "--shape", shape, "--config-style", style],
+                check=True, capture_output=True,
+            )
+            results.append(run(folder))
+    (name, whole, incremental), (other, whole2, incremental2) = results
+    assert name == other, (name, other)
+    # Both styles are one model to transformers.
+    assert torch.equal(whole, whole2), f"{shape}: the config styles differ"
+    assert torch.equal(incremental, incremental2), f"{shape}: the config styles differ"
+    return name, rows(whole), rows(incremental)
 
 
 def main():
     torch.manual_seed(0)
     models = {}
     for shape in SHAPES:
-        name, values = logits(shape)
-        models[shape] = {"class": name, "logits": values}
+        name, whole, incremental = logits(shape)
+        models[shape] = {"class": name, "logits": whole, "incremental": incremental}
     json.dump(
         {"transformers": transformers.__version__, "torch": torch.__version__,
-         "prompt": PROMPT, "models": models},
+         "prompt": PROMPT, "split": SPLIT, "models": models},
         sys.stdout,
     )
     print()

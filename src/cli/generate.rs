@@ -77,10 +77,15 @@ pub fn run(args: GenerateArgs) -> Result<(), String> {
     } else {
         args.prompt.clone()
     };
-    let ids = model
-        .tokenizer()
-        .encode(&prompt)
-        .map_err(|e| e.to_string())?;
+    // A rendered prompt holds its special tokens; plain text gets what the
+    // model's files say it gets (Gemma's BOS).
+    let tokenizer = model.tokenizer();
+    let ids = if args.chat {
+        tokenizer.encode(&prompt)
+    } else {
+        tokenizer.encode_text(&prompt)
+    }
+    .map_err(|e| e.to_string())?;
     let options = GenerateOptions {
         ignore_eos: args.ignore_eos,
         ..GenerateOptions::greedy(args.max_tokens)

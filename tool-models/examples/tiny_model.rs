@@ -7,15 +7,15 @@
 //! `--gguf q8_0,q4_k,f32` also writes `model-<format>.gguf` in the
 //! directory for each format named (`scripts/bench_llama_cpp.py`).
 //!
-//! `cargo run --release -p tool-models --example tiny_model -- DIR [CONTEXT] [--shape smollm3|granite|phi3|qwen2.5-0.5b] [--gguf FORMATS]`
+//! `cargo run --release -p tool-models --example tiny_model -- DIR [CONTEXT] [--shape smollm3|granite|phi3|qwen3|llama3|phi4-mini|qwen2.5-0.5b] [--config-style legacy|rope-parameters] [--gguf FORMATS]`
 
 use tool_models::model::tiny::{
-    write_tiny_gguf, write_tiny_gguf_as, write_tiny_model, GgufWeights, TinySpec,
+    write_tiny_gguf, write_tiny_gguf_as, write_tiny_model, ConfigStyle, GgufWeights, TinySpec,
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let usage =
-        "usage: tiny_model DIR [CONTEXT] [--shape tiny|smollm3|granite|phi3|qwen2.5-0.5b] [--gguf f32,q8_0,q4_k,q4_1,q4_0,q5_k,mixed]";
+        "usage: tiny_model DIR [CONTEXT] [--shape tiny|smollm3|granite|phi3|qwen3|llama3|phi4-mini|qwen2.5-0.5b] [--config-style legacy|rope-parameters] [--gguf f32,q8_0,q4_k,q4_1,q4_0,q5_k,mixed]";
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut option = |name: &str| -> Result<Option<String>, String> {
         match args.iter().position(|a| a == name) {
@@ -29,6 +29,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     let shape = option("--shape")?.unwrap_or_else(|| "tiny".to_owned());
+    let style = match option("--config-style")?.as_deref() {
+        None | Some("legacy") => ConfigStyle::Legacy,
+        Some("rope-parameters") => ConfigStyle::RopeParameters,
+        Some(other) => return Err(format!("unknown config style {other:?}; {usage}").into()),
+    };
     let formats = option("--gguf")?;
     let mut args = args.into_iter();
     let dir = std::path::PathBuf::from(args.next().ok_or(usage)?);
@@ -41,11 +46,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "smollm3" => (TinySpec::smollm3(7), 1024),
         "granite" => (TinySpec::granite(7), 1024),
         "phi3" => (TinySpec::phi3(7), 1024),
+        "qwen3" => (TinySpec::qwen3(7), 1024),
+        "llama3" => (TinySpec::llama3(7), 1024),
+        "phi4-mini" => (TinySpec::phi4_mini(7), 1024),
         "qwen2.5-0.5b" => (TinySpec::qwen2_5_0_5b(7), 32768),
         other => return Err(format!("unknown shape {other:?}; {usage}").into()),
     };
     let spec = TinySpec {
         max_position_embeddings: context.unwrap_or(default_context),
+        config_style: style,
         ..base
     };
     write_tiny_model(&dir, &spec)?;

@@ -420,17 +420,26 @@ fn a_qwen3_gguf_gives_the_logits_of_its_safetensors_original() {
     }
 }
 
-/// SmolLM3, Granite and Phi-3 run from GGUF (`smollm3`, `granite`, `phi3`,
-/// as llama.cpp's converter names them) and from Hugging Face directories:
-/// each tiny seeded model, written both ways, gives at every position the
-/// logits Python transformers computes from the same weights as a Hugging
-/// Face directory (`tests/data/tiny_arch_logits.json`, written by
-/// `scripts/tiny_arch_references.py`): SmolLM3's fourth layer without
-/// rotary embedding (NoPE), Granite's multipliers of the embeddings,
-/// scores, residual branches and logits, Phi-3's fused q/k/v and gate/up
-/// matrices.
+/// SmolLM3, Granite, Phi-3, Qwen 3, Llama 3.x's rotary scaling and
+/// Phi-4-mini's shape run on the project's decoder from GGUF (as
+/// llama.cpp's converter writes them) and from Hugging Face directories
+/// in both config styles (`rope_theta`/`rope_scaling`, and transformers
+/// 5's `rope_parameters`): each tiny seeded model gives at every position
+/// the logits Python transformers computes from the same weights
+/// (`tests/data/tiny_arch_logits.json`, written by
+/// `scripts/tiny_arch_references.py`). That covers SmolLM3's NoPE layers,
+/// Granite's multipliers, Phi-3's fused matrices, Qwen 3's per-head norms
+/// and wide heads, Llama 3's frequency scaling, and Phi-4-mini's partial
+/// rotation, LongRoPE and window.
+///
+/// Run token by token, each position is compared with transformers'
+/// incremental run; the whole prompt in one pass, with transformers' one
+/// pass. They differ for Phi-4-mini alone: a pass reaching past its
+/// pretraining length rotates every position of the pass with LongRoPE's
+/// long factors.
 #[test]
-fn smollm3_granite_and_phi3_give_transformers_logits_from_gguf_and_directories() {
+fn every_decoder_architecture_gives_transformers_logits_from_gguf_and_both_config_styles() {
+    use tool_models::model::tiny::ConfigStyle;
     let reference: Value =
         serde_json::from_str(include_str!("data/tiny_arch_logits.json")).unwrap();
     let prompt: Vec<u32> = serde_json::from_value(reference["prompt"].clone()).unwrap();
@@ -439,25 +448,33 @@ fn smollm3_granite_and_phi3_give_transformers_logits_from_gguf_and_directories()
         ("smollm3", "SmolLM3ForCausalLM", TinySpec::smollm3(7)),
         ("granite", "GraniteForCausalLM", TinySpec::granite(7)),
         ("phi3", "Phi3ForCausalLM", TinySpec::phi3(7)),
+        ("qwen3", "Qwen3ForCausalLM", TinySpec::qwen3(7)),
+        ("llama3", "LlamaForCausalLM", TinySpec::llama3(7)),
+        ("phi4-mini", "Phi3ForCausalLM", TinySpec::phi4_mini(7)),
     ] {
         let expected = &reference["models"][name];
         assert_eq!(expected["class"], class);
-        let rows: Vec<Vec<f32>> = serde_json::from_value(expected["logits"].clone()).unwrap();
-        assert_eq!(rows.len(), prompt.len());
+        let rows = |key: &str| -> Vec<Vec<f32>> {
+            let rows: Vec<Vec<f32>> = serde_json::from_value(expected[key].clone()).unwrap();
+            assert_eq!(rows.len(), prompt.len());
+            rows
+        };
+        let (whole, incremental) = (rows("logits"), rows("incremental"));
         let gguf = tmp.path().join(format!("{name}.gguf"));
         tool_models::model::tiny::write_tiny_gguf(&gguf, &spec).unwrap();
-        let dir = tmp.path().join(name);
-        write_tiny_model(&dir, &spec).unwrap();
-        for path in [gguf, dir] {
+        let mut paths = vec![gguf];
+        for style in [ConfigStyle::Legacy, ConfigStyle::RopeParameters] {
+            let dir = tmp.path().join(format!("{name}-{style:?}"));
+            write_tiny_model(&dir, &spec.clone().with_config_style(style)).unwrap();
+            paths.push(dir);
+        }
+        for path in paths {
             let mut model = Model::load(&path).unwrap();
-            // Phi-3 directories run on candle's model.
-            if name != "phi3" || path.extension().is_some() {
-                assert!(
-                    model.matrix_formats().is_some(),
-                    "{path:?} runs on the decoder"
-                );
-            }
-            for (n, row) in rows.iter().enumerate() {
+            assert!(
+                model.matrix_formats().is_some(),
+                "{path:?} runs on the decoder"
+            );
+            for (n, row) in incremental.iter().enumerate() {
                 let ours = model.logits(&prompt[..=n]).unwrap();
                 let diff = max_diff(&ours, row);
                 assert!(
@@ -465,23 +482,28 @@ fn smollm3_granite_and_phi3_give_transformers_logits_from_gguf_and_directories()
                     "{path:?}, position {n}: logits differ by {diff}"
                 );
             }
+            model.reset_cache();
+            let ours = model.logits(&prompt).unwrap();
+            let diff = max_diff(&ours, whole.last().unwrap());
+            assert!(diff < 1e-4, "{path:?}, one pass: logits differ by {diff}");
         }
     }
 }
 
-/// A Phi-3.5 file's long-context rotary factors are not run: the file is
-/// refused, naming itself and the reason, rather than run without them.
+/// A LongRoPE GGUF file that does not say its pretraining length (where
+/// the short factors give way to the long) is refused, naming the key,
+/// rather than run with either set throughout.
 #[test]
-fn a_phi3_gguf_with_long_context_rotary_factors_is_refused() {
+fn a_longrope_gguf_without_its_original_context_is_refused_by_name() {
     use candle_core::quantized::gguf_file::Content;
-    use candle_core::quantized::{GgmlDType, QTensor};
-    use candle_core::{Device, Tensor};
+    use candle_core::quantized::QTensor;
+    use candle_core::Device;
     let tmp = tempfile::tempdir().unwrap();
-    let plain = tmp.path().join("phi3.gguf");
-    tool_models::model::tiny::write_tiny_gguf(&plain, &TinySpec::phi3(7)).unwrap();
-    let mut file = std::fs::File::open(&plain).unwrap();
+    let good = tmp.path().join("phi4.gguf");
+    tool_models::model::tiny::write_tiny_gguf(&good, &TinySpec::phi4_mini(7)).unwrap();
+    let mut file = std::fs::File::open(&good).unwrap();
     let content = Content::read(&mut file).unwrap();
-    let mut tensors: Vec<(String, QTensor)> = content
+    let tensors: Vec<(String, QTensor)> = content
         .tensor_infos
         .keys()
         .map(|name| {
@@ -489,21 +511,18 @@ fn a_phi3_gguf_with_long_context_rotary_factors_is_refused() {
             (name.clone(), t)
         })
         .collect();
-    let half_head = 64 / 4 / 2;
-    for name in ["rope_factors_long.weight", "rope_factors_short.weight"] {
-        let ones = Tensor::ones(half_head, candle_core::DType::F32, &Device::Cpu).unwrap();
-        tensors.push((
-            name.into(),
-            QTensor::quantize(&ones, GgmlDType::F32).unwrap(),
-        ));
-    }
-    let scaled = tmp.path().join("phi3-longrope.gguf");
-    let metadata = content.metadata.iter().map(|(k, v)| (k.as_str(), v));
-    write_gguf(&scaled, metadata, &tensors);
-    assert!(Model::load(&plain).is_ok());
-    let e = Model::load(&scaled).unwrap_err().to_string();
+    let bad = tmp.path().join("phi4-no-original.gguf");
+    let metadata = content
+        .metadata
+        .iter()
+        .filter(|(k, _)| k.as_str() != "phi3.rope.scaling.original_context_length")
+        .map(|(k, v)| (k.as_str(), v));
+    write_gguf(&bad, metadata, &tensors);
+    assert!(Model::load(&good).is_ok());
+    let e = Model::load(&bad).unwrap_err().to_string();
     assert!(
-        e.contains("phi3-longrope.gguf") && e.contains("rotary scaling"),
+        e.contains("phi4-no-original.gguf")
+            && e.contains("phi3.rope.scaling.original_context_length"),
         "{e}"
     );
 }

@@ -125,6 +125,25 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
         ));
     }
     let bos_id = id("tokenizer.ggml.bos_token_id");
+    // Whether plain text starts with BOS: the file's flag, else llama.cpp's
+    // default for the tokenizer's kind (SentencePiece yes, byte-level BPE no).
+    let add_bos = match meta.get("tokenizer.ggml.add_bos_token") {
+        Some(Value::Bool(b)) => *b,
+        Some(other) => return Err(ModelError::invalid(
+            path,
+            format!(
+                "expected metadata tokenizer.ggml.add_bos_token to be a boolean, found {other:?}"
+            ),
+        )),
+        None => matches!(meta.get("tokenizer.ggml.model"), Some(Value::String(m)) if m == "llama"),
+    };
+    if add_bos && bos_id.is_none() {
+        return Err(ModelError::invalid(
+            path,
+            "metadata tokenizer.ggml.add_bos_token asks for a BOS token, but tokenizer.ggml.bos_token_id is missing",
+        ));
+    }
+    let tokenizer = tokenizer.with_plain_text_bos(bos_id.filter(|_| add_bos));
     let templates = super::found_templates(found, path)?;
 
     let (backend, context_length) = match Dense::from_gguf(

@@ -13,6 +13,20 @@ use super::ModelError;
 pub struct Tokenizer {
     inner: tokenizers::Tokenizer,
     vocab_size: usize,
+    plain_text: PlainText,
+}
+
+/// What the model's files say plain text gets (text no chat template
+/// rendered, which holds no special tokens of its own).
+#[derive(Clone, Copy, Debug)]
+enum PlainText {
+    /// What `tokenizer.json`'s post-processor adds, as transformers'
+    /// `tokenizer(text)` does.
+    PostProcessor,
+    /// This BOS token first (a GGUF file's `tokenizer.ggml.add_bos_token`).
+    Bos(u32),
+    /// Nothing.
+    Nothing,
 }
 
 impl Tokenizer {
@@ -23,7 +37,40 @@ impl Tokenizer {
             .values()
             .max()
             .map_or(0, |&id| id as usize + 1);
-        Tokenizer { inner, vocab_size }
+        Tokenizer {
+            inner,
+            vocab_size,
+            plain_text: PlainText::PostProcessor,
+        }
+    }
+
+    /// This tokenizer, starting plain text with `bos` (or with nothing):
+    /// for tokenizers whose flags live outside the `tokenizers` model,
+    /// such as a GGUF file's `tokenizer.ggml.add_bos_token`.
+    pub(crate) fn with_plain_text_bos(mut self, bos: Option<u32>) -> Tokenizer {
+        self.plain_text = bos.map_or(PlainText::Nothing, PlainText::Bos);
+        self
+    }
+
+    /// Token ids of plain text, with the special tokens the model's files
+    /// say plain text gets (Gemma's and Llama's BOS): what transformers'
+    /// `tokenizer(text)` and llama.cpp's tokenizer give. A prompt rendered
+    /// by a chat template holds its special tokens already: encode it with
+    /// [`encode`](Self::encode).
+    pub fn encode_text(&self, text: &str) -> Result<Vec<u32>, ModelError> {
+        match self.plain_text {
+            PlainText::PostProcessor => self
+                .inner
+                .encode(text, true)
+                .map(|e| e.get_ids().to_vec())
+                .map_err(|e| ModelError::Tokenize(format!("cannot encode text: {e}"))),
+            PlainText::Bos(bos) => {
+                let mut ids = vec![bos];
+                ids.extend(self.encode(text)?);
+                Ok(ids)
+            }
+            PlainText::Nothing => self.encode(text),
+        }
     }
 
     /// Token ids of `text`, special tokens written as text included, with no

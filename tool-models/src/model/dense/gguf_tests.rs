@@ -59,7 +59,12 @@ fn candle_steps(path: &Path, arch: TinyArch, tokens: &[u32]) -> Vec<Vec<f32>> {
             Box::new(move |x, pos| m.forward(x, pos).unwrap())
         }
         // Checked against transformers instead (`tests/model_architectures.rs`).
-        TinyArch::SmolLM3 | TinyArch::Granite | TinyArch::Phi3 => {
+        TinyArch::SmolLM3
+        | TinyArch::Granite
+        | TinyArch::Phi3
+        | TinyArch::Qwen3
+        | TinyArch::Llama3
+        | TinyArch::Phi4Mini => {
             panic!("checked against transformers instead")
         }
     };

@@ -105,7 +105,13 @@ pub fn write_tiny_gguf_as(
         ModelError::invalid(path, format!("cannot write GGUF: {}", candle_message(&e)))
     };
     let arch = spec.arch.gguf_name();
-    let head_dim = spec.hidden_size / spec.num_heads;
+    let head_dim = spec.head_dim();
+    // Phi-4-mini rotates three quarters of each head.
+    let rotated = if spec.arch == TinyArch::Phi4Mini {
+        head_dim * 3 / 4
+    } else {
+        head_dim
+    };
     let u32v = |n: usize| Value::U32(n as u32);
     // llama.cpp wants a token per embedding row: rows past the tokenizer's
     // are unused tokens (type 5) that no text encodes to.
@@ -144,12 +150,23 @@ pub fn write_tiny_gguf_as(
         (
             format!("{arch}.attention.layer_norm_rms_epsilon"),
             Value::F32(match spec.arch {
-                TinyArch::Llama | TinyArch::Granite | TinyArch::Phi3 => 1e-5,
-                TinyArch::Qwen2 | TinyArch::SmolLM3 => 1e-6,
+                TinyArch::Llama
+                | TinyArch::Llama3
+                | TinyArch::Granite
+                | TinyArch::Phi3
+                | TinyArch::Phi4Mini => 1e-5,
+                TinyArch::Qwen2 | TinyArch::Qwen3 | TinyArch::SmolLM3 => 1e-6,
             }),
         ),
-        (format!("{arch}.rope.dimension_count"), u32v(head_dim)),
-        (format!("{arch}.rope.freq_base"), Value::F32(10000.0)),
+        (format!("{arch}.rope.dimension_count"), u32v(rotated)),
+        (
+            format!("{arch}.rope.freq_base"),
+            Value::F32(if spec.arch == TinyArch::Llama3 {
+                500_000.0
+            } else {
+                10_000.0
+            }),
+        ),
         ("tokenizer.ggml.model".into(), Value::String("gpt2".into())),
         // llama.cpp's name for GPT-2's split, so that llama.cpp loads the file too.
         ("tokenizer.ggml.pre".into(), Value::String("gpt-2".into())),
@@ -191,8 +208,73 @@ pub fn write_tiny_gguf_as(
         }
     }
 
-    let hf = weights::tensors(spec, spec.vocab_size).map_err(fail)?;
+    if spec.arch == TinyArch::Qwen3 {
+        for key in ["attention.key_length", "attention.value_length"] {
+            metadata.push((format!("{arch}.{key}"), u32v(head_dim)));
+        }
+    }
     let mut tensors: Vec<(String, QTensor)> = Vec::new();
+    let f32_vector = |values: Vec<f32>| -> Result<QTensor, ModelError> {
+        let n = values.len();
+        let t = Tensor::from_vec(values, n, &candle_core::Device::Cpu).map_err(fail)?;
+        QTensor::quantize(&t, GgmlDType::F32).map_err(fail)
+    };
+    if spec.arch == TinyArch::Llama3 {
+        // As llama.cpp's converter stores Llama 3's scaling: a divisor per
+        // frequency.
+        let (factor, low, high) = (8.0f64, 1.0f64, 4.0f64);
+        let original = super::LLAMA3_ORIGINAL_CONTEXT as f64;
+        let divisors = (0..head_dim)
+            .step_by(2)
+            .map(|j| {
+                let freq = 1.0 / 500_000f64.powf(j as f64 / head_dim as f64);
+                let wavelen = 2.0 * std::f64::consts::PI / freq;
+                if wavelen < original / high {
+                    1.0
+                } else if wavelen > original / low {
+                    factor as f32
+                } else {
+                    let smooth = (original / wavelen - low) / (high - low);
+                    (1.0 / ((1.0 - smooth) / factor + smooth)) as f32
+                }
+            })
+            .collect();
+        tensors.push(("rope_freqs.weight".into(), f32_vector(divisors)?));
+    }
+    if spec.arch == TinyArch::Phi4Mini {
+        // As llama.cpp's converter stores LongRoPE: the factors as tensors,
+        // the pretraining length and the attention factor as metadata.
+        let [short, long] = super::PHI4_FACTORS;
+        for (name, factors) in [
+            ("rope_factors_short.weight", short),
+            ("rope_factors_long.weight", long),
+        ] {
+            let values = factors.iter().map(|f| *f as f32).collect();
+            tensors.push((name.into(), f32_vector(values)?));
+        }
+        let original = super::PHI4_ORIGINAL_CONTEXT;
+        let scale = spec.max_position_embeddings as f64 / original as f64;
+        let attn_factor = if scale > 1.0 {
+            (1.0 + scale.ln() / (original as f64).ln()).sqrt()
+        } else {
+            1.0
+        };
+        metadata.extend([
+            (
+                format!("{arch}.rope.scaling.original_context_length"),
+                u32v(original),
+            ),
+            (
+                format!("{arch}.rope.scaling.attn_factor"),
+                Value::F32(attn_factor as f32),
+            ),
+            (
+                format!("{arch}.attention.sliding_window"),
+                u32v(super::PHI4_WINDOW),
+            ),
+        ]);
+    }
+    let hf = weights::tensors(spec, spec.vocab_size).map_err(fail)?;
     for (name, tensor) in &hf {
         let Some(gguf_name) = gguf_name(name) else {
             continue;
@@ -233,6 +315,8 @@ fn gguf_name(hf: &str) -> Option<String> {
         "self_attn.v_proj" => "attn_v",
         "self_attn.qkv_proj" => "attn_qkv",
         "self_attn.o_proj" => "attn_output",
+        "self_attn.q_norm" => "attn_q_norm",
+        "self_attn.k_norm" => "attn_k_norm",
         "mlp.gate_proj" => "ffn_gate",
         "mlp.up_proj" => "ffn_up",
         // Phi-3's gate and up, as one matrix.

@@ -49,7 +49,47 @@ pub enum TinyArch {
     /// `Phi3ForCausalLM`: a Llama whose q/k/v and gate/up projections are
     /// each one matrix.
     Phi3,
+    /// `Qwen3ForCausalLM`: a Llama with an RMS norm of each query and key
+    /// head, and heads twice as wide as `hidden_size / num_heads`.
+    Qwen3,
+    /// `LlamaForCausalLM` with Llama 3.1's rotary scaling (factor 8 past an
+    /// original context of [`LLAMA3_ORIGINAL_CONTEXT`]), as Llama 3.2 has.
+    Llama3,
+    /// `Phi3ForCausalLM` shaped as Phi-4-mini: tied embeddings, three
+    /// quarters of each head rotated, LongRoPE's short and long factors
+    /// (switching past [`PHI4_ORIGINAL_CONTEXT`] positions), and a
+    /// sliding window of [`PHI4_WINDOW`] positions.
+    Phi4Mini,
 }
+
+/// How a tiny model's `config.json` writes its rotary settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ConfigStyle {
+    /// As configs written before transformers 5: `rope_theta`,
+    /// `rope_scaling` and `partial_rotary_factor` at the top level.
+    #[default]
+    Legacy,
+    /// As transformers 5 writes them: one `rope_parameters` object.
+    RopeParameters,
+}
+
+/// The tiny Llama 3's pretraining context: its rotary scaling stretches
+/// wavelengths longer than this.
+pub const LLAMA3_ORIGINAL_CONTEXT: usize = 16;
+
+/// The tiny Phi-4-mini's pretraining context: a pass reaching past it
+/// rotates with LongRoPE's long factors.
+pub const PHI4_ORIGINAL_CONTEXT: usize = 8;
+
+/// The tiny Phi-4-mini's sliding window.
+pub const PHI4_WINDOW: usize = 12;
+
+/// The tiny Phi-4-mini's LongRoPE factors, short then long: one per pair
+/// of the 12 rotated values of its 16-wide heads.
+pub const PHI4_FACTORS: [[f64; 6]; 2] = [
+    [1.0, 1.0, 1.05, 1.1, 1.3, 1.6],
+    [1.0, 1.5, 2.5, 4.0, 8.0, 16.0],
+];
 
 impl TinyArch {
     /// The `general.architecture` of its GGUF files, as llama.cpp's
@@ -60,7 +100,9 @@ impl TinyArch {
             TinyArch::Qwen2 => "qwen2",
             TinyArch::SmolLM3 => "smollm3",
             TinyArch::Granite => "granite",
-            TinyArch::Phi3 => "phi3",
+            TinyArch::Phi3 | TinyArch::Phi4Mini => "phi3",
+            TinyArch::Qwen3 => "qwen3",
+            TinyArch::Llama3 => "llama",
         }
     }
 
@@ -69,8 +111,13 @@ impl TinyArch {
     fn reorders_qk(self) -> bool {
         matches!(
             self,
-            TinyArch::Llama | TinyArch::SmolLM3 | TinyArch::Granite
+            TinyArch::Llama | TinyArch::Llama3 | TinyArch::SmolLM3 | TinyArch::Granite
         )
+    }
+
+    /// Whether q, k and v (and gate and up) are stored fused, as Phi-3's are.
+    pub(crate) fn fused(self) -> bool {
+        matches!(self, TinyArch::Phi3 | TinyArch::Phi4Mini)
     }
 }
 
@@ -98,6 +145,8 @@ pub struct TinySpec {
     pub vocab_size: usize,
     /// Seed of the weights.
     pub seed: u64,
+    /// How `config.json` writes the rotary settings.
+    pub config_style: ConfigStyle,
 }
 
 impl TinySpec {
@@ -114,6 +163,7 @@ impl TinySpec {
             tie_word_embeddings: true,
             vocab_size: TINY_VOCAB_SIZE,
             seed,
+            config_style: ConfigStyle::Legacy,
         }
     }
 
@@ -171,6 +221,53 @@ impl TinySpec {
             tie_word_embeddings: true,
             vocab_size: 151_936,
             seed,
+            config_style: ConfigStyle::Legacy,
+        }
+    }
+
+    /// A Qwen 3 with tied embeddings: hidden 64, 2 layers, 4 heads of 32
+    /// values (wider than 64 / 4), 2 kv heads.
+    pub fn qwen3(seed: u64) -> TinySpec {
+        TinySpec {
+            arch: TinyArch::Qwen3,
+            ..TinySpec::llama(seed)
+        }
+    }
+
+    /// A Llama with Llama 3.1's rotary scaling, tied embeddings: hidden
+    /// 64, 2 layers, 4 heads, 2 kv heads.
+    pub fn llama3(seed: u64) -> TinySpec {
+        TinySpec {
+            arch: TinyArch::Llama3,
+            ..TinySpec::llama(seed)
+        }
+    }
+
+    /// Phi-4-mini's shape at a tiny size: hidden 64, 2 layers, 4 heads of
+    /// 16 values (12 rotated), 2 kv heads, tied embeddings, LongRoPE and a
+    /// sliding window.
+    pub fn phi4_mini(seed: u64) -> TinySpec {
+        TinySpec {
+            arch: TinyArch::Phi4Mini,
+            ..TinySpec::llama(seed)
+        }
+    }
+
+    /// The width of each attention head.
+    pub fn head_dim(&self) -> usize {
+        let dim = self.hidden_size / self.num_heads.max(1);
+        if self.arch == TinyArch::Qwen3 {
+            2 * dim
+        } else {
+            dim
+        }
+    }
+
+    /// This spec with its config written in `style`.
+    pub fn with_config_style(self, style: ConfigStyle) -> TinySpec {
+        TinySpec {
+            config_style: style,
+            ..self
         }
     }
 
@@ -184,11 +281,12 @@ impl TinySpec {
             && self.hidden_size.is_multiple_of(self.num_heads)
             && (self.hidden_size / self.num_heads).is_multiple_of(2)
             && self.num_heads.is_multiple_of(self.num_kv_heads)
-            && self.vocab_size >= TINY_VOCAB_SIZE;
+            && self.vocab_size >= TINY_VOCAB_SIZE
+            && (self.arch != TinyArch::Phi4Mini || self.head_dim() == 16);
         if ok {
             Ok(())
         } else {
-            Err(format!("invalid tiny model spec {self:?}: sizes must be positive, heads must divide hidden_size into an even head size, kv heads must divide heads, and vocab_size must be at least {TINY_VOCAB_SIZE}"))
+            Err(format!("invalid tiny model spec {self:?}: sizes must be positive, heads must divide hidden_size into an even head size, kv heads must divide heads, vocab_size must be at least {TINY_VOCAB_SIZE}, and a Phi-4-mini's heads must be 16 wide (its LongRoPE factors)"))
         }
     }
 }
@@ -259,7 +357,6 @@ fn config_json(spec: &TinySpec) -> Value {
         "bos_token_id": vocab::added_id("<|endoftext|>"),
         "eos_token_id": vocab::added_id("<|im_end|>"),
         "hidden_act": "silu",
-        "rope_theta": 10000.0,
         "torch_dtype": "float32",
         "use_cache": true,
     });
@@ -270,7 +367,6 @@ fn config_json(spec: &TinySpec) -> Value {
             "rms_norm_eps": 1e-5,
             "attention_bias": false,
             "mlp_bias": false,
-            "rope_scaling": null,
         }),
         TinyArch::Qwen2 => json!({
             "architectures": ["Qwen2ForCausalLM"],
@@ -288,7 +384,6 @@ fn config_json(spec: &TinySpec) -> Value {
                 "rms_norm_eps": 1e-5,
                 "attention_bias": false,
                 "mlp_bias": false,
-                "rope_scaling": null,
                 "embedding_multiplier": embedding,
                 "attention_multiplier": attention,
                 "residual_multiplier": residual,
@@ -300,10 +395,33 @@ fn config_json(spec: &TinySpec) -> Value {
             "architectures": ["Phi3ForCausalLM"],
             "model_type": "phi3",
             "rms_norm_eps": 1e-5,
-            "rope_scaling": null,
-            "partial_rotary_factor": 1.0,
             "sliding_window": null,
             "original_max_position_embeddings": spec.max_position_embeddings,
+            "pad_token_id": vocab::added_id("<|endoftext|>"),
+        }),
+        TinyArch::Qwen3 => json!({
+            "architectures": ["Qwen3ForCausalLM"],
+            "model_type": "qwen3",
+            "rms_norm_eps": 1e-6,
+            "head_dim": spec.head_dim(),
+            "attention_bias": false,
+            "use_sliding_window": false,
+            "sliding_window": null,
+            "max_window_layers": spec.num_layers,
+        }),
+        TinyArch::Llama3 => json!({
+            "architectures": ["LlamaForCausalLM"],
+            "model_type": "llama",
+            "rms_norm_eps": 1e-5,
+            "attention_bias": false,
+            "mlp_bias": false,
+        }),
+        TinyArch::Phi4Mini => json!({
+            "architectures": ["Phi3ForCausalLM"],
+            "model_type": "phi3",
+            "rms_norm_eps": 1e-5,
+            "sliding_window": PHI4_WINDOW,
+            "original_max_position_embeddings": PHI4_ORIGINAL_CONTEXT,
             "pad_token_id": vocab::added_id("<|endoftext|>"),
         }),
         TinyArch::SmolLM3 => json!({
@@ -314,7 +432,6 @@ fn config_json(spec: &TinySpec) -> Value {
             "rms_norm_eps": 1e-6,
             "attention_bias": false,
             "mlp_bias": false,
-            "rope_scaling": null,
             "use_sliding_window": false,
             "sliding_window": null,
             "no_rope_layer_interval": SMOLLM3_NOPE_EVERY,
@@ -327,8 +444,71 @@ fn config_json(spec: &TinySpec) -> Value {
     };
     if let (Value::Object(config), Value::Object(extra)) = (&mut config, extra) {
         config.extend(extra);
+        config.extend(rope_json(spec));
     }
     config
+}
+
+/// The rotary settings of `spec`'s `config.json`, in its style.
+fn rope_json(spec: &TinySpec) -> serde_json::Map<String, Value> {
+    let theta = if spec.arch == TinyArch::Llama3 {
+        500_000.0
+    } else {
+        10_000.0
+    };
+    let (scaling, partial) = match spec.arch {
+        TinyArch::Llama3 => (
+            json!({"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                   "high_freq_factor": 4.0, "original_max_position_embeddings": LLAMA3_ORIGINAL_CONTEXT}),
+            None,
+        ),
+        TinyArch::Phi4Mini => {
+            let [short, long] = PHI4_FACTORS;
+            (
+                json!({"type": "longrope", "short_factor": short, "long_factor": long}),
+                Some(0.75),
+            )
+        }
+        _ => (Value::Null, None),
+    };
+    let mut out = serde_json::Map::new();
+    match spec.config_style {
+        ConfigStyle::Legacy => {
+            out.insert("rope_theta".into(), json!(theta));
+            out.insert("rope_scaling".into(), scaling);
+            if let Some(p) = partial {
+                out.insert("partial_rotary_factor".into(), json!(p));
+            }
+        }
+        ConfigStyle::RopeParameters => {
+            // As transformers 5 saves them: the type, the base and the
+            // share rotated inside, Phi-3's pretraining length both inside
+            // and at the top level.
+            let mut params = match scaling {
+                Value::Object(map) => map,
+                _ => serde_json::Map::new(),
+            };
+            if let Some(ty) = params.remove("type") {
+                params.insert("rope_type".into(), ty);
+            }
+            params
+                .entry("rope_type")
+                .or_insert_with(|| json!("default"));
+            params.insert("rope_theta".into(), json!(theta));
+            if let Some(p) = partial {
+                params.insert("partial_rotary_factor".into(), json!(p));
+                out.insert("partial_rotary_factor".into(), json!(p));
+            }
+            if spec.arch == TinyArch::Phi4Mini {
+                params.insert(
+                    "original_max_position_embeddings".into(),
+                    json!(PHI4_ORIGINAL_CONTEXT),
+                );
+            }
+            out.insert("rope_parameters".into(), Value::Object(params));
+        }
+    }
+    out
 }
 
 fn write_json(path: &Path, value: &Value) -> Result<(), ModelError> {

@@ -37,7 +37,7 @@ pub(crate) fn tensors(
     let mut rng = SplitMix64(spec.seed);
     let h = spec.hidden_size;
     let i = spec.intermediate_size;
-    let head_dim = h / spec.num_heads;
+    let head_dim = spec.head_dim();
     let q = head_dim * spec.num_heads;
     let kv = head_dim * spec.num_kv_heads;
     let mut out = BTreeMap::new();
@@ -81,7 +81,21 @@ pub(crate) fn tensors(
     if !spec.tie_word_embeddings {
         add("lm_head.weight".into(), &[vocab, h], Some(0.5))?;
     }
-    if spec.arch == TinyArch::Phi3 {
+    if spec.arch == TinyArch::Qwen3 {
+        // Per-head norm weights around 1, so that they matter; drawn apart,
+        // so that the other tensors are those of a Llama of the same seed.
+        let mut rng = SplitMix64(spec.seed ^ 0x5157_454E_3300);
+        for layer in 0..spec.num_layers {
+            for part in ["q_norm", "k_norm"] {
+                let data: Vec<f32> = (0..head_dim).map(|_| 1.0 + rng.uniform(0.3)).collect();
+                out.insert(
+                    format!("model.layers.{layer}.self_attn.{part}.weight"),
+                    Tensor::from_vec(data, head_dim, &Device::Cpu)?,
+                );
+            }
+        }
+    }
+    if spec.arch.fused() {
         fuse_phi3(&mut out, spec.num_layers)?;
     }
     Ok(out)
