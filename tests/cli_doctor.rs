@@ -10,7 +10,7 @@ mod cli;
 #[path = "common/fixtures.rs"]
 mod fixtures;
 
-use cli::tool_use;
+use cli::{succeeded, tool_use};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Output;
@@ -75,13 +75,7 @@ fn set_template(dir: &Path, template: &str) {
 
 #[test]
 fn the_bundled_model_passes_every_check() {
-    let out = doctor(&[]);
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = String::from_utf8(succeeded(doctor(&[]))).unwrap();
     assert!(
         stdout.contains("architecture  LlamaForCausalLM"),
         "{stdout}"
@@ -243,10 +237,13 @@ const ARGUMENTS_AS_TEXT: &str = "it renders one with the arguments as JSON text;
 /// The end of a round trip that reads the call back.
 const READS_BACK: &str = "parser reads back";
 
+/// The checks a template fails: each check's name and pieces of its reason.
+type Failing = &'static [(&'static str, &'static [&'static str])];
+
 /// Each shared fixture template on the tiny Qwen2: the format `doctor`
-/// decides (`None`: none), and the checks that fail, each with a piece of
-/// its reason. Every template not listed passes every check.
-const EXPECTED: &[(&str, Option<&str>, &[(&str, &[&str])])] = &[
+/// decides (`None`: none), and the checks that fail (none for most), each
+/// with pieces of its reason. It must list every template there is.
+const EXPECTED: &[(&str, Option<&str>, Failing)] = &[
     (
         "CohereForAI-c4ai-command-r-plus-tool_use.jinja",
         Some("cohere"),

@@ -222,7 +222,7 @@ fn parameters(n: u64) -> String {
     let digits = n.to_string();
     let mut grouped = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             grouped.push(',');
         }
         grouped.push(c);
@@ -552,8 +552,15 @@ fn assistant_turn(
     let user = Message::user(QUESTION);
     // As the agent keeps it in the conversation (no text, one call).
     let assistant = Message::assistant_calls(None, vec![call.clone()]);
-    let prefix = render(chat, template, &special, tools, &[user.clone()], true)
-        .map_err(|e| format!("the chat template cannot render the sample question: {e}"))?;
+    let prefix = render(
+        chat,
+        template,
+        &special,
+        tools,
+        std::slice::from_ref(&user),
+        true,
+    )
+    .map_err(|e| format!("the chat template cannot render the sample question: {e}"))?;
     let first = render(
         chat,
         template,
