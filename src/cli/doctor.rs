@@ -23,8 +23,10 @@ use tool_use::{Message, Role, ToolCall, ToolChoice};
 /// Arguments of `tool-use doctor`.
 #[derive(clap::Args)]
 pub struct DoctorArgs {
-    /// The model to check: a Hugging Face model directory or a `.gguf` file
-    /// (default: the bundled model, or `$TOOL_USE_MODEL`).
+    /// The model to check: a Hugging Face model directory, a `.gguf` file,
+    /// or a model on the Hugging Face Hub (`hf:ORG/REPO[:QUANT]`,
+    /// `hf:ORG/REPO/FILE`), as `tool-use chat --model` takes it (default:
+    /// the bundled model, or `$TOOL_USE_MODEL`).
     #[arg(long)]
     model: Option<String>,
     /// The chat template to check instead of the model's own (a `.jinja`
