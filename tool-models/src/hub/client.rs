@@ -4,6 +4,7 @@
 
 use super::cache::{create_parent, RepoCache};
 use super::choose::gguf_files;
+use super::name::check_file;
 use super::{HubError, HubOptions};
 use reqwest::blocking::{Client, RequestBuilder, Response};
 use reqwest::header::{HeaderMap, AUTHORIZATION, CONTENT_LENGTH, ETAG, LOCATION, RANGE};
@@ -130,6 +131,14 @@ impl<'a> HubClient<'a> {
                     .ok_or_else(|| protocol(format!("a sibling without `rfilename`: {s}")))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        // Names that would leave the cache's folder are no files of a snapshot.
+        let files = files
+            .into_iter()
+            .filter(|f| check_file(f).is_ok())
+            .collect();
+        if !is_path_component(&sha) {
+            return Err(protocol(format!("`sha` is {sha:?}, not a commit")));
+        }
         Ok(RepoInfo { sha, files })
     }
 
@@ -204,11 +213,12 @@ impl<'a> HubClient<'a> {
                 reason: reason.to_owned(),
             };
             let commit = header(&headers, "x-repo-commit")
-                .ok_or_else(|| protocol("the Hub's answer has no X-Repo-Commit header"))?;
+                .filter(|c| is_path_component(c))
+                .ok_or_else(|| protocol("the Hub's answer has no X-Repo-Commit header (a commit hash); is HF_ENDPOINT a Hugging Face Hub?"))?;
             let etag = header(&headers, "x-linked-etag")
                 .or_else(|| header(&headers, ETAG.as_str()))
                 .map(|e| normalize_etag(&e))
-                .filter(|e| !e.is_empty() && !e.contains(['/', '\\']))
+                .filter(|e| is_path_component(e))
                 .ok_or_else(|| protocol("the Hub's answer has no usable ETag header"))?;
             let size = header(&headers, "x-linked-size")
                 .or_else(|| {
@@ -402,6 +412,17 @@ fn is_sha256(etag: &str) -> bool {
     etag.len() == 64 && etag.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// Whether `text` can name a blob or a snapshot: letters, digits, `-`, `_`
+/// and `.`, not `.` or `..`.
+fn is_path_component(text: &str) -> bool {
+    !text.is_empty()
+        && text != "."
+        && text != ".."
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
 /// An ETag without `W/` and quotes.
 fn normalize_etag(etag: &str) -> String {
     etag.trim()
@@ -480,6 +501,10 @@ mod tests {
         assert_eq!(normalize_etag("W/\"abc\""), "abc");
         assert!(is_sha256(&"a".repeat(64)));
         assert!(!is_sha256(&"a".repeat(40)));
+        assert!(is_path_component("0123abc"));
+        for bad in ["", ".", "..", "a/b", "a\\b", "a b"] {
+            assert!(!is_path_component(bad), "{bad:?}");
+        }
     }
 
     #[test]

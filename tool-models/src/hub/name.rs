@@ -170,7 +170,7 @@ fn check_quant(quant: &str) -> Result<(), String> {
 
 /// A file's path in a repository: `/`-separated, no empty, `.` or `..`
 /// parts, no `\` and no control characters.
-fn check_file(file: &str) -> Result<(), String> {
+pub(crate) fn check_file(file: &str) -> Result<(), String> {
     if file.is_empty() {
         return Err("the file name after the repository is empty".into());
     }
