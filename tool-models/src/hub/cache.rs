@@ -5,6 +5,7 @@
 //! CACHE/models--ORG--REPO/
 //!     blobs/ETAG                      the file's bytes, named by its ETag
 //!     blobs/ETAG.incomplete           a download under way (or cut: resumed)
+//! CACHE/.locks/models--ORG--REPO/ETAG.lock   held while ETAG downloads
 //!     refs/main                       the commit `main` names
 //!     snapshots/COMMIT/FILE           -> ../../blobs/ETAG
 //! ```
@@ -39,6 +40,28 @@ impl RepoCache {
     /// Where the blob `etag` is written while it downloads.
     pub(crate) fn incomplete(&self, etag: &str) -> PathBuf {
         self.blobs().join(format!("{etag}.incomplete"))
+    }
+
+    /// Holds the lock on the blob `etag` until the returned file is dropped,
+    /// waiting for another process that holds it: the lock huggingface_hub
+    /// takes (`CACHE/.locks/models--ORG--REPO/ETAG.lock`, an flock), so that
+    /// one download of a blob runs at a time, whichever program runs it.
+    pub(crate) fn lock(&self, etag: &str) -> Result<std::fs::File, HubError> {
+        let name = self.dir.file_name().unwrap_or_default();
+        let path = match self.dir.parent() {
+            Some(cache) => cache.join(".locks").join(name),
+            None => PathBuf::from(".locks").join(name),
+        }
+        .join(format!("{etag}.lock"));
+        create_parent(&path)?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| HubError::io(&path, e))?;
+        file.lock().map_err(|e| HubError::io(&path, e))?;
+        Ok(file)
     }
 
     /// The snapshot of `commit`.
@@ -201,5 +224,17 @@ mod tests {
         cache.link(commit, "a.gguf", "e2").unwrap();
         assert_eq!(std::fs::read(&top).unwrap(), b"two");
         assert_eq!(cache.snapshot_files(commit), ["a.gguf", "q/b.gguf"]);
+    }
+
+    #[test]
+    fn a_blob_is_locked_where_huggingface_hub_locks_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = RepoCache::new(tmp.path(), "o/r");
+        let held = cache.lock("e1").unwrap();
+        let path = tmp.path().join(".locks/models--o--r/e1.lock");
+        let other = std::fs::File::open(&path).unwrap();
+        assert!(other.try_lock().is_err());
+        drop(held);
+        assert!(other.try_lock().is_ok());
     }
 }

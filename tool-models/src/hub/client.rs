@@ -261,7 +261,11 @@ impl<'a> HubClient<'a> {
             return Ok((path, meta.commit));
         }
         if !cache.blob(&meta.etag).is_file() {
-            self.download(cache, &meta, file)?;
+            // Another process may be downloading it: wait, then look again.
+            let _lock = cache.lock(&meta.etag)?;
+            if !cache.blob(&meta.etag).is_file() {
+                self.download(cache, &meta, file)?;
+            }
         }
         let path = cache.link(&meta.commit, file, &meta.etag)?;
         Ok((path, meta.commit))
