@@ -12,11 +12,14 @@ decimals. The directory is written in both config styles (`rope_theta` and
 `rope_scaling` as before transformers 5, and transformers 5's
 `rope_parameters`): transformers must give the same logits from both.
 
-Two runs are kept per model: `logits`, the whole prompt in one pass, and
-`incremental`, its first `SPLIT` tokens in one pass and the rest one at a
-time through the cache, as generation runs. They differ only where LongRoPE
-switches from its short to its long factors: a pass that reaches past the
-pretraining length rotates every position of the pass with the long ones.
+Kept per model: `logits`, the whole prompt in one pass; `incremental`, its
+first `SPLIT` tokens in one pass and the rest one at a time through the
+cache; `prefixes`, the last logits of each prefix of the prompt run as a
+prompt of its own; and `greedy`, the tokens `generate` writes after the
+first `SPLIT` tokens. They differ only where LongRoPE switches from its
+short to its long factors: a pass that reaches past the pretraining length
+rotates every position of the pass with the long ones, while positions
+already cached keep the rotation they were computed with.
 
 Usage (transformers and torch installed; CPU is enough):
 
@@ -40,6 +43,8 @@ STYLES = ["legacy", "rope-parameters"]
 # Phi-4-mini's pretraining length, so that its first pass uses the short
 # factors and every later one the long.
 SPLIT = 8
+# Greedy tokens generated after the first SPLIT tokens of the prompt.
+GREEDY = 12
 
 
 def rows(tensor):
@@ -58,7 +63,15 @@ def run(folder):
             cache = out.past_key_values
             steps.append(out.logits[0])
         incremental = torch.cat(steps)
-    return type(model).__name__, whole, incremental
+        # Each prefix of the prompt as a prompt of its own: one pass.
+        prefixes = torch.stack(
+            [model(torch.tensor([PROMPT[: n + 1]])).logits[0, -1] for n in range(len(PROMPT))]
+        )
+        greedy = model.generate(
+            torch.tensor([PROMPT[:SPLIT]]), max_new_tokens=GREEDY, do_sample=False,
+            min_new_tokens=GREEDY, pad_token_id=0, eos_token_id=None,
+        )[0, SPLIT:].tolist()
+    return type(model).__name__, whole, incremental, prefixes, greedy
 
 
 def logits(shape):
@@ -71,20 +84,22 @@ def logits(shape):
                 check=True, capture_output=True,
             )
             results.append(run(folder))
-    (name, whole, incremental), (other, whole2, incremental2) = results
+    (name, *first), (other, *second) = results
     assert name == other, (name, other)
     # Both styles are one model to transformers.
-    assert torch.equal(whole, whole2), f"{shape}: the config styles differ"
-    assert torch.equal(incremental, incremental2), f"{shape}: the config styles differ"
-    return name, rows(whole), rows(incremental)
+    for a, b in zip(first, second):
+        assert (torch.equal(a, b) if torch.is_tensor(a) else a == b), f"{shape}: the config styles differ"
+    whole, incremental, prefixes, greedy = first
+    return name, rows(whole), rows(incremental), rows(prefixes), greedy
 
 
 def main():
     torch.manual_seed(0)
     models = {}
     for shape in SHAPES:
-        name, whole, incremental = logits(shape)
-        models[shape] = {"class": name, "logits": whole, "incremental": incremental}
+        name, whole, incremental, prefixes, greedy = logits(shape)
+        models[shape] = {"class": name, "logits": whole, "incremental": incremental,
+                         "prefixes": prefixes, "greedy": greedy}
     json.dump(
         {"transformers": transformers.__version__, "torch": torch.__version__,
          "prompt": PROMPT, "split": SPLIT, "models": models},

@@ -432,17 +432,21 @@ fn a_qwen3_gguf_gives_the_logits_of_its_safetensors_original() {
 /// and wide heads, Llama 3's frequency scaling, and Phi-4-mini's partial
 /// rotation, LongRoPE and window.
 ///
-/// Run token by token, each position is compared with transformers'
-/// incremental run; the whole prompt in one pass, with transformers' one
-/// pass. They differ for Phi-4-mini alone: a pass reaching past its
-/// pretraining length rotates every position of the pass with LongRoPE's
-/// long factors.
+/// Each prefix of the prompt, run as a prompt of its own, gives
+/// transformers' one pass over it; the whole prompt after its prefixes
+/// were cached gives the same; and greedy generation after the first
+/// tokens gives transformers' `generate` tokens. The three differ for
+/// Phi-4-mini alone: a pass reaching past its pretraining length rotates
+/// every position of the pass with LongRoPE's long factors (so a prompt
+/// that does reuses nothing rotated with the short ones), while a token
+/// decoded past it leaves the cached positions as they were.
 #[test]
 fn every_decoder_architecture_gives_transformers_logits_from_gguf_and_both_config_styles() {
     use tool_models::model::tiny::ConfigStyle;
     let reference: Value =
         serde_json::from_str(include_str!("data/tiny_arch_logits.json")).unwrap();
     let prompt: Vec<u32> = serde_json::from_value(reference["prompt"].clone()).unwrap();
+    let split = reference["split"].as_u64().unwrap() as usize;
     let tmp = tempfile::tempdir().unwrap();
     for (name, class, spec) in [
         ("smollm3", "SmolLM3ForCausalLM", TinySpec::smollm3(7)),
@@ -459,7 +463,8 @@ fn every_decoder_architecture_gives_transformers_logits_from_gguf_and_both_confi
             assert_eq!(rows.len(), prompt.len());
             rows
         };
-        let (whole, incremental) = (rows("logits"), rows("incremental"));
+        let (whole, prefixes) = (rows("logits"), rows("prefixes"));
+        let greedy: Vec<u32> = serde_json::from_value(expected["greedy"].clone()).unwrap();
         let gguf = tmp.path().join(format!("{name}.gguf"));
         tool_models::model::tiny::write_tiny_gguf(&gguf, &spec).unwrap();
         let mut paths = vec![gguf];
@@ -474,18 +479,27 @@ fn every_decoder_architecture_gives_transformers_logits_from_gguf_and_both_confi
                 model.matrix_formats().is_some(),
                 "{path:?} runs on the decoder"
             );
-            for (n, row) in incremental.iter().enumerate() {
+            for (n, row) in prefixes.iter().enumerate() {
                 let ours = model.logits(&prompt[..=n]).unwrap();
                 let diff = max_diff(&ours, row);
                 assert!(
                     diff < 1e-4,
-                    "{path:?}, position {n}: logits differ by {diff}"
+                    "{path:?}, prefix of {}: logits differ by {diff}",
+                    n + 1
                 );
             }
-            model.reset_cache();
             let ours = model.logits(&prompt).unwrap();
             let diff = max_diff(&ours, whole.last().unwrap());
             assert!(diff < 1e-4, "{path:?}, one pass: logits differ by {diff}");
+            let options = GenerateOptions {
+                ignore_eos: true,
+                ..GenerateOptions::greedy(greedy.len())
+            };
+            model.reset_cache();
+            let out = model
+                .generate(&prompt[..split], &options, None, &mut |_| {})
+                .unwrap();
+            assert_eq!(out.tokens, greedy, "{path:?}: greedy tokens");
         }
     }
 }

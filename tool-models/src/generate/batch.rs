@@ -20,7 +20,7 @@ use std::ops::Range;
 
 use super::prefix::KvState;
 use super::GenerateError;
-use crate::model::{KvCache, Model, PREFILL_CHUNK};
+use crate::model::{KvCache, Model};
 
 /// A sequence taken out of the model to decode in a batch.
 pub(crate) struct Sequence {
@@ -105,7 +105,7 @@ impl Model {
     /// of it (its logits then in [`Sequence::held_logits`]).
     pub(crate) fn next_chunk(&self, sequence: &Sequence, prompt: &[u32]) -> Option<Range<usize>> {
         let held = sequence.kv.tokens.len();
-        let end = (held + PREFILL_CHUNK).min(prompt.len());
+        let end = (held + self.prefill_chunk(prompt)).min(prompt.len());
         (held < prompt.len()).then_some(held..end)
     }
 

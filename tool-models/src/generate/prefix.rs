@@ -118,7 +118,7 @@ impl Model {
     /// it and how many of its tokens were reused.
     pub(crate) fn prefill(&mut self, prompt: &[u32]) -> Result<(Vec<f32>, usize), GenerateError> {
         let reused = self.seat(prompt)?;
-        for chunk in prompt[reused..].chunks(PREFILL_CHUNK) {
+        for chunk in prompt[reused..].chunks(self.prefill_chunk(prompt)) {
             self.run(chunk)?;
         }
         let logits = self.kv.logits.clone().ok_or_else(|| {
@@ -144,7 +144,25 @@ impl Model {
         if !held && !self.cut_to_shared_prefix(prompt) {
             self.restore_snapshot(prompt)?;
         }
+        // LongRoPE: transformers runs a prompt that reaches past the
+        // pretraining length in one pass, every position with the long
+        // factors, so nothing rotated with the short ones is reused.
+        let long = self.backend.rope_switch().is_some_and(|s| prompt.len() > s);
+        if long && self.backend.short_positions() > 0 {
+            self.backend.clear();
+            self.kv.tokens.clear();
+            self.kv.logits = None;
+        }
         Ok(self.kv.tokens.len())
+    }
+
+    /// How many of `prompt`'s tokens a prefill pass takes: all of it where
+    /// LongRoPE rotates the prompt as one pass (see [`seat`](Self::seat)).
+    pub(crate) fn prefill_chunk(&self, prompt: &[u32]) -> usize {
+        match self.backend.rope_switch() {
+            Some(s) if prompt.len() > s => prompt.len(),
+            _ => PREFILL_CHUNK,
+        }
     }
 
     /// Cuts the cache back to what it shares with `prompt`, where the cache

@@ -186,6 +186,23 @@ impl Backend {
         }
     }
 
+    /// LongRoPE's pretraining length, past which a pass rotates with the
+    /// long factors (the project's decoder; candle's models have none).
+    pub(crate) fn rope_switch(&self) -> Option<usize> {
+        match self {
+            Backend::Dense { model, .. } => model.rope_switch(),
+            _ => None,
+        }
+    }
+
+    /// Positions of the cache LongRoPE rotated with its short factors.
+    pub(crate) fn short_positions(&self) -> usize {
+        match self {
+            Backend::Dense { cache, .. } => cache.short_positions(),
+            _ => 0,
+        }
+    }
+
     /// Empties the KV cache.
     pub(crate) fn clear(&mut self) {
         match self {

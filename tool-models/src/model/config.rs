@@ -592,6 +592,7 @@ fn llama_config(
         &[
             ("max_position_embeddings", json!(2048)),
             ("rms_norm_eps", json!(1e-6)),
+            ("hidden_act", json!("silu")),
             ("rope_theta", json!(10000.0)),
         ],
     );
@@ -614,6 +615,8 @@ fn llama_config(
             )));
         }
     }
+    // The project's decoder runs the Llama line with SiLU alone.
+    silu_only(&cfg, name, path)?;
     // The ids were read separately; candle's own type for them is stricter.
     cfg.remove("eos_token_id");
     cfg.remove("bos_token_id");

@@ -129,12 +129,14 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
     // default for the tokenizer's kind (SentencePiece yes, byte-level BPE no).
     let add_bos = match meta.get("tokenizer.ggml.add_bos_token") {
         Some(Value::Bool(b)) => *b,
-        Some(other) => return Err(ModelError::invalid(
-            path,
-            format!(
+        Some(other) => {
+            return Err(ModelError::invalid(
+                path,
+                format!(
                 "expected metadata tokenizer.ggml.add_bos_token to be a boolean, found {other:?}"
             ),
-        )),
+            ))
+        }
         None => matches!(meta.get("tokenizer.ggml.model"), Some(Value::String(m)) if m == "llama"),
     };
     if add_bos && bos_id.is_none() {

@@ -10,6 +10,9 @@ pub(crate) struct KvCache {
     values: Vec<Vec<f32>>,
     width: usize,
     len: usize,
+    /// How many of the first positions were rotated with LongRoPE's short
+    /// factors (by passes that stayed within the pretraining length).
+    short: usize,
 }
 
 impl KvCache {
@@ -19,6 +22,7 @@ impl KvCache {
             values: vec![Vec::new(); layers],
             width,
             len: 0,
+            short: 0,
         }
     }
 
@@ -30,6 +34,19 @@ impl KvCache {
     /// Keeps the first `len` positions.
     pub(crate) fn truncate(&mut self, len: usize) {
         self.truncate_rows(len.min(self.len));
+        self.short = self.short.min(self.len);
+    }
+
+    /// How many of the first positions LongRoPE rotated with its short
+    /// factors: a prompt that reaches past the pretraining length must
+    /// not reuse them (transformers rotates all of it with the long ones).
+    pub(crate) fn short_positions(&self) -> usize {
+        self.short
+    }
+
+    /// Counts the positions held as rotated with the short factors.
+    pub(crate) fn mark_short(&mut self) {
+        self.short = self.len;
     }
 
     /// Appends the rows of new positions to `layer`; [`commit`](Self::commit)
@@ -68,6 +85,7 @@ impl KvCache {
             values: rows(&self.values),
             width: self.width,
             len,
+            short: self.short.min(len),
         }
     }
 

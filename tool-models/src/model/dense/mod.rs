@@ -145,6 +145,12 @@ impl Dense {
         counts
     }
 
+    /// LongRoPE's pretraining length: a pass reaching past it rotates with
+    /// the long factors.
+    pub(crate) fn rope_switch(&self) -> Option<usize> {
+        self.cfg.rotary.long.as_ref().map(|(after, _)| *after)
+    }
+
     /// An empty cache for this model.
     pub(crate) fn new_cache(&self) -> KvCache {
         KvCache::new(self.layers.len(), self.cfg.heads.kv_width())
@@ -184,9 +190,15 @@ impl Dense {
         // On a pool thread, the many parallel steps of a pass hand work to
         // the other threads directly, instead of each waking them from outside.
         let result = rayon::scope(|_| self.run(steps, s));
+        let switch = self.rope_switch();
         for step in steps.iter_mut() {
             match &result {
-                Ok(_) => step.cache.commit(step.tokens.len()),
+                Ok(_) => {
+                    step.cache.commit(step.tokens.len());
+                    if switch.is_some_and(|s| step.cache.len() <= s) {
+                        step.cache.mark_short();
+                    }
+                }
                 Err(_) => step.cache.rollback(),
             }
         }
