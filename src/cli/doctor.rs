@@ -434,14 +434,9 @@ fn check_round_trip(
         report.fail(
             name,
             format!(
-                "{}the chat template does not write an assistant's tool calls: expected \
+                "the chat template does not write an assistant's tool calls: expected \
                  `{}` in the assistant's turn, found {:?}",
-                written
-                    .caveat
-                    .as_ref()
-                    .map_or(String::new(), |c| format!("{c}; rendered so, ")),
-                call.name,
-                written.text
+                call.name, written.text
             ),
         );
         return;
@@ -460,14 +455,13 @@ fn check_round_trip(
         [(got_name, got_args)]
             if *got_name == call.name && same_json(got_args, &call.arguments) =>
         {
-            let read = format!(
-                "the `{format}` parser reads back {}({}) from {:?}",
-                call.name, call.arguments, written.text
+            report.ok(
+                name,
+                format!(
+                    "the `{format}` parser reads back {}({}) from {:?}",
+                    call.name, call.arguments, written.text
+                ),
             );
-            match &written.caveat {
-                None => report.ok(name, read),
-                Some(caveat) => report.fail(name, format!("{caveat}; rendered so, {read}")),
-            }
         }
         _ => {
             let invalid: Vec<String> = parsed
@@ -478,11 +472,7 @@ fn check_round_trip(
             report.fail(
                 name,
                 format!(
-                    "{}expected the `{format}` parser to read back {}({}) from {:?}, found {}{}",
-                    written
-                        .caveat
-                        .as_ref()
-                        .map_or(String::new(), |c| format!("{c}; rendered so, ")),
+                    "expected the `{format}` parser to read back {}({}) from {:?}, found {}{}",
                     call.name,
                     call.arguments,
                     written.text,
@@ -530,9 +520,6 @@ struct Written {
     text: String,
     /// Where that text starts, for the parser.
     reasoning: ReasoningStart,
-    /// Why the turn had to be rendered otherwise than the agent keeps it,
-    /// when it had to: a failure even if the call parses back.
-    caveat: Option<String>,
 }
 
 /// The assistant's turn that makes `call`, rendered by `chat`'s template
@@ -571,49 +558,12 @@ fn assistant_turn(
         &[user.clone(), assistant.clone()],
         false,
     );
-    let (full, caveat) = match first {
-        Ok(full) => (full, None),
-        Err(error) => {
-            // How the template does render the turn, to say what it needs.
-            let as_json = serde_json::to_value(&assistant).map_err(|e| e.to_string())?;
-            let mut with_content = as_json.clone();
-            with_content["content"] = Value::String(String::new());
-            // As OpenAI's API sends them, for templates that concatenate them.
-            let mut as_text = as_json;
-            as_text["tool_calls"][0]["function"]["arguments"] =
-                Value::String(call.arguments.to_string());
-            let mut both = as_text.clone();
-            both["content"] = Value::String(String::new());
-            let variants = [
-                (with_content, "with `\"content\": \"\"`"),
-                (as_text, "with the arguments as JSON text"),
-                (
-                    both,
-                    "with `\"content\": \"\"` and the arguments as JSON text",
-                ),
-            ];
-            let rendered = variants.into_iter().find_map(|(message, how)| {
-                render_json(template, &special, tools, &user, message)
-                    .ok()
-                    .map(|full| (full, how))
-            });
-            match rendered {
-                Some((full, how)) => (
-                    full,
-                    Some(format!(
-                        "the chat template cannot render a call-only assistant turn as the \
-                         agent keeps it (no `content`, arguments as an object), so a \
-                         conversation's second round fails: {error}; it renders one {how}"
-                    )),
-                ),
-                None => {
-                    return Err(format!(
-                        "the chat template cannot render an assistant's tool call: {error}"
-                    ))
-                }
-            }
-        }
-    };
+    // Rendering adapts a call-only turn to templates that need text or
+    // arguments as JSON text (see `ChatTemplate::render`): a failure here
+    // is the agent's second round failing too.
+    let full = first.map_err(|error| {
+        format!("the chat template cannot render an assistant's tool call: {error}")
+    })?;
     // Cut where the two part, and not inside a tag (`<|assistant|><think>`
     // against `<|assistant|></think>`).
     let mut common = prefix
@@ -648,7 +598,6 @@ fn assistant_turn(
     Ok(Written {
         text: text.to_owned(),
         reasoning,
-        caveat,
     })
 }
 
@@ -689,22 +638,4 @@ fn render(
         }
         render(&in_user).map_err(|e| e.to_string())
     })
-}
-
-/// The sample question and `assistant` (a message as JSON) rendered.
-fn render_json(
-    template: &ChatTemplate,
-    special: &std::collections::BTreeMap<String, String>,
-    tools: &[ToolDefinition],
-    user: &Message,
-    assistant: Value,
-) -> Result<String, String> {
-    let user = serde_json::to_value(user).map_err(|e| e.to_string())?;
-    let options = RenderOptions::from_json_messages(vec![user, assistant])
-        .definitions(tools)
-        .special_tokens(special);
-    template
-        .render(&options)
-        .map(|r| r.text)
-        .map_err(|e| e.to_string())
 }

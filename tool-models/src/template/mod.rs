@@ -262,12 +262,31 @@ impl ChatTemplate {
     }
 
     /// Renders from typed options.
+    ///
+    /// A turn that only calls tools has no text, and some templates cannot
+    /// render a message without `content` (Qwen 3's reads it as a string)
+    /// or arguments that are not JSON text (functionary v3.2 joins them as
+    /// text), where transformers fails too. When a render fails and the
+    /// conversation holds such turns, they are given `""` as content, then
+    /// their arguments as JSON text, as llama.cpp adapts messages to a
+    /// template: a render that succeeds as given is never changed.
     pub fn render(&self, options: &RenderOptions) -> Result<Rendered, TemplateError> {
-        self.render_kwargs(
-            &options.to_kwargs(),
-            options.continue_final_message,
-            options.clock.unwrap_or(self.clock),
-        )
+        let clock = options.clock.unwrap_or(self.clock);
+        let continue_final = options.continue_final_message;
+        let mut kwargs = options.to_kwargs();
+        let first = match self.render_kwargs(&kwargs, continue_final, clock) {
+            Ok(rendered) => return Ok(rendered),
+            Err(e) => e,
+        };
+        for adapt in [empty_call_content, arguments_as_text] {
+            if !adapt(&mut kwargs) {
+                continue;
+            }
+            if let Ok(rendered) = self.render_kwargs(&kwargs, continue_final, clock) {
+                return Ok(rendered);
+            }
+        }
+        Err(first)
     }
 
     fn render_kwargs(
@@ -356,4 +375,48 @@ fn render_error(e: &minijinja::Error) -> TemplateError {
         message,
         line: e.line(),
     }
+}
+
+/// The assistant messages of `kwargs` that call tools.
+fn calling_turns(kwargs: &mut Map<String, Json>) -> impl Iterator<Item = &mut Map<String, Json>> {
+    kwargs
+        .get_mut("messages")
+        .and_then(Json::as_array_mut)
+        .into_iter()
+        .flatten()
+        .filter_map(Json::as_object_mut)
+        .filter(|m| m.get("tool_calls").is_some_and(|c| !c.is_null()))
+}
+
+/// Gives each turn that calls tools without text `""` as its content;
+/// returns whether any changed.
+fn empty_call_content(kwargs: &mut Map<String, Json>) -> bool {
+    let mut changed = false;
+    for turn in calling_turns(kwargs) {
+        if turn.get("content").is_none_or(Json::is_null) {
+            turn.insert("content".into(), Json::String(String::new()));
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// Writes each call's arguments as JSON text; returns whether any changed.
+fn arguments_as_text(kwargs: &mut Map<String, Json>) -> bool {
+    let mut changed = false;
+    for turn in calling_turns(kwargs) {
+        let calls = turn.get_mut("tool_calls").and_then(Json::as_array_mut);
+        for call in calls.into_iter().flatten() {
+            let function = if call.get("function").is_some() {
+                &mut call["function"]
+            } else {
+                call
+            };
+            if let Some(args) = function.get_mut("arguments").filter(|a| !a.is_string()) {
+                *args = Json::String(args.to_string());
+                changed = true;
+            }
+        }
+    }
+    changed
 }

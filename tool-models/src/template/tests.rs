@@ -599,3 +599,37 @@ fn bad_inputs_are_errors_not_panics() {
         Err(TemplateError::Input(_))
     ));
 }
+
+/// A turn that only calls tools reaches a template that reads its text as
+/// a string (Qwen 3's) with `""`, and one that joins the arguments as text
+/// (functionary v3.2's) with JSON text; a template that renders the turn
+/// as it is sees it unchanged.
+#[test]
+fn call_only_turns_adapt_to_templates_that_cannot_render_them_as_they_are() {
+    let call = ToolCall::new("c1", "get_weather", json!({"city": "Paris"}));
+    let messages = [
+        Message::user("Weather?"),
+        Message::assistant_calls(None, vec![call]),
+    ];
+    let options = RenderOptions::new(&messages);
+    let render = |source: &str| ChatTemplate::new(source).unwrap().render(&options);
+    // Qwen 3 strips every assistant turn's text.
+    let strips = "{% for m in messages %}{% if m.role == 'assistant' %}[{{ m.content.lstrip('\\n') }}]\
+        {% for c in m.tool_calls %}{{ c.function.name }}{{ c.function.arguments | tojson }}{% endfor %}{% endif %}{% endfor %}";
+    assert_eq!(
+        render(strips).unwrap().text,
+        r#"[]get_weather{"city": "Paris"}"#
+    );
+    // functionary v3.2 joins the arguments as text.
+    let joins = "{% for m in messages %}{% for c in m.tool_calls or [] %}{{ c.function.name + ':' + c.function.arguments }}{% endfor %}{% endfor %}";
+    assert_eq!(
+        render(joins).unwrap().text,
+        r#"get_weather:{"city":"Paris"}"#
+    );
+    // A template that renders the turn as it is sees no text there.
+    let tells = "{% for m in messages %}{% if m.role == 'assistant' %}{{ m.content is defined }}{% endif %}{% endfor %}";
+    assert_eq!(render(tells).unwrap().text, "False");
+    // A template that fails whatever the turn still fails, with its own error.
+    let e = render("{{ raise_exception('no') }}").unwrap_err();
+    assert!(e.to_string().contains("no"), "{e}");
+}
