@@ -232,10 +232,14 @@ fn unsupported_architectures_list_the_supported_ones() {
     );
 
     let (_tmp, dir) = tiny(&TinySpec::llama(1));
+    // Linear scaling is computed now; YaRN is not, and says so.
     edit_json(&dir.join("config.json"), |c| {
-        c["rope_scaling"] = serde_json::json!({"type": "linear", "factor": 2.0})
+        c["rope_scaling"] = serde_json::json!({"type": "yarn", "factor": 2.0})
     });
-    assert_mentions(&load_err(&dir), &["rope_scaling", "llama3"]);
+    assert_mentions(
+        &load_err(&dir),
+        &["rope_scaling", "yarn", "llama3", "longrope"],
+    );
 }
 
 #[test]

@@ -1,6 +1,7 @@
-//! The runnable network: our own decoder for the Llama family, or one of
-//! candle-transformers' models (the other architectures, and GGUF files
-//! our decoder does not run), with its KV cache.
+//! The runnable network: our own decoder (the Llama family, Qwen 2 and 3,
+//! Phi-3, every GGUF file), or one of candle-transformers' models (Mistral,
+//! Gemma 2 and 3 directories, Qwen 2 with a sliding window), with its KV
+//! cache.
 
 use super::config::{ArchConfig, HfConfig};
 use super::dense::{Dense, KvCache, Scratch, Step};
@@ -9,9 +10,7 @@ use super::weights::Weights;
 use super::ModelError;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::{
-    gemma2, gemma3, mistral, phi3, quantized_llama, quantized_qwen2, quantized_qwen3, qwen2, qwen3,
-};
+use candle_transformers::models::{gemma2, gemma3, mistral, qwen2};
 use std::sync::Arc;
 
 /// Prompts are run in chunks of at most this many tokens, bounding the
@@ -31,14 +30,9 @@ pub(crate) enum Backend {
         scratch: Scratch,
     },
     Qwen2(qwen2::ModelForCausalLM),
-    Qwen3(qwen3::ModelForCausalLM),
     Mistral(mistral::Model),
-    Phi3(phi3::Model),
     Gemma2(gemma2::Model),
     Gemma3(gemma3::Model),
-    QuantizedLlama(quantized_llama::ModelWeights),
-    QuantizedQwen2(quantized_qwen2::ModelWeights),
-    QuantizedQwen3(quantized_qwen3::ModelWeights),
 }
 
 impl Backend {
@@ -70,7 +64,11 @@ impl Backend {
             )
         };
         Ok(match &config.arch {
-            ArchConfig::Llama(_) | ArchConfig::SmolLM3 { .. } | ArchConfig::Granite { .. } => {
+            ArchConfig::Llama(_)
+            | ArchConfig::SmolLM3 { .. }
+            | ArchConfig::Granite { .. }
+            | ArchConfig::Qwen3(_)
+            | ArchConfig::Phi3(_) => {
                 return Err(ModelError::invalid(
                     &path,
                     format!(
@@ -82,14 +80,8 @@ impl Backend {
             ArchConfig::Qwen2(cfg) => {
                 Backend::Qwen2(qwen2::ModelForCausalLM::new(cfg, vb).map_err(weights_error)?)
             }
-            ArchConfig::Qwen3(cfg) => {
-                Backend::Qwen3(qwen3::ModelForCausalLM::new(cfg, vb).map_err(weights_error)?)
-            }
             ArchConfig::Mistral(cfg) => {
                 Backend::Mistral(mistral::Model::new(cfg, vb).map_err(weights_error)?)
-            }
-            ArchConfig::Phi3(cfg) => {
-                Backend::Phi3(phi3::Model::new(cfg, vb).map_err(weights_error)?)
             }
             ArchConfig::Gemma2(cfg) => {
                 Backend::Gemma2(gemma2::Model::new(false, cfg, vb).map_err(weights_error)?)
@@ -134,9 +126,7 @@ impl Backend {
                     .map_err(candle_core::Error::Msg);
             }
             Backend::Qwen2(m) => m.forward(&input()?, offset)?,
-            Backend::Qwen3(m) => m.forward(&input()?, offset)?,
             Backend::Mistral(m) => m.forward(&input()?, offset)?,
-            Backend::Phi3(m) => m.forward(&input()?, offset)?,
             Backend::Gemma2(m) => m.forward(&input()?, offset)?,
             Backend::Gemma3(m) => {
                 // candle 0.11's Gemma 3 appends a non-contiguous value tensor
@@ -149,9 +139,6 @@ impl Backend {
                 }
                 last.ok_or_else(|| candle_core::Error::Msg("no tokens to run".into()))?
             }
-            Backend::QuantizedLlama(m) => m.forward(&input()?, offset)?,
-            Backend::QuantizedQwen2(m) => m.forward(&input()?, offset)?,
-            Backend::QuantizedQwen3(m) => m.forward(&input()?, offset)?,
         };
         // Shapes differ by model ((1, vocab) or (1, 1, vocab)): all are the
         // last position's logits.
@@ -208,14 +195,9 @@ impl Backend {
         match self {
             Backend::Dense { cache, .. } => cache.truncate(0),
             Backend::Qwen2(m) => m.clear_kv_cache(),
-            Backend::Qwen3(m) => m.clear_kv_cache(),
             Backend::Mistral(m) => m.clear_kv_cache(),
-            Backend::Phi3(m) => m.clear_kv_cache(),
             Backend::Gemma2(m) => m.clear_kv_cache(),
             Backend::Gemma3(m) => m.clear_kv_cache(),
-            Backend::QuantizedLlama(m) => m.clear_kv_cache(),
-            Backend::QuantizedQwen2(m) => m.clear_kv_cache(),
-            Backend::QuantizedQwen3(m) => m.clear_kv_cache(),
         }
     }
 
@@ -264,21 +246,14 @@ impl Backend {
     /// A copy of the model and its cache that later calls do not disturb,
     /// when one is cheap and needed: weights are shared, and caches built by
     /// concatenation share nothing mutable. A cache that can be cut back
-    /// needs none; Gemma 3's rotating cache overwrites its buffer in place,
-    /// quantized Qwen 3's CPU cache is a large `Vec` that a clone copies,
-    /// and quantized Qwen 2 is not `Clone`.
+    /// needs none, and Gemma 3's rotating cache overwrites its buffer in
+    /// place.
     pub(crate) fn snapshot(&self) -> Option<Backend> {
         Some(match self {
             Backend::Qwen2(m) => Backend::Qwen2(m.clone()),
-            Backend::Qwen3(m) => Backend::Qwen3(m.clone()),
             Backend::Mistral(m) => Backend::Mistral(m.clone()),
-            Backend::Phi3(m) => Backend::Phi3(m.clone()),
             Backend::Gemma2(m) => Backend::Gemma2(m.clone()),
-            Backend::QuantizedLlama(m) => Backend::QuantizedLlama(m.clone()),
-            Backend::Dense { .. }
-            | Backend::Gemma3(_)
-            | Backend::QuantizedQwen2(_)
-            | Backend::QuantizedQwen3(_) => return None,
+            Backend::Dense { .. } | Backend::Gemma3(_) => return None,
         })
     }
 }

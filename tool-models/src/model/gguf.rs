@@ -3,16 +3,12 @@
 
 use super::backend::Backend;
 use super::dense::{Dense, Scratch, Storage};
-use super::error::candle_message;
 use super::gguf_tokenizer::{as_u64, tokenizer_from_gguf};
 use super::{LoadOptions, Model, ModelError, Tokenizer};
-use crate::gguf::{read_file, Failure, GgufFile, GgufMetadata, GgufValue, Tensors};
+use crate::gguf::{read_file, Failure, GgufFile, GgufMetadata, GgufValue};
 use crate::template::ModelTemplates;
-use candle_core::quantized::gguf_file::{Content, Value};
-use candle_core::Device;
-use candle_transformers::models::{quantized_llama, quantized_qwen2, quantized_qwen3};
+use candle_core::quantized::gguf_file::Value;
 use std::collections::HashMap;
-use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -148,7 +144,9 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
     let tokenizer = tokenizer.with_plain_text_bos(bos_id.filter(|_| add_bos));
     let templates = super::found_templates(found, path)?;
 
-    let (backend, context_length) = match Dense::from_gguf(
+    // Every architecture a GGUF file may name runs on the decoder; a file
+    // it cannot run is refused there, naming the key or tensor.
+    let model = Dense::from_gguf(
         &tensors,
         meta,
         path,
@@ -156,17 +154,18 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
         declared_context,
         vocab_size,
         Storage::new(parameter_count, options.dequantize),
-    )? {
-        Some(model) => (
-            Backend::Dense {
-                cache: model.new_cache(),
-                model: Arc::new(model),
-                scratch: Scratch::default(),
-            },
-            declared_context,
-        ),
-        None => candle_backend(&tensors, path, &arch, declared_context)?,
+    )?
+    .ok_or_else(|| ModelError::UnsupportedArchitecture {
+        path: path.to_owned(),
+        found: arch.clone(),
+        supported: SUPPORTED_GGUF_ARCHITECTURES.to_vec(),
+    })?;
+    let backend = Backend::Dense {
+        cache: model.new_cache(),
+        model: Arc::new(model),
+        scratch: Scratch::default(),
     };
+    let context_length = declared_context;
     Model::assemble(super::Parts {
         path: path.to_owned(),
         architecture: format!("gguf:{arch}"),
@@ -180,90 +179,6 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
         backend,
     })
 }
-
-/// A GGUF model our decoder does not run, on candle's quantized models,
-/// with the context it can take.
-fn candle_backend(
-    tensors: &Tensors,
-    path: &Path,
-    arch: &str,
-    declared_context: usize,
-) -> Result<(Backend, usize), ModelError> {
-    if let Some((name, t)) = tensors
-        .iter()
-        .find(|(_, t)| !CANDLE_TYPES.contains(&t.ty.name))
-    {
-        return Err(ModelError::invalid(
-            path,
-            format!(
-                "tensor {} is {}, which candle's {arch} model (the decoder does not run this file) does not read; it reads {}",
-                name,
-                t.ty.name,
-                CANDLE_TYPES.join(", ")
-            ),
-        ));
-    }
-    let mut file = File::open(path).map_err(|e| ModelError::io(path, e))?;
-    let file = &mut file;
-    let mut content = Content::read(file).map_err(|e| {
-        ModelError::invalid(
-            path,
-            format!("not a valid GGUF file: {}", candle_message(&e)),
-        )
-    })?;
-    // candle's quantized Qwen 3 builds its rotary tables in f16 unless the
-    // file says f32, and f16 cannot hold positions past 2048 exactly; this
-    // runs on the CPU in f32 anyway.
-    if !content.metadata.contains_key("general.dtype") {
-        content
-            .metadata
-            .insert("general.dtype".into(), Value::U32(0));
-    }
-    // candle's quantized Llama computes its rotary tables for a fixed length.
-    let context_length = if arch == "llama" {
-        declared_context.min(quantized_llama::MAX_SEQ_LEN)
-    } else {
-        declared_context
-    };
-    let device = Device::Cpu;
-    let build_error = |e: candle_core::Error| {
-        ModelError::invalid(
-            path,
-            format!("cannot build the {arch} model: {}", candle_message(&e)),
-        )
-    };
-    let backend = match arch {
-        "llama" => Backend::QuantizedLlama(
-            quantized_llama::ModelWeights::from_gguf(content, file, &device)
-                .map_err(build_error)?,
-        ),
-        "qwen2" => Backend::QuantizedQwen2(
-            quantized_qwen2::ModelWeights::from_gguf(content, file, &device)
-                .map_err(build_error)?,
-        ),
-        // Only the decoder runs Gemma 3, SmolLM3, Granite and Phi-3, and it
-        // took none of this file.
-        "gemma3" | "smollm3" | "granite" | "phi3" => {
-            return Err(ModelError::invalid(
-                path,
-                format!(
-                    "this {arch} file has rotary scaling or head sizes the decoder does not run"
-                ),
-            ))
-        }
-        _ => Backend::QuantizedQwen3(
-            quantized_qwen3::ModelWeights::from_gguf(content, file, &device)
-                .map_err(build_error)?,
-        ),
-    };
-    Ok((backend, context_length))
-}
-
-/// The tensor types candle's quantized models read.
-const CANDLE_TYPES: &[&str] = &[
-    "F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q8_1", "Q2_K", "Q3_K", "Q4_K",
-    "Q5_K", "Q6_K", "Q8_K",
-];
 
 /// The file's metadata as candle's values, which the tokenizer and the
 /// decoder's loader read: integers at their widest, floats as f64 (both

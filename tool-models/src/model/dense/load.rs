@@ -36,79 +36,37 @@ impl Dense {
             ArchConfig::Granite { llama, scales } => (Some(llama), None, Some(scales)),
             _ => (None, None, None),
         };
-        // Each architecture's tensor layout: Llama's, Qwen 2's biases,
-        // Qwen 3's per-head norms, Phi-3's fused matrices.
-        let (layout, shape) = match (&config.arch, llama) {
-            (_, Some(c)) => (
-                Layout::Llama,
+        // candle's configs name the sizes alike.
+        macro_rules! shape {
+            ($c:expr, $qkv_bias:expr, $head_dim:expr) => {
                 Shape {
-                    hidden: c.hidden_size,
-                    intermediate: c.intermediate_size,
-                    heads: c.num_attention_heads,
-                    kv_heads: c.num_key_value_heads,
-                    layers: c.num_hidden_layers,
-                    eps: c.rms_norm_eps,
-                    qkv_bias: false,
-                    head_dim: None,
-                },
-            ),
-            (ArchConfig::Qwen2(c), _) => {
-                // candle's model applies `sliding_window` to every layer
-                // (see config.rs); a window shorter than the context is left
-                // to it, as is any activation other than SiLU.
-                let silu = matches!(c.hidden_act, Activation::Silu);
-                if c.use_sliding_window || !silu {
-                    return Ok(None);
+                    hidden: $c.hidden_size,
+                    intermediate: $c.intermediate_size,
+                    heads: $c.num_attention_heads,
+                    kv_heads: $c.num_key_value_heads,
+                    layers: $c.num_hidden_layers,
+                    eps: $c.rms_norm_eps,
+                    qkv_bias: $qkv_bias,
+                    head_dim: $head_dim,
                 }
-                (
-                    Layout::Llama,
-                    Shape {
-                        hidden: c.hidden_size,
-                        intermediate: c.intermediate_size,
-                        heads: c.num_attention_heads,
-                        kv_heads: c.num_key_value_heads,
-                        layers: c.num_hidden_layers,
-                        eps: c.rms_norm_eps,
-                        qkv_bias: true,
-                        head_dim: None,
-                    },
-                )
+            };
+        }
+        let silu = |act: &Activation| matches!(act, Activation::Silu);
+        // Each architecture's tensor layout: Llama's, Qwen 2's biases,
+        // Qwen 3's per-head norms, Phi-3's fused matrices. candle's model
+        // runs a Qwen 2 with a sliding window (applied to every layer, see
+        // config.rs) or another activation than SiLU; the config refuses
+        // those of Qwen 3 and Phi-3.
+        let (layout, shape) = match (&config.arch, llama) {
+            (_, Some(c)) => (Layout::Llama, shape!(c, false, None)),
+            (ArchConfig::Qwen2(c), _) if !c.use_sliding_window && silu(&c.hidden_act) => {
+                (Layout::Llama, shape!(c, true, None))
             }
-            (ArchConfig::Qwen3(c), _) => {
-                if c.use_sliding_window || !matches!(c.hidden_act, Activation::Silu) {
-                    return Ok(None);
-                }
-                (
-                    Layout::Qwen3,
-                    Shape {
-                        hidden: c.hidden_size,
-                        intermediate: c.intermediate_size,
-                        heads: c.num_attention_heads,
-                        kv_heads: c.num_key_value_heads,
-                        layers: c.num_hidden_layers,
-                        eps: c.rms_norm_eps,
-                        qkv_bias: c.attention_bias,
-                        head_dim: Some(c.head_dim),
-                    },
-                )
+            (ArchConfig::Qwen3(c), _) if !c.use_sliding_window && silu(&c.hidden_act) => {
+                (Layout::Qwen3, shape!(c, c.attention_bias, Some(c.head_dim)))
             }
-            (ArchConfig::Phi3(c), _) => {
-                if !matches!(c.hidden_act, Activation::Silu) {
-                    return Ok(None);
-                }
-                (
-                    Layout::Phi3,
-                    Shape {
-                        hidden: c.hidden_size,
-                        intermediate: c.intermediate_size,
-                        heads: c.num_attention_heads,
-                        kv_heads: c.num_key_value_heads,
-                        layers: c.num_hidden_layers,
-                        eps: c.rms_norm_eps,
-                        qkv_bias: false,
-                        head_dim: None,
-                    },
-                )
+            (ArchConfig::Phi3(c), _) if silu(&c.hidden_act) => {
+                (Layout::Phi3, shape!(c, false, None))
             }
             _ => return Ok(None),
         };

@@ -225,6 +225,25 @@ impl TinySpec {
         }
     }
 
+    /// Qwen3-0.6B's shape (hidden 1024, 28 layers, 16 heads of 128
+    /// values and 8 key/value heads, MLP 3072, a vocabulary of 151,936
+    /// rows, tied embeddings) with random weights, for measuring speed.
+    pub fn qwen3_0_6b(seed: u64) -> TinySpec {
+        TinySpec {
+            arch: TinyArch::Qwen3,
+            hidden_size: 1024,
+            intermediate_size: 3072,
+            num_layers: 28,
+            num_heads: 16,
+            num_kv_heads: 8,
+            max_position_embeddings: 40960,
+            tie_word_embeddings: true,
+            vocab_size: 151_936,
+            seed,
+            config_style: ConfigStyle::Legacy,
+        }
+    }
+
     /// A Qwen 3 with tied embeddings: hidden 64, 2 layers, 4 heads of 32
     /// values (wider than 64 / 4), 2 kv heads.
     pub fn qwen3(seed: u64) -> TinySpec {

@@ -1,0 +1,118 @@
+//! The architectures new to the decoder run from GGUF as llama.cpp runs the
+//! same file: tiny seeded Qwen 3 (per-head norms, wide heads) and Llama 3.x
+//! (its rotary scaling stored as `rope_freqs`) files, written as llama.cpp's
+//! converter writes them, give llama.cpp's next-token log-probabilities at
+//! every step of its greedy continuation. llama-server keeps its cache in
+//! f32 with flash attention off, so what is left to differ is the order of
+//! f32 sums.
+//!
+//! Phi-4-mini is checked against transformers only
+//! (`model_architectures.rs`): llama.cpp runs Phi-3 without its sliding
+//! window ("Phi SWA is currently disabled"), picks LongRoPE's factors by
+//! context size rather than by how far a pass reaches, and its Phi-3
+//! vocabulary loader wants tokens the tiny vocabulary lacks.
+
+#[path = "common/llama_server.rs"]
+mod llama_server;
+
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use tool_models::model::tiny::{write_tiny_gguf, TinySpec};
+use tool_models::model::Model;
+
+/// The most a log-probability may differ from llama.cpp's.
+const TOLERANCE: f32 = 1e-4;
+
+const PROMPT: [u32; 16] = [
+    276, 72, 101, 108, 108, 111, 256, 261, 44, 32, 119, 111, 114, 108, 100, 278,
+];
+
+/// POSTs `body` to `url` + `path` and reads the JSON reply.
+fn post(url: &str, path: &str, body: &Value) -> Value {
+    let address = url.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    let body = body.to_string();
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).unwrap();
+    let (head, json) = reply.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{reply}");
+    serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {json}"))
+}
+
+fn log_softmax(logits: &[f32]) -> Vec<f32> {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let sum: f32 = logits.iter().map(|l| (l - max).exp()).sum();
+    let log_sum = sum.ln() + max;
+    logits.iter().map(|l| l - log_sum).collect()
+}
+
+#[test]
+fn qwen3_and_llama3_files_give_llama_cpps_log_probabilities() {
+    let Some(binary) = llama_server::find() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, spec) in [
+        ("qwen3", TinySpec::qwen3(7)),
+        ("llama3", TinySpec::llama3(7)),
+    ] {
+        let path = tmp.path().join(format!("{name}.gguf"));
+        write_tiny_gguf(&path, &spec).unwrap();
+        let log = tmp.path().join(format!("{name}.log"));
+        let served = llama_server::serve(
+            &binary,
+            &path,
+            &log,
+            &[
+                "--cache-type-k",
+                "f32",
+                "--cache-type-v",
+                "f32",
+                "-fa",
+                "off",
+            ],
+        );
+        let reply = post(
+            &served.url,
+            "/completion",
+            &json!({
+                "prompt": PROMPT,
+                "n_predict": 8,
+                "n_probs": 8,
+                "post_sampling_probs": false,
+                "temperature": 0.0,
+                "cache_prompt": false,
+            }),
+        );
+        let steps = reply["completion_probabilities"].as_array().unwrap();
+        assert_eq!(steps.len(), 8, "{reply}");
+        let mut model = Model::load(&path).unwrap();
+        let mut tokens = PROMPT.to_vec();
+        let mut worst = 0f32;
+        for (step, expected) in steps.iter().enumerate() {
+            let ours = log_softmax(&model.logits(&tokens).unwrap());
+            for top in expected["top_logprobs"].as_array().unwrap() {
+                let id = top["id"].as_u64().unwrap() as usize;
+                let theirs = top["logprob"].as_f64().unwrap() as f32;
+                let diff = (ours[id] - theirs).abs();
+                worst = worst.max(diff);
+                assert!(
+                    diff < TOLERANCE,
+                    "{name} step {step}: token {id} has log-probability {}, llama.cpp's {theirs}",
+                    ours[id]
+                );
+            }
+            tokens.push(expected["id"].as_u64().unwrap() as u32);
+        }
+        eprintln!("{name}: log-probabilities within {worst} of llama.cpp's");
+    }
+}
