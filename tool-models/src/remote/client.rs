@@ -229,7 +229,9 @@ impl RemoteChat {
             });
         }
         // Several crypto providers may be compiled in; ring is this crate's.
-        #[cfg(feature = "remote-tls")]
+        // `hub` compiles rustls into reqwest too (features unify), and a
+        // reqwest built with rustls but no provider cannot make a client.
+        #[cfg(any(feature = "remote-tls", feature = "hub"))]
         let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .connect_timeout(self.timeouts.connect)
