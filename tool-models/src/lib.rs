@@ -9,9 +9,9 @@
 //! | `parse` | [`parse`] | nothing |
 //! | `agent` | [`agent`] (the loop over any [`agent::ChatModel`]) | nothing |
 //! | `remote` (default) | [`remote`]: models served by OpenAI-compatible engines (with `templates`, for the raw-completions mode) | reqwest, tokio |
-//! | `remote-tls` | HTTPS for [`remote`] | rustls, ring |
+//! | `remote-tls` | HTTPS for [`remote`] | rustls, aws-lc-rs |
 //! | `eval` | [`eval`]: models and engines measured on BFCL, BFCL's checker | nothing |
-//! | `hub` | [`hub`]: models named `hf:ORG/REPO[:QUANT]`, downloaded into the Hugging Face cache ([`model::Model::load`] takes them with `local`) | reqwest (blocking), rustls, ring, sha2, indicatif |
+//! | `hub` | [`hub`]: models named `hf:ORG/REPO[:QUANT]`, downloaded into the Hugging Face cache ([`model::Model::load`] takes them with `local`) | reqwest (blocking), rustls, aws-lc-rs, sha2, indicatif |
 //! | `local` (default) | [`model`], [`generate`], [`constrain`], [`agent::LocalChat`] | candle, tokenizers, llguidance |
 //!
 //! Reading the calls out of a model's output:

@@ -48,8 +48,6 @@ pub(crate) struct HubClient<'a> {
 
 impl<'a> HubClient<'a> {
     pub(crate) fn new(options: &'a HubOptions) -> Result<HubClient<'a>, HubError> {
-        // Several crypto providers may be compiled in; ring is this crate's.
-        let _ = rustls::crypto::ring::default_provider().install_default();
         let build = |policy| {
             Client::builder()
                 .user_agent(concat!(

@@ -228,11 +228,6 @@ impl RemoteChat {
                 reason: "https needs the `remote-tls` feature (tool-models or tool-use)".into(),
             });
         }
-        // Several crypto providers may be compiled in; ring is this crate's.
-        // `hub` compiles rustls into reqwest too (features unify), and a
-        // reqwest built with rustls but no provider cannot make a client.
-        #[cfg(any(feature = "remote-tls", feature = "hub"))]
-        let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .connect_timeout(self.timeouts.connect)
             .build()
