@@ -481,3 +481,63 @@ fn a_model_in_memory_names_what_is_missing_or_broken() {
         "{err}"
     );
 }
+
+/// Plain text gets the BOS a GGUF file asks for with
+/// `tokenizer.ggml.add_bos_token` (and none where it says false or, for a
+/// byte-level BPE tokenizer, says nothing, as llama.cpp reads it); a
+/// rendered prompt, which holds its own special tokens, never does.
+#[test]
+fn plain_text_gets_the_bos_a_gguf_file_asks_for() {
+    use candle_core::quantized::gguf_file::{self, Content, Value as G};
+    use candle_core::quantized::QTensor;
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = tmp.path().join("plain.gguf");
+    write_tiny_gguf(&plain, &TinySpec::qwen2(1)).unwrap();
+    let mut file = std::fs::File::open(&plain).unwrap();
+    let content = Content::read(&mut file).unwrap();
+    let tensors: Vec<(String, QTensor)> = content
+        .tensor_infos
+        .keys()
+        .map(|n| {
+            let t = content.tensor(&mut file, n, &candle_core::Device::Cpu);
+            (n.clone(), t.unwrap())
+        })
+        .collect();
+    let with_flag = |name: &str, flag: Option<bool>| -> PathBuf {
+        let path = tmp.path().join(name);
+        let mut meta: Vec<(&str, G)> = content
+            .metadata
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        if let Some(flag) = flag {
+            meta.push(("tokenizer.ggml.add_bos_token", G::Bool(flag)));
+        }
+        let meta: Vec<(&str, &G)> = meta.iter().map(|(k, v)| (*k, v)).collect();
+        let tensors: Vec<(&str, &QTensor)> = tensors.iter().map(|(n, t)| (n.as_str(), t)).collect();
+        let mut out = std::fs::File::create(&path).unwrap();
+        gguf_file::write(&mut out, &meta, &tensors).unwrap();
+        path
+    };
+    let bos = tiny_token_id("<|endoftext|>").unwrap();
+    for (path, adds) in [
+        (with_flag("bos.gguf", Some(true)), true),
+        (with_flag("no-bos.gguf", Some(false)), false),
+        (plain, false),
+    ] {
+        let model = Model::load(&path).unwrap();
+        let tokenizer = model.tokenizer();
+        let text = tokenizer.encode("Hello").unwrap();
+        let plain_text = tokenizer.encode_text("Hello").unwrap();
+        if adds {
+            assert_eq!(plain_text[0], bos, "{path:?}");
+            assert_eq!(plain_text[1..], text[..], "{path:?}");
+        } else {
+            assert_eq!(plain_text, text, "{path:?}");
+        }
+        assert_ne!(
+            text[0], bos,
+            "{path:?}: a rendered prompt gets nothing added"
+        );
+    }
+}
