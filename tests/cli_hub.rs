@@ -94,3 +94,64 @@ fn generate_names_hf_hub_offline_when_the_hub_is_unreachable() {
     let stderr = failed(generate("hf:tiny", &env).output().unwrap());
     assert!(stderr.contains("expected hf:ORG/REPO"), "{stderr}");
 }
+
+/// `--chat-template hf:ORG/REPO/FILE` takes one file from the cache (no
+/// weights): `tool-use doctor` on a tiny model whose own template is
+/// replaced by one cached under a Hub name reports that template's format.
+#[test]
+fn a_chat_template_named_on_the_hub_comes_from_the_cache() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("model");
+    tool_use::models::model::tiny::write_tiny_model(
+        &model,
+        &TinySpec {
+            max_position_embeddings: 4096,
+            ..TinySpec::qwen2(7)
+        },
+    )
+    .unwrap();
+    // FunctionGemma's template (as the project pins it), cached as
+    // `tiny/functiongemma-template`'s tokenizer_config.json.
+    let template = include_str!("data/functiongemma_format.jinja");
+    let config = serde_json::json!({"chat_template": template, "eos_token": "<|im_end|>"});
+    let repo = tmp
+        .path()
+        .join("home/hub/models--tiny--functiongemma-template");
+    let snapshot = repo.join("snapshots").join(COMMIT);
+    std::fs::create_dir_all(&snapshot).unwrap();
+    std::fs::create_dir_all(repo.join("refs")).unwrap();
+    std::fs::write(repo.join("refs/main"), COMMIT).unwrap();
+    std::fs::write(snapshot.join("tokenizer_config.json"), config.to_string()).unwrap();
+    let home = tmp.path().join("home");
+    let out = tool_use()
+        .args(["doctor", "--json", "--model"])
+        .arg(&model)
+        .args([
+            "--chat-template",
+            "hf:tiny/functiongemma-template/tokenizer_config.json",
+        ])
+        .env("HF_HOME", &home)
+        .env("HF_HUB_OFFLINE", "1")
+        .env("HF_ENDPOINT", "http://127.0.0.1:9")
+        .env_remove("HF_HUB_CACHE")
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(report["tool_format"]["id"], "functiongemma", "{report}");
+
+    let missing = tool_use()
+        .args(["doctor", "--model"])
+        .arg(&model)
+        .args(["--chat-template", "hf:tiny/absent/tokenizer_config.json"])
+        .env("HF_HOME", &home)
+        .env("HF_HUB_OFFLINE", "1")
+        .env_remove("HF_HUB_CACHE")
+        .output()
+        .unwrap();
+    let stderr = failed(missing);
+    assert!(
+        stderr.contains("--chat-template") && stderr.contains("HF_HUB_OFFLINE"),
+        "{stderr}"
+    );
+}

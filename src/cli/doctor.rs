@@ -16,7 +16,7 @@ use tool_use::models::model::Model;
 use tool_use::models::parse::{
     detect_reasoning_start, generic, Format, ParseOptions, ReasoningStart,
 };
-use tool_use::models::template::{ChatTemplate, ModelTemplates, RenderOptions};
+use tool_use::models::template::{ChatTemplate, RenderOptions};
 use tool_use::runtime::ToolDefinition;
 use tool_use::{Message, Role, ToolCall, ToolChoice};
 
@@ -172,7 +172,7 @@ pub fn run(args: DoctorArgs) -> Result<ExitCode, String> {
 fn load(args: &DoctorArgs) -> Result<Model, String> {
     let mut model = super::load_model(args.model.as_deref().map(Path::new))?;
     if let Some(path) = &args.chat_template {
-        let templates = ModelTemplates::load(path).map_err(|e| format!("--chat-template: {e}"))?;
+        let templates = super::load_templates(path).map_err(|e| format!("--chat-template: {e}"))?;
         model
             .set_templates(templates)
             .map_err(|e| format!("--chat-template: {e}"))?;

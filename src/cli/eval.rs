@@ -14,7 +14,6 @@ use tool_use::models::agent::{ChatModel, LocalChat};
 use tool_use::models::eval::{self, CaseResult, Category, Report, RunOptions, Selection};
 use tool_use::models::generate::GenerateOptions;
 use tool_use::models::remote::{Api, RemoteChat, RequestOptions};
-use tool_use::models::template::ModelTemplates;
 
 /// Benchmarks to measure a model on.
 #[derive(clap::Subcommand)]
@@ -235,7 +234,7 @@ fn remote_chat(base_url: &str, args: &BfclArgs, name: Option<&str>) -> Result<Re
         let source = args.template.as_deref().or(args.model.as_deref()).ok_or(
             "--completions renders the model's chat template: name it with --template or --model",
         )?;
-        let templates = ModelTemplates::load(source).map_err(|e| e.to_string())?;
+        let templates = super::load_templates(source)?;
         let template = templates.select(None, true).map_err(|e| e.to_string())?;
         RemoteChat::completions(base_url, served, template)
             .map_err(|e| e.to_string())?

@@ -33,6 +33,21 @@ pub fn load_model(path: Option<&Path>) -> Result<Model, String> {
     .map_err(|e| e.to_string())
 }
 
+/// The chat templates of `path`: a `.jinja` file, a `tokenizer_config.json`,
+/// a model directory or a `.gguf` file, here or on the Hub (`hf:…`, fetched
+/// into its cache as `--model` is: name one file,
+/// `hf:ORG/REPO/tokenizer_config.json`, to fetch no weights).
+pub fn load_templates(path: &Path) -> Result<ModelTemplates, String> {
+    let local = match path.to_str().filter(|p| p.starts_with("hf:")) {
+        Some(name) => {
+            use tool_use::models::hub::{resolve_str, HubOptions};
+            resolve_str(name, &HubOptions::from_env()).map_err(|e| e.to_string())?
+        }
+        None => path.to_owned(),
+    };
+    ModelTemplates::load(&local).map_err(|e| e.to_string())
+}
+
 /// How a local model writes its calls: the options `chat`, `serve` and
 /// `eval` share.
 #[derive(clap::Args)]
@@ -49,8 +64,9 @@ pub struct DecodingArgs {
     pub tool_format: Option<String>,
     /// The chat template a local model uses instead of its own (a `.jinja`
     /// file, a `tokenizer_config.json`, a model directory or a `.gguf`
-    /// file): for a model whose files hold none, such as a base model's
-    /// GGUF, or to try another.
+    /// file, or one on the Hub: `hf:ORG/REPO/tokenizer_config.json`): for a
+    /// model whose files hold none, such as a base model's GGUF, or to try
+    /// another.
     #[arg(long, value_name = "PATH")]
     pub chat_template: Option<PathBuf>,
 }
@@ -59,8 +75,7 @@ impl DecodingArgs {
     /// `model` wrapped for the agent as these options say.
     pub fn local_chat(&self, mut model: Model) -> Result<LocalChat, String> {
         if let Some(path) = &self.chat_template {
-            let templates =
-                ModelTemplates::load(path).map_err(|e| format!("--chat-template: {e}"))?;
+            let templates = load_templates(path).map_err(|e| format!("--chat-template: {e}"))?;
             model.set_templates(templates).map_err(|e| e.to_string())?;
         }
         let chat = local_chat(model, self.tool_format.as_deref())?.constrain(!self.no_constrain);
