@@ -41,20 +41,38 @@ struct Server {
     url: String,
     seen: Arc<Mutex<Vec<Seen>>>,
     handle: Option<JoinHandle<()>>,
+    /// Tells the thread to stop waiting for connections.
+    stop: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Server {
     /// Serves `replies` in order, one per connection, then stops.
     fn start(replies: Vec<Reply>) -> Server {
+        use std::sync::atomic::{AtomicBool, Ordering};
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = Arc::clone(&seen);
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        // Polled, so that a test whose client never comes (or panics) ends
+        // the thread when it drops the server, however many replies are left.
+        listener.set_nonblocking(true).unwrap();
         let handle = std::thread::spawn(move || {
             for reply in replies {
-                let Ok((stream, _)) = listener.accept() else {
-                    return;
+                let stream = loop {
+                    match listener.accept() {
+                        Ok((stream, _)) => break stream,
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                            if stopped.load(Ordering::Relaxed) {
+                                return;
+                            }
+                            std::thread::sleep(Duration::from_millis(5));
+                        }
+                        Err(_) => return,
+                    }
                 };
+                stream.set_nonblocking(false).unwrap();
                 serve(stream, reply, &log);
             }
         });
@@ -62,6 +80,7 @@ impl Server {
             url,
             seen,
             handle: Some(handle),
+            stop,
         }
     }
 
@@ -72,8 +91,8 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        // Unblock a thread still waiting for a connection that never came.
-        let _ = TcpStream::connect(self.url.trim_start_matches("http://"));
+        // A thread still waiting for a connection that never came stops.
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         if let Some(handle) = self.handle.take() {
             let _ = handle.join();
         }
