@@ -16,7 +16,8 @@ use tool_use::models::model::Model;
 use tool_use::models::parse::{
     detect_reasoning_start, generic, Format, ParseOptions, ReasoningStart,
 };
-use tool_use::models::template::{ChatTemplate, RenderOptions};
+use tool_use::models::template::{turn_start, ChatTemplate, RenderOptions};
+use tool_use::runtime::validate::json_eq;
 use tool_use::runtime::ToolDefinition;
 use tool_use::{Message, Role, ToolCall, ToolChoice};
 
@@ -452,9 +453,7 @@ fn check_round_trip(
         .map(|c| (c.name.as_str(), &c.arguments))
         .collect();
     match got.as_slice() {
-        [(got_name, got_args)]
-            if *got_name == call.name && same_json(got_args, &call.arguments) =>
-        {
+        [(got_name, got_args)] if *got_name == call.name && json_eq(got_args, &call.arguments) => {
             report.ok(
                 name,
                 format!(
@@ -492,24 +491,6 @@ fn check_round_trip(
                 ),
             );
         }
-    }
-}
-
-/// Whether two JSON values are the same, numbers compared by value
-/// (`4` and `4.0` are the same number; a parser that types values by the
-/// schema may write either).
-fn same_json(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
-        }
-        _ => a == b,
     }
 }
 
@@ -564,19 +545,7 @@ fn assistant_turn(
     let full = first.map_err(|error| {
         format!("the chat template cannot render an assistant's tool call: {error}")
     })?;
-    // Cut where the two part, and not inside a tag (`<|assistant|><think>`
-    // against `<|assistant|></think>`).
-    let mut common = prefix
-        .char_indices()
-        .zip(full.chars())
-        .find(|((_, a), b)| a != b)
-        .map_or(prefix.len(), |((i, _), _)| i);
-    let extends = common == prefix.len();
-    if let Some(open) = full[..common].rfind(['<', '[']) {
-        if !full[open..common].contains(['>', ']']) {
-            common = open;
-        }
-    }
+    let (common, extends) = turn_start(&prefix, &full);
     let mut text = full[common..].trim_end();
     // The turn's end is the model's end-of-sequence token, which generation
     // stops at: not part of the output.

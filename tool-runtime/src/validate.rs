@@ -502,8 +502,9 @@ fn compare(a: &serde_json::Number, b: &serde_json::Number) -> Option<std::cmp::O
     }
 }
 
-/// JSON equality where `1` equals `1.0`, as JSON Schema compares.
-fn json_eq(a: &Value, b: &Value) -> bool {
+/// JSON equality where `1` equals `1.0`, as JSON Schema compares (and as
+/// a call read back compares with the call written).
+pub fn json_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
         (Value::Array(x), Value::Array(y)) => {

@@ -377,6 +377,28 @@ fn render_error(e: &minijinja::Error) -> TemplateError {
     }
 }
 
+/// Where a model's own turn starts in `conversation`, a render of the
+/// conversation that continues `prompt` (the same messages rendered with
+/// the generation prompt): the byte after their longest common prefix,
+/// moved back to the start of a tag it would cut (`<|assistant|><think>`
+/// against `<|assistant|></think>`). Also whether `conversation` extends
+/// `prompt` whole, so that a block the prompt opened (`<think>`) is still
+/// open where the turn starts.
+pub fn turn_start(prompt: &str, conversation: &str) -> (usize, bool) {
+    let mut common = prompt
+        .char_indices()
+        .zip(conversation.chars())
+        .find(|((_, a), b)| a != b)
+        .map_or(prompt.len(), |((i, _), _)| i);
+    let extends = common == prompt.len();
+    if let Some(open) = conversation[..common].rfind(['<', '[']) {
+        if !conversation[open..common].contains(['>', ']']) {
+            common = open;
+        }
+    }
+    (common, extends)
+}
+
 /// The assistant messages of `kwargs` that call tools.
 fn calling_turns(kwargs: &mut Map<String, Json>) -> impl Iterator<Item = &mut Map<String, Json>> {
     kwargs

@@ -119,19 +119,7 @@ pub fn turns(dirs: &[&str]) -> (Vec<Turn>, Vec<String>) {
             }
             continue;
         };
-        // Cut at the longest common prefix, and not inside a tag
-        // (`<|assistant|><think>` against `<|assistant|></think>`).
-        let mut common = prefix
-            .char_indices()
-            .zip(full.chars())
-            .find(|((_, a), b)| a != b)
-            .map_or(prefix.len(), |((i, _), _)| i);
-        let extends = common == prefix.len();
-        if let Some(open) = full[..common].rfind(['<', '[']) {
-            if !full[open..common].contains(['>', ']']) {
-                common = open;
-            }
-        }
+        let (common, extends) = tool_models::template::turn_start(&prefix, &full);
         let part = full[common..].to_owned();
         if !part.contains("Paris") {
             // The template does not write an assistant's calls at all.
