@@ -428,28 +428,29 @@ impl Rope {
             ));
         }
         let theta = self.theta as f32;
-        let base = default_inv_freq(theta, dim);
-        Ok(match &self.scaling {
-            RopeScaling::None => Rotary::plain(theta, dim),
-            RopeScaling::Linear { factor } => Rotary {
-                inv_freq: base.iter().map(|f| f / *factor as f32).collect(),
-                ..Rotary::plain(theta, dim)
-            },
+        let mut rotary = Rotary::plain(theta, dim);
+        match &self.scaling {
+            RopeScaling::None => {}
+            RopeScaling::Linear { factor } => {
+                rotary
+                    .inv_freq
+                    .iter_mut()
+                    .for_each(|f| *f /= *factor as f32);
+            }
             RopeScaling::Llama3 {
                 factor,
                 low_freq_factor,
                 high_freq_factor,
                 original,
-            } => Rotary {
-                inv_freq: llama3_scaling(
-                    base,
+            } => {
+                rotary.inv_freq = llama3_scaling(
+                    rotary.inv_freq,
                     *factor as f32,
                     *low_freq_factor as f32,
                     *high_freq_factor as f32,
                     *original as f32,
-                ),
-                ..Rotary::plain(theta, dim)
-            },
+                );
+            }
             RopeScaling::LongRope {
                 short,
                 long,
@@ -465,14 +466,12 @@ impl Rope {
                         ));
                     }
                 }
-                Rotary {
-                    dim,
-                    inv_freq: longrope_inv_freq(theta, dim, short),
-                    long: Some((*original, longrope_inv_freq(theta, dim, long))),
-                    scale: *attention_factor as f32,
-                }
+                rotary.inv_freq = longrope_inv_freq(theta, dim, short);
+                rotary.long = Some((*original, longrope_inv_freq(theta, dim, long)));
+                rotary.scale = *attention_factor as f32;
             }
-        })
+        }
+        Ok(rotary)
     }
 }
 
