@@ -107,6 +107,9 @@ const READ: &[&str] = &[
 enum Rule {
     /// Computed by the loader.
     Read,
+    /// Changes nothing for this architecture (a window that only
+    /// `use_sliding_window`, refused when on, would turn on).
+    Inert,
     /// Accepted only when `accepts` holds of its value, described as `expected`.
     Only(fn(&Value) -> bool, &'static str),
 }
@@ -131,13 +134,9 @@ fn is_one(v: &Value) -> bool {
     v.is_null() || v.as_f64() == Some(1.0)
 }
 
-fn any(_: &Value) -> bool {
-    true
-}
-
 /// What each architecture adds.
 fn rules(architecture: &str) -> &'static [(&'static str, Rule)] {
-    use Rule::{Only, Read};
+    use Rule::{Inert, Only, Read};
     const NO_BIAS: (&str, Rule) = ("attention_bias", Only(is_false, "false"));
     const NO_MLP_BIAS: (&str, Rule) = ("mlp_bias", Only(is_false, "false"));
     const FULL: (&str, Rule) = (
@@ -146,8 +145,8 @@ fn rules(architecture: &str) -> &'static [(&'static str, Rule)] {
     );
     const NO_WINDOW: (&str, Rule) = ("use_sliding_window", Only(is_false, "false"));
     // Read only with `use_sliding_window`, which must be off.
-    const WINDOW_UNUSED: (&str, Rule) = ("sliding_window", Only(any, ""));
-    const WINDOW_LAYERS: (&str, Rule) = ("max_window_layers", Only(any, ""));
+    const WINDOW_UNUSED: (&str, Rule) = ("sliding_window", Inert);
+    const WINDOW_LAYERS: (&str, Rule) = ("max_window_layers", Inert);
     match architecture {
         "LlamaForCausalLM" => &[NO_BIAS, NO_MLP_BIAS, FULL],
         "Qwen2ForCausalLM" => &[
@@ -229,7 +228,7 @@ pub(crate) fn check_config_keys(
             continue;
         }
         match own.iter().find(|(k, _)| k == key) {
-            Some((_, Rule::Read)) => {}
+            Some((_, Rule::Read | Rule::Inert)) => {}
             Some((_, Rule::Only(accepts, _))) if accepts(value) => {}
             Some((_, Rule::Only(_, expected))) => {
                 return Err(ModelError::invalid(
