@@ -6,6 +6,7 @@ mod answers;
 
 use answers::assert_answered;
 use serde_json::json;
+use std::sync::Arc;
 use tool_use::models::agent::{Agent, AgentError, ChatModel, LocalChat};
 use tool_use::models::generate::GenerateOptions;
 use tool_use::models::model::tiny::{write_tiny_model, TinySpec};
@@ -181,6 +182,51 @@ fn the_agent_loop_runs_on_a_local_model_and_reuses_the_prompt_prefix() {
         assert!(stats.turns[1].reused_tokens >= stats.turns[0].prompt_tokens);
     }
     let _ = json!(transcript);
+}
+
+/// One agent's run on `model`, in a chat of its own: the transcript, or
+/// the conversation so far when the rounds ran out.
+fn transcript_of(model: &Arc<Model>, question: &str, tool: &str) -> serde_json::Value {
+    let chat = LocalChat::new(Arc::clone(model))
+        .unwrap()
+        .options(GenerateOptions::sampled(200, 1.0, 9));
+    let mut agent = Agent::new(chat, toolbox![book_table, convert_currency])
+        .tool_choice(ToolChoice::Named(tool.into()))
+        .max_rounds(3);
+    match agent.run(vec![Message::user(question)]) {
+        Ok(run) => json!(run.messages),
+        Err(e @ AgentError::MaxRounds { .. }) => json!(e.messages()),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn two_agents_on_one_model_on_two_threads_each_get_their_solo_transcripts() {
+    let model = Arc::new(tiny_model(13));
+    let runs = [
+        ("How much is 20 EUR in USD?", "convert_currency"),
+        ("A table for two at Noma tonight, please.", "book_table"),
+    ];
+    let solo: Vec<_> = (runs.iter())
+        .map(|(q, tool)| transcript_of(&model, q, tool))
+        .collect();
+    assert_ne!(solo[0], solo[1]);
+    for _ in 0..3 {
+        let barrier = std::sync::Barrier::new(runs.len());
+        let together: Vec<_> = std::thread::scope(|s| {
+            let threads: Vec<_> = (runs.iter())
+                .map(|(q, tool)| {
+                    let (model, barrier) = (&model, &barrier);
+                    s.spawn(move || {
+                        barrier.wait();
+                        transcript_of(model, q, tool)
+                    })
+                })
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        assert_eq!(together, solo);
+    }
 }
 
 #[test]

@@ -5,8 +5,9 @@
 mod answers;
 
 use answers::assert_answered;
+use std::sync::Arc;
 use tool_use::models::agent::{ChatModel, LocalChat, TurnRequest};
-use tool_use::models::generate::GenerateOptions;
+use tool_use::models::generate::{GenerateOptions, Session};
 use tool_use::models::model::Model;
 use tool_use::models::parse::{Format, ParseOptions};
 use tool_use::runtime::ToolDefinition;
@@ -52,8 +53,8 @@ fn the_weights_are_stored_as_f16() {
 
 #[test]
 fn the_embedded_model_is_the_directory_model() {
-    let mut embedded = tool_use::bundled::load_embedded().unwrap();
-    let mut on_disk = Model::load(tool_use::bundled::model_dir()).unwrap();
+    let embedded = Arc::new(tool_use::bundled::load_embedded().unwrap());
+    let on_disk = Arc::new(Model::load(tool_use::bundled::model_dir()).unwrap());
     let ids = on_disk
         .tokenizer()
         .encode("<|im_start|>user\nHow windy is it in Oslo?<|im_end|>\n<|im_start|>assistant\n")
@@ -66,8 +67,8 @@ fn the_embedded_model_is_the_directory_model() {
         ids
     );
     assert_eq!(
-        embedded.logits(&ids).unwrap(),
-        on_disk.logits(&ids).unwrap()
+        Session::new(Arc::clone(&embedded)).logits(&ids).unwrap(),
+        Session::new(Arc::clone(&on_disk)).logits(&ids).unwrap()
     );
     assert_eq!(embedded.tool_format(), on_disk.tool_format());
     assert!(embedded.path().to_string_lossy().contains("embedded"));

@@ -30,8 +30,10 @@
 
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::Arc;
 use tool_use::demo::get_current_temperature;
 use tool_use::models::agent::{Agent, ChatModel, LocalChat};
+use tool_use::models::generate::Session;
 use tool_use::models::model::Model;
 use tool_use::models::parse::Format;
 use tool_use::{toolbox, Message};
@@ -184,7 +186,7 @@ fn gemma3_q4_k_m_gives_llama_cpps_next_token_probabilities() {
     };
     let reference: serde_json::Value =
         serde_json::from_str(include_str!("data/gemma3_270m_llama_cpp.json")).unwrap();
-    let mut model = Model::load(&file).expect("the Gemma 3 file loads");
+    let model = Model::load(&file).expect("the Gemma 3 file loads");
     // Every matrix multiplied as stored: 18 layers' fused q/k/v, output,
     // gate/up and down projections in their mixed formats, and the
     // embedding, which is also the head.
@@ -195,7 +197,7 @@ fn gemma3_q4_k_m_gives_llama_cpps_next_token_probabilities() {
     );
     // `<eos>`, and `<end_of_turn>`, which ends a chat turn.
     assert_eq!(model.eos_token_ids(), [1, 106]);
-    assert_logprobs_as_llama_cpp(&mut model, &reference);
+    assert_logprobs_as_llama_cpp(&mut Session::new(model), &reference);
 }
 
 /// SmolLM2 requantized by llama.cpp's own `llama-quantize` to IQ4_XS (and
@@ -225,7 +227,7 @@ fn smollm2_iq4_xs_gives_llama_cpps_next_token_probabilities() {
     );
     let reference: serde_json::Value =
         serde_json::from_str(include_str!("data/smollm2_iq4_xs_llama_cpp.json")).unwrap();
-    let mut model = Model::load(&iq4).expect("the IQ4_XS file loads");
+    let model = Model::load(&iq4).expect("the IQ4_XS file loads");
     // 30 layers: the down projections (rows of 1,536) in IQ4_XS but the
     // first three, which llama-quantize keeps in Q5_K; the other matrices
     // (rows of 576) in IQ4_NL; the embedding, also the head, in Q8_0.
@@ -234,7 +236,7 @@ fn smollm2_iq4_xs_gives_llama_cpps_next_token_probabilities() {
         formats,
         serde_json::json!({"IQ4_NL": 90, "IQ4_XS": 27, "Q5_K": 3, "Q8_0": 1})
     );
-    assert_logprobs_as_llama_cpp(&mut model, &reference);
+    assert_logprobs_as_llama_cpp(&mut Session::new(model), &reference);
 }
 
 /// llama.cpp's `llama-quantize`: `$LLAMA_QUANTIZE`, else beside
@@ -264,7 +266,8 @@ fn llama_quantize() -> Option<PathBuf> {
 /// log-probability within [`LOGPROB_TOLERANCE`], the mean difference is
 /// within [`MEAN_TOLERANCE`], and where llama.cpp's choice is clear it is
 /// the model's.
-fn assert_logprobs_as_llama_cpp(model: &mut Model, reference: &serde_json::Value) {
+fn assert_logprobs_as_llama_cpp(session: &mut Session, reference: &serde_json::Value) {
+    let model = Arc::clone(session.model());
     let (mut worst, mut total, mut compared) = (0f32, 0f32, 0usize);
     for case in reference["cases"].as_array().unwrap() {
         let prompt = case["prompt"].as_str().unwrap();
@@ -275,7 +278,7 @@ fn assert_logprobs_as_llama_cpp(model: &mut Model, reference: &serde_json::Value
         let steps: Vec<Vec<(u32, f32)>> =
             serde_json::from_value(case["top_logprobs"].clone()).unwrap();
         for (step, top) in steps.iter().enumerate() {
-            let logits = model.logits(&tokens).unwrap();
+            let logits = session.logits(&tokens).unwrap();
             let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
             let log_sum = logits.iter().map(|l| (l - max).exp()).sum::<f32>().ln() + max;
             // Tokens llama.cpp gives at least 1%: below that, both are

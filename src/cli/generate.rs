@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use serde_json::json;
-use tool_use::models::generate::GenerateOptions;
+use tool_use::models::generate::{GenerateOptions, Session};
 use tool_use::models::model::{LoadOptions, Model};
 use tool_use::models::template::RenderOptions;
 use tool_use::Message;
@@ -47,7 +47,7 @@ pub struct GenerateArgs {
 
 /// Runs `tool-use generate`.
 pub fn run(args: GenerateArgs) -> Result<(), String> {
-    let mut model = match &args.model {
+    let model = match &args.model {
         Some(path) if args.dequantize => {
             Model::load_with(path, &LoadOptions::default().dequantize(true))
                 .map_err(|e| e.to_string())?
@@ -92,7 +92,8 @@ pub fn run(args: GenerateArgs) -> Result<(), String> {
     };
     let mut streamed = String::new();
     let json_out = args.json;
-    let generation = model
+    let mut session = Session::new(model);
+    let generation = session
         .generate(&ids, &options, None, &mut |delta| {
             if !json_out {
                 print!("{delta}");
@@ -105,8 +106,8 @@ pub fn run(args: GenerateArgs) -> Result<(), String> {
         generation.stats.decode_tokens_per_second(),
     );
     for _ in 1..args.repeat {
-        model.reset_cache();
-        let again = model
+        session.reset_cache();
+        let again = session
             .generate(&ids, &options, None, &mut |_| {})
             .map_err(|e| e.to_string())?;
         prefill = prefill.max(again.stats.prefill_tokens_per_second());
@@ -123,7 +124,7 @@ pub fn run(args: GenerateArgs) -> Result<(), String> {
             "decode_tokens_per_s": decode,
             // How the weights are computed with: matrices per format, or
             // `"candle"` for models candle-transformers runs.
-            "matrices": model.matrix_formats().map_or(json!("candle"), |m| json!(m)),
+            "matrices": session.model().matrix_formats().map_or(json!("candle"), |m| json!(m)),
         });
         println!("{out}");
     } else {

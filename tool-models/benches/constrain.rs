@@ -16,7 +16,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use tool_models::constrain::{TokenEnv, ToolConstraint};
-use tool_models::generate::{GenerateOptions, TokenConstraint};
+use tool_models::generate::{GenerateOptions, Session, TokenConstraint};
 use tool_models::model::Model;
 use tool_models::parse::Format;
 use tool_runtime::ToolChoice;
@@ -89,8 +89,9 @@ fn bench(c: &mut Criterion) {
 /// short prompt that is already cached), the median of five runs.
 fn decode_step() -> Duration {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/tool-use-mini");
-    let mut model = Model::load(dir).expect("the bundled model loads");
-    let prompt = model
+    let mut session = Session::new(Model::load(dir).expect("the bundled model loads"));
+    let prompt = session
+        .model()
         .tokenizer()
         .encode(
             "<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n<|im_start|>assistant\n",
@@ -103,7 +104,7 @@ fn decode_step() -> Duration {
     let mut runs: Vec<Duration> = (0..6)
         .map(|_| {
             let t0 = Instant::now();
-            model
+            session
                 .generate(&prompt, &options, None, &mut |_| {})
                 .expect("generates");
             t0.elapsed() / 64

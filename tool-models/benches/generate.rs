@@ -14,7 +14,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use serde_json::json;
 use std::time::Duration;
-use tool_models::generate::GenerateOptions;
+use tool_models::generate::{GenerateOptions, Session};
 use tool_models::model::tiny::{write_tiny_model, TinySpec};
 use tool_models::model::Model;
 use tool_models::template::RenderOptions;
@@ -46,11 +46,11 @@ fn models() -> Vec<(&'static str, TinySpec)> {
     ]
 }
 
-fn load(spec: &TinySpec) -> (tempfile::TempDir, Model) {
+fn load(spec: &TinySpec) -> (tempfile::TempDir, Session) {
     let tmp = tempfile::tempdir().expect("a temporary directory");
     write_tiny_model(tmp.path(), spec).expect("the model is written");
-    let model = Model::load(tmp.path()).expect("the model loads");
-    (tmp, model)
+    let session = Session::new(Model::load(tmp.path()).expect("the model loads"));
+    (tmp, session)
 }
 
 /// The first round's prompt: a system turn with two tool schemas and a question.
@@ -95,18 +95,18 @@ fn options(max_new_tokens: usize) -> GenerateOptions {
 
 /// Runs three agent rounds: each next prompt is the previous prompt, the
 /// generated tokens and a tool result. Returns (prompt tokens, reused tokens).
-fn three_rounds(model: &mut Model, first: &[u32], reuse: bool) -> (usize, usize) {
-    let tool_turn = model
-        .tokenizer()
+fn three_rounds(session: &mut Session, first: &[u32], reuse: bool) -> (usize, usize) {
+    let tool_turn = session
+        .model().tokenizer()
         .encode("<|im_end|>\n<|im_start|>user\n<tool_response>\n{\"temperature\": 22.0}\n</tool_response><|im_end|>\n<|im_start|>assistant\n")
         .expect("encodes");
     let mut prompt = first.to_vec();
     let (mut total, mut reused) = (0, 0);
     for _ in 0..3 {
         if !reuse {
-            model.reset_cache();
+            session.reset_cache();
         }
-        let out = model
+        let out = session
             .generate(&prompt, &options(DECODE_TOKENS), None, &mut |_| {})
             .expect("generates");
         total += out.stats.prompt_tokens;
@@ -119,11 +119,11 @@ fn three_rounds(model: &mut Model, first: &[u32], reuse: bool) -> (usize, usize)
 
 fn bench(c: &mut Criterion) {
     for (label, spec) in models() {
-        let (_tmp, mut model) = load(&spec);
-        let prompt = first_prompt(&model);
+        let (_tmp, mut session) = load(&spec);
+        let prompt = first_prompt(session.model());
         eprintln!(
             "{label}: {} parameters, prompt of {} tokens",
-            model.parameter_count().unwrap_or(0),
+            session.model().parameter_count().unwrap_or(0),
             prompt.len()
         );
         let mut group = c.benchmark_group(format!("generate/{label}"));
@@ -135,16 +135,16 @@ fn bench(c: &mut Criterion) {
         group.throughput(Throughput::Elements(prompt.len() as u64));
         group.bench_function(BenchmarkId::new("prefill", prompt.len()), |b| {
             b.iter(|| {
-                model.reset_cache();
-                model.logits(&prompt).expect("runs")
+                session.reset_cache();
+                session.logits(&prompt).expect("runs")
             })
         });
 
         group.throughput(Throughput::Elements(1));
         group.bench_function("time to first token", |b| {
             b.iter(|| {
-                model.reset_cache();
-                model
+                session.reset_cache();
+                session
                     .generate(&prompt, &options(1), None, &mut |_| {})
                     .expect("generates")
             })
@@ -154,14 +154,14 @@ fn bench(c: &mut Criterion) {
         group.throughput(Throughput::Elements(DECODE_TOKENS as u64));
         group.bench_function(BenchmarkId::new("decode", DECODE_TOKENS), |b| {
             b.iter(|| {
-                model
+                session
                     .generate(&prompt, &options(DECODE_TOKENS), None, &mut |_| {})
                     .expect("generates")
             })
         });
 
-        model.reset_cache();
-        let (total, reused) = three_rounds(&mut model, &prompt, true);
+        session.reset_cache();
+        let (total, reused) = three_rounds(&mut session, &prompt, true);
         eprintln!(
             "{label}: 3 rounds of {DECODE_TOKENS} tokens: {total} prompt tokens, {reused} reused ({:.0}%)",
             100.0 * reused as f64 / total as f64
@@ -173,8 +173,8 @@ fn bench(c: &mut Criterion) {
         ] {
             group.bench_function(name, |b| {
                 b.iter(|| {
-                    model.reset_cache();
-                    three_rounds(&mut model, &prompt, reuse)
+                    session.reset_cache();
+                    three_rounds(&mut session, &prompt, reuse)
                 })
             });
         }

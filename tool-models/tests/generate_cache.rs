@@ -4,17 +4,17 @@
 mod common;
 
 use common::max_diff;
-use tool_models::generate::{GenerateOptions, Generation, StopReason};
+use tool_models::generate::{GenerateOptions, Generation, Session, StopReason};
 use tool_models::model::tiny::{write_tiny_model, TinySpec};
 use tool_models::model::Model;
 
 const TOLERANCE: f32 = 1e-4;
 
-fn load(spec: &TinySpec) -> (tempfile::TempDir, Model, Model) {
+fn load(spec: &TinySpec) -> (tempfile::TempDir, Session, Session) {
     let tmp = tempfile::tempdir().unwrap();
     write_tiny_model(tmp.path(), spec).unwrap();
-    let a = Model::load(tmp.path()).unwrap();
-    let b = Model::load(tmp.path()).unwrap();
+    let a = Session::new(Model::load(tmp.path()).unwrap());
+    let b = Session::new(Model::load(tmp.path()).unwrap());
     (tmp, a, b)
 }
 
@@ -33,26 +33,26 @@ fn prompt(model: &Model) -> Vec<u32> {
 
 /// Logits of `tokens` computed from an empty cache.
 /// `n` greedy tokens after `prompt`.
-fn greedy(model: &mut Model, prompt: &[u32], n: usize) -> Generation {
-    model
+fn greedy(session: &mut Session, prompt: &[u32], n: usize) -> Generation {
+    session
         .generate(prompt, &GenerateOptions::greedy(n), None, &mut |_| {})
         .unwrap()
 }
 
-fn fresh(model: &mut Model, tokens: &[u32]) -> Vec<f32> {
-    model.reset_cache();
-    model.logits(tokens).unwrap()
+fn fresh(session: &mut Session, tokens: &[u32]) -> Vec<f32> {
+    session.reset_cache();
+    session.logits(tokens).unwrap()
 }
 
-/// `model`'s logits of `tokens`, from what it has cached, match
+/// `session`'s logits of `tokens`, from what it has cached, match
 /// `reference`'s from an empty cache.
 fn assert_cached_logits_fresh(
-    model: &mut Model,
-    reference: &mut Model,
+    session: &mut Session,
+    reference: &mut Session,
     tokens: &[u32],
     spec: &TinySpec,
 ) {
-    let d = max_diff(&model.logits(tokens).unwrap(), &fresh(reference, tokens));
+    let d = max_diff(&session.logits(tokens).unwrap(), &fresh(reference, tokens));
     assert!(d < TOLERANCE, "{:?}: logits differ by {d}", spec.arch);
 }
 
@@ -60,7 +60,7 @@ fn assert_cached_logits_fresh(
 fn incremental_decoding_equals_full_recomputation_at_every_step() {
     for spec in specs() {
         let (_tmp, mut cached, mut full) = load(&spec);
-        let mut tokens = prompt(&cached);
+        let mut tokens = prompt(cached.model());
         let out = greedy(&mut cached, &tokens, 24);
         tokens.extend(&out.tokens);
         cached.reset_cache();
@@ -83,9 +83,9 @@ fn incremental_decoding_equals_full_recomputation_at_every_step() {
 #[test]
 fn generation_with_the_cache_matches_greedy_recomputation() {
     for spec in specs() {
-        let (_tmp, mut model, mut reference) = load(&spec);
-        let prompt = prompt(&model);
-        let out = greedy(&mut model, &prompt, 16);
+        let (_tmp, mut session, mut reference) = load(&spec);
+        let prompt = prompt(session.model());
+        let out = greedy(&mut session, &prompt, 16);
         // Greedy by hand, recomputing the whole sequence for every token.
         let mut seq = prompt.clone();
         for &token in &out.tokens {
@@ -118,22 +118,22 @@ fn long_prompts_are_prefilled_in_chunks_with_the_same_logits() {
 #[test]
 fn a_prompt_extending_the_last_generation_reuses_all_of_it() {
     for spec in specs() {
-        let (_tmp, mut model, mut reference) = load(&spec);
-        let first = prompt(&model);
-        let out1 = greedy(&mut model, &first, 10);
+        let (_tmp, mut session, mut reference) = load(&spec);
+        let first = prompt(session.model());
+        let out1 = greedy(&mut session, &first, 10);
         assert_eq!(out1.stats.reused_tokens, 0);
         assert_eq!(out1.stop_reason, StopReason::MaxTokens);
         // The next round: the conversation so far plus a tool result.
         let mut second = first.clone();
         second.extend(&out1.tokens);
         second.extend(
-            model
-                .tokenizer()
+            session
+                .model().tokenizer()
                 .encode("<|im_end|>\n<|im_start|>user\n<tool_response>\n22.0\n</tool_response><|im_end|>\n<|im_start|>assistant\n")
                 .unwrap(),
         );
-        let out2 = greedy(&mut model, &second, 10);
-        // The last generated token was sampled but never run through the model.
+        let out2 = greedy(&mut session, &second, 10);
+        // The last generated token was sampled but never run through the session.
         assert_eq!(
             out2.stats.reused_tokens,
             first.len() + out1.tokens.len() - 1
@@ -142,33 +142,34 @@ fn a_prompt_extending_the_last_generation_reuses_all_of_it() {
         assert_eq!(expected.stats.reused_tokens, 0);
         assert_eq!(out2.tokens, expected.tokens, "{:?}", spec.arch);
         assert_eq!(out2.text, expected.text);
-        assert_cached_logits_fresh(&mut model, &mut reference, &second, &spec);
+        assert_cached_logits_fresh(&mut session, &mut reference, &second, &spec);
     }
 }
 
 #[test]
 fn a_prompt_extending_only_the_last_prompt_restarts_from_the_snapshot() {
     for spec in specs() {
-        let (_tmp, mut model, mut reference) = load(&spec);
-        let first = prompt(&model);
-        let out1 = greedy(&mut model, &first, 8);
+        let (_tmp, mut session, mut reference) = load(&spec);
+        let first = prompt(session.model());
+        let out1 = greedy(&mut session, &first, 8);
         // The assistant turn re-rendered differently from what was generated.
         let mut second = first.clone();
-        let other = model
+        let other = session
+            .model()
             .tokenizer()
             .encode("Sure.<|im_end|>\n<|im_start|>user\nThanks<|im_end|>\n<|im_start|>assistant\n")
             .unwrap();
         assert_ne!(other[0], out1.tokens[0], "the test needs a diverging turn");
         second.extend(&other);
-        let out2 = greedy(&mut model, &second, 8);
+        let out2 = greedy(&mut session, &second, 8);
         assert_eq!(out2.stats.reused_tokens, first.len(), "{:?}", spec.arch);
         let expected = greedy(&mut reference, &second, 8);
         assert_eq!(out2.tokens, expected.tokens, "{:?}", spec.arch);
-        assert_cached_logits_fresh(&mut model, &mut reference, &second, &spec);
+        assert_cached_logits_fresh(&mut session, &mut reference, &second, &spec);
 
         // An unrelated prompt recomputes from scratch.
-        let unrelated = model.tokenizer().encode("Hello").unwrap();
-        let out3 = greedy(&mut model, &unrelated, 4);
+        let unrelated = session.model().tokenizer().encode("Hello").unwrap();
+        let out3 = greedy(&mut session, &unrelated, 4);
         assert_eq!(out3.stats.reused_tokens, 0);
         let expected = greedy(&mut reference, &unrelated, 4);
         assert_eq!(out3.tokens, expected.tokens);
@@ -177,10 +178,10 @@ fn a_prompt_extending_only_the_last_prompt_restarts_from_the_snapshot() {
 
 #[test]
 fn the_same_prompt_twice_reuses_everything_and_repeats_the_output() {
-    let (_tmp, mut model, _) = load(&TinySpec::qwen2(2));
-    let p = prompt(&model);
-    let a = greedy(&mut model, &p, 6);
-    let b = greedy(&mut model, &p, 6);
+    let (_tmp, mut session, _) = load(&TinySpec::qwen2(2));
+    let p = prompt(session.model());
+    let a = greedy(&mut session, &p, 6);
+    let b = greedy(&mut session, &p, 6);
     assert_eq!(b.stats.reused_tokens, p.len());
     assert_eq!(a.tokens, b.tokens);
 }
@@ -188,12 +189,13 @@ fn the_same_prompt_twice_reuses_everything_and_repeats_the_output() {
 #[test]
 fn a_prompt_diverging_inside_the_cache_keeps_the_shared_prefix() {
     for spec in specs() {
-        let (_tmp, mut model, mut reference) = load(&spec);
-        let first = prompt(&model);
-        greedy(&mut model, &first, 8);
+        let (_tmp, mut session, mut reference) = load(&spec);
+        let first = prompt(session.model());
+        greedy(&mut session, &first, 8);
         // The same conversation with the question edited near its end:
         // everything before the edit comes from the cache.
-        let edited = model
+        let edited = session
+            .model()
             .tokenizer()
             .encode(
                 "<|im_start|>user\nWhat is the weather in Oslo?<|im_end|>\n<|im_start|>assistant\n",
@@ -208,9 +210,9 @@ fn a_prompt_diverging_inside_the_cache_keeps_the_shared_prefix() {
             shared > 5 && shared < first.len(),
             "the test needs a late edit"
         );
-        let out = greedy(&mut model, &edited, 8);
+        let out = greedy(&mut session, &edited, 8);
         assert_eq!(out.stats.reused_tokens, shared, "{:?}", spec.arch);
-        assert_eq!(model.cached_tokens()[..edited.len()], edited[..]);
+        assert_eq!(session.cached_tokens()[..edited.len()], edited[..]);
         let expected = greedy(&mut reference, &edited, 8);
         assert_eq!(out.tokens, expected.tokens, "{:?}", spec.arch);
 
@@ -218,10 +220,10 @@ fn a_prompt_diverging_inside_the_cache_keeps_the_shared_prefix() {
         // last token again, for the logits after it.
         let prefix = &edited[..edited.len() - 2];
         let d = max_diff(
-            &model.logits(prefix).unwrap(),
+            &session.logits(prefix).unwrap(),
             &fresh(&mut reference, prefix),
         );
         assert!(d < TOLERANCE, "{:?}: logits differ by {d}", spec.arch);
-        assert_eq!(model.cached_tokens(), prefix);
+        assert_eq!(session.cached_tokens(), prefix);
     }
 }

@@ -2,16 +2,16 @@
 //! constraints and errors.
 
 use tool_models::generate::{
-    ConstraintError, GenerateError, GenerateOptions, StopReason, TokenConstraint, TokenSet,
+    ConstraintError, GenerateError, GenerateOptions, Session, StopReason, TokenConstraint, TokenSet,
 };
 use tool_models::model::tiny::{tiny_token_id, write_tiny_model, TinySpec};
 use tool_models::model::Model;
 
-fn load(spec: &TinySpec) -> (tempfile::TempDir, Model) {
+fn load(spec: &TinySpec) -> (tempfile::TempDir, Session) {
     let tmp = tempfile::tempdir().unwrap();
     write_tiny_model(tmp.path(), spec).unwrap();
-    let model = Model::load(tmp.path()).unwrap();
-    (tmp, model)
+    let session = Session::new(Model::load(tmp.path()).unwrap());
+    (tmp, session)
 }
 
 fn prompt(model: &Model) -> Vec<u32> {
@@ -31,12 +31,12 @@ fn greedy_past_eos(n: usize) -> GenerateOptions {
 
 /// Generates, collecting the streamed deltas.
 fn run(
-    model: &mut Model,
+    session: &mut Session,
     prompt: &[u32],
     options: &GenerateOptions,
 ) -> (tool_models::generate::Generation, Vec<String>) {
     let mut deltas = Vec::new();
-    let out = model
+    let out = session
         .generate(prompt, options, None, &mut |d| deltas.push(d.to_owned()))
         .unwrap();
     (out, deltas)
@@ -47,7 +47,7 @@ fn greedy_generation_is_deterministic_across_loads() {
     for spec in [TinySpec::llama(21), TinySpec::qwen2(22)] {
         let (_a, mut a) = load(&spec);
         let (_b, mut b) = load(&spec);
-        let p = prompt(&a);
+        let p = prompt(a.model());
         let (x, _) = run(&mut a, &p, &GenerateOptions::greedy(20));
         let (y, _) = run(&mut b, &p, &GenerateOptions::greedy(20));
         assert_eq!(x.tokens, y.tokens);
@@ -58,24 +58,24 @@ fn greedy_generation_is_deterministic_across_loads() {
 
 #[test]
 fn seeded_sampling_is_deterministic_and_the_seed_matters() {
-    let (_tmp, mut model) = load(&TinySpec::llama(23));
-    let p = prompt(&model);
-    let sample = |model: &mut Model, seed| {
+    let (_tmp, mut session) = load(&TinySpec::llama(23));
+    let p = prompt(session.model());
+    let sample = |session: &mut Session, seed| {
         let options = GenerateOptions {
             top_k: 50,
             top_p: 0.95,
             ..GenerateOptions::sampled(24, 1.5, seed)
         };
-        run(model, &p, &options).0.tokens
+        run(session, &p, &options).0.tokens
     };
-    let a = sample(&mut model, 1);
-    assert_eq!(a, sample(&mut model, 1));
-    let others: Vec<Vec<u32>> = (2..6).map(|s| sample(&mut model, s)).collect();
+    let a = sample(&mut session, 1);
+    assert_eq!(a, sample(&mut session, 1));
+    let others: Vec<Vec<u32>> = (2..6).map(|s| sample(&mut session, s)).collect();
     assert!(
         others.iter().any(|o| *o != a),
         "different seeds gave the same samples"
     );
-    let greedy = run(&mut model, &p, &GenerateOptions::greedy(24)).0.tokens;
+    let greedy = run(&mut session, &p, &GenerateOptions::greedy(24)).0.tokens;
     assert!(
         others.iter().chain([&a]).any(|o| *o != greedy),
         "sampling at temperature 1.5 never left the greedy path"
@@ -84,13 +84,13 @@ fn seeded_sampling_is_deterministic_and_the_seed_matters() {
 
 #[test]
 fn max_new_tokens_is_exact() {
-    let (_tmp, mut model) = load(&TinySpec::qwen2(24));
-    let p = prompt(&model);
+    let (_tmp, mut session) = load(&TinySpec::qwen2(24));
+    let p = prompt(session.model());
     let options = greedy_past_eos(13);
-    let (out, _) = run(&mut model, &p, &options);
+    let (out, _) = run(&mut session, &p, &options);
     assert_eq!(out.stop_reason, StopReason::MaxTokens);
     assert_eq!(out.tokens.len(), 13);
-    let (zero, deltas) = run(&mut model, &p, &GenerateOptions::greedy(0));
+    let (zero, deltas) = run(&mut session, &p, &GenerateOptions::greedy(0));
     assert_eq!(zero.tokens, Vec::<u32>::new());
     assert_eq!(zero.stop_reason, StopReason::MaxTokens);
     assert_eq!(deltas.concat(), "");
@@ -99,16 +99,19 @@ fn max_new_tokens_is_exact() {
 #[test]
 fn streamed_deltas_concatenate_to_the_text() {
     for spec in [TinySpec::llama(25), TinySpec::qwen2(26)] {
-        let (_tmp, mut model) = load(&spec);
-        let p = prompt(&model);
+        let (_tmp, mut session) = load(&spec);
+        let p = prompt(session.model());
         for seed in 0..4 {
-            let (out, deltas) = run(&mut model, &p, &GenerateOptions::sampled(40, 1.0, seed));
+            let (out, deltas) = run(&mut session, &p, &GenerateOptions::sampled(40, 1.0, seed));
             assert_eq!(deltas.concat(), out.text);
             let visible: Vec<u32> = match out.stop_reason {
                 StopReason::Eos(_) => out.tokens[..out.tokens.len() - 1].to_vec(),
                 _ => out.tokens.clone(),
             };
-            assert_eq!(out.text, model.tokenizer().decode(&visible).unwrap());
+            assert_eq!(
+                out.text,
+                session.model().tokenizer().decode(&visible).unwrap()
+            );
         }
     }
 }
@@ -120,22 +123,22 @@ fn a_stop_string_ends_generation_and_is_not_returned_or_streamed() {
     // back until the next token shows it is final): find one whose text has
     // a plain stretch to take a stop string from.
     let found = (0..20).find_map(|seed| {
-        let (tmp, mut model) = load(&TinySpec::llama(seed));
-        let p = prompt(&model);
-        let (free, _) = run(&mut model, &p, &options);
+        let (tmp, mut session) = load(&TinySpec::llama(seed));
+        let p = prompt(session.model());
+        let (free, _) = run(&mut session, &p, &options);
         let chars: Vec<char> = free.text.chars().collect();
         let start = (3..chars.len().saturating_sub(2))
             .find(|&i| !chars[i..i + 2].contains(&char::REPLACEMENT_CHARACTER))?;
         let stop: String = chars[start..start + 2].iter().collect();
-        Some((tmp, model, p, free, stop))
+        Some((tmp, session, p, free, stop))
     });
-    let (_tmp, mut model, p, free, stop) = found.expect("no seed gave plain text");
+    let (_tmp, mut session, p, free, stop) = found.expect("no seed gave plain text");
     let at = free.text.find(&stop).unwrap();
     let options = GenerateOptions {
         stop_strings: vec!["never appears \u{1}".into(), stop.clone()],
         ..options
     };
-    let (out, deltas) = run(&mut model, &p, &options);
+    let (out, deltas) = run(&mut session, &p, &options);
     assert_eq!(out.stop_reason, StopReason::StopString(stop.clone()));
     assert_eq!(out.text, free.text[..at]);
     assert_eq!(deltas.concat(), out.text);
@@ -145,15 +148,15 @@ fn a_stop_string_ends_generation_and_is_not_returned_or_streamed() {
 
 #[test]
 fn extra_eos_ids_end_generation_without_text() {
-    let (_tmp, mut model) = load(&TinySpec::qwen2(28));
-    let p = prompt(&model);
-    let (free, _) = run(&mut model, &p, &GenerateOptions::greedy(5));
+    let (_tmp, mut session) = load(&TinySpec::qwen2(28));
+    let p = prompt(session.model());
+    let (free, _) = run(&mut session, &p, &GenerateOptions::greedy(5));
     let first = free.tokens[0];
     let options = GenerateOptions {
         eos_token_ids: vec![first],
         ..GenerateOptions::greedy(5)
     };
-    let (out, deltas) = run(&mut model, &p, &options);
+    let (out, deltas) = run(&mut session, &p, &options);
     assert_eq!(out.stop_reason, StopReason::Eos(first));
     assert_eq!(out.tokens, vec![first]);
     assert_eq!(out.text, "");
@@ -200,11 +203,11 @@ fn only(model: &Model, text: &str, limit: usize) -> Only {
 #[test]
 fn a_constraint_is_obeyed_at_every_step_and_can_finish_generation() {
     for spec in [TinySpec::llama(29), TinySpec::qwen2(30)] {
-        let (_tmp, mut model) = load(&spec);
-        let p = prompt(&model);
+        let (_tmp, mut session) = load(&spec);
+        let p = prompt(session.model());
         for seed in 0..5 {
-            let mut c = only(&model, "0123456789", 12);
-            let out = model
+            let mut c = only(session.model(), "0123456789", 12);
+            let out = session
                 .generate(
                     &p,
                     &GenerateOptions::sampled(50, 2.0, seed),
@@ -226,10 +229,10 @@ fn a_constraint_is_obeyed_at_every_step_and_can_finish_generation() {
 
 #[test]
 fn a_constraint_allowing_only_eos_ends_at_once() {
-    let (_tmp, mut model) = load(&TinySpec::llama(31));
-    let p = prompt(&model);
-    let mut c = only(&model, "<|im_end|>", 99);
-    let out = model
+    let (_tmp, mut session) = load(&TinySpec::llama(31));
+    let p = prompt(session.model());
+    let mut c = only(session.model(), "<|im_end|>", 99);
+    let out = session
         .generate(&p, &GenerateOptions::greedy(10), Some(&mut c), &mut |_| {})
         .unwrap();
     let im_end = tiny_token_id("<|im_end|>").unwrap();
@@ -239,14 +242,14 @@ fn a_constraint_allowing_only_eos_ends_at_once() {
 
 #[test]
 fn a_constraint_allowing_nothing_is_an_error_not_a_panic() {
-    let (_tmp, mut model) = load(&TinySpec::llama(32));
-    let p = prompt(&model);
+    let (_tmp, mut session) = load(&TinySpec::llama(32));
+    let p = prompt(session.model());
     let mut c = Only {
-        set: TokenSet::empty(model.tokenizer().vocab_size()),
+        set: TokenSet::empty(session.model().tokenizer().vocab_size()),
         committed: Vec::new(),
         limit: 5,
     };
-    let err = model
+    let err = session
         .generate(&p, &GenerateOptions::greedy(10), Some(&mut c), &mut |_| {})
         .unwrap_err();
     assert!(
@@ -254,7 +257,7 @@ fn a_constraint_allowing_nothing_is_an_error_not_a_panic() {
         "{err}"
     );
     // The model is still usable afterwards.
-    let out = model
+    let out = session
         .generate(&p, &GenerateOptions::greedy(3), None, &mut |_| {})
         .unwrap();
     assert_eq!(out.stats.reused_tokens, p.len());
@@ -266,9 +269,9 @@ fn bad_prompts_and_options_are_errors_before_anything_runs() {
         max_position_embeddings: 32,
         ..TinySpec::llama(33)
     };
-    let (_tmp, mut model) = load(&spec);
+    let (_tmp, mut session) = load(&spec);
     let long: Vec<u32> = (0..33).collect();
-    let err = model
+    let err = session
         .generate(&long, &GenerateOptions::greedy(1), None, &mut |_| {})
         .unwrap_err();
     assert!(
@@ -282,14 +285,14 @@ fn bad_prompts_and_options_are_errors_before_anything_runs() {
         "{err}"
     );
     assert!(err.to_string().contains("33") && err.to_string().contains("32"));
-    assert!(model.cached_tokens().is_empty(), "nothing ran");
+    assert!(session.cached_tokens().is_empty(), "nothing ran");
 
-    let err = model
+    let err = session
         .generate(&[], &GenerateOptions::greedy(1), None, &mut |_| {})
         .unwrap_err();
     assert!(matches!(err, GenerateError::EmptyPrompt), "{err}");
 
-    let err = model
+    let err = session
         .generate(&[1, 99999], &GenerateOptions::greedy(1), None, &mut |_| {})
         .unwrap_err();
     assert!(
@@ -318,7 +321,7 @@ fn bad_prompts_and_options_are_errors_before_anything_runs() {
             ..GenerateOptions::default()
         },
     ] {
-        let err = model
+        let err = session
             .generate(&[1, 2], &options, None, &mut |_| {})
             .unwrap_err();
         assert!(matches!(err, GenerateError::InvalidOptions(_)), "{err}");
@@ -331,23 +334,23 @@ fn a_full_context_stops_generation() {
         max_position_embeddings: 32,
         ..TinySpec::qwen2(34)
     };
-    let (_tmp, mut model) = load(&spec);
+    let (_tmp, mut session) = load(&spec);
     let p: Vec<u32> = (40..70).collect();
     let options = greedy_past_eos(50);
-    let out = model.generate(&p, &options, None, &mut |_| {}).unwrap();
+    let out = session.generate(&p, &options, None, &mut |_| {}).unwrap();
     assert_eq!(out.stop_reason, StopReason::ContextFull);
     // 30 prompt tokens: positions 30 and 31 take two generated tokens, and
     // the third is sampled from the logits after position 31.
     assert_eq!(out.tokens.len(), 3);
-    assert_eq!(model.cached_tokens().len(), 32);
+    assert_eq!(session.cached_tokens().len(), 32);
 }
 
 #[test]
 fn timings_and_counts_are_reported() {
-    let (_tmp, mut model) = load(&TinySpec::llama(35));
-    let p = prompt(&model);
+    let (_tmp, mut session) = load(&TinySpec::llama(35));
+    let p = prompt(session.model());
     let options = greedy_past_eos(8);
-    let (out, _) = run(&mut model, &p, &options);
+    let (out, _) = run(&mut session, &p, &options);
     assert_eq!(out.stats.prompt_tokens, p.len());
     assert!(out.stats.time_to_first_token >= out.stats.prefill);
     assert!(out.stats.prefill_tokens_per_second() > 0.0);

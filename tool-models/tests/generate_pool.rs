@@ -1,7 +1,7 @@
 //! Several KV caches: interleaved conversations each continue their own
 //! sequence, with the tokens a fresh computation gives, within the budget.
 
-use tool_models::generate::{GenerateOptions, Generation, DEFAULT_KV_BUDGET};
+use tool_models::generate::{GenerateOptions, Generation, Session, DEFAULT_KV_BUDGET};
 use tool_models::model::tiny::{write_tiny_model, TinySpec};
 use tool_models::model::Model;
 
@@ -10,10 +10,12 @@ const CITIES: [&str; 3] = ["Paris", "Tokyo", "Lima"];
 /// Tokens generated each round.
 const NEW_TOKENS: usize = 6;
 
-fn load(spec: &TinySpec, n: usize) -> (tempfile::TempDir, Vec<Model>) {
+fn load(spec: &TinySpec, n: usize) -> (tempfile::TempDir, Vec<Session>) {
     let tmp = tempfile::tempdir().unwrap();
     write_tiny_model(tmp.path(), spec).unwrap();
-    let models = (0..n).map(|_| Model::load(tmp.path()).unwrap()).collect();
+    let models = (0..n)
+        .map(|_| Session::new(Model::load(tmp.path()).unwrap()))
+        .collect();
     (tmp, models)
 }
 
@@ -47,8 +49,8 @@ fn tool_result(model: &Model, round: usize) -> Vec<u32> {
     )
 }
 
-fn greedy(model: &mut Model, prompt: &[u32]) -> Generation {
-    model
+fn greedy(session: &mut Session, prompt: &[u32]) -> Generation {
+    session
         .generate(
             prompt,
             &GenerateOptions::greedy(NEW_TOKENS),
@@ -59,9 +61,9 @@ fn greedy(model: &mut Model, prompt: &[u32]) -> Generation {
 }
 
 /// The generation from an empty cache.
-fn fresh(model: &mut Model, prompt: &[u32]) -> Generation {
-    model.reset_cache();
-    greedy(model, prompt)
+fn fresh(session: &mut Session, prompt: &[u32]) -> Generation {
+    session.reset_cache();
+    greedy(session, prompt)
 }
 
 fn shared_prefix(a: &[u32], b: &[u32]) -> usize {
@@ -94,7 +96,8 @@ fn interleaved_conversations_reuse_their_own_history_with_fresh_outputs() {
         };
         assert_eq!(pooled.kv_budget(), DEFAULT_KV_BUDGET);
         single.set_kv_budget(0);
-        let mut prompts: Vec<Vec<u32>> = CITIES.iter().map(|c| opening(pooled, c)).collect();
+        let mut prompts: Vec<Vec<u32>> =
+            CITIES.iter().map(|c| opening(pooled.model(), c)).collect();
         // What the single cache holds: the last request's sequence.
         let mut last_held: Vec<u32> = Vec::new();
         for round in 0..3 {
@@ -109,7 +112,7 @@ fn interleaved_conversations_reuse_their_own_history_with_fresh_outputs() {
                     // The first question shares the system message with
                     // the conversation before it.
                     0 => shared_prefix(&last_held, prompt),
-                    _ => prompt.len() - tool_result(pooled, round - 1).len() - 1,
+                    _ => prompt.len() - tool_result(pooled.model(), round - 1).len() - 1,
                 };
                 assert_eq!(
                     out.stats.reused_tokens, own_history,
@@ -126,7 +129,7 @@ fn interleaved_conversations_reuse_their_own_history_with_fresh_outputs() {
                     assert!(one.stats.reused_tokens < own_history);
                 }
                 last_held = held_after(prompt, &out);
-                *prompt = next_prompt(pooled, prompt, &out, round);
+                *prompt = next_prompt(pooled.model(), prompt, &out, round);
             }
         }
         let sequences = pooled.cached_sequences();
@@ -138,13 +141,13 @@ fn interleaved_conversations_reuse_their_own_history_with_fresh_outputs() {
 }
 
 /// Runs the first round of each conversation; returns the next prompts.
-fn first_rounds(model: &mut Model, cities: &[&str]) -> Vec<Vec<u32>> {
+fn first_rounds(session: &mut Session, cities: &[&str]) -> Vec<Vec<u32>> {
     cities
         .iter()
         .map(|city| {
-            let prompt = opening(model, city);
-            let out = greedy(model, &prompt);
-            next_prompt(model, &prompt, &out, 0)
+            let prompt = opening(session.model(), city);
+            let out = greedy(session, &prompt);
+            next_prompt(session.model(), &prompt, &out, 0)
         })
         .collect()
 }
@@ -164,12 +167,12 @@ fn the_least_recently_used_conversation_is_dropped_to_fit_the_budget() {
     let tokyo = greedy(limited, &next[1]);
     assert_eq!(
         tokyo.stats.reused_tokens,
-        next[1].len() - tool_result(limited, 0).len() - 1,
+        next[1].len() - tool_result(limited.model(), 0).len() - 1,
         "a recent conversation continues its own history"
     );
     let sequences = limited.cached_sequences();
     assert_eq!(sequences.len(), 2, "{sequences:?}");
-    let paris_first = opening(limited, "Paris");
+    let paris_first = opening(limited.model(), "Paris");
     assert!(
         sequences
             .iter()
@@ -180,7 +183,7 @@ fn the_least_recently_used_conversation_is_dropped_to_fit_the_budget() {
 
     // The oldest one recomputes all but the system message it shares.
     let paris = greedy(limited, &next[0]);
-    let system = shared_prefix(&paris_first, &opening(limited, "Lima"));
+    let system = shared_prefix(&paris_first, &opening(limited.model(), "Lima"));
     assert_eq!(paris.stats.reused_tokens, system);
     let expected = fresh(measured, &next[0]);
     assert_eq!(paris.tokens, expected.tokens);
@@ -189,35 +192,35 @@ fn the_least_recently_used_conversation_is_dropped_to_fit_the_budget() {
 #[test]
 fn a_budget_of_zero_keeps_one_sequence() {
     let (_tmp, mut models) = load(&TinySpec::qwen2(24), 1);
-    let model = &mut models[0];
-    let next = first_rounds(model, &CITIES);
-    assert_eq!(model.cached_sequences().len(), 3);
-    let active = model.cached_tokens().to_vec();
-    model.set_kv_budget(0);
-    assert_eq!(model.kv_budget(), 0);
-    let sequences = model.cached_sequences();
+    let session = &mut models[0];
+    let next = first_rounds(session, &CITIES);
+    assert_eq!(session.cached_sequences().len(), 3);
+    let active = session.cached_tokens().to_vec();
+    session.set_kv_budget(0);
+    assert_eq!(session.kv_budget(), 0);
+    let sequences = session.cached_sequences();
     assert_eq!(sequences.len(), 1, "the parked ones are dropped at once");
     assert_eq!(sequences[0].tokens, active, "the active one stays");
 
     // Paris's second round shares only the system message with Lima's.
-    let out = greedy(model, &next[0]);
+    let out = greedy(session, &next[0]);
     assert_eq!(out.stats.reused_tokens, shared_prefix(&active, &next[0]));
-    assert!(out.stats.reused_tokens < opening(model, "Paris").len());
-    assert_eq!(model.cached_sequences().len(), 1);
+    assert!(out.stats.reused_tokens < opening(session.model(), "Paris").len());
+    assert_eq!(session.cached_sequences().len(), 1);
 }
 
 #[test]
 fn reset_cache_drops_every_sequence_and_keeps_the_budget() {
     let (_tmp, mut models) = load(&TinySpec::llama(25), 1);
-    let model = &mut models[0];
-    model.set_kv_budget(1 << 20);
-    let next = first_rounds(model, &CITIES[..2]);
-    assert_eq!(model.cached_sequences().len(), 2);
-    model.reset_cache();
-    assert!(model.cached_sequences().is_empty());
-    assert!(model.cached_tokens().is_empty());
-    assert_eq!(model.kv_budget(), 1 << 20);
-    let out = greedy(model, &next[0]);
+    let session = &mut models[0];
+    session.set_kv_budget(1 << 20);
+    let next = first_rounds(session, &CITIES[..2]);
+    assert_eq!(session.cached_sequences().len(), 2);
+    session.reset_cache();
+    assert!(session.cached_sequences().is_empty());
+    assert!(session.cached_tokens().is_empty());
+    assert_eq!(session.kv_budget(), 1 << 20);
+    let out = greedy(session, &next[0]);
     assert_eq!(out.stats.reused_tokens, 0);
 }
 
@@ -225,11 +228,11 @@ fn reset_cache_drops_every_sequence_and_keeps_the_budget() {
 fn the_bytes_counted_cover_every_layers_keys_and_values() {
     let spec = TinySpec::llama(26);
     let (_tmp, mut models) = load(&spec, 1);
-    let model = &mut models[0];
-    first_rounds(model, &CITIES[..2]);
+    let session = &mut models[0];
+    first_rounds(session, &CITIES[..2]);
     let head_dim = spec.hidden_size / spec.num_heads;
     let per_token = spec.num_layers * 2 * spec.num_kv_heads * head_dim * 4;
-    for sequence in model.cached_sequences() {
+    for sequence in session.cached_sequences() {
         assert!(
             sequence.bytes >= sequence.tokens.len() * per_token,
             "{} bytes for {} tokens",

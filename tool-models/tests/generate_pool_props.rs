@@ -3,7 +3,8 @@
 //! and reuses at least what one cache would.
 
 use proptest::prelude::*;
-use tool_models::generate::{GenerateOptions, Generation};
+use std::sync::Arc;
+use tool_models::generate::{GenerateOptions, Generation, Session};
 use tool_models::model::tiny::{write_tiny_model, TinySpec, TINY_VOCAB_SIZE};
 use tool_models::model::Model;
 
@@ -36,8 +37,8 @@ fn step() -> impl Strategy<Value = Step> {
         })
 }
 
-fn greedy(model: &mut Model, prompt: &[u32]) -> Generation {
-    model
+fn greedy(session: &mut Session, prompt: &[u32]) -> Generation {
+    session
         .generate(prompt, &GenerateOptions::greedy(3), None, &mut |_| {})
         .unwrap()
 }
@@ -46,19 +47,21 @@ fn greedy(model: &mut Model, prompt: &[u32]) -> Generation {
 struct Models {
     _dir: tempfile::TempDir,
     /// The default budget.
-    pooled: Model,
+    pooled: Session,
     /// Room for about two short conversations: eviction happens.
-    small: Model,
+    small: Session,
     /// One cache.
-    single: Model,
+    single: Session,
     /// Reset before each request.
-    reference: Model,
+    reference: Session,
 }
 
 fn models() -> Models {
     let dir = tempfile::tempdir().unwrap();
     write_tiny_model(dir.path(), &TinySpec::llama(31)).unwrap();
-    let load = || Model::load(dir.path()).unwrap();
+    // Sessions on one model.
+    let model = Arc::new(Model::load(dir.path()).unwrap());
+    let load = || Session::new(Arc::clone(&model));
     let (pooled, mut small, mut single, reference) = (load(), load(), load(), load());
     // 2 layers, keys and values, 2 heads of 16: 512 bytes a token.
     small.set_kv_budget(64 * 512);

@@ -12,6 +12,7 @@ mod python;
 use mirror::{sha256_hex, Mirror};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use tool_models::generate::Session;
 use tool_models::hub::{resolve_str, HubError, HubOptions};
 use tool_models::model::tiny::{write_tiny_gguf, write_tiny_model, TinySpec};
 use tool_models::model::Model;
@@ -94,9 +95,9 @@ fn files_under(dir: &Path) -> Vec<String> {
 }
 
 fn logits(path: &Path) -> Vec<f32> {
-    let mut model = Model::load(path).unwrap();
+    let model = Model::load(path).unwrap();
     let tokens = model.tokenizer().encode("What is 12.5 times 4?").unwrap();
-    model.logits(&tokens).unwrap()
+    Session::new(model).logits(&tokens).unwrap()
 }
 
 fn err(result: Result<PathBuf, HubError>) -> String {
@@ -424,9 +425,9 @@ fn child_loads_a_name_from_the_environment() {
         return;
     };
     match Model::load(&name) {
-        Ok(mut model) => {
+        Ok(model) => {
             let tokens = model.tokenizer().encode("What is 12.5 times 4?").unwrap();
-            let logits = model.logits(&tokens).unwrap();
+            let logits = Session::new(model).logits(&tokens).unwrap();
             println!("LOGITS {}", serde_json::to_string(&logits).unwrap());
         }
         Err(e) => println!("ERROR {e}"),

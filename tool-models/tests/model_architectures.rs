@@ -10,7 +10,7 @@ use common::max_diff;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::Path;
-use tool_models::generate::GenerateOptions;
+use tool_models::generate::{GenerateOptions, Session};
 use tool_models::model::tiny::{write_tiny_model, TinySpec, TINY_VOCAB_SIZE};
 use tool_models::model::Model;
 
@@ -223,11 +223,13 @@ fn every_architecture_loads_and_its_cache_matches_recomputation() {
     for (arch, config, layout) in architectures() {
         let tmp = tempfile::tempdir().unwrap();
         write(tmp.path(), &config, &layout, 42);
-        let mut cached = Model::load(tmp.path()).unwrap_or_else(|e| panic!("{arch}: {e}"));
-        let mut fresh = Model::load(tmp.path()).unwrap();
-        assert_eq!(cached.architecture(), arch);
-        assert_eq!(cached.context_length(), 512);
+        let mut cached =
+            Session::new(Model::load(tmp.path()).unwrap_or_else(|e| panic!("{arch}: {e}")));
+        let mut fresh = Session::new(Model::load(tmp.path()).unwrap());
+        assert_eq!(cached.model().architecture(), arch);
+        assert_eq!(cached.model().context_length(), 512);
         let tokens = cached
+            .model()
             .tokenizer()
             .encode(
                 "<|im_start|>user\nWeather in Paris, France?<|im_end|>\n<|im_start|>assistant\n",
@@ -262,24 +264,26 @@ fn every_architecture_reuses_prefixes_with_the_same_output() {
     for (arch, config, layout) in architectures() {
         let tmp = tempfile::tempdir().unwrap();
         write(tmp.path(), &config, &layout, 7);
-        let mut model = Model::load(tmp.path()).unwrap();
-        let mut reference = Model::load(tmp.path()).unwrap();
+        let mut model = Session::new(Model::load(tmp.path()).unwrap());
+        let mut reference = Session::new(Model::load(tmp.path()).unwrap());
         let greedy = GenerateOptions {
             ignore_eos: true,
             ..GenerateOptions::greedy(6)
         };
         // What the reference model generates with nothing cached.
-        let from_scratch = |reference: &mut Model, prompt: &[u32]| {
+        let from_scratch = |reference: &mut Session, prompt: &[u32]| {
             reference.reset_cache();
             let out = reference.generate(prompt, &greedy, None, &mut |_| {});
             out.unwrap().tokens
         };
         let first = model
+            .model()
             .tokenizer()
             .encode("<|im_start|>user\nHi<|im_end|>\n")
             .unwrap();
         let out1 = model.generate(&first, &greedy, None, &mut |_| {}).unwrap();
         let extension = model
+            .model()
             .tokenizer()
             .encode("<|im_end|>\n<|im_start|>user\nOK<|im_end|>\n")
             .unwrap();
@@ -396,11 +400,12 @@ fn a_qwen3_gguf_gives_the_logits_of_its_safetensors_original() {
     let path = tmp.path().join("qwen3.gguf");
     write_gguf(&path, meta.iter().map(|(k, v)| (k.as_str(), v)), &tensors);
 
-    let mut original = Model::load(&dir).unwrap();
-    let mut quantized = Model::load(&path).unwrap();
-    let mut fresh = Model::load(&path).unwrap();
-    assert_eq!(quantized.architecture(), "gguf:qwen3");
+    let mut original = Session::new(Model::load(&dir).unwrap());
+    let mut quantized = Session::new(Model::load(&path).unwrap());
+    let mut fresh = Session::new(Model::load(&path).unwrap());
+    assert_eq!(quantized.model().architecture(), "gguf:qwen3");
     let tokens = original
+        .model()
         .tokenizer()
         .encode("<|im_start|>user\nWind in Oslo?<|im_end|>\n<|im_start|>assistant\n")
         .unwrap();
@@ -474,9 +479,9 @@ fn every_decoder_architecture_gives_transformers_logits_from_gguf_and_both_confi
             paths.push(dir);
         }
         for path in paths {
-            let mut model = Model::load(&path).unwrap();
+            let mut model = Session::new(Model::load(&path).unwrap());
             assert!(
-                model.matrix_formats().is_some(),
+                model.model().matrix_formats().is_some(),
                 "{path:?} runs on the decoder"
             );
             for (n, row) in prefixes.iter().enumerate() {

@@ -10,6 +10,7 @@ use common::max_diff;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::path::Path;
+use tool_models::generate::Session;
 use tool_models::model::tiny::{write_tiny_model, ConfigStyle, TinySpec};
 use tool_models::model::Model;
 
@@ -105,8 +106,10 @@ fn changes() -> impl Strategy<Value = Change> {
 }
 
 fn logits(path: &Path) -> Result<Vec<f32>, String> {
-    let mut model = Model::load(path).map_err(|e| e.to_string())?;
-    model.logits(&PROMPT).map_err(|e| e.to_string())
+    let model = Model::load(path).map_err(|e| e.to_string())?;
+    Session::new(model)
+        .logits(&PROMPT)
+        .map_err(|e| e.to_string())
 }
 
 proptest! {

@@ -7,6 +7,7 @@
 use proptest::prelude::*;
 use std::path::Path;
 use std::sync::OnceLock;
+use tool_models::generate::Session;
 use tool_models::model::tiny::{write_tiny_gguf_as, GgufWeights, TinySpec};
 use tool_models::model::Model;
 
@@ -42,8 +43,8 @@ fn load(bytes: &[u8]) -> Result<usize, String> {
 }
 
 fn load_path(path: &Path) -> Result<usize, String> {
-    let mut model = Model::load(path).map_err(|e| e.to_string())?;
-    model
+    let mut session = Session::new(Model::load(path).map_err(|e| e.to_string())?);
+    session
         .logits(&[1, 2, 3])
         .map(|l| l.len())
         .map_err(|e| e.to_string())

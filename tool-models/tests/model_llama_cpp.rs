@@ -17,6 +17,7 @@ mod llama_server;
 
 use serde_json::{json, Value};
 use std::io::{Read, Write};
+use tool_models::generate::Session;
 use tool_models::model::tiny::{write_tiny_gguf, TinySpec};
 use tool_models::model::Model;
 
@@ -95,11 +96,11 @@ fn qwen3_and_llama3_files_give_llama_cpps_log_probabilities() {
         );
         let steps = reply["completion_probabilities"].as_array().unwrap();
         assert_eq!(steps.len(), 8, "{reply}");
-        let mut model = Model::load(&path).unwrap();
+        let mut session = Session::new(Model::load(&path).unwrap());
         let mut tokens = PROMPT.to_vec();
         let mut worst = 0f32;
         for (step, expected) in steps.iter().enumerate() {
-            let ours = log_softmax(&model.logits(&tokens).unwrap());
+            let ours = log_softmax(&session.logits(&tokens).unwrap());
             for top in expected["top_logprobs"].as_array().unwrap() {
                 let id = top["id"].as_u64().unwrap() as usize;
                 let theirs = top["logprob"].as_f64().unwrap() as f32;

@@ -5,6 +5,7 @@ mod common;
 use common::max_diff;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use tool_models::generate::Session;
 use tool_models::model::tiny::{tiny_token_id, write_tiny_gguf, write_tiny_model, TinySpec};
 use tool_models::model::{Model, ModelError};
 use tool_models::parse::Format;
@@ -258,14 +259,18 @@ fn model_type_is_the_fallback_for_a_missing_architectures_list() {
 fn llama3_rope_scaling_is_accepted() {
     let (_tmp, dir) = tiny(&TinySpec::llama(3));
     let prompt = [1u32, 2, 3];
-    let plain = Model::load(&dir).unwrap().logits(&prompt).unwrap();
+    let plain = Session::new(Model::load(&dir).unwrap())
+        .logits(&prompt)
+        .unwrap();
     edit_json(&dir.join("config.json"), |c| {
         c["rope_scaling"] = serde_json::json!({
             "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
             "original_max_position_embeddings": 8, "rope_type": "llama3"
         })
     });
-    let scaled = Model::load(&dir).unwrap().logits(&prompt).unwrap();
+    let scaled = Session::new(Model::load(&dir).unwrap())
+        .logits(&prompt)
+        .unwrap();
     assert_ne!(plain, scaled, "the scaling changes the rotary frequencies");
 }
 
@@ -301,9 +306,13 @@ fn shard(dir: &Path) {
 fn sharded_weights_load_the_same_model_and_a_missing_shard_is_named() {
     let (_tmp, dir) = tiny(&TinySpec::qwen2(4));
     let prompt = [1u32, 50, 60, 70];
-    let whole = Model::load(&dir).unwrap().logits(&prompt).unwrap();
+    let whole = Session::new(Model::load(&dir).unwrap())
+        .logits(&prompt)
+        .unwrap();
     shard(&dir);
-    let sharded = Model::load(&dir).unwrap().logits(&prompt).unwrap();
+    let sharded = Session::new(Model::load(&dir).unwrap())
+        .logits(&prompt)
+        .unwrap();
     assert_eq!(whole, sharded);
 
     std::fs::remove_file(dir.join("model-00002-of-00002.safetensors")).unwrap();
@@ -319,8 +328,8 @@ fn gguf_files_load_with_the_same_tokenizer_template_and_logits() {
         let (tmp, dir) = tiny(&spec);
         let gguf = tmp.path().join("tiny.gguf");
         write_tiny_gguf(&gguf, &spec).unwrap();
-        let mut hf = Model::load(&dir).unwrap();
-        let mut q = Model::load(&gguf).unwrap();
+        let hf = Model::load(&dir).unwrap();
+        let q = Model::load(&gguf).unwrap();
         assert!(
             q.architecture().starts_with("gguf:"),
             "{}",
@@ -344,6 +353,7 @@ fn gguf_files_load_with_the_same_tokenizer_template_and_logits() {
             .tokenizer()
             .encode("<|im_start|>user\nHi there<|im_end|>\n")
             .unwrap();
+        let (mut hf, mut q) = (Session::new(hf), Session::new(q));
         let d = max_diff(&hf.logits(&prompt).unwrap(), &q.logits(&prompt).unwrap());
         assert!(d < 1e-4, "{:?}: GGUF logits differ by {d}", spec.arch);
     }
@@ -363,11 +373,13 @@ fn a_corrupt_gguf_file_is_named() {
 #[test]
 fn models_can_move_between_threads() {
     fn send<T: Send + 'static>() {}
-    send::<Model>();
-    send::<tool_models::model::Tokenizer>();
+    fn shared<T: Send + Sync + 'static>() {}
+    shared::<Model>();
+    send::<Session>();
+    shared::<tool_models::model::Tokenizer>();
     let (_tmp, dir) = tiny(&TinySpec::qwen2(8));
-    let mut model = Model::load(&dir).unwrap();
-    let logits = std::thread::spawn(move || model.logits(&[1, 2, 3]).unwrap())
+    let mut session = Session::new(Model::load(&dir).unwrap());
+    let logits = std::thread::spawn(move || session.logits(&[1, 2, 3]).unwrap())
         .join()
         .unwrap();
     assert_eq!(logits.len(), tool_models::model::tiny::TINY_VOCAB_SIZE);
@@ -419,12 +431,12 @@ fn a_model_in_memory_loads_as_its_directory_does() {
             .text
     };
     assert_eq!(render(&in_memory), render(&on_disk));
-    let (mut a, mut b) = (on_disk, in_memory);
+    let (mut a, mut b) = (Session::new(on_disk), Session::new(in_memory));
     assert_eq!(a.logits(&prompt).unwrap(), b.logits(&prompt).unwrap());
 
     // Shards held in memory too.
     shard(&dir);
-    let mut sharded = from_memory("embedded-qwen", &files_of(&dir)).unwrap();
+    let mut sharded = Session::new(from_memory("embedded-qwen", &files_of(&dir)).unwrap());
     assert_eq!(sharded.logits(&prompt).unwrap(), a.logits(&prompt).unwrap());
 }
 

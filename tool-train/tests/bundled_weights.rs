@@ -3,6 +3,7 @@
 
 mod common;
 
+use tool_use::models::generate::Session;
 use tool_use::models::model::Model;
 
 #[test]
@@ -12,13 +13,13 @@ fn the_training_model_and_the_inference_model_agree_on_the_shipped_weights() {
     // both must compute the same function.
     use candle_core::{Device, Tensor};
     let dir = tool_use::bundled::model_dir();
-    let mut model = Model::load(&dir).unwrap();
+    let model = Model::load(&dir).unwrap();
     let trained = tool_train::train::Llama::load_hf_dir(&dir).unwrap();
     let ids = model
         .tokenizer()
         .encode("<|im_start|>user\nHow windy is it in Oslo?<|im_end|>\n<|im_start|>assistant\n")
         .unwrap();
-    let served = model.logits(&ids).unwrap();
+    let served = Session::new(model).logits(&ids).unwrap();
     let input = Tensor::new(ids.as_slice(), &Device::Cpu)
         .unwrap()
         .unsqueeze(0)

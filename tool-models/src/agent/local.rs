@@ -8,11 +8,12 @@ use super::ground;
 use super::recent::RecentTurns;
 use super::{ChatModel, ModelDelta, Turn, TurnRequest};
 use crate::constrain::{ConstrainError, TokenEnv, ToolConstraint};
-use crate::generate::{GenerateError, GenerateOptions, Generation, TokenConstraint};
+use crate::generate::{GenerateError, GenerateOptions, Generation, Session, TokenConstraint};
 use crate::model::{Model, ModelError};
 use crate::parse::{generic, Format};
 use crate::template::{RenderOptions, TemplateError};
 use std::borrow::Cow;
+use std::sync::Arc;
 use tool_runtime::{Message, Role, ToolDefinition};
 
 /// Why a local model cannot drive the agent.
@@ -80,9 +81,12 @@ impl PreparedTurn {
     }
 }
 
-/// A [`Model`] wrapped for [`Agent`](super::Agent).
+/// A [`Model`] wrapped for [`Agent`](super::Agent): the model, shared,
+/// and this chat's own [`Session`] on it, so that several chats (agents on
+/// several threads, say) run on one loaded model, each with its own KV
+/// caches.
 pub struct LocalChat {
-    model: Model,
+    session: Session,
     special_tokens: std::collections::BTreeMap<String, String>,
     format: Format,
     options: GenerateOptions,
@@ -132,7 +136,8 @@ impl LocalChat {
     /// constrained tool calls where the format supports it. A model whose
     /// template shows no tools gets the generic tool prompt and answers in
     /// the generic JSON format (see [`generic`](crate::parse::generic)).
-    pub fn new(model: Model) -> Result<LocalChat, LocalChatError> {
+    pub fn new(model: impl Into<Arc<Model>>) -> Result<LocalChat, LocalChatError> {
+        let model = model.into();
         let Some(template) = model.chat_template() else {
             return Err(LocalChatError::NoTemplate(
                 model.path().display().to_string(),
@@ -150,7 +155,11 @@ impl LocalChat {
     /// [`LocalChat::new`] for a model whose template does not show its
     /// tool-call format (one that ignores tools, say): its calls are read,
     /// and constrained, in `format`.
-    pub fn with_format(model: Model, format: Format) -> Result<LocalChat, LocalChatError> {
+    pub fn with_format(
+        model: impl Into<Arc<Model>>,
+        format: Format,
+    ) -> Result<LocalChat, LocalChatError> {
+        let model = model.into();
         let Some(template) = model.chat_template() else {
             return Err(LocalChatError::NoTemplate(
                 model.path().display().to_string(),
@@ -163,10 +172,10 @@ impl LocalChat {
 
     /// A chat whose template is there, in `format`; `generic_lists_tools`
     /// as the caller found it (rendering the probe once).
-    fn build(model: Model, format: Format, generic_lists_tools: bool) -> LocalChat {
+    fn build(model: Arc<Model>, format: Format, generic_lists_tools: bool) -> LocalChat {
         let special_tokens = special_tokens(&model);
         LocalChat {
-            model,
+            session: Session::new(model),
             special_tokens,
             format,
             options: GenerateOptions::greedy(512),
@@ -209,23 +218,30 @@ impl LocalChat {
     }
 
     /// The model.
-    pub fn model(&self) -> &Model {
-        &self.model
+    pub fn model(&self) -> &Arc<Model> {
+        self.session.model()
     }
 
-    /// The model, to generate with it directly.
-    pub fn model_mut(&mut self) -> &mut Model {
-        &mut self.model
+    /// The session the chat generates in: its KV caches and budget.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The session, to generate in it directly or set its
+    /// [KV budget](Session::set_kv_budget).
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
     }
 
     fn token_env(&mut self) -> Result<TokenEnv, ConstrainError> {
         if let Some(env) = &self.env {
             return Ok(env.clone());
         }
+        let model = self.session.model();
         let env = TokenEnv::with_vocab_size(
-            self.model.tokenizer().inner(),
-            self.model.eos_token_ids(),
-            self.model.vocab_size(),
+            model.tokenizer().inner(),
+            model.eos_token_ids(),
+            model.vocab_size(),
         )?;
         self.env = Some(env.clone());
         Ok(env)
@@ -286,7 +302,7 @@ impl LocalChat {
     /// Tokenises a prompt, keeping the tokens of the recent turn it
     /// continues (see [`RecentTurns`]).
     fn encode_prompt(&self, text: &str) -> Result<Vec<u32>, ModelError> {
-        self.recent.encode(self.model.tokenizer(), text)
+        self.recent.encode(self.session.model().tokenizer(), text)
     }
 }
 
@@ -303,7 +319,7 @@ impl LocalChat {
     ) -> Result<PreparedTurn, LocalChatError> {
         let prompt = self.render(request)?;
         let tokens = self.encode_prompt(&prompt)?;
-        self.model.check_prompt(&tokens)?;
+        self.session.check_prompt(&tokens)?;
         let constraint = self.constraint(request, answer_schema)?;
         Ok(PreparedTurn {
             prompt,
@@ -316,10 +332,9 @@ impl LocalChat {
     fn render(&self, request: &TurnRequest<'_>) -> Result<String, LocalChatError> {
         // The model is shown the definitions as they would be without grounding.
         let shown = ground::strip(request.tools);
-        let template = self
-            .model
-            .chat_template()
-            .ok_or_else(|| LocalChatError::NoTemplate(self.model.path().display().to_string()))?;
+        let model = self.session.model();
+        let template = (model.chat_template())
+            .ok_or_else(|| LocalChatError::NoTemplate(model.path().display().to_string()))?;
         let render = |messages: &[Message]| {
             let options = RenderOptions::new(messages)
                 .definitions(&shown)
@@ -362,7 +377,7 @@ impl LocalChat {
             tokens,
             mut constraint,
         } = turn;
-        let generation = self.model.generate(
+        let generation = self.session.generate(
             &tokens,
             options,
             match constraint.as_mut() {
@@ -387,7 +402,7 @@ impl LocalChat {
         generated: &[u32],
     ) -> Result<(), ModelError> {
         let mut text = prompt;
-        text.push_str(&self.model.tokenizer().decode(generated)?);
+        text.push_str(&self.session.model().tokenizer().decode(generated)?);
         tokens.extend_from_slice(generated);
         self.recent.push(text, tokens);
         Ok(())

@@ -12,15 +12,15 @@
 //! the model's pool, where a later prompt that continues it finds it.
 //!
 //! The bytes a sequence in flight may grow to are reserved when it is
-//! taken out and count against the [KV budget](Model::kv_budget), so
+//! taken out and count against the [KV budget](Session::kv_budget), so
 //! sequences kept for reuse are dropped to make room for it, never the
 //! other way round.
 
 use std::ops::Range;
 
 use super::prefix::KvState;
-use super::GenerateError;
-use crate::model::{KvCache, Model};
+use super::{GenerateError, Session};
+use crate::model::KvCache;
 
 /// A sequence taken out of the model to decode in a batch.
 pub(crate) struct Sequence {
@@ -46,7 +46,7 @@ impl Sequence {
     }
 
     /// The logits after the tokens it holds, where they are known: just
-    /// taken, a prompt it holds whole ([`Model::run_together`] forgets
+    /// taken, a prompt it holds whole ([`Session::run_together`] forgets
     /// them, the caller keeping those it returns).
     pub(crate) fn held_logits(&self) -> Option<&[f32]> {
         self.kv.logits.as_deref()
@@ -60,13 +60,7 @@ impl Sequence {
     }
 }
 
-impl Model {
-    /// Whether the model runs several sequences together (the project's
-    /// decoder; candle's models keep their one cache inside).
-    pub(crate) fn runs_together(&self) -> bool {
-        self.backend.runs_together()
-    }
-
+impl Session {
     /// Takes the sequence `prompt` continues out of the model (the cached
     /// one sharing most with it, cut back to what they share, or a new
     /// one), with room for `positions` positions in all, to run with
@@ -79,9 +73,9 @@ impl Model {
         prompt: &[u32],
         positions: usize,
     ) -> Option<Result<(Sequence, usize), GenerateError>> {
-        let fresh = self.backend.new_cache()?;
+        let fresh = self.model.network.new_cache()?;
         Some(self.seat(prompt).map(|reused| {
-            let mut cache = match self.backend.own_cache() {
+            let mut cache = match self.runner.own_cache() {
                 Some(active) => std::mem::replace(active, fresh),
                 None => fresh,
             };
@@ -118,7 +112,8 @@ impl Model {
         tokens: &[&[u32]],
     ) -> Result<Vec<Vec<f32>>, GenerateError> {
         let mut caches: Vec<&mut KvCache> = sequences.iter_mut().map(|s| &mut s.cache).collect();
-        let logits = match self.backend.run_together(&mut caches, tokens) {
+        let network = &self.model.network;
+        let logits = match network.run_together(&mut caches, tokens, &mut self.scratch) {
             Some(result) => result.map_err(GenerateError::Forward)?,
             None => {
                 return Err(GenerateError::Forward(

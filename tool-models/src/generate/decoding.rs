@@ -1,7 +1,7 @@
 //! One sequence's decoding, a token at a time: sampling under the
 //! constraint, stop conditions, and the text released as it is decoded.
 //!
-//! [`Model::generate`](crate::model::Model::generate) runs one of these
+//! [`Session::generate`](super::Session::generate) runs one of these
 //! against the model; the server runs one per sequence of a batch, handing
 //! each the logits of its row of a batched step.
 

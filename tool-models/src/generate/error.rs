@@ -2,8 +2,8 @@
 
 use super::ConstraintError;
 
-/// An error from [`Model::generate`](crate::model::Model::generate) or
-/// [`Model::logits`](crate::model::Model::logits).
+/// An error from [`Session::generate`](super::Session::generate) or
+/// [`Session::logits`](super::Session::logits).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum GenerateError {

@@ -4,7 +4,7 @@
 //! With one cache, two agents taking turns (A1, B1, A2, B2, …) would each
 //! recompute their whole history on every request: B1 cuts A's sequence
 //! back to what the two share. The project's decoder keeps its cache
-//! outside the model, so besides the active sequence it parks others, each
+//! outside the weights, so besides the active sequence a session parks others, each
 //! with its tokens and the logits after them. Before a prompt runs, the
 //! sequence sharing the longest prefix with it becomes the active one.
 //! Where the prompt leaves that sequence inside a prompt it was given (a
@@ -20,9 +20,10 @@
 //! snapshot of [`super::prefix`]) whatever the budget.
 
 use super::prefix::{shared_prefix, KvState};
-use crate::model::{KvCache, Model};
+use super::Session;
+use crate::model::KvCache;
 
-/// The KV budget a model starts with: 512 MiB.
+/// The KV budget a session starts with: 512 MiB.
 ///
 /// Enough for some nine thousand tokens of a 1.5B model's cache in f32
 /// (Qwen2.5-1.5B's is 56 KiB a token: 28 layers, keys and values of 256),
@@ -33,7 +34,7 @@ pub const DEFAULT_KV_BUDGET: usize = 512 << 20;
 /// The sequences kept aside and the budget they share with the active one.
 pub(crate) struct SequencePool {
     parked: Vec<Parked>,
-    budget: usize,
+    pub(super) budget: usize,
     /// Counts prompts, to order sequences by last use.
     clock: u64,
     /// Bytes reserved by sequences taken out to decode in a batch (see
@@ -75,13 +76,13 @@ impl Parked {
     }
 }
 
-/// One sequence the model keeps cached (see [`Model::cached_sequences`]).
+/// One sequence a session keeps cached (see [`Session::cached_sequences`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CachedSequence {
     /// The tokens it holds.
     pub tokens: Vec<u32>,
-    /// The bytes it counts against the [KV budget](Model::kv_budget): keys
+    /// The bytes it counts against the [KV budget](Session::kv_budget): keys
     /// and values of every layer (allocated room included), and the tokens
     /// and logits kept beside them. A cache inside a candle-transformers
     /// model is not counted (0).
@@ -90,7 +91,7 @@ pub struct CachedSequence {
     pub active: bool,
 }
 
-impl Model {
+impl Session {
     /// Sets the bytes the KV caches may hold together (see
     /// [`kv_budget`](Self::kv_budget)), dropping least recently used
     /// sequences until they fit.
@@ -103,7 +104,7 @@ impl Model {
     /// [`DEFAULT_KV_BUDGET`] unless [set](Self::set_kv_budget).
     ///
     /// On the project's decoder (Llama and Qwen 2 from safetensors, and
-    /// the GGUF architectures it runs) the model keeps the
+    /// the GGUF architectures it runs) the session keeps the
     /// sequences of several conversations within this budget, and each
     /// prompt continues the one sharing the longest prefix with it, so that
     /// interleaved conversations each reuse their own history. The least
@@ -115,16 +116,6 @@ impl Model {
     /// sequence.
     pub fn kv_budget(&self) -> usize {
         self.pool.budget
-    }
-
-    /// Bytes one position (a token) of a sequence takes in the KV cache:
-    /// keys and values of every layer, in f32. What a
-    /// [KV budget](Self::set_kv_budget) holds is this times the tokens
-    /// cached. `None` for models that candle-transformers runs, whose
-    /// caches the budget does not cover (and which decode one sequence at a
-    /// time).
-    pub fn kv_bytes_per_position(&self) -> Option<usize> {
-        self.backend.new_cache().map(|c| c.bytes_per_position())
     }
 
     /// The sequences the KV caches hold: the active one first (when it
@@ -151,7 +142,7 @@ impl Model {
     /// active one, keeping aside what running `prompt` would cut off a
     /// client's prompt.
     pub(crate) fn select_sequence(&mut self, prompt: &[u32]) {
-        if self.pool.budget == 0 || self.backend.own_cache().is_none() {
+        if self.pool.budget == 0 || self.runner.own_cache().is_none() {
             return;
         }
         self.pool.clock += 1;
@@ -177,7 +168,7 @@ impl Model {
     /// Makes parked sequence `i` the active one and parks the active one
     /// in its place (or drops it when it holds nothing).
     fn swap_with_parked(&mut self, i: usize, now: u64) {
-        let Some(cache) = self.backend.own_cache() else {
+        let Some(cache) = self.runner.own_cache() else {
             return;
         };
         let parked = &mut self.pool.parked[i];
@@ -194,7 +185,7 @@ impl Model {
     /// Parks the active sequence whole and continues on a copy of its
     /// first `len` tokens.
     fn fork_active(&mut self, len: usize, now: u64) {
-        let Some(cache) = self.backend.own_cache() else {
+        let Some(cache) = self.runner.own_cache() else {
             return;
         };
         let copy = cache.prefix(len);
@@ -242,6 +233,6 @@ impl Model {
     }
 
     fn active_bytes(&self) -> usize {
-        self.backend.cache_bytes() + self.kv.bytes()
+        self.runner.cache_bytes() + self.kv.bytes()
     }
 }

@@ -13,7 +13,8 @@
 //! snapshot, and anything else clears the cache and recomputes.
 
 use super::GenerateError;
-use crate::model::{candle_message, Backend, Model, PREFILL_CHUNK};
+use super::Session;
+use crate::model::{candle_message, Runner, PREFILL_CHUNK};
 
 /// What the KV cache holds.
 #[derive(Default)]
@@ -38,9 +39,9 @@ impl KvState {
         let snapshot = self
             .snapshot
             .as_ref()
-            .filter(|snap| snap.backend.is_none())
+            .filter(|snap| snap.runner.is_none())
             .map(|snap| Snapshot {
-                backend: None,
+                runner: None,
                 tokens: snap.tokens.clone(),
                 logits: snap.logits.clone(),
             });
@@ -55,18 +56,18 @@ impl KvState {
     /// Records that `prompt` ran (its first `reused` tokens from the
     /// cache), leaving `logits` after it: a snapshot of the state after a
     /// prompt that ran anything, where the cache can be cut back or
-    /// `backend` is a copy of the model's.
+    /// `runner` is a copy of the session's.
     pub(super) fn ran_prompt(
         &mut self,
         prompt: &[u32],
         reused: usize,
         logits: &[f32],
-        backend: Option<Backend>,
+        runner: Option<Runner>,
         cuts_back: bool,
     ) {
         if reused < prompt.len() {
-            self.snapshot = (backend.is_some() || cuts_back).then(|| Snapshot {
-                backend,
+            self.snapshot = (runner.is_some() || cuts_back).then(|| Snapshot {
+                runner,
                 tokens: prompt.to_vec(),
                 logits: logits.to_vec(),
             });
@@ -86,34 +87,12 @@ impl KvState {
 
 struct Snapshot {
     /// `None` where the cache can be cut back instead.
-    backend: Option<Backend>,
+    runner: Option<Runner>,
     tokens: Vec<u32>,
     logits: Vec<f32>,
 }
 
-impl Model {
-    /// The logits after `tokens`: the scores of every possible next token.
-    ///
-    /// Reuses the KV cache where `tokens` extends what it holds (see
-    /// [`crate::generate`]), and leaves `tokens` in the cache.
-    pub fn logits(&mut self, tokens: &[u32]) -> Result<Vec<f32>, GenerateError> {
-        self.prefill(tokens).map(|(logits, _)| logits)
-    }
-
-    /// Empties the KV cache, drops the snapshot and every sequence kept
-    /// aside; the [KV budget](Self::kv_budget) stays.
-    pub fn reset_cache(&mut self) {
-        self.backend.clear();
-        self.kv = KvState::default();
-        self.pool.clear();
-    }
-
-    /// The tokens the KV cache holds: the sequence the last call continued
-    /// (see [`cached_sequences`](Self::cached_sequences) for the others).
-    pub fn cached_tokens(&self) -> &[u32] {
-        &self.kv.tokens
-    }
-
+impl Session {
     /// Runs `prompt`, reusing what the cache holds; returns the logits after
     /// it and how many of its tokens were reused.
     pub(crate) fn prefill(&mut self, prompt: &[u32]) -> Result<(Vec<f32>, usize), GenerateError> {
@@ -124,12 +103,12 @@ impl Model {
         let logits = self.kv.logits.clone().ok_or_else(|| {
             GenerateError::Forward("no logits after the prompt (internal error)".into())
         })?;
-        let backend = (reused < prompt.len())
-            .then(|| self.backend.snapshot())
+        let runner = (reused < prompt.len())
+            .then(|| self.runner.snapshot())
             .flatten();
-        let cuts_back = self.backend.cuts_back();
+        let cuts_back = self.runner.cuts_back();
         self.kv
-            .ran_prompt(prompt, reused, &logits, backend, cuts_back);
+            .ran_prompt(prompt, reused, &logits, runner, cuts_back);
         self.evict_to_budget();
         Ok((logits, reused))
     }
@@ -147,9 +126,9 @@ impl Model {
         // LongRoPE: transformers runs a prompt that reaches past the
         // pretraining length in one pass, every position with the long
         // factors, so nothing rotated with the short ones is reused.
-        let long = self.backend.rope_switch().is_some_and(|s| prompt.len() > s);
-        if long && self.backend.short_positions() > 0 {
-            self.backend.clear();
+        let long = (self.model.network.rope_switch()).is_some_and(|s| prompt.len() > s);
+        if long && self.runner.short_positions() > 0 {
+            self.runner.clear();
             self.kv.tokens.clear();
             self.kv.logits = None;
         }
@@ -159,7 +138,7 @@ impl Model {
     /// How many of `prompt`'s tokens a prefill pass takes: all of it where
     /// LongRoPE rotates the prompt as one pass (see [`seat`](Self::seat)).
     pub(crate) fn prefill_chunk(&self, prompt: &[u32]) -> usize {
-        match self.backend.rope_switch() {
+        match self.model.network.rope_switch() {
             Some(s) if prompt.len() > s => prompt.len(),
             _ => PREFILL_CHUNK,
         }
@@ -174,16 +153,14 @@ impl Model {
             .kv
             .snapshot
             .as_ref()
-            .filter(|snap| {
-                snap.backend.is_none() && snap.tokens == prompt && shared == prompt.len()
-            })
+            .filter(|snap| snap.runner.is_none() && snap.tokens == prompt && shared == prompt.len())
             .map(|snap| snap.logits.clone());
         let keep = if snapshot_logits.is_some() {
             shared
         } else {
             shared.min(prompt.len() - 1)
         };
-        if !self.backend.truncate(keep) {
+        if !self.runner.truncate(keep) {
             return false;
         }
         self.kv.tokens.truncate(keep);
@@ -196,8 +173,8 @@ impl Model {
     fn restore_snapshot(&mut self, prompt: &[u32]) -> Result<(), GenerateError> {
         match self.kv.snapshot.take() {
             Some(snap) if extends(prompt, &snap.tokens) => {
-                let copy = snap.backend.as_ref().and_then(Backend::snapshot);
-                self.backend = copy.ok_or_else(|| {
+                let copy = snap.runner.as_ref().and_then(Runner::snapshot);
+                self.runner = copy.ok_or_else(|| {
                     GenerateError::Forward("snapshot cannot be copied (internal error)".into())
                 })?;
                 self.kv.tokens = snap.tokens.clone();
@@ -205,7 +182,7 @@ impl Model {
                 self.kv.snapshot = Some(snap);
             }
             _ => {
-                self.backend.clear();
+                self.runner.clear();
                 self.kv = KvState::default();
             }
         }
@@ -222,7 +199,7 @@ impl Model {
 
     fn run(&mut self, tokens: &[u32]) -> Result<(), GenerateError> {
         let offset = self.kv.tokens.len();
-        match self.backend.forward(tokens, offset) {
+        match self.runner.forward(tokens, offset, &mut self.scratch) {
             Ok(logits) => {
                 self.kv.tokens.extend_from_slice(tokens);
                 self.kv.logits = Some(logits);
@@ -230,7 +207,7 @@ impl Model {
             }
             Err(e) => {
                 // The cache may hold part of the chunk now: start over next time.
-                self.backend.clear();
+                self.runner.clear();
                 self.kv.tokens.clear();
                 self.kv.logits = None;
                 Err(GenerateError::Forward(candle_message(&e)))
@@ -242,13 +219,13 @@ impl Model {
         if prompt.is_empty() {
             return Err(GenerateError::EmptyPrompt);
         }
-        if prompt.len() > self.context_length() {
+        if prompt.len() > self.model.context_length() {
             return Err(GenerateError::ContextOverflow {
                 prompt_tokens: prompt.len(),
-                context_length: self.context_length(),
+                context_length: self.model.context_length(),
             });
         }
-        let vocab_size = self.vocab_size();
+        let vocab_size = self.model.vocab_size();
         if let Some((position, &token)) = prompt
             .iter()
             .enumerate()

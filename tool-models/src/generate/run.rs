@@ -1,11 +1,11 @@
 //! The generation loop.
 
 use super::decoding::Decoding;
+use super::Session;
 use super::{GenerateError, GenerateOptions, Generation, TokenConstraint};
-use crate::model::Model;
 use std::time::Instant;
 
-impl Model {
+impl Session {
     /// Generates a continuation of `prompt` (token ids, e.g. from
     /// [`Tokenizer::encode`](crate::model::Tokenizer::encode) of a rendered
     /// chat template).
@@ -30,9 +30,10 @@ impl Model {
         options.check().map_err(GenerateError::InvalidOptions)?;
         let start = Instant::now();
         let (mut logits, reused) = self.prefill(prompt)?;
-        let tokenizer = self.shared_tokenizer();
+        let model = std::sync::Arc::clone(&self.model);
+        let tokenizer = model.shared_tokenizer();
         let mut decoding = Decoding::new(
-            self,
+            &model,
             tokenizer.incremental(),
             options,
             prompt.len(),

@@ -1,9 +1,9 @@
 //! Loading a quantized `.gguf` file: weights, tokenizer and chat template
 //! all come from the one file.
 
-use super::backend::Backend;
-use super::dense::{Dense, Scratch, Storage};
+use super::dense::{Dense, Storage};
 use super::gguf_tokenizer::{as_u64, tokenizer_from_gguf};
+use super::network::Network;
 use super::{LoadOptions, Model, ModelError, Tokenizer};
 use crate::gguf::{read_file, Failure, GgufFile, GgufMetadata, GgufValue};
 use crate::template::ModelTemplates;
@@ -160,11 +160,7 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
         found: arch.clone(),
         supported: SUPPORTED_GGUF_ARCHITECTURES.to_vec(),
     })?;
-    let backend = Backend::Dense {
-        cache: model.new_cache(),
-        model: Arc::new(model),
-        scratch: Scratch::default(),
-    };
+    let network = Network::Dense(Arc::new(model));
     let context_length = declared_context;
     Model::assemble(super::Parts {
         path: path.to_owned(),
@@ -176,7 +172,7 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
         context_length,
         vocab_size,
         parameter_count: Some(parameter_count),
-        backend,
+        network,
     })
 }
 

@@ -2,10 +2,10 @@
 //! weights, `tokenizer.json`, and the optional `tokenizer_config.json`
 //! (chat template, special tokens) and `generation_config.json` (eos ids).
 
-use super::backend::Backend;
 use super::config::HfConfig;
 use super::files::ModelFiles;
 use super::json::{parse_json_object, read_json_object, token_ids};
+use super::network::Network;
 use super::weights::Weights;
 use super::{Model, ModelError, Parts, Tokenizer};
 use crate::template::ModelTemplates;
@@ -138,7 +138,7 @@ pub(crate) fn load(files: ModelFiles<'_>) -> Result<Model, ModelError> {
 
     let mut weights = Weights::load(&files)?;
     let parameter_count = weights.parameter_count(config.tie_word_embeddings);
-    let backend = Backend::from_hf(&config, &mut weights)?;
+    let network = Network::from_hf(&config, &mut weights)?;
     drop(weights);
     Model::assemble(Parts {
         path: files.root().to_owned(),
@@ -150,7 +150,7 @@ pub(crate) fn load(files: ModelFiles<'_>) -> Result<Model, ModelError> {
         context_length: config.context_length,
         vocab_size: config.vocab_size,
         parameter_count: Some(parameter_count),
-        backend,
+        network,
     })
 }
 

@@ -9,14 +9,17 @@
 //! # Ok::<(), tool_models::model::ModelError>(())
 //! ```
 //!
-//! Everything runs on the CPU in f32 through candle-transformers. A Hugging
+//! A model is immutable once loaded: share it (`Arc<Model>`) between
+//! threads, agents and servers, each generating in its own
+//! [`Session`](crate::generate::Session), which holds the KV caches.
+//!
+//! Everything runs on the CPU. A Hugging
 //! Face directory needs `config.json`, `tokenizer.json` and the weights
 //! (`model.safetensors` or a sharded `model.safetensors.index.json`);
 //! `tokenizer_config.json` (chat template, special tokens) and
 //! `generation_config.json` (eos ids) are read when present. A `.gguf` file
 //! holds all of it. Generation is in [`crate::generate`].
 
-mod backend;
 mod config;
 mod dense;
 mod detokenize;
@@ -27,6 +30,7 @@ mod gguf_tokenizer;
 mod hf;
 mod json;
 mod keys;
+mod network;
 mod rope;
 pub mod tiny;
 mod tokenizer;
@@ -38,36 +42,33 @@ pub use error::ModelError;
 pub use gguf::SUPPORTED_GGUF_ARCHITECTURES;
 pub use tokenizer::Tokenizer;
 
-pub(crate) use backend::{Backend, PREFILL_CHUNK};
-pub(crate) use dense::KvCache;
+pub(crate) use dense::{KvCache, Scratch};
 pub(crate) use error::candle_message;
+pub(crate) use network::{Network, Runner, PREFILL_CHUNK};
 
-use crate::generate::{KvState, SequencePool};
-use crate::parse::{detect_format, Format};
 use crate::setters::setters;
 use crate::template::{ChatTemplate, ModelTemplates, TemplateError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// A loaded model: network, tokenizer, chat template and special tokens,
-/// and the KV caches of recent generations (see [`crate::generate`]).
+/// A loaded model: network, tokenizer, chat template and special tokens.
+///
+/// It never changes while it generates: the KV caches live in each
+/// [`Session`](crate::generate::Session) on it, so one model, shared in an
+/// `Arc`, serves any number of sessions on any threads.
 pub struct Model {
     path: PathBuf,
     architecture: String,
-    /// Shared so that generation can hold it while the cache changes.
+    /// Shared with constraints and parsers that outlive a borrow.
     tokenizer: Arc<Tokenizer>,
     templates: Option<ModelTemplates>,
     chat_template: Option<ChatTemplate>,
-    tool_format: Option<Format>,
     eos_ids: Vec<u32>,
     bos_id: Option<u32>,
     context_length: usize,
     vocab_size: usize,
     parameter_count: Option<u64>,
-    pub(crate) backend: Backend,
-    pub(crate) kv: KvState,
-    /// Sequences set aside for later prompts (the project's decoder only).
-    pub(crate) pool: SequencePool,
+    pub(crate) network: Network,
 }
 
 /// What a loader found, before the template is compiled.
@@ -81,7 +82,7 @@ pub(crate) struct Parts {
     pub context_length: usize,
     pub vocab_size: usize,
     pub parameter_count: Option<u64>,
-    pub backend: Backend,
+    pub network: Network,
 }
 
 impl std::fmt::Debug for Model {
@@ -92,7 +93,6 @@ impl std::fmt::Debug for Model {
             .field("vocab_size", &self.vocab_size)
             .field("context_length", &self.context_length)
             .field("eos_ids", &self.eos_ids)
-            .field("tool_format", &self.tool_format)
             .finish_non_exhaustive()
     }
 }
@@ -194,12 +194,9 @@ impl Model {
     fn assemble(parts: Parts) -> Result<Model, ModelError> {
         // The tool-use template when a model has several: this crate renders
         // prompts with tools.
-        let (chat_template, tool_format) = match &parts.templates {
-            Some(t) => {
-                let (compiled, format) = compile(t, &parts.path)?;
-                (Some(compiled), format)
-            }
-            None => (None, None),
+        let chat_template = match &parts.templates {
+            Some(t) => Some(compile(t, &parts.path)?),
+            None => None,
         };
         Ok(Model {
             path: parts.path,
@@ -207,15 +204,12 @@ impl Model {
             tokenizer: Arc::new(parts.tokenizer),
             templates: parts.templates,
             chat_template,
-            tool_format,
             eos_ids: parts.eos_ids,
             bos_id: parts.bos_id,
             context_length: parts.context_length,
             vocab_size: parts.vocab_size,
             parameter_count: parts.parameter_count,
-            backend: parts.backend,
-            kv: KvState::default(),
-            pool: SequencePool::default(),
+            network: parts.network,
         })
     }
 
@@ -233,9 +227,7 @@ impl Model {
                 templates.special_tokens.entry(key.into()).or_insert(text);
             }
         }
-        let (compiled, format) = compile(&templates, &templates.path)?;
-        self.chat_template = Some(compiled);
-        self.tool_format = format;
+        self.chat_template = Some(compile(&templates, &templates.path)?);
         self.templates = Some(templates);
         Ok(())
     }
@@ -259,11 +251,6 @@ impl Model {
     /// The chat templates and special tokens as loaded.
     pub fn templates(&self) -> Option<&ModelTemplates> {
         self.templates.as_ref()
-    }
-
-    /// The tool-call format the chat template implies, if it names one.
-    pub fn tool_format(&self) -> Option<Format> {
-        self.tool_format
     }
 
     /// Token ids that end generation: `generation_config.json`'s, then
@@ -310,7 +297,23 @@ impl Model {
     /// multiplied in that format) or widened at load (`f32 (widened from
     /// Q8_1)`); `None` where a candle-transformers model runs it.
     pub fn matrix_formats(&self) -> Option<std::collections::BTreeMap<String, usize>> {
-        self.backend.matrix_formats()
+        self.network.matrix_formats()
+    }
+
+    /// Bytes one position (a token) of a sequence takes in the KV cache:
+    /// keys and values of every layer, in f32. What a
+    /// [KV budget](crate::generate::Session::set_kv_budget) holds is this
+    /// times the tokens cached. `None` for models that candle-transformers
+    /// runs, whose caches the budget does not cover (and which decode one
+    /// sequence at a time).
+    pub fn kv_bytes_per_position(&self) -> Option<usize> {
+        self.network.new_cache().map(|c| c.bytes_per_position())
+    }
+
+    /// Whether the model runs several sequences together (the project's
+    /// decoder; candle's models keep their one cache inside).
+    pub(crate) fn runs_together(&self) -> bool {
+        self.network.runs_together()
     }
 }
 
@@ -330,17 +333,12 @@ pub(crate) fn found_templates(
     }
 }
 
-/// `templates`' tool-use template, compiled, and the tool-call format it
-/// shows; errors name `path`, where the templates came from.
-fn compile(
-    templates: &ModelTemplates,
-    path: &Path,
-) -> Result<(ChatTemplate, Option<Format>), ModelError> {
+/// `templates`' tool-use template, compiled; errors name `path`, where
+/// the templates came from.
+fn compile(templates: &ModelTemplates, path: &Path) -> Result<ChatTemplate, ModelError> {
     let in_file = |source| ModelError::FileTemplate {
         path: path.to_owned(),
         source,
     };
-    let source = templates.select(None, true).map_err(in_file)?;
-    let compiled = templates.compile(None, true).map_err(in_file)?;
-    Ok((compiled, detect_format(source).ok()))
+    templates.compile(None, true).map_err(in_file)
 }

@@ -42,6 +42,15 @@ pub fn detect_format(template_source: &str) -> Result<Format, ParseError> {
         .ok_or(ParseError::Undetected)
 }
 
+impl crate::model::Model {
+    /// The tool-call format the model's chat template implies (its
+    /// `tool_use` template where it has several), if it names one.
+    pub fn tool_format(&self) -> Option<Format> {
+        let source = self.templates()?.select(None, true).ok()?;
+        detect_format(source).ok()
+    }
+}
+
 /// Where output starts, from the prompt that precedes it: inside a
 /// reasoning block when the prompt ends by opening one.
 pub fn detect_reasoning_start(prompt: &str) -> ReasoningStart {

@@ -121,7 +121,7 @@ pub(super) fn run(
                     .fail(ApiError::internal("generation failed unexpectedly"));
                 load.generating.fetch_sub(1, Ordering::Relaxed);
             }
-            chat.model_mut().reset_cache();
+            chat.session_mut().reset_cache();
         }
     }
 }
@@ -202,9 +202,8 @@ fn prepare(
     let turn = prepare_turn(chat, job)?;
     let mut options = options_for(&job.request, defaults, &job.cancel);
     options.check().map_err(ApiError::invalid)?;
-    let model = chat.model();
-    let (prompt, context) = (turn.prompt_tokens(), model.context_length());
-    let budget = model.kv_budget();
+    let (prompt, context) = (turn.prompt_tokens(), chat.model().context_length());
+    let budget = chat.session().kv_budget();
     let mut positions = prompt + options.max_new_tokens.min(context - prompt);
     // A budget of 0 keeps no sequence for later; those in flight take
     // what they need.
@@ -243,7 +242,7 @@ fn has_room(
     if active.is_empty() && joining.is_empty() {
         return true;
     }
-    let budget = chat.model().kv_budget();
+    let budget = chat.session().kv_budget();
     let reserved: usize = active.iter().map(|a| a.sequence.reserved()).sum::<usize>()
         + joining
             .iter()
@@ -264,7 +263,7 @@ fn admit<'t>(chat: &mut LocalChat, joining: Vec<Ready>, load: &Load) -> Vec<Acti
             continue;
         }
         let taken = match chat
-            .model_mut()
+            .session_mut()
             .take_sequence(ready.turn.tokens(), ready.positions)
         {
             Some(result) => result.map_err(generate_error),
@@ -360,12 +359,11 @@ fn step<'t>(
                     finish(chat, active.remove(i), load, Some(left()));
                     continue;
                 }
-                let model = chat.model();
-                let Some(chunk) = model.next_chunk(&a.sequence, &a.tokens) else {
+                let Some(chunk) = chat.session().next_chunk(&a.sequence, &a.tokens) else {
                     // The cache holds the prompt whole, with the logits
                     // after it: the answer begins, in this pass.
                     match a.sequence.held_logits().map(<[f32]>::to_vec) {
-                        Some(logits) => a.answer(model, tokenizer, logits),
+                        Some(logits) => a.answer(chat.model(), tokenizer, logits),
                         None => {
                             let error =
                                 ApiError::internal("no logits after the prompt (internal error)");
@@ -424,7 +422,7 @@ fn step<'t>(
             });
             sequences.push(&mut a.sequence);
         }
-        chat.model_mut().run_together(&mut sequences, &tokens)
+        chat.session_mut().run_together(&mut sequences, &tokens)
     };
     let logits = match ran {
         Ok(logits) => logits,
@@ -465,7 +463,7 @@ fn finish(chat: &mut LocalChat, a: Active<'_>, load: &Load, error: Option<ApiErr
     let (decoding, logits) = match (stage, error) {
         (Stage::Answer { decoding, logits }, None) => (decoding, logits),
         (_, error) => {
-            chat.model_mut().return_sequence(sequence, None);
+            chat.session_mut().return_sequence(sequence, None);
             forward.fail(error.unwrap_or_else(|| {
                 ApiError::internal("a request left before its answer (internal error)")
             }));
@@ -475,12 +473,12 @@ fn finish(chat: &mut LocalChat, a: Active<'_>, load: &Load, error: Option<ApiErr
     let generation = match decoding.finish(&mut |t| forward.text(t)) {
         Ok(generation) => generation,
         Err(e) => {
-            chat.model_mut().return_sequence(sequence, None);
+            chat.session_mut().return_sequence(sequence, None);
             forward.fail(generate_error(e));
             return;
         }
     };
-    chat.model_mut().return_sequence(sequence, Some(logits));
+    chat.session_mut().return_sequence(sequence, Some(logits));
     // Remembering the turn only helps a prompt that continues it.
     let _ = chat.remember(prompt, tokens, &generation.tokens);
     forward.done(generation);

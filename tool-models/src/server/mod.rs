@@ -145,9 +145,9 @@ impl Server {
     /// ([`DEFAULT_KV_BUDGET`](crate::generate::DEFAULT_KV_BUDGET) unless
     /// the model was given another): the conversations kept for reuse, least
     /// recently used dropped first; 0 keeps only the last one. Sets the
-    /// model's [`kv_budget`](crate::model::Model::kv_budget).
+    /// session's [`kv_budget`](crate::generate::Session::kv_budget).
     pub fn kv_budget(mut self, bytes: usize) -> Server {
-        self.chat.model_mut().set_kv_budget(bytes);
+        self.chat.session_mut().set_kv_budget(bytes);
         self
     }
 

@@ -1,7 +1,13 @@
-//! The runnable network: our own decoder (the Llama family, Qwen 2 and 3,
-//! Phi-3, every GGUF file), or one of candle-transformers' models (Mistral,
-//! Gemma 2 and 3 directories, Qwen 2 with a sliding window), with its KV
-//! cache.
+//! The network a model runs: our own decoder (the Llama family, Qwen 2 and
+//! 3, Phi-3, every GGUF file), or one of candle-transformers' models
+//! (Mistral, Gemma 2 and 3 directories, Qwen 2 with a sliding window).
+//!
+//! A [`Network`] is the weights alone, shared by every session on the
+//! model; a [`Runner`] is one sequence running through it, with its KV
+//! cache. The project's decoder keeps its caches outside the weights, so a
+//! runner is a cache; candle's models keep theirs inside, so a runner is a
+//! copy of the pristine model (tensors are shared: cheap), which never runs
+//! itself.
 
 use super::config::{ArchConfig, HfConfig};
 use super::dense::{Dense, KvCache, Scratch, Step};
@@ -20,24 +26,28 @@ use std::sync::Arc;
 /// tokens. llama.cpp's default batch is 512 too.
 pub(crate) const PREFILL_CHUNK: usize = 512;
 
-/// A model and its KV cache.
-pub(crate) enum Backend {
-    /// Llama and Qwen 2 from safetensors or GGUF (see [`Dense`]): a cache
-    /// that can be cut back.
-    Dense {
-        model: Arc<Dense>,
-        cache: KvCache,
-        scratch: Scratch,
-    },
+/// A model's weights, as its sessions share them.
+pub(crate) enum Network {
+    /// The Llama family, Qwen 2 and 3, Phi-3 from safetensors, and every
+    /// GGUF file (see [`Dense`]).
+    Dense(Arc<Dense>),
+    /// One of candle-transformers' models, never run: each runner runs a
+    /// copy.
+    Candle(Candle),
+}
+
+/// A candle-transformers model, its KV cache inside.
+#[derive(Clone)]
+pub(crate) enum Candle {
     Qwen2(qwen2::ModelForCausalLM),
     Mistral(mistral::Model),
     Gemma2(gemma2::Model),
     Gemma3(gemma3::Model),
 }
 
-impl Backend {
+impl Network {
     /// Builds the network of a Hugging Face model from its weights.
-    pub(crate) fn from_hf(config: &HfConfig, weights: &mut Weights) -> Result<Backend, ModelError> {
+    pub(crate) fn from_hf(config: &HfConfig, weights: &mut Weights) -> Result<Network, ModelError> {
         if config.tie_word_embeddings {
             weights.tie_lm_head()?;
         } else if !weights.tensors.contains_key("lm_head.weight")
@@ -49,11 +59,7 @@ impl Backend {
             ));
         }
         if let Some(model) = Dense::from_hf(config, weights)? {
-            return Ok(Backend::Dense {
-                cache: model.new_cache(),
-                model: Arc::new(model),
-                scratch: Scratch::default(),
-            });
+            return Ok(Network::Dense(Arc::new(model)));
         }
         let path = weights.path.clone();
         let vb = VarBuilder::from_tensors(weights.tensors.clone(), DType::F32, &Device::Cpu);
@@ -63,7 +69,7 @@ impl Backend {
                 format!("cannot build the {}: {}", config.name, candle_message(&e)),
             )
         };
-        Ok(match &config.arch {
+        Ok(Network::Candle(match &config.arch {
             ArchConfig::Llama(_)
             | ArchConfig::SmolLM3 { .. }
             | ArchConfig::Granite { .. }
@@ -78,43 +84,107 @@ impl Backend {
                 ))
             }
             ArchConfig::Qwen2(cfg) => {
-                Backend::Qwen2(qwen2::ModelForCausalLM::new(cfg, vb).map_err(weights_error)?)
+                Candle::Qwen2(qwen2::ModelForCausalLM::new(cfg, vb).map_err(weights_error)?)
             }
             ArchConfig::Mistral(cfg) => {
-                Backend::Mistral(mistral::Model::new(cfg, vb).map_err(weights_error)?)
+                Candle::Mistral(mistral::Model::new(cfg, vb).map_err(weights_error)?)
             }
             ArchConfig::Gemma2(cfg) => {
-                Backend::Gemma2(gemma2::Model::new(false, cfg, vb).map_err(weights_error)?)
+                Candle::Gemma2(gemma2::Model::new(false, cfg, vb).map_err(weights_error)?)
             }
             ArchConfig::Gemma3(cfg) => {
-                Backend::Gemma3(gemma3::Model::new(false, cfg, vb).map_err(weights_error)?)
+                Candle::Gemma3(gemma3::Model::new(false, cfg, vb).map_err(weights_error)?)
             }
-        })
+        }))
+    }
+
+    /// A runner for a new sequence, its cache empty.
+    pub(crate) fn start(&self) -> Runner {
+        match self {
+            Network::Dense(model) => Runner::Dense {
+                cache: model.new_cache(),
+                model: Arc::clone(model),
+            },
+            Network::Candle(model) => Runner::Candle(model.clone()),
+        }
     }
 
     /// How many matrices the project's decoder computes with in each
     /// format; `None` where candle-transformers runs the model.
     pub(crate) fn matrix_formats(&self) -> Option<std::collections::BTreeMap<String, usize>> {
         match self {
-            Backend::Dense { model, .. } => Some(model.matrix_formats()),
-            _ => None,
+            Network::Dense(model) => Some(model.matrix_formats()),
+            Network::Candle(_) => None,
         }
     }
 
+    /// Runs `tokens[i]` after each of `caches[i]` in one pass (prompts'
+    /// chunks and decode steps' tokens alike), where the model is the
+    /// project's decoder; returns the logits after each (see
+    /// [`Dense::forward_steps`]). `None` for candle's models, which keep
+    /// their one cache inside.
+    pub(crate) fn run_together(
+        &self,
+        caches: &mut [&mut KvCache],
+        tokens: &[&[u32]],
+        scratch: &mut Scratch,
+    ) -> Option<Result<Vec<Vec<f32>>, String>> {
+        let Network::Dense(model) = self else {
+            return None;
+        };
+        let mut steps: Vec<Step<'_>> = (caches.iter_mut().zip(tokens))
+            .map(|(cache, tokens)| Step { tokens, cache })
+            .collect();
+        Some(model.forward_steps(&mut steps, scratch))
+    }
+
+    /// An empty cache for another sequence, where the model is the
+    /// project's decoder.
+    pub(crate) fn new_cache(&self) -> Option<KvCache> {
+        match self {
+            Network::Dense(model) => Some(model.new_cache()),
+            Network::Candle(_) => None,
+        }
+    }
+
+    /// LongRoPE's pretraining length, past which a pass rotates with the
+    /// long factors (the project's decoder; candle's models have none).
+    pub(crate) fn rope_switch(&self) -> Option<usize> {
+        match self {
+            Network::Dense(model) => model.rope_switch(),
+            Network::Candle(_) => None,
+        }
+    }
+
+    /// Whether several sequences can run in one pass, each with its own
+    /// cache ([`new_cache`](Self::new_cache)): the project's decoder.
+    pub(crate) fn runs_together(&self) -> bool {
+        matches!(self, Network::Dense(_))
+    }
+}
+
+/// One sequence running through a [`Network`]: the network and its KV
+/// cache.
+#[derive(Clone)]
+pub(crate) enum Runner {
+    /// The project's decoder and a cache that can be cut back.
+    Dense { model: Arc<Dense>, cache: KvCache },
+    /// A copy of a candle model, its cache inside.
+    Candle(Candle),
+}
+
+impl Runner {
     /// Runs `tokens`, which sit at positions `offset..`, through the network
     /// and returns the logits of the last one.
     pub(crate) fn forward(
         &mut self,
         tokens: &[u32],
         offset: usize,
+        scratch: &mut Scratch,
     ) -> candle_core::Result<Vec<f32>> {
         let input = || Tensor::new(tokens, &Device::Cpu)?.unsqueeze(0);
         let logits = match self {
-            Backend::Dense {
-                model,
-                cache,
-                scratch,
-            } => {
+            Runner::Dense { model, cache } => {
                 if cache.len() != offset {
                     return Err(candle_core::Error::Msg(format!(
                         "the cache holds {} positions, not {offset} (internal error)",
@@ -125,10 +195,10 @@ impl Backend {
                     .forward(tokens, cache, scratch)
                     .map_err(candle_core::Error::Msg);
             }
-            Backend::Qwen2(m) => m.forward(&input()?, offset)?,
-            Backend::Mistral(m) => m.forward(&input()?, offset)?,
-            Backend::Gemma2(m) => m.forward(&input()?, offset)?,
-            Backend::Gemma3(m) => {
+            Runner::Candle(Candle::Qwen2(m)) => m.forward(&input()?, offset)?,
+            Runner::Candle(Candle::Mistral(m)) => m.forward(&input()?, offset)?,
+            Runner::Candle(Candle::Gemma2(m)) => m.forward(&input()?, offset)?,
+            Runner::Candle(Candle::Gemma3(m)) => {
                 // candle 0.11's Gemma 3 appends a non-contiguous value tensor
                 // to the full-attention layers' cache, which fails for more
                 // than one token at a time.
@@ -145,82 +215,39 @@ impl Backend {
         logits.to_dtype(DType::F32)?.flatten_all()?.to_vec1::<f32>()
     }
 
-    /// Runs `tokens[i]` after each of `caches[i]` in one pass (prompts'
-    /// chunks and decode steps' tokens alike), where the model is the
-    /// project's decoder; returns the logits after each (see
-    /// [`Dense::forward_steps`]). `None` for candle's models, which keep
-    /// their one cache inside.
-    pub(crate) fn run_together(
-        &mut self,
-        caches: &mut [&mut KvCache],
-        tokens: &[&[u32]],
-    ) -> Option<Result<Vec<Vec<f32>>, String>> {
-        let Backend::Dense { model, scratch, .. } = self else {
-            return None;
-        };
-        let mut steps: Vec<Step<'_>> = (caches.iter_mut().zip(tokens))
-            .map(|(cache, tokens)| Step { tokens, cache })
-            .collect();
-        Some(model.forward_steps(&mut steps, scratch))
-    }
-
-    /// An empty cache for another sequence, where the model is the
-    /// project's decoder.
-    pub(crate) fn new_cache(&self) -> Option<KvCache> {
-        match self {
-            Backend::Dense { model, .. } => Some(model.new_cache()),
-            _ => None,
-        }
-    }
-
-    /// LongRoPE's pretraining length, past which a pass rotates with the
-    /// long factors (the project's decoder; candle's models have none).
-    pub(crate) fn rope_switch(&self) -> Option<usize> {
-        match self {
-            Backend::Dense { model, .. } => model.rope_switch(),
-            _ => None,
-        }
-    }
-
     /// Positions of the cache LongRoPE rotated with its short factors.
     pub(crate) fn short_positions(&self) -> usize {
         match self {
-            Backend::Dense { cache, .. } => cache.short_positions(),
-            _ => 0,
+            Runner::Dense { cache, .. } => cache.short_positions(),
+            Runner::Candle(_) => 0,
         }
     }
 
     /// Empties the KV cache.
     pub(crate) fn clear(&mut self) {
         match self {
-            Backend::Dense { cache, .. } => cache.truncate(0),
-            Backend::Qwen2(m) => m.clear_kv_cache(),
-            Backend::Mistral(m) => m.clear_kv_cache(),
-            Backend::Gemma2(m) => m.clear_kv_cache(),
-            Backend::Gemma3(m) => m.clear_kv_cache(),
+            Runner::Dense { cache, .. } => cache.truncate(0),
+            Runner::Candle(Candle::Qwen2(m)) => m.clear_kv_cache(),
+            Runner::Candle(Candle::Mistral(m)) => m.clear_kv_cache(),
+            Runner::Candle(Candle::Gemma2(m)) => m.clear_kv_cache(),
+            Runner::Candle(Candle::Gemma3(m)) => m.clear_kv_cache(),
         }
     }
 
     /// Whether the KV cache can be cut back to a prefix.
     pub(crate) fn cuts_back(&self) -> bool {
-        matches!(self, Backend::Dense { .. })
-    }
-
-    /// Whether several sequences can run in one pass, each with its own
-    /// cache ([`new_cache`](Self::new_cache)): the project's decoder.
-    pub(crate) fn runs_together(&self) -> bool {
-        matches!(self, Backend::Dense { .. })
+        matches!(self, Runner::Dense { .. })
     }
 
     /// Cuts the KV cache back to its first `len` positions, where the
     /// cache allows it; returns whether it did.
     pub(crate) fn truncate(&mut self, len: usize) -> bool {
         match self {
-            Backend::Dense { cache, .. } => {
+            Runner::Dense { cache, .. } => {
                 cache.truncate(len);
                 true
             }
-            _ => false,
+            Runner::Candle(_) => false,
         }
     }
 
@@ -229,8 +256,8 @@ impl Backend {
     /// keep theirs inside.
     pub(crate) fn own_cache(&mut self) -> Option<&mut KvCache> {
         match self {
-            Backend::Dense { cache, .. } => Some(cache),
-            _ => None,
+            Runner::Dense { cache, .. } => Some(cache),
+            Runner::Candle(_) => None,
         }
     }
 
@@ -238,22 +265,20 @@ impl Backend {
     /// 0 for candle's caches, which the KV budget does not cover.
     pub(crate) fn cache_bytes(&self) -> usize {
         match self {
-            Backend::Dense { cache, .. } => cache.bytes(),
-            _ => 0,
+            Runner::Dense { cache, .. } => cache.bytes(),
+            Runner::Candle(_) => 0,
         }
     }
 
-    /// A copy of the model and its cache that later calls do not disturb,
-    /// when one is cheap and needed: weights are shared, and caches built by
+    /// A copy of the runner that later calls do not disturb, when one is
+    /// cheap and needed: weights are shared, and caches built by
     /// concatenation share nothing mutable. A cache that can be cut back
     /// needs none, and Gemma 3's rotating cache overwrites its buffer in
     /// place.
-    pub(crate) fn snapshot(&self) -> Option<Backend> {
-        Some(match self {
-            Backend::Qwen2(m) => Backend::Qwen2(m.clone()),
-            Backend::Mistral(m) => Backend::Mistral(m.clone()),
-            Backend::Gemma2(m) => Backend::Gemma2(m.clone()),
-            Backend::Dense { .. } | Backend::Gemma3(_) => return None,
-        })
+    pub(crate) fn snapshot(&self) -> Option<Runner> {
+        match self {
+            Runner::Candle(Candle::Gemma3(_)) | Runner::Dense { .. } => None,
+            Runner::Candle(model) => Some(Runner::Candle(model.clone())),
+        }
     }
 }
