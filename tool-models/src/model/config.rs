@@ -26,6 +26,7 @@ pub const SUPPORTED_ARCHITECTURES: &[&str] = &[
     "Gemma3ForCausalLM",
     "SmolLM3ForCausalLM",
     "GraniteForCausalLM",
+    "Lfm2ForCausalLM",
 ];
 
 /// `model_type` values, for configs without `architectures`.
@@ -39,6 +40,7 @@ const MODEL_TYPES: &[(&str, &str)] = &[
     ("gemma3_text", "Gemma3ForCausalLM"),
     ("smollm3", "SmolLM3ForCausalLM"),
     ("granite", "GraniteForCausalLM"),
+    ("lfm2", "Lfm2ForCausalLM"),
 ];
 
 /// candle's Gemma 3 preallocates its KV cache for the whole context, so the
@@ -66,6 +68,31 @@ pub(crate) enum ArchConfig {
         llama: llama::Config,
         scales: GraniteScales,
     },
+    /// LFM2: short convolutions and attention layers; the project's
+    /// decoder runs it.
+    Lfm2(Lfm2),
+}
+
+/// LFM2's hyperparameters, as transformers reads them.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Lfm2 {
+    pub hidden: usize,
+    /// The MLP's width, after LFM2's adjustment of `intermediate_size`.
+    pub intermediate: usize,
+    pub heads: usize,
+    pub kv_heads: usize,
+    /// `head_dim` where the config sets it (transformers' attention then
+    /// uses it), else `hidden / heads`.
+    pub head_dim: Option<usize>,
+    pub layers: usize,
+    pub eps: f64,
+    pub context: usize,
+    /// Positions each convolution sees, its own included (`conv_L_cache`).
+    pub conv_kernel: usize,
+    /// Biases on the convolutions and their projections.
+    pub conv_bias: bool,
+    /// Whether each layer attends (the others convolve).
+    pub attention: Vec<bool>,
 }
 
 /// Granite's multipliers, as its `config.json` names them.
@@ -140,7 +167,22 @@ impl HfConfig {
         let bos_id = token_ids(cfg.get("bos_token_id"), "bos_token_id", path)?
             .first()
             .copied();
-        let tie_default = matches!(name.as_str(), "Gemma2ForCausalLM" | "Gemma3ForCausalLM");
+        if name == "Lfm2ForCausalLM" {
+            // transformers' LFM2 config takes these older names over the usual ones.
+            for (old, new) in [
+                ("block_ff_dim", "intermediate_size"),
+                ("tie_embedding", "tie_word_embeddings"),
+            ] {
+                if let Some(v) = cfg.remove(old) {
+                    cfg.insert(new.into(), v);
+                }
+            }
+            defaults(&mut cfg, &[("intermediate_size", json!(12288))]);
+        }
+        let tie_default = matches!(
+            name.as_str(),
+            "Gemma2ForCausalLM" | "Gemma3ForCausalLM" | "Lfm2ForCausalLM"
+        );
         let tie_word_embeddings = match cfg.get("tie_word_embeddings") {
             None | Some(Value::Null) => tie_default,
             Some(Value::Bool(b)) => *b,
@@ -271,6 +313,7 @@ impl HfConfig {
                     scales,
                 }
             }
+            "Lfm2ForCausalLM" => ArchConfig::Lfm2(lfm2_config(&cfg, path)?),
             "Gemma3ForCausalLM" => {
                 gemma_defaults(&mut cfg, heads);
                 defaults(
@@ -314,6 +357,7 @@ impl HfConfig {
             ArchConfig::SmolLM3 { llama, .. } | ArchConfig::Granite { llama, .. } => {
                 llama.max_position_embeddings
             }
+            ArchConfig::Lfm2(c) => c.context,
         };
         Ok(HfConfig {
             name,
@@ -369,6 +413,104 @@ fn architecture(cfg: &Map<String, Value>, path: &Path) -> Result<String, ModelEr
             "expected \"architectures\" (e.g. [\"LlamaForCausalLM\"]) or \"model_type\", found neither",
         )),
     }
+}
+
+/// LFM2's settings, with the defaults of transformers' `Lfm2Config`.
+fn lfm2_config(cfg: &Map<String, Value>, path: &Path) -> Result<Lfm2, ModelError> {
+    let invalid = |reason: String| ModelError::invalid(path, reason);
+    let number = |key: &str, default: f64| -> Result<f64, ModelError> {
+        match cfg.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => v
+                .as_f64()
+                .ok_or_else(|| invalid(format!("expected \"{key}\" to be a number, found {v}"))),
+        }
+    };
+    let count = |key: &str, default: usize| -> Result<usize, ModelError> {
+        match cfg.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => v
+                .as_u64()
+                .filter(|&n| n > 0)
+                .map(|n| n as usize)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "expected \"{key}\" to be a positive integer, found {v}"
+                    ))
+                }),
+        }
+    };
+    let flag = |key: &str, default: bool| -> Result<bool, ModelError> {
+        match cfg.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(v) => Err(invalid(format!(
+                "expected \"{key}\" to be a boolean, found {v}"
+            ))),
+        }
+    };
+    let layers = count("num_hidden_layers", 32)?;
+    let heads = count("num_attention_heads", 32)?;
+    // `Lfm2MLP`'s width: two thirds of `intermediate_size`, times the
+    // multiplier, rounded up to a multiple of `block_multiple_of`.
+    let mut intermediate = count("intermediate_size", 12288)?;
+    if flag("block_auto_adjust_ff_dim", true)? {
+        intermediate = 2 * intermediate / 3;
+        if cfg
+            .get("block_ffn_dim_multiplier")
+            .is_none_or(|v| !v.is_null())
+        {
+            let multiplier = number("block_ffn_dim_multiplier", 1.0)?;
+            let multiple = count("block_multiple_of", 256)?;
+            intermediate = (multiplier * intermediate as f64) as usize;
+            intermediate = intermediate.div_ceil(multiple) * multiple;
+        }
+    }
+    let attention = match (cfg.get("layer_types"), cfg.get("full_attn_idxs")) {
+        (Some(Value::Array(types)), _) => (types.iter())
+            .map(|t| match t.as_str() {
+                Some("full_attention") => Ok(true),
+                Some("conv") => Ok(false),
+                _ => Err(invalid(format!(
+                    "expected \"layer_types\" to hold \"full_attention\" or \"conv\", found {t}"
+                ))),
+            })
+            .collect::<Result<Vec<bool>, _>>()?,
+        (None | Some(Value::Null), Some(Value::Array(indices))) => {
+            let indices: Vec<u64> = indices.iter().filter_map(Value::as_u64).collect();
+            (0..layers as u64).map(|i| indices.contains(&i)).collect()
+        }
+        (None | Some(Value::Null), None | Some(Value::Null)) => vec![true; layers],
+        (types, indices) => {
+            return Err(invalid(format!(
+                "expected \"layer_types\" or \"full_attn_idxs\" to be a list, found {} and {}",
+                types.unwrap_or(&Value::Null),
+                indices.unwrap_or(&Value::Null)
+            )))
+        }
+    };
+    if attention.len() != layers {
+        return Err(invalid(format!(
+            "expected a layer type for each of the {layers} layers, found {}",
+            attention.len()
+        )));
+    }
+    Ok(Lfm2 {
+        hidden: count("hidden_size", 2560)?,
+        intermediate,
+        heads,
+        kv_heads: count("num_key_value_heads", 8)?,
+        head_dim: match cfg.get("head_dim") {
+            None | Some(Value::Null) => None,
+            Some(_) => Some(count("head_dim", 1)?),
+        },
+        layers,
+        eps: number("norm_eps", 1e-5)?,
+        context: count("max_position_embeddings", 128_000)?,
+        conv_kernel: count("conv_L_cache", 3)?,
+        conv_bias: flag("conv_bias", false)?,
+        attention,
+    })
 }
 
 /// The defaults transformers shares across the Llama-line architectures
@@ -438,6 +580,10 @@ fn rope_defaults(name: &str) -> RopeDefaults {
             theta: 1_000_000.0,
             local_theta: Some(10000.0),
             partial: false,
+        },
+        "Lfm2ForCausalLM" => RopeDefaults {
+            theta: 1_000_000.0,
+            ..plain
         },
         _ => plain,
     }

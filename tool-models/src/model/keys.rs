@@ -211,8 +211,40 @@ fn rules(architecture: &str) -> &'static [(&'static str, Rule)] {
             ("residual_multiplier", Read),
             ("logits_scaling", Read),
         ],
+        "Lfm2ForCausalLM" => &[
+            ("norm_eps", Read),
+            ("conv_bias", Read),
+            ("conv_L_cache", Read),
+            ("block_ff_dim", Read),
+            ("block_auto_adjust_ff_dim", Read),
+            ("block_ffn_dim_multiplier", Read),
+            ("block_multiple_of", Read),
+            ("full_attn_idxs", Read),
+            ("layer_types", Read),
+            ("tie_embedding", Read),
+            // Liquid's own configs carry their training code's settings,
+            // which transformers' LFM2 does not read: initialisation, and
+            // the sizes, norm and rotary base it reads under other names.
+            ("block_dim", Inert),
+            ("block_norm_eps", Inert),
+            ("block_mlp_init_scale", Inert),
+            ("block_out_init_scale", Inert),
+            ("block_use_xavier_init", Inert),
+            ("conv_use_xavier_init", Inert),
+            ("conv_dim", Inert),
+            ("conv_dim_out", Inert),
+            ("num_heads", Inert),
+            ("theta", Inert),
+            // What transformers always computes, accepted at that value.
+            ("block_use_swiglu", Only(is_true, "true")),
+            ("use_pos_enc", Only(is_true, "true")),
+        ],
         _ => &[],
     }
+}
+
+fn is_true(v: &Value) -> bool {
+    matches!(v, Value::Null | Value::Bool(true))
 }
 
 /// Refuses a `config.json` of `architecture` that holds a key its loader

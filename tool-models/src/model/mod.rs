@@ -312,6 +312,7 @@ impl Model {
 
     /// Whether the model runs several sequences together (the project's
     /// decoder; candle's models keep their one cache inside).
+    #[cfg_attr(not(feature = "server"), allow(dead_code))] // The server's batch uses it.
     pub(crate) fn runs_together(&self) -> bool {
         self.network.runs_together()
     }

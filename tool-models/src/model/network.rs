@@ -74,7 +74,8 @@ impl Network {
             | ArchConfig::SmolLM3 { .. }
             | ArchConfig::Granite { .. }
             | ArchConfig::Qwen3(_)
-            | ArchConfig::Phi3(_) => {
+            | ArchConfig::Phi3(_)
+            | ArchConfig::Lfm2(_) => {
                 return Err(ModelError::invalid(
                     &path,
                     format!(
@@ -158,6 +159,7 @@ impl Network {
 
     /// Whether several sequences can run in one pass, each with its own
     /// cache ([`new_cache`](Self::new_cache)): the project's decoder.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))] // The server's batch uses it.
     pub(crate) fn runs_together(&self) -> bool {
         matches!(self, Network::Dense(_))
     }

@@ -42,6 +42,7 @@ pub fn detect_format(template_source: &str) -> Result<Format, ParseError> {
         .ok_or(ParseError::Undetected)
 }
 
+#[cfg(feature = "local")]
 impl crate::model::Model {
     /// The tool-call format the model's chat template implies (its
     /// `tool_use` template where it has several), if it names one.

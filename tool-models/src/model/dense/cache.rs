@@ -1,14 +1,16 @@
 //! The KV cache of one sequence: keys and values of every position, written
 //! in place and cut back to any prefix.
 
-/// Keys and values by layer, each a row of `width` values per position
-/// (all key/value heads side by side). Rows are appended, never copied
-/// (a `Vec` grows by doubling), and truncation keeps a prefix.
+/// Keys and values by layer, each a row of values per position (all
+/// key/value heads side by side; an LFM2 convolution keeps its input as
+/// keys, and no values). Rows are appended, never copied (a `Vec` grows by
+/// doubling), and truncation keeps a prefix.
 #[derive(Clone, Debug)]
 pub(crate) struct KvCache {
     keys: Vec<Vec<f32>>,
     values: Vec<Vec<f32>>,
-    width: usize,
+    /// Each layer's widths of a key row and of a value row.
+    widths: Vec<(usize, usize)>,
     len: usize,
     /// How many of the first positions were rotated with LongRoPE's short
     /// factors (by passes that stayed within the pretraining length).
@@ -16,11 +18,12 @@ pub(crate) struct KvCache {
 }
 
 impl KvCache {
-    pub(crate) fn new(layers: usize, width: usize) -> KvCache {
+    /// An empty cache of layers whose rows are `widths` (keys, values) wide.
+    pub(crate) fn new(widths: Vec<(usize, usize)>) -> KvCache {
         KvCache {
-            keys: vec![Vec::new(); layers],
-            values: vec![Vec::new(); layers],
-            width,
+            keys: vec![Vec::new(); widths.len()],
+            values: vec![Vec::new(); widths.len()],
+            widths,
             len: 0,
             short: 0,
         }
@@ -74,16 +77,15 @@ impl KvCache {
     /// A copy of the first `len` positions, allocated to fit them.
     pub(crate) fn prefix(&self, len: usize) -> KvCache {
         let len = len.min(self.len);
-        let rows = |layers: &[Vec<f32>]| -> Vec<Vec<f32>> {
-            layers
-                .iter()
-                .map(|rows| rows[..len * self.width].to_vec())
+        let rows = |layers: &[Vec<f32>], value: bool| -> Vec<Vec<f32>> {
+            (layers.iter().zip(&self.widths))
+                .map(|(rows, (k, v))| rows[..len * if value { v } else { k }].to_vec())
                 .collect()
         };
         KvCache {
-            keys: rows(&self.keys),
-            values: rows(&self.values),
-            width: self.width,
+            keys: rows(&self.keys, false),
+            values: rows(&self.values, true),
+            widths: self.widths.clone(),
             len,
             short: self.short.min(len),
         }
@@ -94,15 +96,17 @@ impl KvCache {
     /// what [`bytes`](Self::bytes) counts).
     #[cfg_attr(not(feature = "server"), allow(dead_code))] // The server's batch uses it.
     pub(crate) fn reserve(&mut self, positions: usize) {
-        let want = positions * self.width;
-        for rows in self.keys.iter_mut().chain(&mut self.values) {
-            rows.reserve_exact(want.saturating_sub(rows.len()));
+        for (layer, &(k, v)) in self.widths.iter().enumerate() {
+            for (rows, width) in [(&mut self.keys[layer], k), (&mut self.values[layer], v)] {
+                rows.reserve_exact((positions * width).saturating_sub(rows.len()));
+            }
         }
     }
 
     /// Bytes of one position's keys and values, every layer.
     pub(crate) fn bytes_per_position(&self) -> usize {
-        2 * self.keys.len() * self.width * std::mem::size_of::<f32>()
+        let floats: usize = self.widths.iter().map(|(k, v)| k + v).sum();
+        floats * std::mem::size_of::<f32>()
     }
 
     /// Gives back the room kept for rows to come: a sequence set aside
@@ -123,8 +127,9 @@ impl KvCache {
     }
 
     fn truncate_rows(&mut self, len: usize) {
-        for rows in self.keys.iter_mut().chain(&mut self.values) {
-            rows.truncate(len * self.width);
+        for (layer, &(k, v)) in self.widths.iter().enumerate() {
+            self.keys[layer].truncate(len * k);
+            self.values[layer].truncate(len * v);
         }
         self.len = len;
     }
@@ -136,7 +141,7 @@ mod tests {
 
     #[test]
     fn truncation_keeps_a_prefix_and_rollback_drops_uncommitted_rows() {
-        let mut cache = KvCache::new(2, 3);
+        let mut cache = KvCache::new(vec![(3, 3); 2]);
         for layer in 0..2 {
             cache.append(layer, &[1.0; 6], &[2.0; 6]);
         }
@@ -154,7 +159,7 @@ mod tests {
 
     #[test]
     fn a_prefix_copy_holds_its_rows_and_counts_its_bytes() {
-        let mut cache = KvCache::new(2, 3);
+        let mut cache = KvCache::new(vec![(3, 3); 2]);
         for layer in 0..2 {
             cache.append(layer, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[7.0; 6]);
         }

@@ -64,7 +64,8 @@ fn candle_steps(path: &Path, arch: TinyArch, tokens: &[u32]) -> Vec<Vec<f32>> {
         | TinyArch::Phi3
         | TinyArch::Qwen3
         | TinyArch::Llama3
-        | TinyArch::Phi4Mini => {
+        | TinyArch::Phi4Mini
+        | TinyArch::Lfm2 => {
             panic!("checked against transformers instead")
         }
     };

@@ -2,7 +2,7 @@
 
 use super::attention::Heads;
 use super::matrix::Matrix;
-use super::{Dense, DenseConfig, Layer, LocalAttention, MAX_HALF_HEAD};
+use super::{Attention, Dense, DenseConfig, Layer, LocalAttention, Mixer, MAX_HALF_HEAD};
 use crate::model::config::{ArchConfig, HfConfig};
 use crate::model::error::candle_message;
 use crate::model::rope::Rotary;
@@ -30,6 +30,9 @@ impl Dense {
         weights: &Weights,
         keep_half: bool,
     ) -> Result<Option<Dense>, ModelError> {
+        if let ArchConfig::Lfm2(lfm2) = &config.arch {
+            return Dense::from_lfm2(config, lfm2, weights, keep_half).map(Some);
+        }
         let (llama, rotary, granite) = match &config.arch {
             ArchConfig::Llama(c) => (Some(c), None, None),
             ArchConfig::SmolLM3 { llama, rotary } => (Some(llama), Some(rotary), None),
@@ -137,16 +140,18 @@ impl Dense {
             };
             layers.push(Layer {
                 attn_norm: read(&format!("{p}.input_layernorm.weight"), &[h])?,
-                qkv,
-                qkv_bias,
-                o: matrix(&format!("{p}.self_attn.o_proj.weight"), &[h, qw])?,
+                mixer: Mixer::Attention(Attention {
+                    qkv,
+                    qkv_bias,
+                    o: matrix(&format!("{p}.self_attn.o_proj.weight"), &[h, qw])?,
+                    qk_norms,
+                    sliding: cfg.local.is_some(),
+                    rotary: rotary.is_none_or(|r| r[layer]),
+                }),
                 mlp_norm: read(&format!("{p}.post_attention_layernorm.weight"), &[h])?,
                 gate_up,
                 down: matrix(&format!("{p}.mlp.down_proj.weight"), &[h, i])?,
-                qk_norms,
                 post_norms: None,
-                sliding: cfg.local.is_some(),
-                rotary: rotary.is_none_or(|r| r[layer]),
             });
         }
         let embed = matrix("model.embed_tokens.weight", &[cfg.vocab, h])?;
@@ -254,7 +259,7 @@ impl Shape {
 }
 
 /// A tensor's values in f32, after checking its shape.
-fn read(weights: &Weights, name: &str, shape: &[usize]) -> Result<Vec<f32>, ModelError> {
+pub(super) fn read(weights: &Weights, name: &str, shape: &[usize]) -> Result<Vec<f32>, ModelError> {
     weights.require(name, shape)?;
     let tensor = &weights.tensors[name];
     tensor
@@ -302,7 +307,7 @@ impl Storage {
 
 /// A weight matrix, after checking its shape: f16 and bf16 as stored when
 /// `keep_half`, anything else widened to f32.
-fn read_matrix(
+pub(super) fn read_matrix(
     weights: &Weights,
     name: &str,
     shape: &[usize],

@@ -7,7 +7,7 @@
 use super::load::{Shape, Storage};
 use super::matrix::Matrix;
 use super::quant::{self, Quant};
-use super::{Activation, Dense, Layer, LocalAttention, SMOLLM3_NOPE_EVERY};
+use super::{Activation, Attention, Dense, Layer, LocalAttention, Mixer, SMOLLM3_NOPE_EVERY};
 use crate::gguf::{TensorType, Tensors};
 use crate::model::gguf_tokenizer::as_u64;
 use crate::model::rope::{longrope_inv_freq, Rotary};
@@ -205,17 +205,19 @@ impl Dense {
                 None
             };
             layers.push(Layer {
-                qk_norms,
                 post_norms,
-                // Gemma 3: five local layers, then a global one.
-                sliding: gemma && layer % GEMMA3_PATTERN != GEMMA3_PATTERN - 1,
-                // SmolLM3: every fourth layer has no rotary embedding, as
-                // llama.cpp runs it (its files do not say which).
-                rotary: arch != "smollm3" || (layer + 1) % SMOLLM3_NOPE_EVERY != 0,
+                mixer: Mixer::Attention(Attention {
+                    qk_norms,
+                    // Gemma 3: five local layers, then a global one.
+                    sliding: gemma && layer % GEMMA3_PATTERN != GEMMA3_PATTERN - 1,
+                    // SmolLM3: every fourth layer has no rotary embedding, as
+                    // llama.cpp runs it (its files do not say which).
+                    rotary: arch != "smollm3" || (layer + 1) % SMOLLM3_NOPE_EVERY != 0,
+                    qkv,
+                    qkv_bias,
+                    o: reader.matrix(&name("attn_output.weight"), h, qw, None)?,
+                }),
                 attn_norm: reader.vector(&name("attn_norm.weight"), h)?,
-                qkv,
-                qkv_bias,
-                o: reader.matrix(&name("attn_output.weight"), h, qw, None)?,
                 mlp_norm: reader.vector(&name("ffn_norm.weight"), h)?,
                 // Phi-3's `ffn_up` holds the gate, then the up projection.
                 gate_up: if phi3 {
@@ -244,7 +246,9 @@ impl Dense {
             // One window for every layer (Phi-3).
             cfg.local = Some(LocalAttention { window, rotary });
             for layer in &mut layers {
-                layer.sliding = true;
+                if let Mixer::Attention(attention) = &mut layer.mixer {
+                    attention.sliding = true;
+                }
             }
         }
         if arch == "granite" {

@@ -12,9 +12,11 @@
 
 mod attention;
 mod cache;
+mod conv;
 mod kernels;
 mod load;
 mod load_gguf;
+mod load_lfm2;
 mod matrix;
 mod quant;
 
@@ -23,6 +25,7 @@ pub(crate) use load::Storage;
 
 use super::rope::Rotary;
 use attention::{attend, interleave_heads, rope, rotary_angles, Heads, Queries};
+use conv::ShortConv;
 pub(crate) use kernels::Activation;
 use kernels::{gated, rms_norm, ROWS_PER_TASK};
 use matrix::Matrix;
@@ -74,20 +77,36 @@ pub(crate) struct LocalAttention {
 /// One decoder layer's weights, each matrix row-major as stored.
 #[derive(Debug)]
 struct Layer {
+    /// The norm before the mixer (attention or convolution).
     attn_norm: Vec<f32>,
-    /// q, k and v projections stacked: rows `q + 2·kv`, columns `hidden`.
-    qkv: Matrix,
-    qkv_bias: Option<Vec<f32>>,
-    o: Matrix,
+    /// What mixes positions: attention, or LFM2's short convolution.
+    mixer: Mixer,
     mlp_norm: Vec<f32>,
     /// gate and up projections stacked: rows `2·intermediate`.
     gate_up: Matrix,
     down: Matrix,
-    /// Gemma 3: RMS norms of each query and key head before rotation.
-    qk_norms: Option<(Vec<f32>, Vec<f32>)>,
-    /// Gemma: norms of the attention's and the MLP's outputs before each
-    /// is added back.
+    /// Gemma: norms of the mixer's and the MLP's outputs before each is
+    /// added back.
     post_norms: Option<(Vec<f32>, Vec<f32>)>,
+}
+
+/// How a layer mixes information across positions.
+#[derive(Debug)]
+enum Mixer {
+    Attention(Attention),
+    ShortConv(ShortConv),
+}
+
+/// An attention layer's weights.
+#[derive(Debug)]
+struct Attention {
+    /// q, k and v projections stacked: rows `q + 2·kv`, columns `hidden`.
+    qkv: Matrix,
+    qkv_bias: Option<Vec<f32>>,
+    o: Matrix,
+    /// Gemma 3, Qwen 3, LFM2: RMS norms of each query and key head before
+    /// rotation.
+    qk_norms: Option<(Vec<f32>, Vec<f32>)>,
     /// Attends locally (see [`DenseConfig::local`]).
     sliding: bool,
     /// Rotates queries and keys; SmolLM3's every fourth layer does not
@@ -120,6 +139,10 @@ pub(crate) struct Scratch {
     proj: Vec<f32>,
     gate_up: Vec<f32>,
     act: Vec<f32>,
+    /// LFM2's convolutions: the input projection's rows, and the gated
+    /// outputs.
+    conv: Vec<f32>,
+    gated: Vec<f32>,
     /// The position of each row.
     positions: Vec<usize>,
     /// One past the last position of each row's step: LongRoPE picks its
@@ -135,7 +158,11 @@ impl Dense {
         let mut counts = std::collections::BTreeMap::new();
         self.embed.count_formats(&mut counts);
         for layer in &self.layers {
-            for m in [&layer.qkv, &layer.o, &layer.gate_up, &layer.down] {
+            let mixer = match &layer.mixer {
+                Mixer::Attention(a) => [&a.qkv, &a.o],
+                Mixer::ShortConv(c) => [&c.in_proj, &c.out],
+            };
+            for m in mixer.into_iter().chain([&layer.gate_up, &layer.down]) {
                 m.count_formats(&mut counts);
             }
         }
@@ -151,9 +178,15 @@ impl Dense {
         self.cfg.rotary.long.as_ref().map(|(after, _)| *after)
     }
 
-    /// An empty cache for this model.
+    /// An empty cache for this model: keys and values of each attention
+    /// layer, each convolution's inputs.
     pub(crate) fn new_cache(&self) -> KvCache {
-        KvCache::new(self.layers.len(), self.cfg.heads.kv_width())
+        let kv = self.cfg.heads.kv_width();
+        let widths = self.layers.iter().map(|layer| match &layer.mixer {
+            Mixer::Attention(_) => (kv, kv),
+            Mixer::ShortConv(_) => (self.cfg.hidden, 0),
+        });
+        KvCache::new(widths.collect())
     }
 
     /// Runs `tokens` after the positions `cache` holds, appends them to it,
@@ -268,76 +301,13 @@ impl Dense {
         resize(&mut s.act, n * cfg.intermediate);
         for (index, layer) in self.layers.iter().enumerate() {
             rms_norm(&s.x, &layer.attn_norm, cfg.eps, &mut s.normed);
-            product(&layer.qkv, &s.normed, &mut s.qkv);
-            let heads = cfg.heads;
-            let bias = layer.qkv_bias.as_deref();
-            let local = cfg.local.as_ref().filter(|_| layer.sliding);
-            let rotary = local.map_or(&cfg.rotary, |l| &l.rotary);
-            let half = rotary.dim / 2;
-            let qk_norms = layer.qk_norms.as_ref();
-            let (positions, ends) = (&s.positions, &s.ends);
-            s.qkv
-                .par_chunks_mut(qw + 2 * kw)
-                .zip(s.q.par_chunks_mut(qw))
-                .zip(s.k.par_chunks_mut(kw))
-                .zip(s.v.par_chunks_mut(kw))
-                .enumerate()
-                .with_min_len(ROWS_PER_TASK)
-                .for_each(|(i, (((row, q), k), v))| {
-                    if let Some(bias) = bias {
-                        add(row, bias);
-                    }
-                    match qk_norms {
-                        // Each head normalised on its own.
-                        Some((q_norm, k_norm)) => {
-                            rms_norm(&row[..qw], q_norm, cfg.eps, q);
-                            rms_norm(&row[qw..qw + kw], k_norm, cfg.eps, k);
-                        }
-                        None => {
-                            q.copy_from_slice(&row[..qw]);
-                            k.copy_from_slice(&row[qw..qw + kw]);
-                        }
-                    }
-                    v.copy_from_slice(&row[qw + kw..]);
-                    let mut angles = [0f32; 2 * MAX_HALF_HEAD];
-                    let (cos, sin) = angles.split_at_mut(MAX_HALF_HEAD);
-                    let (cos, sin) = (&mut cos[..half], &mut sin[..half]);
-                    if layer.rotary {
-                        let freqs = rotary.freqs(ends[i]);
-                        rotary_angles(positions[i], freqs, rotary.scale, cos, sin);
-                        rope(q, heads.dim, rotary.dim, cos, sin);
-                        rope(k, heads.dim, rotary.dim, cos, sin);
-                    }
-                });
-            let window = local.map(|l| l.window);
-            let mut first = 0;
-            for step in steps.iter_mut() {
-                let m = step.tokens.len();
-                let (start, cache) = (step.cache.len(), &mut *step.cache);
-                cache.append(
-                    index,
-                    &s.k[first * kw..][..m * kw],
-                    &s.v[first * kw..][..m * kw],
-                );
-                let (keys, values) = cache.layer(index);
-                let queries = Queries {
-                    q: &s.q[first * qw..][..m * qw],
-                    keys,
-                    values,
-                    start,
-                    n: m,
-                    heads,
-                    window,
-                    scale: cfg.attention_scale,
-                    row_by_row: layer.qkv.by_vectors(m),
-                };
-                let by_head = &mut s.by_head[first * qw..][..m * qw];
-                attend(queries, by_head);
-                let attn = &mut s.attn[first * qw..][..m * qw];
-                interleave_heads(by_head, m, heads.query, heads.dim, attn);
-                first += m;
+            match &layer.mixer {
+                Mixer::Attention(attention) => {
+                    self.attend(index, attention, steps, s, &product);
+                    product(&attention.o, &s.attn, &mut s.proj);
+                }
+                Mixer::ShortConv(conv) => conv.run(index, steps, s, &product),
             }
-            product(&layer.o, &s.attn, &mut s.proj);
             let post_norms = layer.post_norms.as_ref();
             add_normed(
                 &mut s.x,
@@ -382,7 +352,95 @@ impl Dense {
             .map(<[f32]>::to_vec)
             .collect())
     }
+
+    /// Attention layer `index`: queries, keys and values of the normed
+    /// rows `s.normed`, keys and values appended to each step's cache, and
+    /// the heads' outputs side by side in `s.attn`.
+    fn attend(
+        &self,
+        index: usize,
+        attention: &Attention,
+        steps: &mut [Step<'_>],
+        s: &mut Scratch,
+        product: &Product<'_>,
+    ) {
+        let cfg = &self.cfg;
+        let (qw, kw) = (cfg.heads.query_width(), cfg.heads.kv_width());
+        product(&attention.qkv, &s.normed, &mut s.qkv);
+        let heads = cfg.heads;
+        let bias = attention.qkv_bias.as_deref();
+        let local = cfg.local.as_ref().filter(|_| attention.sliding);
+        let rotary = local.map_or(&cfg.rotary, |l| &l.rotary);
+        let half = rotary.dim / 2;
+        let qk_norms = attention.qk_norms.as_ref();
+        let (positions, ends) = (&s.positions, &s.ends);
+        s.qkv
+            .par_chunks_mut(qw + 2 * kw)
+            .zip(s.q.par_chunks_mut(qw))
+            .zip(s.k.par_chunks_mut(kw))
+            .zip(s.v.par_chunks_mut(kw))
+            .enumerate()
+            .with_min_len(ROWS_PER_TASK)
+            .for_each(|(i, (((row, q), k), v))| {
+                if let Some(bias) = bias {
+                    add(row, bias);
+                }
+                match qk_norms {
+                    // Each head normalised on its own.
+                    Some((q_norm, k_norm)) => {
+                        rms_norm(&row[..qw], q_norm, cfg.eps, q);
+                        rms_norm(&row[qw..qw + kw], k_norm, cfg.eps, k);
+                    }
+                    None => {
+                        q.copy_from_slice(&row[..qw]);
+                        k.copy_from_slice(&row[qw..qw + kw]);
+                    }
+                }
+                v.copy_from_slice(&row[qw + kw..]);
+                let mut angles = [0f32; 2 * MAX_HALF_HEAD];
+                let (cos, sin) = angles.split_at_mut(MAX_HALF_HEAD);
+                let (cos, sin) = (&mut cos[..half], &mut sin[..half]);
+                if attention.rotary {
+                    let freqs = rotary.freqs(ends[i]);
+                    rotary_angles(positions[i], freqs, rotary.scale, cos, sin);
+                    rope(q, heads.dim, rotary.dim, cos, sin);
+                    rope(k, heads.dim, rotary.dim, cos, sin);
+                }
+            });
+        let window = local.map(|l| l.window);
+        let mut first = 0;
+        for step in steps.iter_mut() {
+            let m = step.tokens.len();
+            let (start, cache) = (step.cache.len(), &mut *step.cache);
+            cache.append(
+                index,
+                &s.k[first * kw..][..m * kw],
+                &s.v[first * kw..][..m * kw],
+            );
+            let (keys, values) = cache.layer(index);
+            let queries = Queries {
+                q: &s.q[first * qw..][..m * qw],
+                keys,
+                values,
+                start,
+                n: m,
+                heads,
+                window,
+                scale: cfg.attention_scale,
+                row_by_row: attention.qkv.by_vectors(m),
+            };
+            let by_head = &mut s.by_head[first * qw..][..m * qw];
+            attend(queries, by_head);
+            let attn = &mut s.attn[first * qw..][..m * qw];
+            interleave_heads(by_head, m, heads.query, heads.dim, attn);
+            first += m;
+        }
+    }
 }
+
+/// A pass's matrix product: `out` gets `x`'s rows (every step's, side by
+/// side) times the matrix, transposed.
+type Product<'a> = dyn Fn(&Matrix, &[f32], &mut [f32]) + 'a;
 
 /// One sequence's part of a forward pass: its new tokens, run after the
 /// positions its cache holds.

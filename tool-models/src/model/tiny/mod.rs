@@ -60,7 +60,20 @@ pub enum TinyArch {
     /// (switching past [`PHI4_ORIGINAL_CONTEXT`] positions), and a
     /// sliding window of [`PHI4_WINDOW`] positions.
     Phi4Mini,
+    /// `Lfm2ForCausalLM`: gated short convolutions of
+    /// [`LFM2_CONV_KERNEL`] positions, and attention layers with an RMS
+    /// norm of each query and key head, where [`LFM2_ATTENTION`] says.
+    Lfm2,
 }
+
+/// Which layers of the tiny LFM2 attend (the others convolve).
+pub const LFM2_ATTENTION: [bool; 3] = [false, true, false];
+
+/// Positions each of the tiny LFM2's convolutions sees, its own included.
+pub const LFM2_CONV_KERNEL: usize = 3;
+
+/// The tiny LFM2's `block_multiple_of`: its MLP width is one.
+const LFM2_MULTIPLE_OF: usize = 16;
 
 /// How a tiny model's `config.json` writes its rotary settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -103,6 +116,7 @@ impl TinyArch {
             TinyArch::Phi3 | TinyArch::Phi4Mini => "phi3",
             TinyArch::Qwen3 => "qwen3",
             TinyArch::Llama3 => "llama",
+            TinyArch::Lfm2 => "lfm2",
         }
     }
 
@@ -272,6 +286,17 @@ impl TinySpec {
         }
     }
 
+    /// LFM2's shape at a tiny size: hidden 64, 3 layers (a convolution, an
+    /// attention layer, a convolution), 4 heads, 2 kv heads, tied
+    /// embeddings.
+    pub fn lfm2(seed: u64) -> TinySpec {
+        TinySpec {
+            arch: TinyArch::Lfm2,
+            num_layers: LFM2_ATTENTION.len(),
+            ..TinySpec::llama(seed)
+        }
+    }
+
     /// The width of each attention head.
     pub fn head_dim(&self) -> usize {
         let dim = self.hidden_size / self.num_heads.max(1);
@@ -301,7 +326,10 @@ impl TinySpec {
             && (self.hidden_size / self.num_heads).is_multiple_of(2)
             && self.num_heads.is_multiple_of(self.num_kv_heads)
             && self.vocab_size >= TINY_VOCAB_SIZE
-            && (self.arch != TinyArch::Phi4Mini || self.head_dim() == 16);
+            && (self.arch != TinyArch::Phi4Mini || self.head_dim() == 16)
+            && (self.arch != TinyArch::Lfm2
+                || (self.num_layers == LFM2_ATTENTION.len()
+                    && self.intermediate_size.is_multiple_of(LFM2_MULTIPLE_OF)));
         if ok {
             Ok(())
         } else {
@@ -443,6 +471,41 @@ fn config_json(spec: &TinySpec) -> Value {
             "original_max_position_embeddings": PHI4_ORIGINAL_CONTEXT,
             "pad_token_id": vocab::added_id("<|endoftext|>"),
         }),
+        TinyArch::Lfm2 => {
+            let mut lfm2 = json!({
+                "architectures": ["Lfm2ForCausalLM"],
+                "model_type": "lfm2",
+                "norm_eps": 1e-5,
+                "conv_bias": false,
+                "conv_L_cache": LFM2_CONV_KERNEL,
+                // LFM2 takes two thirds of this, rounded up to a multiple
+                // of `block_multiple_of`: the spec's width.
+                "intermediate_size": spec.intermediate_size * 3 / 2,
+                "block_auto_adjust_ff_dim": true,
+                "block_ffn_dim_multiplier": 1.0,
+                "block_multiple_of": LFM2_MULTIPLE_OF,
+                "pad_token_id": vocab::added_id("<|endoftext|>"),
+            });
+            // Older configs list the attention layers, transformers 5
+            // every layer's type.
+            let key_value = match spec.config_style {
+                ConfigStyle::Legacy => (
+                    "full_attn_idxs",
+                    json!((0..LFM2_ATTENTION.len())
+                        .filter(|&l| LFM2_ATTENTION[l])
+                        .collect::<Vec<_>>()),
+                ),
+                ConfigStyle::RopeParameters => (
+                    "layer_types",
+                    json!(LFM2_ATTENTION
+                        .iter()
+                        .map(|&a| if a { "full_attention" } else { "conv" })
+                        .collect::<Vec<_>>()),
+                ),
+            };
+            lfm2[key_value.0] = key_value.1;
+            lfm2
+        }
         TinyArch::SmolLM3 => json!({
             "architectures": ["SmolLM3ForCausalLM"],
             "model_type": "smollm3",
@@ -464,16 +527,21 @@ fn config_json(spec: &TinySpec) -> Value {
     if let (Value::Object(config), Value::Object(extra)) = (&mut config, extra) {
         config.extend(extra);
         config.extend(rope_json(spec));
+        if spec.arch == TinyArch::Lfm2 {
+            // LFM2's configs have none: it always gates with SiLU.
+            config.remove("hidden_act");
+        }
     }
     config
 }
 
 /// The rotary settings of `spec`'s `config.json`, in its style.
 fn rope_json(spec: &TinySpec) -> serde_json::Map<String, Value> {
-    let theta = if spec.arch == TinyArch::Llama3 {
-        500_000.0
-    } else {
-        10_000.0
+    let theta = match spec.arch {
+        TinyArch::Llama3 => 500_000.0,
+        // LFM2's default, written out.
+        TinyArch::Lfm2 => 1_000_000.0,
+        _ => 10_000.0,
     };
     let (scaling, partial) = match spec.arch {
         TinyArch::Llama3 => (

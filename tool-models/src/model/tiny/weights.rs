@@ -5,7 +5,7 @@
 //! peaked (standard deviation of a few units): greedy choices are then far
 //! from ties, and comparisons between cached and recomputed runs are stable.
 
-use super::{TinyArch, TinySpec};
+use super::{TinyArch, TinySpec, LFM2_ATTENTION, LFM2_CONV_KERNEL};
 use candle_core::{Device, Tensor};
 use std::collections::BTreeMap;
 
@@ -56,6 +56,48 @@ pub(crate) fn tensors(
     // ever repeats its input token.
     let out_scale = |n: usize| Some(OUTPUT_GAIN / (n as f32).sqrt());
     add("model.embed_tokens.weight".into(), &[vocab, h], Some(0.5))?;
+    if spec.arch == TinyArch::Lfm2 {
+        for (layer, &attends) in LFM2_ATTENTION.iter().enumerate() {
+            let p = format!("model.layers.{layer}");
+            add(format!("{p}.operator_norm.weight"), &[h], None)?;
+            add(format!("{p}.ffn_norm.weight"), &[h], None)?;
+            if attends {
+                add(format!("{p}.self_attn.q_proj.weight"), &[q, h], fan_in(h))?;
+                add(format!("{p}.self_attn.k_proj.weight"), &[kv, h], fan_in(h))?;
+                add(format!("{p}.self_attn.v_proj.weight"), &[kv, h], fan_in(h))?;
+                add(
+                    format!("{p}.self_attn.out_proj.weight"),
+                    &[h, q],
+                    out_scale(q),
+                )?;
+                for part in ["q_layernorm", "k_layernorm"] {
+                    add(format!("{p}.self_attn.{part}.weight"), &[head_dim], None)?;
+                }
+            } else {
+                // B, C and x rows of unit scale: the gate and the
+                // convolution's input are products of two of them.
+                add(
+                    format!("{p}.conv.in_proj.weight"),
+                    &[3 * h, h],
+                    Some(2.0 / (h as f32).sqrt()),
+                )?;
+                add(
+                    format!("{p}.conv.conv.weight"),
+                    &[h, 1, LFM2_CONV_KERNEL],
+                    Some(0.8),
+                )?;
+                add(format!("{p}.conv.out_proj.weight"), &[h, h], out_scale(h))?;
+            }
+            add(format!("{p}.feed_forward.w1.weight"), &[i, h], fan_in(h))?;
+            add(format!("{p}.feed_forward.w3.weight"), &[i, h], fan_in(h))?;
+            add(format!("{p}.feed_forward.w2.weight"), &[h, i], out_scale(i))?;
+        }
+        add("model.embedding_norm.weight".into(), &[h], None)?;
+        if !spec.tie_word_embeddings {
+            add("lm_head.weight".into(), &[vocab, h], Some(0.5))?;
+        }
+        return Ok(out);
+    }
     for layer in 0..spec.num_layers {
         let p = format!("model.layers.{layer}");
         add(format!("{p}.input_layernorm.weight"), &[h], None)?;
