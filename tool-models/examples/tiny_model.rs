@@ -60,7 +60,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..base
     };
     write_tiny_model(&dir, &spec)?;
-    if !matches!(shape.as_str(), "qwen2.5-0.5b" | "qwen3-0.6b" | "lfm2") {
+    if !matches!(shape.as_str(), "qwen2.5-0.5b" | "qwen3-0.6b") {
         write_tiny_gguf(&dir.join("tiny.gguf"), &spec)?;
         println!("{}", dir.join("tiny.gguf").display());
     } else {

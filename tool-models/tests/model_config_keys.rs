@@ -25,7 +25,8 @@ fn spec(arch: usize) -> TinySpec {
         2 => TinySpec::qwen3(3),
         3 => TinySpec::phi3(3),
         4 => TinySpec::smollm3(3),
-        _ => TinySpec::granite(3),
+        5 => TinySpec::granite(3),
+        _ => TinySpec::lfm2(3),
     }
 }
 
@@ -116,7 +117,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
     fn every_key_that_changes_the_computation_is_computed_or_refused_by_name(
-        arch in 0usize..6,
+        arch in 0usize..7,
         v5 in any::<bool>(),
         change in changes(),
     ) {
@@ -147,6 +148,11 @@ proptest! {
         // on, Qwen 2 runs on candle's model, whose window here exceeds
         // the prompt: equal logits up to rounding, not bit for bit.
         let neutral = change.neutral || (change.key == "sliding_window" && matches!(arch, 1 | 2));
+        // LFM2 rotates with a base of 1e6, and transformers' LFM2 reads
+        // `norm_eps`, not `rms_norm_eps`, and always gates with SiLU.
+        let lfm2 = arch == 6;
+        let neutral = (neutral && !(lfm2 && change.key == "rope_theta"))
+            || (lfm2 && matches!(change.key, "rms_norm_eps" | "hidden_act"));
         let rounding = arch == 1 && change.key == "use_sliding_window";
         match logits(&changed) {
             Err(e) => prop_assert!(

@@ -1,6 +1,7 @@
 //! The architectures new to the decoder run from GGUF as llama.cpp runs the
-//! same file: tiny seeded Qwen 3 (per-head norms, wide heads) and Llama 3.x
-//! (its rotary scaling stored as `rope_freqs`) files, written as llama.cpp's
+//! same file: tiny seeded Qwen 3 (per-head norms, wide heads), Llama 3.x
+//! (its rotary scaling stored as `rope_freqs`) and LFM2 (short
+//! convolutions among attention layers) files, written as llama.cpp's
 //! converter writes them, give llama.cpp's next-token log-probabilities at
 //! every step of its greedy continuation. llama-server keeps its cache in
 //! f32 with flash attention off, so what is left to differ is the order of
@@ -20,6 +21,9 @@ use std::io::{Read, Write};
 use tool_models::generate::Session;
 use tool_models::model::tiny::{write_tiny_gguf, TinySpec};
 use tool_models::model::Model;
+
+/// Greedy steps along which the log-probabilities are compared.
+const STEPS: usize = 24;
 
 /// The most a log-probability may differ from llama.cpp's.
 const TOLERANCE: f32 = 1e-4;
@@ -57,7 +61,7 @@ fn log_softmax(logits: &[f32]) -> Vec<f32> {
 }
 
 #[test]
-fn qwen3_and_llama3_files_give_llama_cpps_log_probabilities() {
+fn qwen3_llama3_and_lfm2_files_give_llama_cpps_log_probabilities() {
     let Some(binary) = llama_server::find() else {
         return;
     };
@@ -65,6 +69,7 @@ fn qwen3_and_llama3_files_give_llama_cpps_log_probabilities() {
     for (name, spec) in [
         ("qwen3", TinySpec::qwen3(7)),
         ("llama3", TinySpec::llama3(7)),
+        ("lfm2", TinySpec::lfm2(7)),
     ] {
         let path = tmp.path().join(format!("{name}.gguf"));
         write_tiny_gguf(&path, &spec).unwrap();
@@ -82,25 +87,33 @@ fn qwen3_and_llama3_files_give_llama_cpps_log_probabilities() {
                 "off",
             ],
         );
-        let reply = post(
-            &served.url,
-            "/completion",
-            &json!({
-                "prompt": PROMPT,
-                "n_predict": 8,
-                "n_probs": 8,
-                "post_sampling_probs": false,
-                "temperature": 0.0,
-                "cache_prompt": false,
-            }),
-        );
-        let steps = reply["completion_probabilities"].as_array().unwrap();
-        assert_eq!(steps.len(), 8, "{reply}");
+        // One request a step: the server reports no probabilities for a
+        // token that ends inside a UTF-8 character (a byte-level
+        // vocabulary's greedy path writes some), so those steps follow
+        // the decoder's own greedy choice, and the others are compared.
         let mut session = Session::new(Model::load(&path).unwrap());
         let mut tokens = PROMPT.to_vec();
-        let mut worst = 0f32;
-        for (step, expected) in steps.iter().enumerate() {
+        let (mut worst, mut compared) = (0f32, 0);
+        for step in 0..STEPS {
+            let reply = post(
+                &served.url,
+                "/completion",
+                &json!({
+                    "prompt": tokens,
+                    "n_predict": 1,
+                    "n_probs": 8,
+                    "post_sampling_probs": false,
+                    "temperature": 0.0,
+                    "cache_prompt": false,
+                }),
+            );
             let ours = log_softmax(&session.logits(&tokens).unwrap());
+            let Some(expected) = reply["completion_probabilities"].get(0) else {
+                let greedy = (0..ours.len()).max_by(|&a, &b| ours[a].total_cmp(&ours[b]));
+                tokens.push(greedy.unwrap() as u32);
+                continue;
+            };
+            compared += 1;
             for top in expected["top_logprobs"].as_array().unwrap() {
                 let id = top["id"].as_u64().unwrap() as usize;
                 let theirs = top["logprob"].as_f64().unwrap() as f32;
@@ -114,6 +127,12 @@ fn qwen3_and_llama3_files_give_llama_cpps_log_probabilities() {
             }
             tokens.push(expected["id"].as_u64().unwrap() as u32);
         }
-        eprintln!("{name}: log-probabilities within {worst} of llama.cpp's");
+        assert!(
+            compared >= STEPS / 3,
+            "{name}: llama.cpp reported {compared} of {STEPS} steps"
+        );
+        eprintln!(
+            "{name}: log-probabilities within {worst} of llama.cpp's ({compared} of {STEPS} steps)"
+        );
     }
 }

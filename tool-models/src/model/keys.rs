@@ -312,6 +312,8 @@ const GGUF_READ: &[&str] = &[
     "rope.scaling.original_context_length",
     "rope.scaling.attn_factor",
     "expert_count",
+    // LFM2's convolutions.
+    "shortconv.l_cache",
     // Granite's multipliers.
     "embedding_scale",
     "residual_scale",

@@ -20,6 +20,7 @@ fn spec(arch: TinyArch) -> TinySpec {
         hidden_size: 256,
         intermediate_size: 576,
         tie_word_embeddings: arch == TinyArch::Llama,
+        num_layers: if arch == TinyArch::Lfm2 { 3 } else { 2 },
         ..TinySpec::llama(11)
     }
 }
@@ -238,6 +239,8 @@ fn sequences_decoded_together_get_the_logits_each_gets_alone_bit_for_bit() {
         (TinyArch::Llama, GgufWeights::Q4K),
         (TinyArch::Qwen2, GgufWeights::Q4_1),
         (TinyArch::Llama, GgufWeights::F32),
+        // Convolutions among attention layers.
+        (TinyArch::Lfm2, GgufWeights::Q4K),
     ] {
         let path = tmp.path().join("model.gguf");
         write_tiny_gguf_as(&path, &spec(arch), weights).unwrap();

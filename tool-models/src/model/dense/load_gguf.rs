@@ -7,7 +7,9 @@
 use super::load::{Shape, Storage};
 use super::matrix::Matrix;
 use super::quant::{self, Quant};
-use super::{Activation, Attention, Dense, Layer, LocalAttention, Mixer, SMOLLM3_NOPE_EVERY};
+use super::{
+    Activation, Attention, Dense, Layer, LocalAttention, Mixer, ShortConv, SMOLLM3_NOPE_EVERY,
+};
 use crate::gguf::{TensorType, Tensors};
 use crate::model::gguf_tokenizer::as_u64;
 use crate::model::rope::{longrope_inv_freq, Rotary};
@@ -36,7 +38,7 @@ impl Dense {
     ) -> Result<Option<Dense>, ModelError> {
         if !matches!(
             arch,
-            "llama" | "qwen2" | "qwen3" | "gemma3" | "smollm3" | "granite" | "phi3"
+            "llama" | "qwen2" | "qwen3" | "gemma3" | "smollm3" | "granite" | "phi3" | "lfm2"
         ) {
             return Ok(None);
         }
@@ -44,6 +46,7 @@ impl Dense {
         let gemma = arch == "gemma3";
         let phi3 = arch == "phi3";
         let qwen3 = arch == "qwen3";
+        let lfm2 = arch == "lfm2";
         let number = |key: &str| meta.get(&format!("{arch}.{key}")).and_then(as_u64);
         let float = |key: &str| match meta.get(&format!("{arch}.{key}")) {
             Some(Value::F32(v)) => Some(*v as f64),
@@ -83,12 +86,42 @@ impl Dense {
             ));
         }
         let heads = required("attention.head_count")?;
+        // Key/value heads of each layer: one number for all, or (LFM2) a
+        // list where 0 marks a layer that convolves.
+        let layers = required("block_count")?;
+        let kv_key = format!("{arch}.attention.head_count_kv");
+        let kv_per_layer: Vec<usize> = match meta.get(&kv_key) {
+            Some(Value::Array(items)) => (items.iter())
+                .map(|v| as_u64(v).map(|n| n as usize))
+                .collect::<Option<_>>()
+                .filter(|list: &Vec<usize>| list.len() == layers)
+                .ok_or_else(|| {
+                    ModelError::invalid(
+                        path,
+                        format!("expected metadata {kv_key} to list a number for each of the {layers} layers"),
+                    )
+                })?,
+            _ => vec![number("attention.head_count_kv").map_or(heads, |n| n as usize); layers],
+        };
+        let mut attending = kv_per_layer.iter().copied().filter(|&n| n > 0);
+        let kv_heads = attending.next().unwrap_or(heads);
+        if attending.any(|n| n != kv_heads) {
+            return refuse(format!(
+                "metadata {kv_key} gives layers different numbers of key/value heads"
+            ));
+        }
+        if !lfm2 && kv_per_layer.contains(&0) {
+            return refuse(format!(
+                "metadata {kv_key} gives a layer no key/value heads"
+            ));
+        }
+        let conv_kernel = number("shortconv.l_cache").map(|n| n as usize);
         let shape = Shape {
             hidden: required("embedding_length")?,
             intermediate: required("feed_forward_length")?,
             heads,
-            kv_heads: number("attention.head_count_kv").map_or(heads, |n| n as usize),
-            layers: required("block_count")?,
+            kv_heads,
+            layers,
             eps: float("attention.layer_norm_rms_epsilon").unwrap_or(1e-5),
             qkv_bias: tensors.contains_key("blk.0.attn_q.bias"),
             // Gemma's and Qwen 3's heads may be wider than hidden / heads.
@@ -159,8 +192,51 @@ impl Dense {
         // Granite are Llamas), not Qwen 2's.
         let interleaved = matches!(arch, "llama" | "smollm3" | "granite");
         let mut layers = Vec::new();
-        for layer in 0..shape.layers {
+        for (layer, &kv) in kv_per_layer.iter().enumerate() {
             let name = |part: &str| format!("blk.{layer}.{part}");
+            let norms = |reader: &mut Reader<'_>| -> Result<(Vec<f32>, Vec<f32>), ModelError> {
+                Ok((
+                    reader.vector(&name("attn_norm.weight"), h)?,
+                    reader.vector(&name("ffn_norm.weight"), h)?,
+                ))
+            };
+            if lfm2 && kv == 0 {
+                // LFM2's short convolution, its taps a matrix of `kernel`
+                // columns.
+                let kernel = conv_kernel.ok_or_else(|| {
+                    ModelError::invalid(path, format!("missing metadata {arch}.shortconv.l_cache, which LFM2's convolutions need"))
+                })?;
+                let (attn_norm, mlp_norm) = norms(&mut reader)?;
+                let (ty, bytes) = reader.tensor(&name("shortconv.conv.weight"), &[h, kernel])?;
+                layers.push(Layer {
+                    attn_norm,
+                    mixer: Mixer::ShortConv(ShortConv {
+                        in_proj: reader.matrix(
+                            &name("shortconv.in_proj.weight"),
+                            3 * h,
+                            h,
+                            None,
+                        )?,
+                        taps: reader.widen(
+                            &name("shortconv.conv.weight"),
+                            ty,
+                            &bytes,
+                            h * kernel,
+                        )?,
+                        out: reader.matrix(&name("shortconv.out_proj.weight"), h, h, None)?,
+                        biases: None,
+                        kernel,
+                    }),
+                    mlp_norm,
+                    gate_up: Matrix::stack(vec![
+                        reader.matrix(&name("ffn_gate.weight"), i, h, None)?,
+                        reader.matrix(&name("ffn_up.weight"), i, h, None)?,
+                    ]),
+                    down: reader.matrix(&name("ffn_down.weight"), h, i, None)?,
+                    post_norms: None,
+                });
+                continue;
+            }
             // Phi-3 stores q, k and v as one matrix.
             let qkv = if phi3 {
                 reader.matrix(&name("attn_qkv.weight"), qw + 2 * kw, h, None)?
@@ -188,7 +264,7 @@ impl Dense {
             } else {
                 None
             };
-            let qk_norms = if gemma || qwen3 {
+            let qk_norms = if gemma || qwen3 || lfm2 {
                 Some((
                     reader.vector(&name("attn_q_norm.weight"), heads.dim)?,
                     reader.vector(&name("attn_k_norm.weight"), heads.dim)?,
@@ -274,7 +350,15 @@ impl Dense {
         }
         Ok(Some(Dense {
             cfg,
-            norm: reader.vector("output_norm.weight", h)?,
+            // LFM2's final norm is named after the embedding's.
+            norm: reader.vector(
+                if lfm2 {
+                    "token_embd_norm.weight"
+                } else {
+                    "output_norm.weight"
+                },
+                h,
+            )?,
             embed,
             layers,
             lm_head,

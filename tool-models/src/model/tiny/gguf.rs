@@ -101,12 +101,6 @@ pub fn write_tiny_gguf_as(
 ) -> Result<(), ModelError> {
     spec.check()
         .map_err(|reason| ModelError::invalid(path, reason))?;
-    if spec.arch == TinyArch::Lfm2 {
-        return Err(ModelError::invalid(
-            path,
-            "a tiny LFM2 is written as a Hugging Face directory only, not as GGUF",
-        ));
-    }
     let fail = |e: candle_core::Error| {
         ModelError::invalid(path, format!("cannot write GGUF: {}", candle_message(&e)))
     };
@@ -168,10 +162,10 @@ pub fn write_tiny_gguf_as(
         (format!("{arch}.rope.dimension_count"), u32v(rotated)),
         (
             format!("{arch}.rope.freq_base"),
-            Value::F32(if spec.arch == TinyArch::Llama3 {
-                500_000.0
-            } else {
-                10_000.0
+            Value::F32(match spec.arch {
+                TinyArch::Llama3 => 500_000.0,
+                TinyArch::Lfm2 => 1_000_000.0,
+                _ => 10_000.0,
             }),
         ),
         ("tokenizer.ggml.model".into(), Value::String("gpt2".into())),
@@ -215,6 +209,25 @@ pub fn write_tiny_gguf_as(
         }
     }
 
+    if spec.arch == TinyArch::Lfm2 {
+        // As llama.cpp's converter writes LFM2: no key/value heads where a
+        // layer convolves, and the convolution's length.
+        let kv_heads = super::LFM2_ATTENTION
+            .iter()
+            .map(|&a| Value::U32(if a { spec.num_kv_heads as u32 } else { 0 }))
+            .collect();
+        for (key, value) in &mut metadata {
+            if *key == format!("{arch}.attention.head_count_kv") {
+                *value = Value::Array(kv_heads);
+                break;
+            }
+        }
+        metadata.push((
+            format!("{arch}.shortconv.l_cache"),
+            u32v(super::LFM2_CONV_KERNEL),
+        ));
+        metadata.push((format!("{arch}.vocab_size"), u32v(spec.vocab_size)));
+    }
     if spec.arch == TinyArch::Qwen3 {
         for key in ["attention.key_length", "attention.value_length"] {
             metadata.push((format!("{arch}.{key}"), u32v(head_dim)));
@@ -290,6 +303,8 @@ pub fn write_tiny_gguf_as(
         let tensor = match name.rsplit('.').nth(1) {
             Some("q_proj") if reorder => permute(tensor, spec.num_heads).map_err(fail)?,
             Some("k_proj") if reorder => permute(tensor, spec.num_kv_heads).map_err(fail)?,
+            // The converter keeps a convolution's taps as a matrix.
+            Some("conv") => tensor.squeeze(1).map_err(fail)?,
             _ => tensor.clone(),
         };
         let cols = tensor.dims().last().copied().unwrap_or(0);
@@ -308,6 +323,8 @@ fn gguf_name(hf: &str) -> Option<String> {
     match hf {
         "model.embed_tokens.weight" => return Some("token_embd.weight".into()),
         "model.norm.weight" => return Some("output_norm.weight".into()),
+        // LFM2's final norm.
+        "model.embedding_norm.weight" => return Some("token_embd_norm.weight".into()),
         "lm_head.weight" => return Some("output.weight".into()),
         _ => {}
     }
@@ -329,6 +346,18 @@ fn gguf_name(hf: &str) -> Option<String> {
         // Phi-3's gate and up, as one matrix.
         "mlp.gate_up_proj" => "ffn_up",
         "mlp.down_proj" => "ffn_down",
+        // LFM2's names.
+        "operator_norm" => "attn_norm",
+        "ffn_norm" => "ffn_norm",
+        "self_attn.out_proj" => "attn_output",
+        "self_attn.q_layernorm" => "attn_q_norm",
+        "self_attn.k_layernorm" => "attn_k_norm",
+        "conv.in_proj" => "shortconv.in_proj",
+        "conv.conv" => "shortconv.conv",
+        "conv.out_proj" => "shortconv.out_proj",
+        "feed_forward.w1" => "ffn_gate",
+        "feed_forward.w3" => "ffn_up",
+        "feed_forward.w2" => "ffn_down",
         _ => return None,
     };
     Some(format!("blk.{layer}.{short}.{kind}"))
