@@ -26,7 +26,8 @@ fn spec(arch: usize) -> TinySpec {
         3 => TinySpec::phi3(3),
         4 => TinySpec::smollm3(3),
         5 => TinySpec::granite(3),
-        _ => TinySpec::lfm2(3),
+        6 => TinySpec::lfm2(3),
+        _ => TinySpec::granite_hybrid(3),
     }
 }
 
@@ -75,6 +76,8 @@ fn changes() -> impl Strategy<Value = Change> {
         Just(change("attention_bias", json!(true), false)),
         Just(change("mlp_bias", json!(true), false)),
         Just(change("use_sliding_window", json!(true), false)),
+        // Granite 4 without rotation (NoPE), elsewhere unknown.
+        Just(change("position_embedding_type", json!(null), false)),
         Just(change(
             "layer_types",
             json!([
@@ -117,7 +120,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
     fn every_key_that_changes_the_computation_is_computed_or_refused_by_name(
-        arch in 0usize..7,
+        arch in 0usize..8,
         v5 in any::<bool>(),
         change in changes(),
     ) {

@@ -27,6 +27,7 @@ pub const SUPPORTED_ARCHITECTURES: &[&str] = &[
     "SmolLM3ForCausalLM",
     "GraniteForCausalLM",
     "Lfm2ForCausalLM",
+    "GraniteMoeHybridForCausalLM",
 ];
 
 /// `model_type` values, for configs without `architectures`.
@@ -41,6 +42,7 @@ const MODEL_TYPES: &[(&str, &str)] = &[
     ("smollm3", "SmolLM3ForCausalLM"),
     ("granite", "GraniteForCausalLM"),
     ("lfm2", "Lfm2ForCausalLM"),
+    ("granitemoehybrid", "GraniteMoeHybridForCausalLM"),
 ];
 
 /// candle's Gemma 3 preallocates its KV cache for the whole context, so the
@@ -67,6 +69,15 @@ pub(crate) enum ArchConfig {
     Granite {
         llama: llama::Config,
         scales: GraniteScales,
+    },
+    /// Granite 4 (`GraniteMoeHybridForCausalLM`) with attention layers
+    /// only and its dense shared MLP (granite-4.0-350m, -1b): a Granite
+    /// whose MLP is stored fused, rotating (`position_embedding_type:
+    /// "rope"`) or not at all. The project's decoder runs it.
+    GraniteHybrid {
+        llama: llama::Config,
+        scales: GraniteScales,
+        rope: bool,
     },
     /// LFM2: short convolutions and attention layers; the project's
     /// decoder runs it.
@@ -314,6 +325,23 @@ impl HfConfig {
                 }
             }
             "Lfm2ForCausalLM" => ArchConfig::Lfm2(lfm2_config(&cfg, path)?),
+            "GraniteMoeHybridForCausalLM" => {
+                let layers = usize_of(&cfg, "num_hidden_layers")?;
+                let rope = granite_hybrid_checks(&cfg, layers, path)?;
+                let scales = granite_scales(&cfg, path)?;
+                silu_only(&cfg, &name, path)?;
+                // Without experts, the MLP is the shared one.
+                let shared = cfg.get("shared_intermediate_size").cloned();
+                cfg.insert(
+                    "intermediate_size".into(),
+                    shared.filter(|v| !v.is_null()).unwrap_or(json!(1024)),
+                );
+                ArchConfig::GraniteHybrid {
+                    llama: llama_config(cfg, heads, path)?,
+                    scales,
+                    rope,
+                }
+            }
             "Gemma3ForCausalLM" => {
                 gemma_defaults(&mut cfg, heads);
                 defaults(
@@ -354,9 +382,9 @@ impl HfConfig {
             ArchConfig::Phi3(c) => c.max_position_embeddings,
             ArchConfig::Gemma2(c) => c.max_position_embeddings,
             ArchConfig::Gemma3(c) => c.max_position_embeddings,
-            ArchConfig::SmolLM3 { llama, .. } | ArchConfig::Granite { llama, .. } => {
-                llama.max_position_embeddings
-            }
+            ArchConfig::SmolLM3 { llama, .. }
+            | ArchConfig::Granite { llama, .. }
+            | ArchConfig::GraniteHybrid { llama, .. } => llama.max_position_embeddings,
             ArchConfig::Lfm2(c) => c.context,
         };
         Ok(HfConfig {
@@ -697,6 +725,63 @@ fn smollm3_rotary(
             };
             Ok((0..layers).map(|l| (l + 1) % every != 0).collect())
         }
+    }
+}
+
+/// What the decoder computes of a Granite 4 config: attention layers only
+/// (the Mamba-2 layers of granite-4.0-h-* are refused), no experts (the
+/// MoE variants are refused); returns whether the layers rotate.
+fn granite_hybrid_checks(
+    cfg: &Map<String, Value>,
+    layers: usize,
+    path: &Path,
+) -> Result<bool, ModelError> {
+    let invalid = |reason: String| ModelError::invalid(path, reason);
+    // transformers' default is 8 experts.
+    match cfg.get("num_local_experts") {
+        Some(v) if v.as_u64() == Some(0) => {}
+        found => {
+            return Err(invalid(format!(
+                "\"num_local_experts\" is {}: a Granite 4 mixture of experts, which this crate does not compute (granite-4.0-350m and -1b, with 0, run)",
+                found.map_or("unset (transformers' default, 8)".to_owned(), Value::to_string)
+            )))
+        }
+    }
+    // transformers' default is every layer Mamba-2; older configs name the
+    // list `layers_block_type` and the kinds "attention" and "mamba".
+    let types = cfg
+        .get("layer_types")
+        .filter(|v| !v.is_null())
+        .or_else(|| cfg.get("layers_block_type").filter(|v| !v.is_null()));
+    let key = if cfg.get("layer_types").is_some_and(|v| !v.is_null()) {
+        "layer_types"
+    } else {
+        "layers_block_type"
+    };
+    match types {
+        Some(Value::Array(types)) if types.len() == layers => {
+            if let Some(t) = types
+                .iter()
+                .find(|t| !matches!(t.as_str(), Some("attention" | "full_attention")))
+            {
+                return Err(invalid(format!(
+                    "\"{key}\" holds {t}: Granite 4's Mamba-2 layers (granite-4.0-h-*) are not computed by this crate yet; its attention-only models (granite-4.0-350m, -1b) run"
+                )));
+            }
+        }
+        found => {
+            return Err(invalid(format!(
+                "expected \"layer_types\" to list each of the {layers} layers' kind, found {}: without it transformers makes every layer Mamba-2, which this crate does not compute yet",
+                found.map_or("none".to_owned(), Value::to_string)
+            )))
+        }
+    }
+    match cfg.get("position_embedding_type") {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::String(s)) if s == "rope" => Ok(true),
+        Some(other) => Err(invalid(format!(
+            "expected \"position_embedding_type\" to be \"rope\" or null, found {other}"
+        ))),
     }
 }
 

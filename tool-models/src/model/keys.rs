@@ -211,6 +211,37 @@ fn rules(architecture: &str) -> &'static [(&'static str, Rule)] {
             ("residual_multiplier", Read),
             ("logits_scaling", Read),
         ],
+        "GraniteMoeHybridForCausalLM" => &[
+            NO_BIAS,
+            ("embedding_multiplier", Read),
+            ("attention_multiplier", Read),
+            ("residual_multiplier", Read),
+            ("logits_scaling", Read),
+            ("shared_intermediate_size", Read),
+            ("position_embedding_type", Read),
+            ("layer_types", Read),
+            ("layers_block_type", Read),
+            ("num_local_experts", Read),
+            // The experts' settings, with none (`num_local_experts` must
+            // be 0), and the Mamba-2 layers', with none (refused by
+            // `layer_types`), change nothing.
+            ("num_experts_per_tok", Inert),
+            ("output_router_logits", Inert),
+            ("router_aux_loss_coef", Inert),
+            ("mamba_n_heads", Inert),
+            ("mamba_n_groups", Inert),
+            ("mamba_d_state", Inert),
+            ("mamba_d_head", Inert),
+            ("mamba_d_conv", Inert),
+            ("mamba_expand", Inert),
+            ("mamba_chunk_size", Inert),
+            ("mamba_conv_bias", Inert),
+            ("mamba_proj_bias", Inert),
+            ("time_step_limit", Inert),
+            // Training settings of IBM's configs.
+            ("init_method", Inert),
+            ("normalization_function", Only(is_rmsnorm, "\"rmsnorm\"")),
+        ],
         "Lfm2ForCausalLM" => &[
             ("norm_eps", Read),
             ("conv_bias", Read),
@@ -241,6 +272,10 @@ fn rules(architecture: &str) -> &'static [(&'static str, Rule)] {
         ],
         _ => &[],
     }
+}
+
+fn is_rmsnorm(v: &Value) -> bool {
+    v.is_null() || v == "rmsnorm"
 }
 
 fn is_true(v: &Value) -> bool {

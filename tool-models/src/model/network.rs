@@ -73,6 +73,7 @@ impl Network {
             ArchConfig::Llama(_)
             | ArchConfig::SmolLM3 { .. }
             | ArchConfig::Granite { .. }
+            | ArchConfig::GraniteHybrid { .. }
             | ArchConfig::Qwen3(_)
             | ArchConfig::Phi3(_)
             | ArchConfig::Lfm2(_) => {

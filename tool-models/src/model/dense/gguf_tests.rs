@@ -66,7 +66,8 @@ fn candle_steps(path: &Path, arch: TinyArch, tokens: &[u32]) -> Vec<Vec<f32>> {
         | TinyArch::Qwen3
         | TinyArch::Llama3
         | TinyArch::Phi4Mini
-        | TinyArch::Lfm2 => {
+        | TinyArch::Lfm2
+        | TinyArch::GraniteHybrid => {
             panic!("checked against transformers instead")
         }
     };

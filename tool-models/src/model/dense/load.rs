@@ -37,6 +37,7 @@ impl Dense {
             ArchConfig::Llama(c) => (Some(c), None, None),
             ArchConfig::SmolLM3 { llama, rotary } => (Some(llama), Some(rotary), None),
             ArchConfig::Granite { llama, scales } => (Some(llama), None, Some(scales)),
+            ArchConfig::GraniteHybrid { llama, scales, .. } => (Some(llama), None, Some(scales)),
             _ => (None, None, None),
         };
         // candle's configs name the sizes alike.
@@ -61,6 +62,9 @@ impl Dense {
         // config.rs) or another activation than SiLU; the config refuses
         // those of Qwen 3 and Phi-3.
         let (layout, shape) = match (&config.arch, llama) {
+            (ArchConfig::GraniteHybrid { llama: c, .. }, _) => {
+                (Layout::GraniteHybrid, shape!(c, false, None))
+            }
             (_, Some(c)) => (Layout::Llama, shape!(c, false, None)),
             (ArchConfig::Qwen2(c), _) if !c.use_sliding_window && silu(&c.hidden_act) => {
                 (Layout::Llama, shape!(c, true, None))
@@ -102,6 +106,8 @@ impl Dense {
         }
         let read = |name: &str, shape: &[usize]| read(weights, name, shape);
         let matrix = |name: &str, shape: &[usize]| read_matrix(weights, name, shape, keep_half);
+        // Granite 4 without `position_embedding_type: "rope"` rotates nothing.
+        let rotates = !matches!(config.arch, ArchConfig::GraniteHybrid { rope: false, .. });
         let mut layers = Vec::new();
         for layer in 0..shape.layers {
             let p = format!("model.layers.{layer}");
@@ -124,6 +130,8 @@ impl Dense {
             };
             let gate_up = if layout == Layout::Phi3 {
                 matrix(&format!("{p}.mlp.gate_up_proj.weight"), &[2 * i, h])?
+            } else if layout == Layout::GraniteHybrid {
+                matrix(&format!("{p}.shared_mlp.input_linear.weight"), &[2 * i, h])?
             } else {
                 Matrix::stack(vec![
                     matrix(&format!("{p}.mlp.gate_proj.weight"), &[i, h])?,
@@ -146,11 +154,15 @@ impl Dense {
                     o: matrix(&format!("{p}.self_attn.o_proj.weight"), &[h, qw])?,
                     qk_norms,
                     sliding: cfg.local.is_some(),
-                    rotary: rotary.is_none_or(|r| r[layer]),
+                    rotary: rotary.is_none_or(|r| r[layer]) && rotates,
                 }),
                 mlp_norm: read(&format!("{p}.post_attention_layernorm.weight"), &[h])?,
                 gate_up,
-                down: matrix(&format!("{p}.mlp.down_proj.weight"), &[h, i])?,
+                down: if layout == Layout::GraniteHybrid {
+                    matrix(&format!("{p}.shared_mlp.output_linear.weight"), &[h, i])?
+                } else {
+                    matrix(&format!("{p}.mlp.down_proj.weight"), &[h, i])?
+                },
                 post_norms: None,
             });
         }
@@ -180,6 +192,9 @@ enum Layout {
     Qwen3,
     /// q, k and v in one `qkv_proj`; gate and up in one `gate_up_proj`.
     Phi3,
+    /// Llama's attention; the MLP's gate and up in one
+    /// `shared_mlp.input_linear`, its down projection `output_linear`.
+    GraniteHybrid,
 }
 
 /// What differs between the architectures this decoder runs.

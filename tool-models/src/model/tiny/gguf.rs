@@ -101,6 +101,12 @@ pub fn write_tiny_gguf_as(
 ) -> Result<(), ModelError> {
     spec.check()
         .map_err(|reason| ModelError::invalid(path, reason))?;
+    if spec.arch == TinyArch::GraniteHybrid {
+        return Err(ModelError::invalid(
+            path,
+            "a tiny Granite 4 is written as a Hugging Face directory only, not as GGUF",
+        ));
+    }
     let fail = |e: candle_core::Error| {
         ModelError::invalid(path, format!("cannot write GGUF: {}", candle_message(&e)))
     };
@@ -155,7 +161,8 @@ pub fn write_tiny_gguf_as(
                 | TinyArch::Granite
                 | TinyArch::Phi3
                 | TinyArch::Phi4Mini
-                | TinyArch::Lfm2 => 1e-5,
+                | TinyArch::Lfm2
+                | TinyArch::GraniteHybrid => 1e-5,
                 TinyArch::Qwen2 | TinyArch::Qwen3 | TinyArch::SmolLM3 => 1e-6,
             }),
         ),

@@ -64,6 +64,10 @@ pub enum TinyArch {
     /// [`LFM2_CONV_KERNEL`] positions, and attention layers with an RMS
     /// norm of each query and key head, where [`LFM2_ATTENTION`] says.
     Lfm2,
+    /// `GraniteMoeHybridForCausalLM` as granite-4.0-350m is: attention
+    /// layers only, no experts, Granite's multipliers, the MLP's gate and
+    /// up stored as one `shared_mlp.input_linear`.
+    GraniteHybrid,
 }
 
 /// Which layers of the tiny LFM2 attend (the others convolve).
@@ -117,6 +121,7 @@ impl TinyArch {
             TinyArch::Qwen3 => "qwen3",
             TinyArch::Llama3 => "llama",
             TinyArch::Lfm2 => "lfm2",
+            TinyArch::GraniteHybrid => "granitehybrid",
         }
     }
 
@@ -297,6 +302,15 @@ impl TinySpec {
         }
     }
 
+    /// Granite 4's dense shape at a tiny size: hidden 64, 2 attention
+    /// layers, 4 heads, 2 kv heads, tied embeddings, Granite's multipliers.
+    pub fn granite_hybrid(seed: u64) -> TinySpec {
+        TinySpec {
+            arch: TinyArch::GraniteHybrid,
+            ..TinySpec::llama(seed)
+        }
+    }
+
     /// The width of each attention head.
     pub fn head_dim(&self) -> usize {
         let dim = self.hidden_size / self.num_heads.max(1);
@@ -471,6 +485,36 @@ fn config_json(spec: &TinySpec) -> Value {
             "original_max_position_embeddings": PHI4_ORIGINAL_CONTEXT,
             "pad_token_id": vocab::added_id("<|endoftext|>"),
         }),
+        TinyArch::GraniteHybrid => {
+            let [embedding, attention, residual, logits] = GRANITE_MULTIPLIERS;
+            // Older configs name the kinds "attention" and "mamba".
+            let kind = match spec.config_style {
+                ConfigStyle::Legacy => "attention",
+                ConfigStyle::RopeParameters => "full_attention",
+            };
+            json!({
+                "architectures": ["GraniteMoeHybridForCausalLM"],
+                "model_type": "granitemoehybrid",
+                "rms_norm_eps": 1e-5,
+                "attention_bias": false,
+                "embedding_multiplier": embedding,
+                "attention_multiplier": attention,
+                "residual_multiplier": residual,
+                "logits_scaling": logits,
+                "pad_token_id": vocab::added_id("<|endoftext|>"),
+                // The experts' width, unused without experts.
+                "intermediate_size": 2 * spec.intermediate_size,
+                "shared_intermediate_size": spec.intermediate_size,
+                "num_local_experts": 0,
+                "num_experts_per_tok": 0,
+                "position_embedding_type": "rope",
+                "layer_types": vec![kind; spec.num_layers],
+                "normalization_function": "rmsnorm",
+                "init_method": "mup",
+                "mamba_d_conv": 4,
+                "mamba_expand": 2,
+            })
+        }
         TinyArch::Lfm2 => {
             let mut lfm2 = json!({
                 "architectures": ["Lfm2ForCausalLM"],

@@ -140,6 +140,23 @@ pub(crate) fn tensors(
     if spec.arch.fused() {
         fuse_phi3(&mut out, spec.num_layers)?;
     }
+    if spec.arch == TinyArch::GraniteHybrid {
+        // Granite 4's MLP: gate and up as one `input_linear`, the same
+        // values as a Granite's.
+        for layer in 0..spec.num_layers {
+            let p = format!("model.layers.{layer}");
+            let mut take = |part: &str| out.remove(&format!("{p}.mlp.{part}.weight"));
+            if let (Some(gate), Some(up), Some(down)) =
+                (take("gate_proj"), take("up_proj"), take("down_proj"))
+            {
+                out.insert(
+                    format!("{p}.shared_mlp.input_linear.weight"),
+                    Tensor::cat(&[gate, up], 0)?,
+                );
+                out.insert(format!("{p}.shared_mlp.output_linear.weight"), down);
+            }
+        }
+    }
     Ok(out)
 }
 
