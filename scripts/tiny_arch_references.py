@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Records Python transformers' logits for tiny random models of the
-architectures the project's decoder runs (SmolLM3, Granite 3 and 4, Phi-3, Qwen 3, LFM2,
+architectures the project's decoder runs (SmolLM3, Granite 3, Granite 4 and its
+Mamba-2 hybrid, Phi-3, Qwen 3, LFM2,
 Llama 3.x's rotary scaling, Phi-4-mini's partial rotary, LongRoPE and
 window), for `tool-models/tests/model_architectures.rs`.
 
@@ -37,7 +38,7 @@ from transformers import AutoModelForCausalLM
 
 # Token ids of the tiny vocabulary (bytes, merges and added tokens: 283).
 PROMPT = [276, 72, 101, 108, 108, 111, 256, 261, 44, 32, 119, 111, 114, 108, 100, 278]
-SHAPES = ["smollm3", "granite", "phi3", "qwen3", "llama3", "phi4-mini", "lfm2", "granite4"]
+SHAPES = ["smollm3", "granite", "phi3", "qwen3", "llama3", "phi4-mini", "lfm2", "granite4", "granite4-h"]
 STYLES = ["legacy", "rope-parameters"]
 # Where the incremental run starts decoding one token at a time: the tiny
 # Phi-4-mini's pretraining length, so that its first pass uses the short

@@ -5,7 +5,7 @@ mod common;
 
 use common::max_diff;
 use tool_models::generate::{GenerateOptions, Generation, Session, StopReason};
-use tool_models::model::tiny::{write_tiny_model, TinySpec};
+use tool_models::model::tiny::{write_tiny_model, TinyArch, TinySpec};
 use tool_models::model::Model;
 
 const TOLERANCE: f32 = 1e-4;
@@ -18,8 +18,15 @@ fn load(spec: &TinySpec) -> (tempfile::TempDir, Session, Session) {
     (tmp, a, b)
 }
 
-fn specs() -> [TinySpec; 2] {
-    [TinySpec::llama(11), TinySpec::qwen2(12)]
+fn specs() -> [TinySpec; 4] {
+    [
+        TinySpec::llama(11),
+        TinySpec::qwen2(12),
+        // Convolutions and Mamba-2 layers: caches that hold more than keys
+        // and values.
+        TinySpec::lfm2(13),
+        TinySpec::granite_h(14),
+    ]
 }
 
 fn prompt(model: &Model) -> Vec<u32> {
@@ -211,7 +218,13 @@ fn a_prompt_diverging_inside_the_cache_keeps_the_shared_prefix() {
             "the test needs a late edit"
         );
         let out = greedy(&mut session, &edited, 8);
-        assert_eq!(out.stats.reused_tokens, shared, "{:?}", spec.arch);
+        // A Mamba-2 state is kept only after each prompt (and every 256
+        // positions), so the edit reruns the prompt from its start.
+        let resumable = match spec.arch {
+            TinyArch::GraniteH => 0,
+            _ => shared,
+        };
+        assert_eq!(out.stats.reused_tokens, resumable, "{:?}", spec.arch);
         assert_eq!(session.cached_tokens()[..edited.len()], edited[..]);
         let expected = greedy(&mut reference, &edited, 8);
         assert_eq!(out.tokens, expected.tokens, "{:?}", spec.arch);

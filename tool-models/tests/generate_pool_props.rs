@@ -56,14 +56,15 @@ struct Models {
     reference: Session,
 }
 
-fn models() -> Models {
+fn models(spec: &TinySpec) -> Models {
     let dir = tempfile::tempdir().unwrap();
-    write_tiny_model(dir.path(), &TinySpec::llama(31)).unwrap();
+    write_tiny_model(dir.path(), spec).unwrap();
     // Sessions on one model.
     let model = Arc::new(Model::load(dir.path()).unwrap());
     let load = || Session::new(Arc::clone(&model));
     let (pooled, mut small, mut single, reference) = (load(), load(), load(), load());
-    // 2 layers, keys and values, 2 heads of 16: 512 bytes a token.
+    // A Llama's 2 layers, keys and values, 2 heads of 16: 512 bytes a
+    // token.
     small.set_kv_budget(64 * 512);
     single.set_kv_budget(0);
     Models {
@@ -85,7 +86,7 @@ proptest! {
         steps in proptest::collection::vec(step(), 1..12),
         rewrite_with in proptest::collection::vec(token(), 3),
     ) {
-        let mut m = models();
+        let mut m = models(&TinySpec::llama(31));
         // Each conversation: the shared start, its own opening; what was
         // generated last is appended (or rewritten) at its next request.
         let mut histories: Vec<Vec<u32>> = openings
@@ -118,6 +119,43 @@ proptest! {
             );
             prop_assert!(small.stats.reused_tokens >= single.stats.reused_tokens);
             prop_assert!(pooled.stats.reused_tokens >= small.stats.reused_tokens);
+            prop_assert_eq!(m.single.cached_sequences().len(), 1);
+            answers[c] = expected.tokens;
+        }
+    }
+
+    /// A hybrid model's Mamba-2 states resume only where a copy was kept:
+    /// sequences cut back, forked and parked still generate as from an
+    /// empty cache.
+    #[test]
+    fn hybrid_interleavings_generate_as_from_scratch(
+        shared in proptest::collection::vec(token(), 0..12),
+        openings in proptest::collection::vec(proptest::collection::vec(token(), 1..10), CONVERSATIONS),
+        steps in proptest::collection::vec(step(), 1..12),
+        rewrite_with in proptest::collection::vec(token(), 3),
+    ) {
+        let mut m = models(&TinySpec::granite_h(31));
+        let mut histories: Vec<Vec<u32>> = openings
+            .iter()
+            .map(|own| shared.iter().chain(own).copied().collect())
+            .collect();
+        let mut answers: Vec<Vec<u32>> = vec![Vec::new(); CONVERSATIONS];
+        for step in &steps {
+            let c = step.conversation;
+            let answer = std::mem::take(&mut answers[c]);
+            if step.rewrite && !answer.is_empty() {
+                histories[c].extend(&rewrite_with[..answer.len()]);
+            } else {
+                histories[c].extend(&answer);
+            }
+            histories[c].extend(&step.appended);
+            let prompt = histories[c].clone();
+            m.reference.reset_cache();
+            let expected = greedy(&mut m.reference, &prompt);
+            for session in [&mut m.pooled, &mut m.small, &mut m.single] {
+                let out = greedy(session, &prompt);
+                prop_assert_eq!(&out.tokens, &expected.tokens);
+            }
             prop_assert_eq!(m.single.cached_sequences().len(), 1);
             answers[c] = expected.tokens;
         }

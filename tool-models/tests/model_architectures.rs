@@ -466,6 +466,11 @@ fn every_decoder_architecture_gives_transformers_logits_from_gguf_and_both_confi
             "GraniteMoeHybridForCausalLM",
             TinySpec::granite_hybrid(7),
         ),
+        (
+            "granite4-h",
+            "GraniteMoeHybridForCausalLM",
+            TinySpec::granite_h(7),
+        ),
     ] {
         let expected = &reference["models"][name];
         assert_eq!(expected["class"], class);
@@ -478,7 +483,8 @@ fn every_decoder_architecture_gives_transformers_logits_from_gguf_and_both_confi
         let greedy: Vec<u32> = serde_json::from_value(expected["greedy"].clone()).unwrap();
         let mut paths = Vec::new();
         // The tiny writer has no Granite 4 GGUF.
-        if spec.arch != tool_models::model::tiny::TinyArch::GraniteHybrid {
+        use tool_models::model::tiny::TinyArch;
+        if !matches!(spec.arch, TinyArch::GraniteHybrid | TinyArch::GraniteH) {
             let gguf = tmp.path().join(format!("{name}.gguf"));
             tool_models::model::tiny::write_tiny_gguf(&gguf, &spec).unwrap();
             paths.push(gguf);

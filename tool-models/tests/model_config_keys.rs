@@ -27,7 +27,8 @@ fn spec(arch: usize) -> TinySpec {
         4 => TinySpec::smollm3(3),
         5 => TinySpec::granite(3),
         6 => TinySpec::lfm2(3),
-        _ => TinySpec::granite_hybrid(3),
+        7 => TinySpec::granite_hybrid(3),
+        _ => TinySpec::granite_h(3),
     }
 }
 
@@ -78,6 +79,9 @@ fn changes() -> impl Strategy<Value = Change> {
         Just(change("use_sliding_window", json!(true), false)),
         // Granite 4 without rotation (NoPE), elsewhere unknown.
         Just(change("position_embedding_type", json!(null), false)),
+        // Mamba-2's projection biases and a limit on its time steps.
+        Just(change("mamba_proj_bias", json!(true), false)),
+        Just(change("time_step_limit", json!([0.0, 1.0]), false)),
         Just(change(
             "layer_types",
             json!([
@@ -120,7 +124,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
     fn every_key_that_changes_the_computation_is_computed_or_refused_by_name(
-        arch in 0usize..8,
+        arch in 0usize..9,
         v5 in any::<bool>(),
         change in changes(),
     ) {
@@ -154,6 +158,13 @@ proptest! {
         // LFM2 rotates with a base of 1e6, and transformers' LFM2 reads
         // `norm_eps`, not `rms_norm_eps`, and always gates with SiLU.
         let lfm2 = arch == 6;
+        // The hybrid Granite 4 rotates nothing, whatever the rotary settings.
+        let neutral = neutral
+            || (arch == 8
+                && matches!(
+                    change.key,
+                    "position_embedding_type" | "rope_theta" | "rope_scaling" | "rope_parameters"
+                ));
         let neutral = (neutral && !(lfm2 && change.key == "rope_theta"))
             || (lfm2 && matches!(change.key, "rms_norm_eps" | "hidden_act"));
         let rounding = arch == 1 && change.key == "use_sliding_window";

@@ -141,8 +141,8 @@ impl Session {
                 // The logits after the tokens held are unknown: hold one
                 // token less, so that a continuing prompt runs it again.
                 let keep = sequence.kv.tokens.len().saturating_sub(1);
-                sequence.kv.tokens.truncate(keep);
-                sequence.cache.truncate(keep);
+                let kept = sequence.cache.truncate(keep);
+                sequence.kv.tokens.truncate(kept);
                 sequence.kv.logits = None;
             }
         }

@@ -188,7 +188,10 @@ impl Session {
         let Some(cache) = self.runner.own_cache() else {
             return;
         };
+        // A copy of at most `len` positions: fewer where a recurrent
+        // layer's state was kept only at earlier ones.
         let copy = cache.prefix(len);
+        let len = copy.len();
         let mut kept = std::mem::replace(cache, copy);
         kept.shrink_to_fit();
         let kv = self.kv.fork(len);

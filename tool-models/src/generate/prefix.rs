@@ -160,11 +160,12 @@ impl Session {
         } else {
             shared.min(prompt.len() - 1)
         };
-        if !self.runner.truncate(keep) {
+        let Some(kept) = self.runner.truncate(keep) else {
             return false;
-        }
-        self.kv.tokens.truncate(keep);
-        self.kv.logits = snapshot_logits;
+        };
+        self.kv.tokens.truncate(kept);
+        // The snapshot's logits follow the whole prompt only.
+        self.kv.logits = snapshot_logits.filter(|_| kept == keep);
         true
     }
 

@@ -70,18 +70,33 @@ pub(crate) enum ArchConfig {
         llama: llama::Config,
         scales: GraniteScales,
     },
-    /// Granite 4 (`GraniteMoeHybridForCausalLM`) with attention layers
-    /// only and its dense shared MLP (granite-4.0-350m, -1b): a Granite
-    /// whose MLP is stored fused, rotating (`position_embedding_type:
-    /// "rope"`) or not at all. The project's decoder runs it.
+    /// Granite 4 (`GraniteMoeHybridForCausalLM`) without experts: a
+    /// Granite whose MLP is stored fused, whose attention layers rotate
+    /// (`position_embedding_type: "rope"`) or not at all, and whose other
+    /// layers are Mamba-2 (granite-4.0-h-*). The project's decoder runs it.
     GraniteHybrid {
         llama: llama::Config,
         scales: GraniteScales,
         rope: bool,
+        /// Whether each layer attends (the others are Mamba-2).
+        attention: Vec<bool>,
+        mamba: Mamba,
     },
     /// LFM2: short convolutions and attention layers; the project's
     /// decoder runs it.
     Lfm2(Lfm2),
+}
+
+/// A Mamba-2 layer's sizes, as Granite 4's config gives them.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Mamba {
+    pub heads: usize,
+    pub head_dim: usize,
+    pub state: usize,
+    pub groups: usize,
+    /// Positions the convolution sees, its own included.
+    pub kernel: usize,
+    pub conv_bias: bool,
 }
 
 /// LFM2's hyperparameters, as transformers reads them.
@@ -327,7 +342,8 @@ impl HfConfig {
             "Lfm2ForCausalLM" => ArchConfig::Lfm2(lfm2_config(&cfg, path)?),
             "GraniteMoeHybridForCausalLM" => {
                 let layers = usize_of(&cfg, "num_hidden_layers")?;
-                let rope = granite_hybrid_checks(&cfg, layers, path)?;
+                let (rope, attention) = granite_hybrid_checks(&cfg, layers, path)?;
+                let mamba = granite_mamba(&cfg, hidden_size, path)?;
                 let scales = granite_scales(&cfg, path)?;
                 silu_only(&cfg, &name, path)?;
                 // Without experts, the MLP is the shared one.
@@ -340,6 +356,8 @@ impl HfConfig {
                     llama: llama_config(cfg, heads, path)?,
                     scales,
                     rope,
+                    attention,
+                    mamba,
                 }
             }
             "Gemma3ForCausalLM" => {
@@ -728,14 +746,14 @@ fn smollm3_rotary(
     }
 }
 
-/// What the decoder computes of a Granite 4 config: attention layers only
-/// (the Mamba-2 layers of granite-4.0-h-* are refused), no experts (the
-/// MoE variants are refused); returns whether the layers rotate.
+/// What the decoder computes of a Granite 4 config: no experts (the MoE
+/// variants are refused); returns whether the attention layers rotate, and
+/// which layers attend (the others are Mamba-2).
 fn granite_hybrid_checks(
     cfg: &Map<String, Value>,
     layers: usize,
     path: &Path,
-) -> Result<bool, ModelError> {
+) -> Result<(bool, Vec<bool>), ModelError> {
     let invalid = |reason: String| ModelError::invalid(path, reason);
     // transformers' default is 8 experts.
     match cfg.get("num_local_experts") {
@@ -758,31 +776,102 @@ fn granite_hybrid_checks(
     } else {
         "layers_block_type"
     };
-    match types {
-        Some(Value::Array(types)) if types.len() == layers => {
-            if let Some(t) = types
-                .iter()
-                .find(|t| !matches!(t.as_str(), Some("attention" | "full_attention")))
-            {
-                return Err(invalid(format!(
-                    "\"{key}\" holds {t}: Granite 4's Mamba-2 layers (granite-4.0-h-*) are not computed by this crate yet; its attention-only models (granite-4.0-350m, -1b) run"
-                )));
-            }
-        }
-        found => {
+    let attention = match types {
+        Some(Value::Array(types)) if types.len() == layers => (types.iter())
+            .map(|t| match t.as_str() {
+                Some("attention" | "full_attention") => Ok(true),
+                Some("mamba" | "linear_attention") => Ok(false),
+                _ => Err(invalid(format!(
+                    "expected \"{key}\" to hold \"attention\" or \"mamba\" (\"full_attention\" or \"linear_attention\"), found {t}"
+                ))),
+            })
+            .collect::<Result<Vec<bool>, _>>()?,
+        None => vec![false; layers],
+        Some(found) => {
             return Err(invalid(format!(
-                "expected \"layer_types\" to list each of the {layers} layers' kind, found {}: without it transformers makes every layer Mamba-2, which this crate does not compute yet",
-                found.map_or("none".to_owned(), Value::to_string)
+                "expected \"{key}\" to list each of the {layers} layers' kind, found {found}"
+            )))
+        }
+    };
+    let rope = match cfg.get("position_embedding_type") {
+        None | Some(Value::Null) => false,
+        Some(Value::String(s)) if s == "rope" => true,
+        // granite-4.0-h-* write "nope".
+        Some(Value::String(s)) if s == "nope" => false,
+        Some(other) => return Err(invalid(format!(
+            "expected \"position_embedding_type\" to be \"rope\", \"nope\" or null, found {other}"
+        ))),
+    };
+    Ok((rope, attention))
+}
+
+/// Granite 4's Mamba-2 sizes, with the defaults of transformers'
+/// `GraniteMoeHybridConfig`; settings the decoder does not compute
+/// (projection biases, a time step limit) are refused by name.
+fn granite_mamba(
+    cfg: &Map<String, Value>,
+    hidden: usize,
+    path: &Path,
+) -> Result<Mamba, ModelError> {
+    let invalid = |reason: String| ModelError::invalid(path, reason);
+    let count = |key: &str, default: usize| -> Result<usize, ModelError> {
+        match cfg.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => v
+                .as_u64()
+                .filter(|&n| n > 0)
+                .map(|n| n as usize)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "expected \"{key}\" to be a positive integer, found {v}"
+                    ))
+                }),
+        }
+    };
+    let flag = |key: &str, default: bool| -> Result<bool, ModelError> {
+        match cfg.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(v) => Err(invalid(format!(
+                "expected \"{key}\" to be a boolean, found {v}"
+            ))),
+        }
+    };
+    let heads = count("mamba_n_heads", 128)?;
+    let expand = count("mamba_expand", 2)?;
+    let inner = expand * hidden;
+    let head_dim = match cfg.get("mamba_d_head") {
+        None | Some(Value::Null) => inner / heads,
+        Some(Value::String(s)) if s == "auto" => inner / heads,
+        Some(_) => count("mamba_d_head", 1)?,
+    };
+    let groups = count("mamba_n_groups", 1)?;
+    if head_dim * heads != inner || !heads.is_multiple_of(groups) || !inner.is_multiple_of(groups) {
+        return Err(invalid(format!(
+            "expected {heads} Mamba heads of {head_dim} values to make mamba_expand × hidden_size = {inner} values, in groups dividing them ({groups})"
+        )));
+    }
+    if flag("mamba_proj_bias", false)? {
+        return Err(invalid(
+            "\"mamba_proj_bias\" is true: biases on Mamba-2's projections are not computed by this crate".into(),
+        ));
+    }
+    match cfg.get("time_step_limit") {
+        None | Some(Value::Null) => {}
+        Some(other) => {
+            return Err(invalid(format!(
+                "\"time_step_limit\" is {other}: this crate computes Mamba-2's time steps unlimited, as transformers' default (0, inf)"
             )))
         }
     }
-    match cfg.get("position_embedding_type") {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::String(s)) if s == "rope" => Ok(true),
-        Some(other) => Err(invalid(format!(
-            "expected \"position_embedding_type\" to be \"rope\" or null, found {other}"
-        ))),
-    }
+    Ok(Mamba {
+        heads,
+        head_dim,
+        state: count("mamba_d_state", 256)?,
+        groups,
+        kernel: count("mamba_d_conv", 4)?,
+        conv_bias: flag("mamba_conv_bias", true)?,
+    })
 }
 
 /// Granite's multipliers, each 1 where the config leaves it out (as

@@ -223,21 +223,22 @@ fn rules(architecture: &str) -> &'static [(&'static str, Rule)] {
             ("layers_block_type", Read),
             ("num_local_experts", Read),
             // The experts' settings, with none (`num_local_experts` must
-            // be 0), and the Mamba-2 layers', with none (refused by
-            // `layer_types`), change nothing.
+            // be 0), change nothing.
             ("num_experts_per_tok", Inert),
             ("output_router_logits", Inert),
             ("router_aux_loss_coef", Inert),
-            ("mamba_n_heads", Inert),
-            ("mamba_n_groups", Inert),
-            ("mamba_d_state", Inert),
-            ("mamba_d_head", Inert),
-            ("mamba_d_conv", Inert),
-            ("mamba_expand", Inert),
+            ("mamba_n_heads", Read),
+            ("mamba_n_groups", Read),
+            ("mamba_d_state", Read),
+            ("mamba_d_head", Read),
+            ("mamba_d_conv", Read),
+            ("mamba_expand", Read),
+            ("mamba_conv_bias", Read),
+            ("mamba_proj_bias", Read),
+            ("time_step_limit", Read),
+            // How transformers splits a prompt for its matrix form of the
+            // scan: the same sums in another order.
             ("mamba_chunk_size", Inert),
-            ("mamba_conv_bias", Inert),
-            ("mamba_proj_bias", Inert),
-            ("time_step_limit", Inert),
             // Training settings of IBM's configs.
             ("init_method", Inert),
             ("normalization_function", Only(is_rmsnorm, "\"rmsnorm\"")),

@@ -229,7 +229,9 @@ impl Runner {
     /// Empties the KV cache.
     pub(crate) fn clear(&mut self) {
         match self {
-            Runner::Dense { cache, .. } => cache.truncate(0),
+            Runner::Dense { cache, .. } => {
+                cache.truncate(0);
+            }
             Runner::Candle(Candle::Qwen2(m)) => m.clear_kv_cache(),
             Runner::Candle(Candle::Mistral(m)) => m.clear_kv_cache(),
             Runner::Candle(Candle::Gemma2(m)) => m.clear_kv_cache(),
@@ -242,15 +244,14 @@ impl Runner {
         matches!(self, Runner::Dense { .. })
     }
 
-    /// Cuts the KV cache back to its first `len` positions, where the
-    /// cache allows it; returns whether it did.
-    pub(crate) fn truncate(&mut self, len: usize) -> bool {
+    /// Cuts the KV cache back to its first `len` positions, or fewer
+    /// where a recurrent layer's state was kept only at earlier ones (see
+    /// `KvCache::resumable`); returns how many it keeps, `None` where
+    /// the cache cannot be cut back (candle's).
+    pub(crate) fn truncate(&mut self, len: usize) -> Option<usize> {
         match self {
-            Runner::Dense { cache, .. } => {
-                cache.truncate(len);
-                true
-            }
-            Runner::Candle(_) => false,
+            Runner::Dense { cache, .. } => Some(cache.truncate(len)),
+            Runner::Candle(_) => None,
         }
     }
 

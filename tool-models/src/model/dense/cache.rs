@@ -1,5 +1,7 @@
 //! The KV cache of one sequence: keys and values of every position, written
-//! in place and cut back to any prefix.
+//! in place and cut back to any prefix; and the state of each recurrent
+//! (Mamba-2) layer, which can be cut back to the positions where a copy
+//! of it was kept.
 
 /// Keys and values by layer, each a row of values per position (all
 /// key/value heads side by side; an LFM2 convolution keeps its input as
@@ -15,7 +17,25 @@ pub(crate) struct KvCache {
     /// How many of the first positions were rotated with LongRoPE's short
     /// factors (by passes that stayed within the pretraining length).
     short: usize,
+    /// Each recurrent layer's state (`None` for the others).
+    states: Vec<Option<Recurrent>>,
 }
+
+/// A recurrent layer's state after the positions held, and copies of it
+/// at earlier positions: a recurrent state cannot be cut back, so a
+/// sequence cut back resumes from the last copy at or before the cut.
+#[derive(Clone, Debug)]
+struct Recurrent {
+    current: Vec<f32>,
+    /// Written by the pass in flight; current once it commits.
+    pending: Option<Vec<f32>>,
+    /// (positions, the state after them), in increasing order.
+    copies: Vec<(usize, Vec<f32>)>,
+}
+
+/// A recurrent state is copied after every pass of more than one token
+/// (a prompt or a chunk of one), and every this many positions.
+const COPY_EVERY: usize = 256;
 
 impl KvCache {
     /// An empty cache of layers whose rows are `widths` (keys, values) wide.
@@ -23,10 +43,56 @@ impl KvCache {
         KvCache {
             keys: vec![Vec::new(); widths.len()],
             values: vec![Vec::new(); widths.len()],
+            states: vec![None; widths.len()],
             widths,
             len: 0,
             short: 0,
         }
+    }
+
+    /// This cache with a recurrent state of `sizes[layer]` values for each
+    /// layer where it is not 0.
+    pub(crate) fn with_states(mut self, sizes: &[usize]) -> KvCache {
+        self.states = (sizes.iter())
+            .map(|&n| {
+                (n > 0).then(|| Recurrent {
+                    current: vec![0.0; n],
+                    pending: None,
+                    copies: Vec::new(),
+                })
+            })
+            .collect();
+        self
+    }
+
+    /// Recurrent layer `layer`'s state after the positions held.
+    pub(crate) fn state(&self, layer: usize) -> &[f32] {
+        self.states[layer].as_ref().map_or(&[], |r| &r.current)
+    }
+
+    /// Sets recurrent layer `layer`'s state after the pass in flight
+    /// ([`commit`](Self::commit) makes it the state).
+    pub(crate) fn set_state(&mut self, layer: usize, state: Vec<f32>) {
+        if let Some(r) = &mut self.states[layer] {
+            r.pending = Some(state);
+        }
+    }
+
+    /// The most positions, at most `len`, that the cache can be cut back
+    /// to: any where it holds no recurrent state, else the last position
+    /// where every recurrent state was copied (0 at worst).
+    pub(crate) fn resumable(&self, len: usize) -> usize {
+        let len = len.min(self.len);
+        if len == self.len {
+            return len;
+        }
+        (self.states.iter().flatten())
+            .map(|r| {
+                let kept = r.copies.iter().rev().find(|(at, _)| *at <= len);
+                kept.map_or(0, |(at, _)| *at)
+            })
+            .min()
+            .unwrap_or(len)
     }
 
     /// Positions held.
@@ -34,10 +100,23 @@ impl KvCache {
         self.len
     }
 
-    /// Keeps the first `len` positions.
-    pub(crate) fn truncate(&mut self, len: usize) {
-        self.truncate_rows(len.min(self.len));
+    /// Cuts the cache back to the first [`resumable`](Self::resumable)
+    /// positions of `len`; returns how many it keeps.
+    pub(crate) fn truncate(&mut self, len: usize) -> usize {
+        let len = self.resumable(len);
+        if len < self.len {
+            for r in self.states.iter_mut().flatten() {
+                r.copies.retain(|(at, _)| *at <= len);
+                r.current = match r.copies.last() {
+                    Some((at, state)) if *at == len => state.clone(),
+                    _ => vec![0.0; r.current.len()],
+                };
+                r.pending = None;
+            }
+        }
+        self.truncate_rows(len);
         self.short = self.short.min(self.len);
+        len
     }
 
     /// How many of the first positions LongRoPE rotated with its short
@@ -64,19 +143,53 @@ impl KvCache {
         (&self.keys[layer], &self.values[layer])
     }
 
-    /// Counts `n` appended positions as held.
+    /// Counts `n` appended positions as held, and the recurrent states
+    /// the pass set as theirs.
     pub(crate) fn commit(&mut self, n: usize) {
         self.len += n;
+        let len = self.len;
+        for r in self.states.iter_mut().flatten() {
+            if let Some(state) = r.pending.take() {
+                r.current = state;
+            }
+            if n > 1 || len.is_multiple_of(COPY_EVERY) {
+                r.copies.push((len, r.current.clone()));
+            }
+        }
     }
 
     /// Drops rows appended since the last commit (a forward pass that failed).
     pub(crate) fn rollback(&mut self) {
         self.truncate_rows(self.len);
+        for r in self.states.iter_mut().flatten() {
+            r.pending = None;
+        }
     }
 
-    /// A copy of the first `len` positions, allocated to fit them.
+    /// A copy of the first [`resumable`](Self::resumable) positions of
+    /// `len`, allocated to fit them.
     pub(crate) fn prefix(&self, len: usize) -> KvCache {
-        let len = len.min(self.len);
+        let len = self.resumable(len);
+        let states = (self.states.iter())
+            .map(|r| {
+                r.as_ref().map(|r| {
+                    let copies: Vec<(usize, Vec<f32>)> = (r.copies.iter())
+                        .filter(|(at, _)| *at <= len)
+                        .cloned()
+                        .collect();
+                    let current = match copies.last() {
+                        _ if len == self.len => r.current.clone(),
+                        Some((at, state)) if *at == len => state.clone(),
+                        _ => vec![0.0; r.current.len()],
+                    };
+                    Recurrent {
+                        current,
+                        pending: None,
+                        copies,
+                    }
+                })
+            })
+            .collect();
         let rows = |layers: &[Vec<f32>], value: bool| -> Vec<Vec<f32>> {
             (layers.iter().zip(&self.widths))
                 .map(|(rows, (k, v))| rows[..len * if value { v } else { k }].to_vec())
@@ -88,6 +201,7 @@ impl KvCache {
             widths: self.widths.clone(),
             len,
             short: self.short.min(len),
+            states,
         }
     }
 
@@ -117,13 +231,19 @@ impl KvCache {
         }
     }
 
-    /// Bytes allocated for keys and values, room for later rows included.
+    /// Bytes allocated for keys and values (room for later rows included)
+    /// and for recurrent states and their copies.
     pub(crate) fn bytes(&self) -> usize {
-        self.keys
-            .iter()
-            .chain(&self.values)
-            .map(|rows| rows.capacity() * std::mem::size_of::<f32>())
-            .sum()
+        let rows: usize = (self.keys.iter().chain(&self.values))
+            .map(Vec::capacity)
+            .sum();
+        let states: usize = (self.states.iter().flatten())
+            .map(|r| {
+                let copies: usize = r.copies.iter().map(|(_, s)| s.capacity()).sum();
+                r.current.capacity() + copies
+            })
+            .sum();
+        (rows + states) * std::mem::size_of::<f32>()
     }
 
     fn truncate_rows(&mut self, len: usize) {

@@ -67,7 +67,8 @@ fn candle_steps(path: &Path, arch: TinyArch, tokens: &[u32]) -> Vec<Vec<f32>> {
         | TinyArch::Llama3
         | TinyArch::Phi4Mini
         | TinyArch::Lfm2
-        | TinyArch::GraniteHybrid => {
+        | TinyArch::GraniteHybrid
+        | TinyArch::GraniteH => {
             panic!("checked against transformers instead")
         }
     };

@@ -2,8 +2,8 @@
 
 use super::attention::Heads;
 use super::matrix::Matrix;
-use super::{Attention, Dense, DenseConfig, Layer, LocalAttention, Mixer, MAX_HALF_HEAD};
-use crate::model::config::{ArchConfig, HfConfig};
+use super::{Attention, Dense, DenseConfig, Layer, LocalAttention, Mamba2, Mixer, MAX_HALF_HEAD};
+use crate::model::config::{ArchConfig, HfConfig, Mamba};
 use crate::model::error::candle_message;
 use crate::model::rope::Rotary;
 use crate::model::weights::Weights;
@@ -111,6 +111,27 @@ impl Dense {
         let mut layers = Vec::new();
         for layer in 0..shape.layers {
             let p = format!("model.layers.{layer}");
+            if let ArchConfig::GraniteHybrid {
+                attention, mamba, ..
+            } = &config.arch
+            {
+                if !attention[layer] {
+                    layers.push(Layer {
+                        attn_norm: read(&format!("{p}.input_layernorm.weight"), &[h])?,
+                        mixer: Mixer::Mamba(read_mamba(
+                            weights, &p, mamba, h, shape.eps, keep_half,
+                        )?),
+                        mlp_norm: read(&format!("{p}.post_attention_layernorm.weight"), &[h])?,
+                        gate_up: matrix(
+                            &format!("{p}.shared_mlp.input_linear.weight"),
+                            &[2 * i, h],
+                        )?,
+                        down: matrix(&format!("{p}.shared_mlp.output_linear.weight"), &[h, i])?,
+                        post_norms: None,
+                    });
+                    continue;
+                }
+            }
             let qkv = if layout == Layout::Phi3 {
                 matrix(&format!("{p}.self_attn.qkv_proj.weight"), &[qw + 2 * kw, h])?
             } else {
@@ -181,6 +202,47 @@ impl Dense {
             lm_head,
         }))
     }
+}
+
+/// Granite 4's Mamba-2 layer under `{p}.mamba`.
+fn read_mamba(
+    weights: &Weights,
+    p: &str,
+    config: &Mamba,
+    hidden: usize,
+    eps: f64,
+    keep_half: bool,
+) -> Result<Mamba2, ModelError> {
+    let read = |name: &str, shape: &[usize]| read(weights, &format!("{p}.mamba.{name}"), shape);
+    let matrix = |name: &str, shape: &[usize]| {
+        read_matrix(weights, &format!("{p}.mamba.{name}"), shape, keep_half)
+    };
+    let inner = config.heads * config.head_dim;
+    let width = inner + 2 * config.groups * config.state;
+    let heads = config.heads;
+    Ok(Mamba2 {
+        in_proj: matrix("in_proj.weight", &[inner + width + heads, hidden])?,
+        conv_taps: read("conv1d.weight", &[width, 1, config.kernel])?,
+        conv_bias: if config.conv_bias {
+            Some(read("conv1d.bias", &[width])?)
+        } else {
+            None
+        },
+        dt_bias: read("dt_bias", &[heads])?,
+        a: read("A_log", &[heads])?
+            .into_iter()
+            .map(|a| -a.exp())
+            .collect(),
+        d: read("D", &[heads])?,
+        norm: read("norm.weight", &[inner])?,
+        out_proj: matrix("out_proj.weight", &[hidden, inner])?,
+        heads,
+        head_dim: config.head_dim,
+        state: config.state,
+        groups: config.groups,
+        kernel: config.kernel,
+        eps: eps as f32,
+    })
 }
 
 /// How a Hugging Face checkpoint names and lays out a layer's tensors.

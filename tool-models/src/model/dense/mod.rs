@@ -17,6 +17,7 @@ mod kernels;
 mod load;
 mod load_gguf;
 mod load_lfm2;
+mod mamba;
 mod matrix;
 mod quant;
 
@@ -28,6 +29,7 @@ use attention::{attend, interleave_heads, rope, rotary_angles, Heads, Queries};
 use conv::ShortConv;
 pub(crate) use kernels::Activation;
 use kernels::{gated, rms_norm, ROWS_PER_TASK};
+use mamba::Mamba2;
 use matrix::Matrix;
 use rayon::prelude::*;
 
@@ -95,6 +97,7 @@ struct Layer {
 enum Mixer {
     Attention(Attention),
     ShortConv(ShortConv),
+    Mamba(Mamba2),
 }
 
 /// An attention layer's weights.
@@ -143,6 +146,8 @@ pub(crate) struct Scratch {
     /// outputs.
     conv: Vec<f32>,
     gated: Vec<f32>,
+    /// Mamba-2's convolved rows.
+    mixed: Vec<f32>,
     /// The position of each row.
     positions: Vec<usize>,
     /// One past the last position of each row's step: LongRoPE picks its
@@ -161,6 +166,7 @@ impl Dense {
             let mixer = match &layer.mixer {
                 Mixer::Attention(a) => [&a.qkv, &a.o],
                 Mixer::ShortConv(c) => [&c.in_proj, &c.out],
+                Mixer::Mamba(m) => [&m.in_proj, &m.out_proj],
             };
             for m in mixer.into_iter().chain([&layer.gate_up, &layer.down]) {
                 m.count_formats(&mut counts);
@@ -185,8 +191,15 @@ impl Dense {
         let widths = self.layers.iter().map(|layer| match &layer.mixer {
             Mixer::Attention(_) => (kv, kv),
             Mixer::ShortConv(_) => (self.cfg.hidden, 0),
+            Mixer::Mamba(m) => (m.conv_width(), 0),
         });
-        KvCache::new(widths.collect())
+        let states: Vec<usize> = (self.layers.iter())
+            .map(|layer| match &layer.mixer {
+                Mixer::Mamba(m) => m.state_size(),
+                _ => 0,
+            })
+            .collect();
+        KvCache::new(widths.collect()).with_states(&states)
     }
 
     /// Runs `tokens` after the positions `cache` holds, appends them to it,
@@ -307,6 +320,7 @@ impl Dense {
                     product(&attention.o, &s.attn, &mut s.proj);
                 }
                 Mixer::ShortConv(conv) => conv.run(index, steps, s, &product),
+                Mixer::Mamba(mamba) => mamba.run(index, steps, s, &product),
             }
             let post_norms = layer.post_norms.as_ref();
             add_normed(

@@ -101,7 +101,7 @@ pub fn write_tiny_gguf_as(
 ) -> Result<(), ModelError> {
     spec.check()
         .map_err(|reason| ModelError::invalid(path, reason))?;
-    if spec.arch == TinyArch::GraniteHybrid {
+    if matches!(spec.arch, TinyArch::GraniteHybrid | TinyArch::GraniteH) {
         return Err(ModelError::invalid(
             path,
             "a tiny Granite 4 is written as a Hugging Face directory only, not as GGUF",
@@ -162,7 +162,8 @@ pub fn write_tiny_gguf_as(
                 | TinyArch::Phi3
                 | TinyArch::Phi4Mini
                 | TinyArch::Lfm2
-                | TinyArch::GraniteHybrid => 1e-5,
+                | TinyArch::GraniteHybrid
+                | TinyArch::GraniteH => 1e-5,
                 TinyArch::Qwen2 | TinyArch::Qwen3 | TinyArch::SmolLM3 => 1e-6,
             }),
         ),

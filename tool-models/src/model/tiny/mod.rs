@@ -68,7 +68,19 @@ pub enum TinyArch {
     /// layers only, no experts, Granite's multipliers, the MLP's gate and
     /// up stored as one `shared_mlp.input_linear`.
     GraniteHybrid,
+    /// `GraniteMoeHybridForCausalLM` as granite-4.0-h-* is: Mamba-2
+    /// layers around an attention layer (see [`GRANITE_H_ATTENTION`]),
+    /// no rotation, no experts, Granite's multipliers.
+    GraniteH,
 }
+
+/// Which layers of the tiny hybrid Granite 4 attend (the others are
+/// Mamba-2).
+pub const GRANITE_H_ATTENTION: [bool; 3] = [false, true, false];
+
+/// The tiny hybrid Granite 4's Mamba-2: heads, head width, state size,
+/// groups, convolution length (heads × width = 2 × hidden).
+pub(crate) const GRANITE_H_MAMBA: [usize; 5] = [4, 32, 16, 2, 4];
 
 /// Which layers of the tiny LFM2 attend (the others convolve).
 pub const LFM2_ATTENTION: [bool; 3] = [false, true, false];
@@ -121,7 +133,7 @@ impl TinyArch {
             TinyArch::Qwen3 => "qwen3",
             TinyArch::Llama3 => "llama",
             TinyArch::Lfm2 => "lfm2",
-            TinyArch::GraniteHybrid => "granitehybrid",
+            TinyArch::GraniteHybrid | TinyArch::GraniteH => "granitehybrid",
         }
     }
 
@@ -311,6 +323,17 @@ impl TinySpec {
         }
     }
 
+    /// Granite 4's hybrid shape at a tiny size: hidden 64, 3 layers (Mamba-2,
+    /// attention, Mamba-2), 4 heads, 2 kv heads, tied embeddings; Mamba-2
+    /// with 4 heads of 32, a state of 16 in 2 groups, a convolution of 4.
+    pub fn granite_h(seed: u64) -> TinySpec {
+        TinySpec {
+            arch: TinyArch::GraniteH,
+            num_layers: GRANITE_H_ATTENTION.len(),
+            ..TinySpec::llama(seed)
+        }
+    }
+
     /// The width of each attention head.
     pub fn head_dim(&self) -> usize {
         let dim = self.hidden_size / self.num_heads.max(1);
@@ -341,6 +364,8 @@ impl TinySpec {
             && self.num_heads.is_multiple_of(self.num_kv_heads)
             && self.vocab_size >= TINY_VOCAB_SIZE
             && (self.arch != TinyArch::Phi4Mini || self.head_dim() == 16)
+            && (self.arch != TinyArch::GraniteH
+                || (self.num_layers == GRANITE_H_ATTENTION.len() && self.hidden_size == 64))
             && (self.arch != TinyArch::Lfm2
                 || (self.num_layers == LFM2_ATTENTION.len()
                     && self.intermediate_size.is_multiple_of(LFM2_MULTIPLE_OF)));
@@ -485,6 +510,44 @@ fn config_json(spec: &TinySpec) -> Value {
             "original_max_position_embeddings": PHI4_ORIGINAL_CONTEXT,
             "pad_token_id": vocab::added_id("<|endoftext|>"),
         }),
+        TinyArch::GraniteH => {
+            let [embedding, attention, residual, logits] = GRANITE_MULTIPLIERS;
+            let (attends, mamba) = match spec.config_style {
+                ConfigStyle::Legacy => ("attention", "mamba"),
+                ConfigStyle::RopeParameters => ("full_attention", "linear_attention"),
+            };
+            json!({
+                "architectures": ["GraniteMoeHybridForCausalLM"],
+                "model_type": "granitemoehybrid",
+                "rms_norm_eps": 1e-5,
+                "attention_bias": false,
+                "embedding_multiplier": embedding,
+                "attention_multiplier": attention,
+                "residual_multiplier": residual,
+                "logits_scaling": logits,
+                "pad_token_id": vocab::added_id("<|endoftext|>"),
+                "intermediate_size": 2 * spec.intermediate_size,
+                "shared_intermediate_size": spec.intermediate_size,
+                "num_local_experts": 0,
+                "num_experts_per_tok": 0,
+                "position_embedding_type": "nope",
+                "layer_types": GRANITE_H_ATTENTION
+                    .iter()
+                    .map(|&a| if a { attends } else { mamba })
+                    .collect::<Vec<_>>(),
+                "normalization_function": "rmsnorm",
+                "mamba_n_heads": GRANITE_H_MAMBA[0],
+                "mamba_d_head": GRANITE_H_MAMBA[1],
+                "mamba_d_state": GRANITE_H_MAMBA[2],
+                "mamba_n_groups": GRANITE_H_MAMBA[3],
+                "mamba_d_conv": GRANITE_H_MAMBA[4],
+                "mamba_expand": 2,
+                // transformers' prompt runs in chunks of this: two here.
+                "mamba_chunk_size": 8,
+                "mamba_conv_bias": true,
+                "mamba_proj_bias": false,
+            })
+        }
         TinyArch::GraniteHybrid => {
             let [embedding, attention, residual, logits] = GRANITE_MULTIPLIERS;
             // Older configs name the kinds "attention" and "mamba".

@@ -5,7 +5,9 @@
 //! peaked (standard deviation of a few units): greedy choices are then far
 //! from ties, and comparisons between cached and recomputed runs are stable.
 
-use super::{TinyArch, TinySpec, LFM2_ATTENTION, LFM2_CONV_KERNEL};
+use super::{
+    TinyArch, TinySpec, GRANITE_H_ATTENTION, GRANITE_H_MAMBA, LFM2_ATTENTION, LFM2_CONV_KERNEL,
+};
 use candle_core::{Device, Tensor};
 use std::collections::BTreeMap;
 
@@ -140,7 +142,50 @@ pub(crate) fn tensors(
     if spec.arch.fused() {
         fuse_phi3(&mut out, spec.num_layers)?;
     }
-    if spec.arch == TinyArch::GraniteHybrid {
+    if spec.arch == TinyArch::GraniteH {
+        // Mamba-2 in place of attention where the layer does not attend.
+        let [heads, head_dim, state, groups, kernel] = GRANITE_H_MAMBA;
+        let inner = heads * head_dim;
+        let width = inner + 2 * groups * state;
+        let mut rng = SplitMix64(spec.seed ^ 0x4D41_4D42_4132);
+        let tensor =
+            |shape: &[usize], values: Vec<f32>| Tensor::from_vec(values, shape, &Device::Cpu);
+        for (layer, &attends) in GRANITE_H_ATTENTION.iter().enumerate() {
+            if attends {
+                continue;
+            }
+            let p = format!("model.layers.{layer}");
+            for part in ["q_proj", "k_proj", "v_proj", "o_proj"] {
+                out.remove(&format!("{p}.self_attn.{part}.weight"));
+            }
+            let mut uniform =
+                |n: usize, scale: f32| -> Vec<f32> { (0..n).map(|_| rng.uniform(scale)).collect() };
+            let rows = inner + width + heads;
+            let m = format!("{p}.mamba");
+            let in_proj = uniform(rows * h, 1.5 / (h as f32).sqrt());
+            let conv = uniform(width * kernel, 0.6);
+            let conv_bias = uniform(width, 0.2);
+            let dt_bias = uniform(heads, 1.0);
+            let d: Vec<f32> = uniform(heads, 0.3).into_iter().map(|v| 1.0 + v).collect();
+            let norm: Vec<f32> = uniform(inner, 0.3).into_iter().map(|v| 1.0 + v).collect();
+            let out_proj = uniform(h * inner, OUTPUT_GAIN / (inner as f32).sqrt());
+            // As transformers initialises it: A = -(1, 2, …, heads).
+            let a_log: Vec<f32> = (1..=heads).map(|a| (a as f32).ln()).collect();
+            for (name, shape, values) in [
+                ("in_proj.weight", vec![rows, h], in_proj),
+                ("conv1d.weight", vec![width, 1, kernel], conv),
+                ("conv1d.bias", vec![width], conv_bias),
+                ("dt_bias", vec![heads], dt_bias),
+                ("A_log", vec![heads], a_log),
+                ("D", vec![heads], d),
+                ("norm.weight", vec![inner], norm),
+                ("out_proj.weight", vec![h, inner], out_proj),
+            ] {
+                out.insert(format!("{m}.{name}"), tensor(&shape, values)?);
+            }
+        }
+    }
+    if matches!(spec.arch, TinyArch::GraniteHybrid | TinyArch::GraniteH) {
         // Granite 4's MLP: gate and up as one `input_linear`, the same
         // values as a Granite's.
         for layer in 0..spec.num_layers {
