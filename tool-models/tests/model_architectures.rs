@@ -481,14 +481,9 @@ fn every_decoder_architecture_gives_transformers_logits_from_gguf_and_both_confi
         };
         let (whole, prefixes) = (rows("logits"), rows("prefixes"));
         let greedy: Vec<u32> = serde_json::from_value(expected["greedy"].clone()).unwrap();
-        let mut paths = Vec::new();
-        // The tiny writer has no Granite 4 GGUF.
-        use tool_models::model::tiny::TinyArch;
-        if !matches!(spec.arch, TinyArch::GraniteHybrid | TinyArch::GraniteH) {
-            let gguf = tmp.path().join(format!("{name}.gguf"));
-            tool_models::model::tiny::write_tiny_gguf(&gguf, &spec).unwrap();
-            paths.push(gguf);
-        }
+        let gguf = tmp.path().join(format!("{name}.gguf"));
+        tool_models::model::tiny::write_tiny_gguf(&gguf, &spec).unwrap();
+        let mut paths = vec![gguf];
         for style in [ConfigStyle::Legacy, ConfigStyle::RopeParameters] {
             let dir = tmp.path().join(format!("{name}-{style:?}"));
             write_tiny_model(&dir, &spec.clone().with_config_style(style)).unwrap();

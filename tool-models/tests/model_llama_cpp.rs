@@ -1,7 +1,8 @@
 //! The architectures new to the decoder run from GGUF as llama.cpp runs the
 //! same file: tiny seeded Qwen 3 (per-head norms, wide heads), Llama 3.x
-//! (its rotary scaling stored as `rope_freqs`) and LFM2 (short
-//! convolutions among attention layers) files, written as llama.cpp's
+//! (its rotary scaling stored as `rope_freqs`), LFM2 (short convolutions
+//! among attention layers) and Granite 4 (attention only, and hybrid with
+//! Mamba-2 layers) files, written as llama.cpp's
 //! converter writes them, give llama.cpp's next-token log-probabilities at
 //! every step of its greedy continuation. llama-server keeps its cache in
 //! f32 with flash attention off, so what is left to differ is the order of
@@ -61,7 +62,7 @@ fn log_softmax(logits: &[f32]) -> Vec<f32> {
 }
 
 #[test]
-fn qwen3_llama3_and_lfm2_files_give_llama_cpps_log_probabilities() {
+fn new_architectures_files_give_llama_cpps_log_probabilities() {
     let Some(binary) = llama_server::find() else {
         return;
     };
@@ -70,6 +71,10 @@ fn qwen3_llama3_and_lfm2_files_give_llama_cpps_log_probabilities() {
         ("qwen3", TinySpec::qwen3(7)),
         ("llama3", TinySpec::llama3(7)),
         ("lfm2", TinySpec::lfm2(7)),
+        // Written as llama.cpp's converter writes Granite 4: a Granite
+        // where no layer is Mamba-2, else a `granitehybrid`.
+        ("granite4", TinySpec::granite_hybrid(7)),
+        ("granite4-h", TinySpec::granite_h(7)),
     ] {
         let path = tmp.path().join(format!("{name}.gguf"));
         write_tiny_gguf(&path, &spec).unwrap();

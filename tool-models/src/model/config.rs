@@ -798,9 +798,11 @@ fn granite_hybrid_checks(
         Some(Value::String(s)) if s == "rope" => true,
         // granite-4.0-h-* write "nope".
         Some(Value::String(s)) if s == "nope" => false,
-        Some(other) => return Err(invalid(format!(
+        Some(other) => {
+            return Err(invalid(format!(
             "expected \"position_embedding_type\" to be \"rope\", \"nope\" or null, found {other}"
-        ))),
+        )))
+        }
     };
     Ok((rope, attention))
 }

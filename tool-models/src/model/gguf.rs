@@ -22,7 +22,15 @@ const CONTROL_TOKEN: u64 = 3;
 
 /// `general.architecture` values this loader runs.
 pub const SUPPORTED_GGUF_ARCHITECTURES: &[&str] = &[
-    "llama", "qwen2", "qwen3", "gemma3", "smollm3", "granite", "phi3", "lfm2",
+    "llama",
+    "qwen2",
+    "qwen3",
+    "gemma3",
+    "smollm3",
+    "granite",
+    "phi3",
+    "lfm2",
+    "granitehybrid",
 ];
 
 pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, ModelError> {

@@ -350,6 +350,14 @@ const GGUF_READ: &[&str] = &[
     "expert_count",
     // LFM2's convolutions.
     "shortconv.l_cache",
+    // Granite 4's Mamba-2 layers, and whether its attention rotates
+    // (elsewhere `rope.scaling.finetuned` changes nothing).
+    "ssm.conv_kernel",
+    "ssm.state_size",
+    "ssm.group_count",
+    "ssm.inner_size",
+    "ssm.time_step_rank",
+    "rope.scaling.finetuned",
     // Granite's multipliers.
     "embedding_scale",
     "residual_scale",
@@ -360,10 +368,10 @@ const GGUF_READ: &[&str] = &[
 /// Metadata keys (after `ARCH.`) that do not change the logits.
 const GGUF_INERT: &[&str] = &[
     "vocab_size",
-    "rope.scaling.finetuned",
     "tensor_data_layout",
     // Only with `expert_count`, which is refused above zero.
     "expert_used_count",
+    "expert_shared_feed_forward_length",
 ];
 
 /// Refuses a GGUF file of `arch` whose metadata holds an `ARCH.` key the

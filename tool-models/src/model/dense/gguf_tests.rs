@@ -17,10 +17,15 @@ use std::path::Path;
 fn spec(arch: TinyArch) -> TinySpec {
     TinySpec {
         arch,
-        hidden_size: 256,
+        // The hybrid Granite 4's Mamba-2 is sized for its own width.
+        hidden_size: if arch == TinyArch::GraniteH { 64 } else { 256 },
         intermediate_size: 576,
         tie_word_embeddings: arch == TinyArch::Llama,
-        num_layers: if arch == TinyArch::Lfm2 { 3 } else { 2 },
+        num_layers: if matches!(arch, TinyArch::Lfm2 | TinyArch::GraniteH) {
+            3
+        } else {
+            2
+        },
         ..TinySpec::llama(11)
     }
 }
@@ -243,6 +248,8 @@ fn sequences_decoded_together_get_the_logits_each_gets_alone_bit_for_bit() {
         (TinyArch::Llama, GgufWeights::F32),
         // Convolutions among attention layers.
         (TinyArch::Lfm2, GgufWeights::Q4K),
+        // Mamba-2 layers around an attention layer.
+        (TinyArch::GraniteH, GgufWeights::Q8_0),
     ] {
         let path = tmp.path().join("model.gguf");
         write_tiny_gguf_as(&path, &spec(arch), weights).unwrap();

@@ -8,7 +8,8 @@ use super::load::{Shape, Storage};
 use super::matrix::Matrix;
 use super::quant::{self, Quant};
 use super::{
-    Activation, Attention, Dense, Layer, LocalAttention, Mixer, ShortConv, SMOLLM3_NOPE_EVERY,
+    Activation, Attention, Dense, Layer, LocalAttention, Mamba2, Mixer, ShortConv,
+    SMOLLM3_NOPE_EVERY,
 };
 use crate::gguf::{TensorType, Tensors};
 use crate::model::gguf_tokenizer::as_u64;
@@ -38,7 +39,15 @@ impl Dense {
     ) -> Result<Option<Dense>, ModelError> {
         if !matches!(
             arch,
-            "llama" | "qwen2" | "qwen3" | "gemma3" | "smollm3" | "granite" | "phi3" | "lfm2"
+            "llama"
+                | "qwen2"
+                | "qwen3"
+                | "gemma3"
+                | "smollm3"
+                | "granite"
+                | "phi3"
+                | "lfm2"
+                | "granitehybrid"
         ) {
             return Ok(None);
         }
@@ -47,6 +56,7 @@ impl Dense {
         let phi3 = arch == "phi3";
         let qwen3 = arch == "qwen3";
         let lfm2 = arch == "lfm2";
+        let hybrid = arch == "granitehybrid";
         let number = |key: &str| meta.get(&format!("{arch}.{key}")).and_then(as_u64);
         let float = |key: &str| match meta.get(&format!("{arch}.{key}")) {
             Some(Value::F32(v)) => Some(*v as f64),
@@ -110,12 +120,75 @@ impl Dense {
                 "metadata {kv_key} gives layers different numbers of key/value heads"
             ));
         }
-        if !lfm2 && kv_per_layer.contains(&0) {
+        if !lfm2 && !hybrid && kv_per_layer.contains(&0) {
             return refuse(format!(
                 "metadata {kv_key} gives a layer no key/value heads"
             ));
         }
         let conv_kernel = number("shortconv.l_cache").map(|n| n as usize);
+        let rope_finetuned = matches!(
+            meta.get(&format!("{arch}.rope.scaling.finetuned")),
+            Some(Value::Bool(true))
+        );
+        // A hybrid Granite 4's Mamba-2 layers, sized by the file.
+        let ssm = |key: &str| -> Result<usize, ModelError> {
+            number(&format!("ssm.{key}"))
+                .map(|n| n as usize)
+                .filter(|n| *n > 0)
+                .ok_or_else(|| {
+                    ModelError::invalid(
+                        path,
+                        format!("missing metadata {arch}.ssm.{key}, which Mamba-2 layers need"),
+                    )
+                })
+        };
+        let mamba = |reader: &mut Reader<'_>,
+                     name: &dyn Fn(&str) -> String,
+                     h: usize,
+                     eps: f64|
+         -> Result<Mamba2, ModelError> {
+            let (inner, state, groups, heads, kernel) = (
+                ssm("inner_size")?,
+                ssm("state_size")?,
+                ssm("group_count")?,
+                ssm("time_step_rank")?,
+                ssm("conv_kernel")?,
+            );
+            if !inner.is_multiple_of(heads) || !heads.is_multiple_of(groups) {
+                return Err(ModelError::invalid(
+                    path,
+                    format!("expected metadata {arch}.ssm.inner_size ({inner}) to divide into {heads} heads, in groups of a whole number of heads ({groups} groups)"),
+                ));
+            }
+            let width = inner + 2 * groups * state;
+            let mut vector = |part: &str, shape: &[usize]| -> Result<Vec<f32>, ModelError> {
+                let (ty, bytes) = reader.tensor(&name(part), shape)?;
+                reader.widen(&name(part), ty, &bytes, shape.iter().product())
+            };
+            let conv_taps = vector("ssm_conv1d.weight", &[width, kernel])?;
+            let conv_bias = vector("ssm_conv1d.bias", &[width])?;
+            let dt_bias = vector("ssm_dt.bias", &[heads])?;
+            // The converter stores A as -exp(A_log).
+            let a = vector("ssm_a", &[heads, 1])?;
+            let d = vector("ssm_d", &[heads, 1])?;
+            let norm = vector("ssm_norm.weight", &[groups, inner / groups])?;
+            Ok(Mamba2 {
+                in_proj: reader.matrix(&name("ssm_in.weight"), inner + width + heads, h, None)?,
+                conv_taps,
+                conv_bias: Some(conv_bias),
+                dt_bias,
+                a,
+                d,
+                norm,
+                out_proj: reader.matrix(&name("ssm_out.weight"), h, inner, None)?,
+                heads,
+                head_dim: inner / heads,
+                state,
+                groups,
+                kernel,
+                eps: eps as f32,
+            })
+        };
         let shape = Shape {
             hidden: required("embedding_length")?,
             intermediate: required("feed_forward_length")?,
@@ -200,6 +273,21 @@ impl Dense {
                     reader.vector(&name("ffn_norm.weight"), h)?,
                 ))
             };
+            if hybrid && kv == 0 {
+                let (attn_norm, mlp_norm) = norms(&mut reader)?;
+                layers.push(Layer {
+                    attn_norm,
+                    mixer: Mixer::Mamba(mamba(&mut reader, &name, h, shape.eps)?),
+                    mlp_norm,
+                    gate_up: Matrix::stack(vec![
+                        reader.matrix(&name("ffn_gate.weight"), i, h, None)?,
+                        reader.matrix(&name("ffn_up.weight"), i, h, None)?,
+                    ]),
+                    down: reader.matrix(&name("ffn_down.weight"), h, i, None)?,
+                    post_norms: None,
+                });
+                continue;
+            }
             if lfm2 && kv == 0 {
                 // LFM2's short convolution, its taps a matrix of `kernel`
                 // columns.
@@ -287,8 +375,13 @@ impl Dense {
                     // Gemma 3: five local layers, then a global one.
                     sliding: gemma && layer % GEMMA3_PATTERN != GEMMA3_PATTERN - 1,
                     // SmolLM3: every fourth layer has no rotary embedding, as
-                    // llama.cpp runs it (its files do not say which).
-                    rotary: arch != "smollm3" || (layer + 1) % SMOLLM3_NOPE_EVERY != 0,
+                    // llama.cpp runs it (its files do not say which); a
+                    // hybrid Granite 4 rotates where its file says so.
+                    rotary: if hybrid {
+                        rope_finetuned
+                    } else {
+                        arch != "smollm3" || (layer + 1) % SMOLLM3_NOPE_EVERY != 0
+                    },
                     qkv,
                     qkv_bias,
                     o: reader.matrix(&name("attn_output.weight"), h, qw, None)?,
@@ -327,7 +420,7 @@ impl Dense {
                 }
             }
         }
-        if arch == "granite" {
+        if arch == "granite" || hybrid {
             // Granite's multipliers; a 0 (or none) means none, as llama.cpp
             // reads them.
             let scale = |key: &str| float(key).filter(|v| *v != 0.0).map(|v| v as f32);

@@ -101,12 +101,6 @@ pub fn write_tiny_gguf_as(
 ) -> Result<(), ModelError> {
     spec.check()
         .map_err(|reason| ModelError::invalid(path, reason))?;
-    if matches!(spec.arch, TinyArch::GraniteHybrid | TinyArch::GraniteH) {
-        return Err(ModelError::invalid(
-            path,
-            "a tiny Granite 4 is written as a Hugging Face directory only, not as GGUF",
-        ));
-    }
     let fail = |e: candle_core::Error| {
         ModelError::invalid(path, format!("cannot write GGUF: {}", candle_message(&e)))
     };
@@ -205,7 +199,10 @@ pub fn write_tiny_gguf_as(
         ),
     ];
 
-    if spec.arch == TinyArch::Granite {
+    if matches!(
+        spec.arch,
+        TinyArch::Granite | TinyArch::GraniteHybrid | TinyArch::GraniteH
+    ) {
         let [embedding, attention, residual, logits] = super::GRANITE_MULTIPLIERS;
         for (key, value) in [
             ("embedding_scale", embedding),
@@ -217,6 +214,41 @@ pub fn write_tiny_gguf_as(
         }
     }
 
+    if spec.arch == TinyArch::GraniteH {
+        // As llama.cpp's converter writes a hybrid Granite 4: no key/value
+        // heads where a layer is Mamba-2, the Mamba-2 sizes, and no
+        // rotation (nor a limit on the context).
+        let [heads, head_dim, state, groups, kernel] = super::GRANITE_H_MAMBA;
+        let kv_heads = super::GRANITE_H_ATTENTION
+            .iter()
+            .map(|&a| Value::U32(if a { spec.num_kv_heads as u32 } else { 0 }))
+            .collect();
+        for (key, value) in &mut metadata {
+            if *key == format!("{arch}.attention.head_count_kv") {
+                *value = Value::Array(kv_heads);
+                break;
+            }
+        }
+        metadata.retain(|(key, _)| *key != format!("{arch}.rope.dimension_count"));
+        metadata.extend([
+            (format!("{arch}.ssm.conv_kernel"), u32v(kernel)),
+            (format!("{arch}.ssm.state_size"), u32v(state)),
+            (format!("{arch}.ssm.group_count"), u32v(groups)),
+            (format!("{arch}.ssm.inner_size"), u32v(heads * head_dim)),
+            (format!("{arch}.ssm.time_step_rank"), u32v(heads)),
+            (format!("{arch}.rope.scaling.finetuned"), Value::Bool(false)),
+            (
+                format!("{arch}.expert_shared_feed_forward_length"),
+                u32v(spec.intermediate_size),
+            ),
+            (format!("{arch}.vocab_size"), u32v(spec.vocab_size)),
+        ]);
+        for (key, value) in &mut metadata {
+            if *key == format!("{arch}.context_length") {
+                *value = u32v(1 << 20);
+            }
+        }
+    }
     if spec.arch == TinyArch::Lfm2 {
         // As llama.cpp's converter writes LFM2: no key/value heads where a
         // layer convolves, and the convolution's length.
@@ -302,7 +334,10 @@ pub fn write_tiny_gguf_as(
             ),
         ]);
     }
-    let hf = weights::tensors(spec, spec.vocab_size).map_err(fail)?;
+    let mut hf = weights::tensors(spec, spec.vocab_size).map_err(fail)?;
+    if matches!(spec.arch, TinyArch::GraniteHybrid | TinyArch::GraniteH) {
+        granite4_as_converted(&mut hf, spec).map_err(fail)?;
+    }
     for (name, tensor) in &hf {
         let Some(gguf_name) = gguf_name(name) else {
             continue;
@@ -324,6 +359,57 @@ pub fn write_tiny_gguf_as(
     let meta_refs: Vec<(&str, &Value)> = metadata.iter().map(|(k, v)| (k.as_str(), v)).collect();
     let tensor_refs: Vec<(&str, &QTensor)> = tensors.iter().map(|(k, v)| (k.as_str(), v)).collect();
     gguf_file::write(&mut file, &meta_refs, &tensor_refs).map_err(fail)
+}
+
+/// A Granite 4's tensors as llama.cpp's converter changes them: the MLP's
+/// fused gate and up split in two (under Llama's names), and Mamba-2's
+/// `A` stored as `-exp(A_log)`, `A` and `D` as columns, the norm's weight
+/// as one row a group, the convolution's taps as a matrix.
+fn granite4_as_converted(
+    tensors: &mut std::collections::BTreeMap<String, Tensor>,
+    spec: &TinySpec,
+) -> candle_core::Result<()> {
+    let i = spec.intermediate_size;
+    let groups = super::GRANITE_H_MAMBA[3];
+    let names: Vec<String> = tensors.keys().cloned().collect();
+    for name in names {
+        let Some(tensor) = tensors.remove(&name) else {
+            continue;
+        };
+        let (p, rest) = name
+            .split_once(".shared_mlp.")
+            .map_or((name.as_str(), ""), |x| x);
+        let converted = match rest {
+            "input_linear.weight" => {
+                // Copies: a view into the fused tensor would quantize all of it.
+                let half = |start| -> candle_core::Result<Tensor> {
+                    let part = tensor.narrow(0, start, i)?;
+                    Tensor::from_vec(
+                        part.flatten_all()?.to_vec1::<f32>()?,
+                        part.dims(),
+                        part.device(),
+                    )
+                };
+                tensors.insert(format!("{p}.mlp.gate_proj.weight"), half(0)?);
+                tensors.insert(format!("{p}.mlp.up_proj.weight"), half(i)?);
+                continue;
+            }
+            "output_linear.weight" => {
+                tensors.insert(format!("{p}.mlp.down_proj.weight"), tensor);
+                continue;
+            }
+            _ if name.ends_with(".mamba.A_log") => tensor.exp()?.neg()?.unsqueeze(1)?,
+            _ if name.ends_with(".mamba.D") => tensor.unsqueeze(1)?,
+            _ if name.ends_with(".mamba.norm.weight") => {
+                let n = tensor.dims1()?;
+                tensor.reshape((groups, n / groups))?
+            }
+            _ if name.ends_with(".mamba.conv1d.weight") => tensor.squeeze(1)?,
+            _ => tensor,
+        };
+        tensors.insert(name, converted);
+    }
+    Ok(())
 }
 
 /// The GGUF name of a Hugging Face tensor name.
@@ -366,7 +452,17 @@ fn gguf_name(hf: &str) -> Option<String> {
         "feed_forward.w1" => "ffn_gate",
         "feed_forward.w3" => "ffn_up",
         "feed_forward.w2" => "ffn_down",
-        _ => return None,
+        // Granite 4's Mamba-2 (as `granite4_as_converted` leaves it).
+        "mamba.in_proj" => "ssm_in",
+        "mamba.conv1d" => "ssm_conv1d",
+        "mamba.out_proj" => "ssm_out",
+        "mamba.norm" => "ssm_norm",
+        _ => match rest {
+            "mamba.A_log" => return Some(format!("blk.{layer}.ssm_a")),
+            "mamba.D" => return Some(format!("blk.{layer}.ssm_d")),
+            "mamba.dt_bias" => return Some(format!("blk.{layer}.ssm_dt.bias")),
+            _ => return None,
+        },
     };
     Some(format!("blk.{layer}.{short}.{kind}"))
 }

@@ -133,7 +133,10 @@ impl TinyArch {
             TinyArch::Qwen3 => "qwen3",
             TinyArch::Llama3 => "llama",
             TinyArch::Lfm2 => "lfm2",
-            TinyArch::GraniteHybrid | TinyArch::GraniteH => "granitehybrid",
+            // llama.cpp's converter writes a Granite 4 without Mamba-2
+            // layers as a Granite.
+            TinyArch::GraniteHybrid => "granite",
+            TinyArch::GraniteH => "granitehybrid",
         }
     }
 
@@ -142,7 +145,11 @@ impl TinyArch {
     fn reorders_qk(self) -> bool {
         matches!(
             self,
-            TinyArch::Llama | TinyArch::Llama3 | TinyArch::SmolLM3 | TinyArch::Granite
+            TinyArch::Llama
+                | TinyArch::Llama3
+                | TinyArch::SmolLM3
+                | TinyArch::Granite
+                | TinyArch::GraniteHybrid
         )
     }
 
