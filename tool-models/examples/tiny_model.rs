@@ -7,7 +7,7 @@
 //! `--gguf q8_0,q4_k,f32` also writes `model-<format>.gguf` in the
 //! directory for each format named (`scripts/bench_llama_cpp.py`).
 //!
-//! `cargo run --release -p tool-models --example tiny_model -- DIR [CONTEXT] [--shape smollm3|granite|phi3|qwen3|llama3|phi4-mini|lfm2|granite4|granite4-h|qwen2.5-0.5b|qwen3-0.6b] [--config-style legacy|rope-parameters] [--gguf FORMATS]`
+//! `cargo run --release -p tool-models --example tiny_model -- DIR [CONTEXT] [--shape smollm3|granite|phi3|qwen3|llama3|phi4-mini|lfm2|granite4|granite4-h|lfm2-350m|granite4-h-350m|qwen2.5-0.5b|qwen3-0.6b] [--config-style legacy|rope-parameters] [--gguf FORMATS]`
 
 use tool_models::model::tiny::{
     write_tiny_gguf, write_tiny_gguf_as, write_tiny_model, ConfigStyle, GgufWeights, TinySpec,
@@ -15,7 +15,7 @@ use tool_models::model::tiny::{
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let usage =
-        "usage: tiny_model DIR [CONTEXT] [--shape tiny|smollm3|granite|phi3|qwen3|llama3|phi4-mini|lfm2|granite4|granite4-h|qwen2.5-0.5b|qwen3-0.6b] [--config-style legacy|rope-parameters] [--gguf f32,q8_0,q4_k,q4_1,q4_0,q5_k,mixed]";
+        "usage: tiny_model DIR [CONTEXT] [--shape tiny|smollm3|granite|phi3|qwen3|llama3|phi4-mini|lfm2|granite4|granite4-h|lfm2-350m|granite4-h-350m|qwen2.5-0.5b|qwen3-0.6b] [--config-style legacy|rope-parameters] [--gguf f32,q8_0,q4_k,q4_1,q4_0,q5_k,mixed]";
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut option = |name: &str| -> Result<Option<String>, String> {
         match args.iter().position(|a| a == name) {
@@ -47,6 +47,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "granite" => (TinySpec::granite(7), 1024),
         "granite4" => (TinySpec::granite_hybrid(7), 1024),
         "granite4-h" => (TinySpec::granite_h(7), 1024),
+        "lfm2-350m" => (TinySpec::lfm2_350m(7), 4096),
+        "granite4-h-350m" => (TinySpec::granite_4_h_350m(7), 4096),
         "phi3" => (TinySpec::phi3(7), 1024),
         "qwen3" => (TinySpec::qwen3(7), 1024),
         "llama3" => (TinySpec::llama3(7), 1024),
@@ -62,9 +64,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..base
     };
     write_tiny_model(&dir, &spec)?;
+    // The real-sized shapes are for `--gguf` files only.
     if !matches!(
         shape.as_str(),
-        "qwen2.5-0.5b" | "qwen3-0.6b" | "granite4" | "granite4-h"
+        "qwen2.5-0.5b" | "qwen3-0.6b" | "lfm2-350m" | "granite4-h-350m"
     ) {
         write_tiny_gguf(&dir.join("tiny.gguf"), &spec)?;
         println!("{}", dir.join("tiny.gguf").display());

@@ -461,53 +461,63 @@ fn architecture(cfg: &Map<String, Value>, path: &Path) -> Result<String, ModelEr
     }
 }
 
+/// Settings of a config read with the defaults of transformers' config
+/// class, each error naming its key.
+struct Settings<'a> {
+    cfg: &'a Map<String, Value>,
+    path: &'a Path,
+}
+
+impl Settings<'_> {
+    fn invalid(&self, key: &str, expected: &str, found: &Value) -> ModelError {
+        ModelError::invalid(
+            self.path,
+            format!("expected \"{key}\" to be {expected}, found {found}"),
+        )
+    }
+
+    fn number(&self, key: &str, default: f64) -> Result<f64, ModelError> {
+        match self.cfg.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => v.as_f64().ok_or_else(|| self.invalid(key, "a number", v)),
+        }
+    }
+
+    fn count(&self, key: &str, default: usize) -> Result<usize, ModelError> {
+        match self.cfg.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => (v.as_u64().filter(|&n| n > 0))
+                .map(|n| n as usize)
+                .ok_or_else(|| self.invalid(key, "a positive integer", v)),
+        }
+    }
+
+    fn flag(&self, key: &str, default: bool) -> Result<bool, ModelError> {
+        match self.cfg.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(v) => Err(self.invalid(key, "a boolean", v)),
+        }
+    }
+}
+
 /// LFM2's settings, with the defaults of transformers' `Lfm2Config`.
 fn lfm2_config(cfg: &Map<String, Value>, path: &Path) -> Result<Lfm2, ModelError> {
     let invalid = |reason: String| ModelError::invalid(path, reason);
-    let number = |key: &str, default: f64| -> Result<f64, ModelError> {
-        match cfg.get(key) {
-            None | Some(Value::Null) => Ok(default),
-            Some(v) => v
-                .as_f64()
-                .ok_or_else(|| invalid(format!("expected \"{key}\" to be a number, found {v}"))),
-        }
-    };
-    let count = |key: &str, default: usize| -> Result<usize, ModelError> {
-        match cfg.get(key) {
-            None | Some(Value::Null) => Ok(default),
-            Some(v) => v
-                .as_u64()
-                .filter(|&n| n > 0)
-                .map(|n| n as usize)
-                .ok_or_else(|| {
-                    invalid(format!(
-                        "expected \"{key}\" to be a positive integer, found {v}"
-                    ))
-                }),
-        }
-    };
-    let flag = |key: &str, default: bool| -> Result<bool, ModelError> {
-        match cfg.get(key) {
-            None | Some(Value::Null) => Ok(default),
-            Some(Value::Bool(b)) => Ok(*b),
-            Some(v) => Err(invalid(format!(
-                "expected \"{key}\" to be a boolean, found {v}"
-            ))),
-        }
-    };
-    let layers = count("num_hidden_layers", 32)?;
-    let heads = count("num_attention_heads", 32)?;
+    let read = Settings { cfg, path };
+    let layers = read.count("num_hidden_layers", 32)?;
+    let heads = read.count("num_attention_heads", 32)?;
     // `Lfm2MLP`'s width: two thirds of `intermediate_size`, times the
     // multiplier, rounded up to a multiple of `block_multiple_of`.
-    let mut intermediate = count("intermediate_size", 12288)?;
-    if flag("block_auto_adjust_ff_dim", true)? {
+    let mut intermediate = read.count("intermediate_size", 12288)?;
+    if read.flag("block_auto_adjust_ff_dim", true)? {
         intermediate = 2 * intermediate / 3;
         if cfg
             .get("block_ffn_dim_multiplier")
             .is_none_or(|v| !v.is_null())
         {
-            let multiplier = number("block_ffn_dim_multiplier", 1.0)?;
-            let multiple = count("block_multiple_of", 256)?;
+            let multiplier = read.number("block_ffn_dim_multiplier", 1.0)?;
+            let multiple = read.count("block_multiple_of", 256)?;
             intermediate = (multiplier * intermediate as f64) as usize;
             intermediate = intermediate.div_ceil(multiple) * multiple;
         }
@@ -542,19 +552,19 @@ fn lfm2_config(cfg: &Map<String, Value>, path: &Path) -> Result<Lfm2, ModelError
         )));
     }
     Ok(Lfm2 {
-        hidden: count("hidden_size", 2560)?,
+        hidden: read.count("hidden_size", 2560)?,
         intermediate,
         heads,
-        kv_heads: count("num_key_value_heads", 8)?,
+        kv_heads: read.count("num_key_value_heads", 8)?,
         head_dim: match cfg.get("head_dim") {
             None | Some(Value::Null) => None,
-            Some(_) => Some(count("head_dim", 1)?),
+            Some(_) => Some(read.count("head_dim", 1)?),
         },
         layers,
-        eps: number("norm_eps", 1e-5)?,
-        context: count("max_position_embeddings", 128_000)?,
-        conv_kernel: count("conv_L_cache", 3)?,
-        conv_bias: flag("conv_bias", false)?,
+        eps: read.number("norm_eps", 1e-5)?,
+        context: read.count("max_position_embeddings", 128_000)?,
+        conv_kernel: read.count("conv_L_cache", 3)?,
+        conv_bias: read.flag("conv_bias", false)?,
         attention,
     })
 }
@@ -816,44 +826,22 @@ fn granite_mamba(
     path: &Path,
 ) -> Result<Mamba, ModelError> {
     let invalid = |reason: String| ModelError::invalid(path, reason);
-    let count = |key: &str, default: usize| -> Result<usize, ModelError> {
-        match cfg.get(key) {
-            None | Some(Value::Null) => Ok(default),
-            Some(v) => v
-                .as_u64()
-                .filter(|&n| n > 0)
-                .map(|n| n as usize)
-                .ok_or_else(|| {
-                    invalid(format!(
-                        "expected \"{key}\" to be a positive integer, found {v}"
-                    ))
-                }),
-        }
-    };
-    let flag = |key: &str, default: bool| -> Result<bool, ModelError> {
-        match cfg.get(key) {
-            None | Some(Value::Null) => Ok(default),
-            Some(Value::Bool(b)) => Ok(*b),
-            Some(v) => Err(invalid(format!(
-                "expected \"{key}\" to be a boolean, found {v}"
-            ))),
-        }
-    };
-    let heads = count("mamba_n_heads", 128)?;
-    let expand = count("mamba_expand", 2)?;
+    let read = Settings { cfg, path };
+    let heads = read.count("mamba_n_heads", 128)?;
+    let expand = read.count("mamba_expand", 2)?;
     let inner = expand * hidden;
     let head_dim = match cfg.get("mamba_d_head") {
         None | Some(Value::Null) => inner / heads,
         Some(Value::String(s)) if s == "auto" => inner / heads,
-        Some(_) => count("mamba_d_head", 1)?,
+        Some(_) => read.count("mamba_d_head", 1)?,
     };
-    let groups = count("mamba_n_groups", 1)?;
+    let groups = read.count("mamba_n_groups", 1)?;
     if head_dim * heads != inner || !heads.is_multiple_of(groups) || !inner.is_multiple_of(groups) {
         return Err(invalid(format!(
             "expected {heads} Mamba heads of {head_dim} values to make mamba_expand × hidden_size = {inner} values, in groups dividing them ({groups})"
         )));
     }
-    if flag("mamba_proj_bias", false)? {
+    if read.flag("mamba_proj_bias", false)? {
         return Err(invalid(
             "\"mamba_proj_bias\" is true: biases on Mamba-2's projections are not computed by this crate".into(),
         ));
@@ -869,10 +857,10 @@ fn granite_mamba(
     Ok(Mamba {
         heads,
         head_dim,
-        state: count("mamba_d_state", 256)?,
+        state: read.count("mamba_d_state", 256)?,
         groups,
-        kernel: count("mamba_d_conv", 4)?,
-        conv_bias: flag("mamba_conv_bias", true)?,
+        kernel: read.count("mamba_d_conv", 4)?,
+        conv_bias: read.flag("mamba_conv_bias", true)?,
     })
 }
 

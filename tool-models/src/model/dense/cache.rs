@@ -27,8 +27,10 @@ pub(crate) struct KvCache {
 #[derive(Clone, Debug)]
 struct Recurrent {
     current: Vec<f32>,
-    /// Written by the pass in flight; current once it commits.
-    pending: Option<Vec<f32>>,
+    /// Written by the pass in flight (when `written`); swapped with
+    /// `current` once it commits, so that no step allocates.
+    pending: Vec<f32>,
+    written: bool,
     /// (positions, the state after them), in increasing order.
     copies: Vec<(usize, Vec<f32>)>,
 }
@@ -57,7 +59,8 @@ impl KvCache {
             .map(|&n| {
                 (n > 0).then(|| Recurrent {
                     current: vec![0.0; n],
-                    pending: None,
+                    pending: vec![0.0; n],
+                    written: false,
                     copies: Vec::new(),
                 })
             })
@@ -65,16 +68,16 @@ impl KvCache {
         self
     }
 
-    /// Recurrent layer `layer`'s state after the positions held.
-    pub(crate) fn state(&self, layer: usize) -> &[f32] {
-        self.states[layer].as_ref().map_or(&[], |r| &r.current)
-    }
-
-    /// Sets recurrent layer `layer`'s state after the pass in flight
-    /// ([`commit`](Self::commit) makes it the state).
-    pub(crate) fn set_state(&mut self, layer: usize, state: Vec<f32>) {
-        if let Some(r) = &mut self.states[layer] {
-            r.pending = Some(state);
+    /// Recurrent layer `layer`'s state after the positions held, and the
+    /// room for its state after the pass in flight, which
+    /// [`commit`](Self::commit) makes the state (empty for other layers).
+    pub(crate) fn states(&mut self, layer: usize) -> (&[f32], &mut [f32]) {
+        match &mut self.states[layer] {
+            Some(r) => {
+                r.written = true;
+                (&r.current, &mut r.pending)
+            }
+            None => (&[], &mut []),
         }
     }
 
@@ -107,11 +110,11 @@ impl KvCache {
         if len < self.len {
             for r in self.states.iter_mut().flatten() {
                 r.copies.retain(|(at, _)| *at <= len);
-                r.current = match r.copies.last() {
-                    Some((at, state)) if *at == len => state.clone(),
-                    _ => vec![0.0; r.current.len()],
-                };
-                r.pending = None;
+                match r.copies.last() {
+                    Some((at, state)) if *at == len => r.current.copy_from_slice(state),
+                    _ => r.current.fill(0.0),
+                }
+                r.written = false;
             }
         }
         self.truncate_rows(len);
@@ -149,8 +152,8 @@ impl KvCache {
         self.len += n;
         let len = self.len;
         for r in self.states.iter_mut().flatten() {
-            if let Some(state) = r.pending.take() {
-                r.current = state;
+            if std::mem::take(&mut r.written) {
+                std::mem::swap(&mut r.current, &mut r.pending);
             }
             if n > 1 || len.is_multiple_of(COPY_EVERY) {
                 r.copies.push((len, r.current.clone()));
@@ -162,7 +165,7 @@ impl KvCache {
     pub(crate) fn rollback(&mut self) {
         self.truncate_rows(self.len);
         for r in self.states.iter_mut().flatten() {
-            r.pending = None;
+            r.written = false;
         }
     }
 
@@ -183,8 +186,9 @@ impl KvCache {
                         _ => vec![0.0; r.current.len()],
                     };
                     Recurrent {
+                        pending: vec![0.0; current.len()],
                         current,
-                        pending: None,
+                        written: false,
                         copies,
                     }
                 })
@@ -240,7 +244,7 @@ impl KvCache {
         let states: usize = (self.states.iter().flatten())
             .map(|r| {
                 let copies: usize = r.copies.iter().map(|(_, s)| s.capacity()).sum();
-                r.current.capacity() + copies
+                r.current.capacity() + r.pending.capacity() + copies
             })
             .sum();
         (rows + states) * std::mem::size_of::<f32>()

@@ -26,6 +26,35 @@ pub(super) struct ShortConv {
     pub kernel: usize,
 }
 
+/// A causal convolution of each channel over the last `kernel` rows of a
+/// sequence (LFM2's, and Mamba-2's before its scan).
+pub(super) struct Causal<'a> {
+    /// Each channel's taps, the oldest position's first.
+    pub taps: &'a [f32],
+    pub bias: Option<&'a [f32]>,
+    pub kernel: usize,
+}
+
+impl Causal<'_> {
+    /// Into `out`, the convolution at `position` of the rows `history`
+    /// holds (one of `out.len()` values a position, `position` included).
+    pub(super) fn at(&self, history: &[f32], position: usize, out: &mut [f32]) {
+        let (width, kernel) = (out.len(), self.kernel);
+        // The taps that reach back before the first position see zeros
+        // (transformers pads on the left).
+        let skip = (kernel - 1).saturating_sub(position);
+        let oldest = position + 1 + skip - kernel;
+        for (c, y) in out.iter_mut().enumerate() {
+            let taps = &self.taps[c * kernel..][..kernel];
+            let mut sum = self.bias.map_or(0.0, |b| b[c]);
+            for (k, tap) in taps.iter().enumerate().skip(skip) {
+                sum += tap * history[(oldest + k - skip) * width + c];
+            }
+            *y = sum;
+        }
+    }
+}
+
 /// A short convolution's biases (`conv_bias: true`).
 #[derive(Debug)]
 pub(super) struct ConvBiases {
@@ -72,22 +101,18 @@ impl ShortConv {
             let (history, _) = step.cache.layer(index);
             let rows = &s.conv[first * 3 * h..][..m * 3 * h];
             let gated = &mut s.gated[first * h..][..m * h];
+            let causal = Causal {
+                taps: &self.taps,
+                bias: biases.map(|b| &b.conv[..]),
+                kernel: self.kernel,
+            };
             (gated.par_chunks_mut(h))
                 .zip(rows.par_chunks(3 * h))
                 .enumerate()
                 .for_each(|(j, (y, row))| {
-                    let position = start + j;
-                    // The taps that reach back before the first position
-                    // see zeros (transformers pads on the left).
-                    let skip = (self.kernel - 1).saturating_sub(position);
-                    let oldest = position + 1 + skip - self.kernel;
-                    for (c, (y, gate)) in y.iter_mut().zip(&row[h..2 * h]).enumerate() {
-                        let taps = &self.taps[c * self.kernel..][..self.kernel];
-                        let mut sum = biases.map_or(0.0, |b| b.conv[c]);
-                        for (k, tap) in taps.iter().enumerate().skip(skip) {
-                            sum += tap * history[(oldest + k - skip) * h + c];
-                        }
-                        *y = gate * sum;
+                    causal.at(history, start + j, y);
+                    for (y, gate) in y.iter_mut().zip(&row[h..2 * h]) {
+                        *y *= gate;
                     }
                 });
             first += m;

@@ -273,48 +273,36 @@ impl Dense {
                     reader.vector(&name("ffn_norm.weight"), h)?,
                 ))
             };
-            if hybrid && kv == 0 {
-                let (attn_norm, mlp_norm) = norms(&mut reader)?;
-                layers.push(Layer {
-                    attn_norm,
-                    mixer: Mixer::Mamba(mamba(&mut reader, &name, h, shape.eps)?),
-                    mlp_norm,
-                    gate_up: Matrix::stack(vec![
-                        reader.matrix(&name("ffn_gate.weight"), i, h, None)?,
-                        reader.matrix(&name("ffn_up.weight"), i, h, None)?,
-                    ]),
-                    down: reader.matrix(&name("ffn_down.weight"), h, i, None)?,
-                    post_norms: None,
-                });
-                continue;
-            }
-            if lfm2 && kv == 0 {
-                // LFM2's short convolution, its taps a matrix of `kernel`
-                // columns.
-                let kernel = conv_kernel.ok_or_else(|| {
-                    ModelError::invalid(path, format!("missing metadata {arch}.shortconv.l_cache, which LFM2's convolutions need"))
-                })?;
-                let (attn_norm, mlp_norm) = norms(&mut reader)?;
-                let (ty, bytes) = reader.tensor(&name("shortconv.conv.weight"), &[h, kernel])?;
-                layers.push(Layer {
-                    attn_norm,
-                    mixer: Mixer::ShortConv(ShortConv {
+            // LFM2's short convolutions (their taps a matrix of `kernel`
+            // columns) and Granite 4's Mamba-2 layers.
+            let mixer = match kv {
+                0 if hybrid => Some(Mixer::Mamba(mamba(&mut reader, &name, h, shape.eps)?)),
+                0 if lfm2 => {
+                    let kernel = conv_kernel.ok_or_else(|| {
+                        ModelError::invalid(path, format!("missing metadata {arch}.shortconv.l_cache, which LFM2's convolutions need"))
+                    })?;
+                    let taps = name("shortconv.conv.weight");
+                    let (ty, bytes) = reader.tensor(&taps, &[h, kernel])?;
+                    Some(Mixer::ShortConv(ShortConv {
                         in_proj: reader.matrix(
                             &name("shortconv.in_proj.weight"),
                             3 * h,
                             h,
                             None,
                         )?,
-                        taps: reader.widen(
-                            &name("shortconv.conv.weight"),
-                            ty,
-                            &bytes,
-                            h * kernel,
-                        )?,
+                        taps: reader.widen(&taps, ty, &bytes, h * kernel)?,
                         out: reader.matrix(&name("shortconv.out_proj.weight"), h, h, None)?,
                         biases: None,
                         kernel,
-                    }),
+                    }))
+                }
+                _ => None,
+            };
+            if let Some(mixer) = mixer {
+                let (attn_norm, mlp_norm) = norms(&mut reader)?;
+                layers.push(Layer {
+                    attn_norm,
+                    mixer,
                     mlp_norm,
                     gate_up: Matrix::stack(vec![
                         reader.matrix(&name("ffn_gate.weight"), i, h, None)?,

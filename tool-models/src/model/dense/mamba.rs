@@ -16,6 +16,7 @@
 //! [`super::conv`] does) and the state after the positions held, with
 //! copies of it at some positions (see [`super::KvCache`]).
 
+use super::conv::Causal;
 use super::kernels::ROWS_PER_TASK;
 use super::{resize, Product, Scratch, Step};
 use rayon::prelude::*;
@@ -90,18 +91,36 @@ impl Mamba2 {
             let (history, _) = step.cache.layer(index);
             let mixed = &mut s.mixed[first * width..][..m * width];
             self.convolve(history, start, mixed);
-            let mut state = step.cache.state(index).to_vec();
+            let dts: Vec<f32> = (rows.chunks_exact(row))
+                .flat_map(|r| r[inner + width..].iter().copied())
+                .collect();
+            let (before, after) = step.cache.states(index);
+            // Head by head, each over every position: a head's state
+            // stays in the core's cache while it runs through the step.
+            let p = self.head_dim;
+            resize(&mut s.scan, heads * m * p);
+            (s.scan.par_chunks_mut(m * p))
+                .zip(after.par_chunks_mut(p * self.state))
+                .zip(before.par_chunks(p * self.state))
+                .enumerate()
+                .for_each(|(h, ((y, state), before))| {
+                    state.copy_from_slice(before);
+                    for (j, y) in y.chunks_exact_mut(p).enumerate() {
+                        let mixed = &mixed[j * width..][..width];
+                        self.recur(h, state, mixed, dts[j * heads + h], y);
+                    }
+                });
             let out = &mut s.gated[first * inner..][..m * inner];
             for (j, (y, row)) in out
                 .chunks_exact_mut(inner)
                 .zip(rows.chunks_exact(row))
                 .enumerate()
             {
-                let mixed = &mixed[j * width..][..width];
-                self.recur(&mut state, mixed, &row[inner + width..], y);
+                for (h, y) in y.chunks_exact_mut(p).enumerate() {
+                    y.copy_from_slice(&s.scan[(h * m + j) * p..][..p]);
+                }
                 self.gate_and_norm(y, &row[..inner]);
             }
-            step.cache.set_state(index, state);
             first += m;
         }
         product(&self.out_proj, &s.gated, &mut s.proj);
@@ -110,53 +129,41 @@ impl Mamba2 {
     /// The causal convolution (and SiLU) of the `xBC` rows of positions
     /// `start..`, over the cached rows before them.
     fn convolve(&self, history: &[f32], start: usize, out: &mut [f32]) {
-        let (width, kernel) = (self.conv_width(), self.kernel);
-        out.par_chunks_mut(width)
+        let causal = Causal {
+            taps: &self.conv_taps,
+            bias: self.conv_bias.as_deref(),
+            kernel: self.kernel,
+        };
+        out.par_chunks_mut(self.conv_width())
             .enumerate()
             .with_min_len(ROWS_PER_TASK)
             .for_each(|(j, y)| {
-                let position = start + j;
-                // Taps reaching before the first position see zeros.
-                let skip = (kernel - 1).saturating_sub(position);
-                let oldest = position + 1 + skip - kernel;
-                for (c, y) in y.iter_mut().enumerate() {
-                    let taps = &self.conv_taps[c * kernel..][..kernel];
-                    let mut sum = self.conv_bias.as_ref().map_or(0.0, |b| b[c]);
-                    for (k, tap) in taps.iter().enumerate().skip(skip) {
-                        sum += tap * history[(oldest + k - skip) * width + c];
-                    }
-                    *y = silu(sum);
-                }
+                causal.at(history, start + j, y);
+                y.iter_mut().for_each(|v| *v = silu(*v));
             });
     }
 
-    /// One step of the recurrence: `state` takes in the position's `x`,
-    /// `B` (from `mixed`) at its time steps `dt`, and `y` gets each head's
-    /// read-out with `C` plus `D·x`.
-    fn recur(&self, state: &mut [f32], mixed: &[f32], dt: &[f32], y: &mut [f32]) {
+    /// One step of head `h`'s recurrence: its `state` takes in the
+    /// position's `x` and `B` (from `mixed`) at the time step `dt`, and `y`
+    /// gets the head's read-out with `C` plus `D·x`.
+    fn recur(&self, h: usize, state: &mut [f32], mixed: &[f32], dt: f32, y: &mut [f32]) {
         let (p, n) = (self.head_dim, self.state);
         let (x, bc) = mixed.split_at(self.inner());
         let (b, c) = bc.split_at(self.groups * n);
-        let per_group = self.heads / self.groups;
-        (state.par_chunks_mut(p * n))
-            .zip(y.par_chunks_mut(p))
-            .enumerate()
-            .for_each(|(h, (state, y))| {
-                let g = h / per_group;
-                let (b, c) = (&b[g * n..][..n], &c[g * n..][..n]);
-                let dt = softplus(dt[h] + self.dt_bias[h]);
-                let decay = (dt * self.a[h]).exp();
-                let x = &x[h * p..][..p];
-                for ((row, y), &x) in state.chunks_exact_mut(n).zip(y.iter_mut()).zip(x) {
-                    let dx = dt * x;
-                    let mut read = 0.0;
-                    for ((s, &b), &c) in row.iter_mut().zip(b).zip(c) {
-                        *s = *s * decay + dx * b;
-                        read += *s * c;
-                    }
-                    *y = read + self.d[h] * x;
-                }
-            });
+        let g = h / (self.heads / self.groups);
+        let (b, c) = (&b[g * n..][..n], &c[g * n..][..n]);
+        let dt = softplus(dt + self.dt_bias[h]);
+        let decay = (dt * self.a[h]).exp();
+        let x = &x[h * p..][..p];
+        for ((row, y), &x) in state.chunks_exact_mut(n).zip(y.iter_mut()).zip(x) {
+            let dx = dt * x;
+            let mut read = 0.0;
+            for ((s, &b), &c) in row.iter_mut().zip(b).zip(c) {
+                *s = *s * decay + dx * b;
+                read += *s * c;
+            }
+            *y = read + self.d[h] * x;
+        }
     }
 
     /// `y · silu(z)`, then an RMS norm over each group of values.

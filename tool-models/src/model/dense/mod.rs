@@ -146,8 +146,9 @@ pub(crate) struct Scratch {
     /// outputs.
     conv: Vec<f32>,
     gated: Vec<f32>,
-    /// Mamba-2's convolved rows.
+    /// Mamba-2's convolved rows, and its outputs head by head.
     mixed: Vec<f32>,
+    scan: Vec<f32>,
     /// The position of each row.
     positions: Vec<usize>,
     /// One past the last position of each row's step: LongRoPE picks its

@@ -214,13 +214,11 @@ pub fn write_tiny_gguf_as(
         }
     }
 
-    if spec.arch == TinyArch::GraniteH {
-        // As llama.cpp's converter writes a hybrid Granite 4: no key/value
-        // heads where a layer is Mamba-2, the Mamba-2 sizes, and no
-        // rotation (nor a limit on the context).
-        let [heads, head_dim, state, groups, kernel] = super::GRANITE_H_MAMBA;
-        let kv_heads = super::GRANITE_H_ATTENTION
-            .iter()
+    if matches!(spec.arch, TinyArch::GraniteH | TinyArch::Lfm2) {
+        // As llama.cpp's converter writes models whose layers are not all
+        // attention: no key/value heads where a layer convolves or is
+        // Mamba-2, and the vocabulary's size.
+        let kv_heads = (spec.attention_layers().iter())
             .map(|&a| Value::U32(if a { spec.num_kv_heads as u32 } else { 0 }))
             .collect();
         for (key, value) in &mut metadata {
@@ -229,6 +227,12 @@ pub fn write_tiny_gguf_as(
                 break;
             }
         }
+        metadata.push((format!("{arch}.vocab_size"), u32v(spec.vocab_size)));
+    }
+    if spec.arch == TinyArch::GraniteH {
+        // A hybrid Granite 4: the Mamba-2 sizes, and no rotation (nor a
+        // limit on the context).
+        let [heads, head_dim, state, groups, kernel] = spec.mamba_sizes();
         metadata.retain(|(key, _)| *key != format!("{arch}.rope.dimension_count"));
         metadata.extend([
             (format!("{arch}.ssm.conv_kernel"), u32v(kernel)),
@@ -241,7 +245,6 @@ pub fn write_tiny_gguf_as(
                 format!("{arch}.expert_shared_feed_forward_length"),
                 u32v(spec.intermediate_size),
             ),
-            (format!("{arch}.vocab_size"), u32v(spec.vocab_size)),
         ]);
         for (key, value) in &mut metadata {
             if *key == format!("{arch}.context_length") {
@@ -250,23 +253,10 @@ pub fn write_tiny_gguf_as(
         }
     }
     if spec.arch == TinyArch::Lfm2 {
-        // As llama.cpp's converter writes LFM2: no key/value heads where a
-        // layer convolves, and the convolution's length.
-        let kv_heads = super::LFM2_ATTENTION
-            .iter()
-            .map(|&a| Value::U32(if a { spec.num_kv_heads as u32 } else { 0 }))
-            .collect();
-        for (key, value) in &mut metadata {
-            if *key == format!("{arch}.attention.head_count_kv") {
-                *value = Value::Array(kv_heads);
-                break;
-            }
-        }
         metadata.push((
             format!("{arch}.shortconv.l_cache"),
             u32v(super::LFM2_CONV_KERNEL),
         ));
-        metadata.push((format!("{arch}.vocab_size"), u32v(spec.vocab_size)));
     }
     if spec.arch == TinyArch::Qwen3 {
         for key in ["attention.key_length", "attention.value_length"] {
@@ -370,7 +360,7 @@ fn granite4_as_converted(
     spec: &TinySpec,
 ) -> candle_core::Result<()> {
     let i = spec.intermediate_size;
-    let groups = super::GRANITE_H_MAMBA[3];
+    let groups = spec.mamba_sizes()[3];
     let names: Vec<String> = tensors.keys().cloned().collect();
     for name in names {
         let Some(tensor) = tensors.remove(&name) else {

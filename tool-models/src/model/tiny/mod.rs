@@ -341,6 +341,68 @@ impl TinySpec {
         }
     }
 
+    /// LFM2-350M's shape (hidden 1024, 16 layers of which 6 attend, 16
+    /// heads, 8 kv heads, MLP 4608, 65,536 tokens), for benchmarks.
+    pub fn lfm2_350m(seed: u64) -> TinySpec {
+        TinySpec {
+            arch: TinyArch::Lfm2,
+            hidden_size: 1024,
+            intermediate_size: 4608,
+            num_layers: 16,
+            num_heads: 16,
+            num_kv_heads: 8,
+            max_position_embeddings: 128_000,
+            tie_word_embeddings: true,
+            vocab_size: 65_536,
+            seed,
+            config_style: ConfigStyle::Legacy,
+        }
+    }
+
+    /// A hybrid Granite 4 of granite-4.0-h-350m's size (hidden 768, 32
+    /// layers of which one in eight attends, 12 heads, 4 kv heads, MLP
+    /// 2048, Mamba-2 of 48 heads of 32 with a state of 128, 100,352
+    /// tokens), for benchmarks.
+    pub fn granite_4_h_350m(seed: u64) -> TinySpec {
+        TinySpec {
+            arch: TinyArch::GraniteH,
+            hidden_size: 768,
+            intermediate_size: 2048,
+            num_layers: 32,
+            num_heads: 12,
+            num_kv_heads: 4,
+            max_position_embeddings: 32_768,
+            tie_word_embeddings: true,
+            vocab_size: 100_352,
+            seed,
+            config_style: ConfigStyle::Legacy,
+        }
+    }
+
+    /// Which layers attend: LFM2's and the hybrid Granite 4's others
+    /// convolve or are Mamba-2 (the tiny patterns at three layers,
+    /// LFM2-350M's and one in eight at more); every layer elsewhere.
+    pub fn attention_layers(&self) -> Vec<bool> {
+        let n = self.num_layers;
+        match self.arch {
+            TinyArch::Lfm2 if n == LFM2_ATTENTION.len() => LFM2_ATTENTION.to_vec(),
+            TinyArch::Lfm2 => (0..n).map(|i| [2, 5, 8, 10, 12, 14].contains(&i)).collect(),
+            TinyArch::GraniteH if n == GRANITE_H_ATTENTION.len() => GRANITE_H_ATTENTION.to_vec(),
+            TinyArch::GraniteH => (0..n).map(|i| i % 8 == 7).collect(),
+            _ => vec![true; n],
+        }
+    }
+
+    /// The hybrid Granite 4's Mamba-2 sizes: heads, head width, state,
+    /// groups, convolution length (heads × width = 2 × hidden).
+    pub(crate) fn mamba_sizes(&self) -> [usize; 5] {
+        if self.hidden_size == 64 {
+            GRANITE_H_MAMBA
+        } else {
+            [2 * self.hidden_size / 32, 32, 128, 1, 4]
+        }
+    }
+
     /// The width of each attention head.
     pub fn head_dim(&self) -> usize {
         let dim = self.hidden_size / self.num_heads.max(1);
@@ -371,11 +433,9 @@ impl TinySpec {
             && self.num_heads.is_multiple_of(self.num_kv_heads)
             && self.vocab_size >= TINY_VOCAB_SIZE
             && (self.arch != TinyArch::Phi4Mini || self.head_dim() == 16)
-            && (self.arch != TinyArch::GraniteH
-                || (self.num_layers == GRANITE_H_ATTENTION.len() && self.hidden_size == 64))
+            && (self.arch != TinyArch::GraniteH || (2 * self.hidden_size).is_multiple_of(32))
             && (self.arch != TinyArch::Lfm2
-                || (self.num_layers == LFM2_ATTENTION.len()
-                    && self.intermediate_size.is_multiple_of(LFM2_MULTIPLE_OF)));
+                || self.intermediate_size.is_multiple_of(LFM2_MULTIPLE_OF));
         if ok {
             Ok(())
         } else {
@@ -538,16 +598,17 @@ fn config_json(spec: &TinySpec) -> Value {
                 "num_local_experts": 0,
                 "num_experts_per_tok": 0,
                 "position_embedding_type": "nope",
-                "layer_types": GRANITE_H_ATTENTION
+                "layer_types": spec
+                    .attention_layers()
                     .iter()
                     .map(|&a| if a { attends } else { mamba })
                     .collect::<Vec<_>>(),
                 "normalization_function": "rmsnorm",
-                "mamba_n_heads": GRANITE_H_MAMBA[0],
-                "mamba_d_head": GRANITE_H_MAMBA[1],
-                "mamba_d_state": GRANITE_H_MAMBA[2],
-                "mamba_n_groups": GRANITE_H_MAMBA[3],
-                "mamba_d_conv": GRANITE_H_MAMBA[4],
+                "mamba_n_heads": spec.mamba_sizes()[0],
+                "mamba_d_head": spec.mamba_sizes()[1],
+                "mamba_d_state": spec.mamba_sizes()[2],
+                "mamba_n_groups": spec.mamba_sizes()[3],
+                "mamba_d_conv": spec.mamba_sizes()[4],
                 "mamba_expand": 2,
                 // transformers' prompt runs in chunks of this: two here.
                 "mamba_chunk_size": 8,
@@ -605,13 +666,14 @@ fn config_json(spec: &TinySpec) -> Value {
             let key_value = match spec.config_style {
                 ConfigStyle::Legacy => (
                     "full_attn_idxs",
-                    json!((0..LFM2_ATTENTION.len())
-                        .filter(|&l| LFM2_ATTENTION[l])
+                    json!((0..spec.num_layers)
+                        .filter(|&l| spec.attention_layers()[l])
                         .collect::<Vec<_>>()),
                 ),
                 ConfigStyle::RopeParameters => (
                     "layer_types",
-                    json!(LFM2_ATTENTION
+                    json!(spec
+                        .attention_layers()
                         .iter()
                         .map(|&a| if a { "full_attention" } else { "conv" })
                         .collect::<Vec<_>>()),

@@ -5,9 +5,7 @@
 //! peaked (standard deviation of a few units): greedy choices are then far
 //! from ties, and comparisons between cached and recomputed runs are stable.
 
-use super::{
-    TinyArch, TinySpec, GRANITE_H_ATTENTION, GRANITE_H_MAMBA, LFM2_ATTENTION, LFM2_CONV_KERNEL,
-};
+use super::{TinyArch, TinySpec, LFM2_CONV_KERNEL};
 use candle_core::{Device, Tensor};
 use std::collections::BTreeMap;
 
@@ -59,7 +57,7 @@ pub(crate) fn tensors(
     let out_scale = |n: usize| Some(OUTPUT_GAIN / (n as f32).sqrt());
     add("model.embed_tokens.weight".into(), &[vocab, h], Some(0.5))?;
     if spec.arch == TinyArch::Lfm2 {
-        for (layer, &attends) in LFM2_ATTENTION.iter().enumerate() {
+        for (layer, &attends) in spec.attention_layers().iter().enumerate() {
             let p = format!("model.layers.{layer}");
             add(format!("{p}.operator_norm.weight"), &[h], None)?;
             add(format!("{p}.ffn_norm.weight"), &[h], None)?;
@@ -144,13 +142,13 @@ pub(crate) fn tensors(
     }
     if spec.arch == TinyArch::GraniteH {
         // Mamba-2 in place of attention where the layer does not attend.
-        let [heads, head_dim, state, groups, kernel] = GRANITE_H_MAMBA;
+        let [heads, head_dim, state, groups, kernel] = spec.mamba_sizes();
         let inner = heads * head_dim;
         let width = inner + 2 * groups * state;
         let mut rng = SplitMix64(spec.seed ^ 0x4D41_4D42_4132);
         let tensor =
             |shape: &[usize], values: Vec<f32>| Tensor::from_vec(values, shape, &Device::Cpu);
-        for (layer, &attends) in GRANITE_H_ATTENTION.iter().enumerate() {
+        for (layer, &attends) in spec.attention_layers().iter().enumerate() {
             if attends {
                 continue;
             }
