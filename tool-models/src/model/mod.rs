@@ -21,6 +21,7 @@
 //! holds all of it. Generation is in [`crate::generate`].
 
 mod config;
+mod config_readers;
 mod dense;
 mod detokenize;
 mod error;

@@ -1,5 +1,7 @@
-//! A decoder for the Llama family (Llama, Qwen 2, and Gemma 3's variations
-//! on it) written for the CPU.
+//! A decoder for the Llama family (Llama, Qwen 2 and 3, Phi-3, Granite,
+//! Gemma 3's variations on it) written for the CPU, and for the hybrids
+//! whose layers mix positions otherwise: LFM2's short convolutions
+//! (`conv.rs`) and Granite 4's Mamba-2 layers (`mamba.rs`).
 //!
 //! candle-transformers' models spend a small model's time in per-operation
 //! overhead and rebuild their KV cache by concatenation at every step. This
