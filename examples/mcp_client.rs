@@ -12,8 +12,7 @@
 
 use std::process::Command;
 use tool_use::mcp::{McpClient, ToolboxMcp};
-use tool_use::models::agent::{Agent, LocalChat};
-use tool_use::{tool, Message, Role};
+use tool_use::{tool, Agent, LocalChat, Message, Role};
 
 /// Count the words in a text.
 ///

@@ -9,10 +9,9 @@
 //! OPENAI_API_KEY=... cargo run --features remote-tls --example remote -- https://api.example.com/v1 MODEL
 //! ```
 
-use tool_use::models::agent::{Agent, AgentEvent};
+use tool_use::models::agent::AgentEvent;
 use tool_use::models::parse::StreamEvent;
-use tool_use::models::remote::RemoteChat;
-use tool_use::Message;
+use tool_use::{Agent, Message, RemoteChat};
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -9,9 +9,9 @@
 
 use std::io::Write;
 
-use tool_use::models::agent::{Agent, AgentEvent, LocalChat};
+use tool_use::models::agent::AgentEvent;
 use tool_use::models::parse::StreamEvent;
-use tool_use::Message;
+use tool_use::{Agent, LocalChat, Message};
 
 fn main() {
     let question = std::env::args()

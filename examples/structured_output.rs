@@ -10,10 +10,8 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tool_use::models::agent::{Agent, LocalChat};
 use tool_use::models::generate::GenerateOptions;
-use tool_use::models::model::Model;
-use tool_use::{Message, Toolbox};
+use tool_use::{Agent, LocalChat, Message, Model, Toolbox};
 
 /// What the answer must be.
 #[derive(Debug, Deserialize, JsonSchema)]

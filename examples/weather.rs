@@ -12,9 +12,7 @@
 //! 3.x, ...); calls are constrained to the tools' schemas where the model's
 //! format allows it.
 
-use tool_use::models::agent::{Agent, LocalChat};
-use tool_use::models::model::Model;
-use tool_use::{Message, Role};
+use tool_use::{Agent, LocalChat, Message, Model, Role};
 
 fn main() {
     let loaded = match std::env::args_os().nth(1) {

@@ -50,8 +50,17 @@ pub use tool_models as models;
 pub use tool_runtime as runtime;
 pub use tool_runtime::{
     toolbox, ArgIssue, DefinitionFormat, InvalidToolCall, Message, Role, Tool, ToolCall,
-    ToolCallChunk, ToolChoice, ToolError, ToolSet, Toolbox, ToolboxError,
+    ToolCallChunk, ToolChoice, ToolDefinition, ToolError, ToolSet, Toolbox, ToolboxError,
 };
+
+// What a first program types, at the root: the agent and the chat models
+// it drives.
+#[cfg(feature = "agent")]
+pub use tool_models::agent::{Agent, ChatModel};
+#[cfg(feature = "remote")]
+pub use tool_models::remote::RemoteChat;
+#[cfg(feature = "local")]
+pub use tool_models::{agent::LocalChat, generate::Session, model::Model};
 
 /// Items used by macro-generated code; not a stable API.
 #[doc(hidden)]
