@@ -38,6 +38,8 @@
 
 #[cfg(feature = "agent")]
 pub mod agent;
+#[cfg(feature = "agent")]
+pub mod chat;
 #[cfg(feature = "local")]
 pub mod constrain;
 #[cfg(feature = "eval")]
@@ -48,6 +50,8 @@ pub mod generate;
 mod gguf;
 #[cfg(feature = "hub")]
 pub mod hub;
+#[cfg(feature = "local")]
+pub mod local;
 #[cfg(feature = "local")]
 pub mod model;
 #[cfg(feature = "parse")]

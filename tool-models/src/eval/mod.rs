@@ -4,7 +4,7 @@
 //! The questions, functions and possible answers come from the installed
 //! `bfcl-eval` package (`pip install --no-deps bfcl-eval==2026.3.23`; never
 //! downloaded at run time), found by [`find_data`]. Each [`Case`] is asked
-//! through any [`ChatModel`](crate::agent::ChatModel) — a local model with
+//! through any [`ChatModel`](crate::chat::ChatModel) — a local model with
 //! its own template, parser and constrained calls, or an OpenAI-compatible
 //! engine — with BFCL's functions converted as BFCL converts them for tool
 //! APIs ([`schema`]). The answer is judged by [`check`], which follows

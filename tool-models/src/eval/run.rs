@@ -14,14 +14,14 @@ use tool_runtime::{Message, ToolCall, ToolChoice, ToolDefinition};
 use super::checker::{check, Verdict};
 use super::decoded::Decoded;
 use super::{Case, Category};
-use crate::agent::{ChatModel, ModelDelta, TurnError, TurnRequest, TurnStats};
+use crate::chat::{ChatModel, ModelDelta, TurnError, TurnRequest, TurnStats};
 use crate::parse::{Collector, ParseOptions, ParsedResponse};
 
 /// How cases are run.
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     /// Mark every free string and number parameter grounded (see
-    /// [`crate::agent::ground`]): a local model may then only copy runs of
+    /// [`crate::chat::ground`]): a local model may then only copy runs of
     /// the user's words there, or numbers the conversation writes. Remote
     /// engines ignore it.
     pub grounded: bool,

@@ -8,7 +8,7 @@
 use super::sampler::Sampler;
 use super::stop::StopMatcher;
 use super::{CancelFlag, GenerateError, GenerateOptions, Generation, StopReason, TokenConstraint};
-use crate::agent::TurnStats;
+use crate::chat::TurnStats;
 use crate::model::{IncrementalDecoder, Model};
 use std::time::{Duration, Instant};
 

@@ -9,7 +9,7 @@ use super::messages::{messages_request, MessagesReader};
 use super::options::RequestOptions;
 use super::responses::{responses_request, ResponsesReader};
 use super::stream::{ChunkMerger, Completion};
-use crate::agent::TurnRequest;
+use crate::chat::TurnRequest;
 use crate::parse::StreamEvent;
 
 /// Which API carries the turns.

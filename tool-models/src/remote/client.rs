@@ -13,7 +13,7 @@ use super::api::Api;
 use super::completions::{read_piece, Completions};
 use super::error::{snippet, RemoteError};
 use super::options::RequestOptions;
-use crate::agent::{
+use crate::chat::{
     AsyncChatModel, ChatModel, ModelDelta, Turn, TurnError, TurnFuture, TurnRequest, TurnStats,
     Usage,
 };
@@ -47,7 +47,7 @@ impl Default for Timeouts {
 ///
 /// The engine renders its own chat template and parses the calls, so turns
 /// arrive already parsed ([`ModelDelta::Parsed`]): the same
-/// [`Agent`](crate::agent::Agent) runs it and [`LocalChat`](crate::agent::LocalChat).
+/// [`Agent`](crate::agent::Agent) runs it and [`LocalChat`](crate::local::LocalChat).
 ///
 /// ```no_run
 /// use tool_models::agent::Agent;

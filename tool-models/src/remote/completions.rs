@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 use super::error::{snippet, RemoteError};
 use super::options::{add_sampling, RequestOptions};
 use super::stream::{error_message, first_choice};
-use crate::agent::TurnRequest;
-use crate::agent::Usage;
+use crate::chat::TurnRequest;
+use crate::chat::Usage;
 use crate::parse::{detect_format, Format};
 use crate::template::{ChatTemplate, RenderOptions};
 
@@ -44,7 +44,7 @@ impl Completions {
 
     /// The prompt: the conversation and tools rendered with the template.
     pub(super) fn render(&self, request: &TurnRequest<'_>) -> Result<String, RemoteError> {
-        let shown = crate::agent::ground::strip(request.tools);
+        let shown = crate::chat::ground::strip(request.tools);
         let mut render = RenderOptions::new(request.messages)
             .add_generation_prompt(true)
             .special_tokens(&self.special_tokens);

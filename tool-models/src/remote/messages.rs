@@ -10,7 +10,7 @@ use tool_runtime::ToolCallChunk;
 use super::error::{snippet, RemoteError};
 use super::options::RequestOptions;
 use super::stream::Completion;
-use crate::agent::{TurnRequest, Usage};
+use crate::chat::{TurnRequest, Usage};
 use crate::parse::StreamEvent;
 use crate::wire::messages::{
     BlockDelta, ContentBlock, MessageResponse, MessagesEvent, MessagesRequest,
@@ -47,7 +47,7 @@ pub(super) fn messages_request(
                 .into(),
         ));
     }
-    let tools = crate::agent::ground::strip(request.tools);
+    let tools = crate::chat::ground::strip(request.tools);
     let mut wire = MessagesRequest::from_conversation(
         request.messages,
         &tools,

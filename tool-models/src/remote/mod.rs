@@ -10,7 +10,7 @@
 //!   [`ResponsesReader`] does the same for OpenAI's Responses API
 //!   (`POST /v1/responses`).
 //! - [`RemoteChat`] sends the requests (reqwest, over plain HTTP; HTTPS with
-//!   the `remote-tls` feature) and is a [`ChatModel`](crate::agent::ChatModel);
+//!   the `remote-tls` feature) and is a [`ChatModel`](crate::chat::ChatModel);
 //!   [`RemoteChat::completions`] drives a raw `/v1/completions` endpoint
 //!   with this crate's own template rendering and parsers instead.
 //! - [`MessagesReader`] reads an answer of Anthropic's Messages API
@@ -26,7 +26,7 @@ mod options;
 mod responses;
 mod stream;
 
-pub use crate::agent::Usage;
+pub use crate::chat::Usage;
 pub use api::{Api, UnknownApi};
 pub use chat::chat_request;
 pub use client::{RemoteChat, Timeouts};

@@ -15,7 +15,7 @@ use tool_runtime::ToolCallChunk;
 use super::error::{snippet, RemoteError};
 use super::options::{RequestOptions, ResponseFormat};
 use super::stream::Completion;
-use crate::agent::{TurnRequest, Usage};
+use crate::chat::{TurnRequest, Usage};
 use crate::parse::StreamEvent;
 use crate::wire::responses::{
     CreateResponse, Item, Response, ResponseEvent, ResponseStatus, Sequenced, TextConfig,
@@ -34,7 +34,7 @@ pub(super) fn responses_request(
     options: &RequestOptions,
     stream: bool,
 ) -> Value {
-    let tools = crate::agent::ground::strip(request.tools);
+    let tools = crate::chat::ground::strip(request.tools);
     let create = CreateResponse {
         parallel_tool_calls: options.parallel_tool_calls.filter(|_| !tools.is_empty()),
         text: options.response_format.as_ref().map(|format| TextConfig {

@@ -23,7 +23,7 @@ use serde_json::Value;
 use tool_runtime::ToolCallChunk;
 
 use super::error::{snippet, RemoteError};
-use crate::agent::Usage;
+use crate::chat::Usage;
 use crate::parse::StreamEvent;
 use crate::wire::chat::{self, CallDelta, Delta, WireMessage};
 use crate::wire::read_value;

@@ -10,7 +10,7 @@ use super::error::ApiError;
 use super::intake::{dropped, Accepted};
 use super::job::Reply;
 use super::request::Finish;
-use crate::agent::Usage;
+use crate::chat::Usage;
 use crate::parse::StreamEvent;
 
 /// How one API writes a streamed answer: each step gives the events to send.

@@ -28,10 +28,10 @@ use std::time::Instant;
 
 use super::error::ApiError;
 use super::job::{options_for, prepare_turn, Forward, Job, Load, Reply};
-use crate::agent::{LocalChat, LocalChatError, PreparedTurn};
 use crate::generate::{
     CancelFlag, Decoding, GenerateError, GenerateOptions, Sequence, TokenConstraint,
 };
+use crate::local::{LocalChat, LocalChatError, PreparedTurn};
 use crate::model::{Model, Tokenizer};
 
 /// A request rendered and checked, waiting for room in the batch.

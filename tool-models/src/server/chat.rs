@@ -16,7 +16,7 @@ use super::chat_request::ChatRequest;
 use super::error::ApiError;
 use super::intake::{accept_body, check_model, submit, Shared};
 use super::request::Finish;
-use crate::agent::Usage;
+use crate::chat::Usage;
 use crate::parse::StreamEvent;
 use crate::wire::chat::Delta;
 

@@ -4,7 +4,7 @@
 
 use super::ids::{call_id, random_id, unix_time};
 use super::request::Finish;
-use crate::agent::Usage;
+use crate::chat::Usage;
 use crate::parse::StreamEvent;
 use crate::wire::chat::{
     CallDelta, CalledFunction, Choice, Chunk, ChunkChoice, Completion, Delta, FunctionDelta,

@@ -5,9 +5,9 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 
-use crate::agent::LocalChatError;
 use crate::constrain::ConstrainError;
 use crate::generate::GenerateError;
+use crate::local::LocalChatError;
 use crate::template::TemplateError;
 
 /// An error answer: the request was refused or could not be served.

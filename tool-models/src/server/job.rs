@@ -9,8 +9,9 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::error::ApiError;
 use super::request::{Finish, Request};
-use crate::agent::{ChatModel, LocalChat, PreparedTurn, TurnRequest, Usage};
+use crate::chat::{ChatModel, TurnRequest, Usage};
 use crate::generate::{CancelFlag, GenerateOptions, Generation, StopReason};
+use crate::local::{LocalChat, PreparedTurn};
 use crate::parse::{ParseOptions, StreamEvent, StreamParser};
 use tool_runtime::ToolDefinition;
 

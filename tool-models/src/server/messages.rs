@@ -15,7 +15,7 @@ use super::error::ApiError;
 use super::intake::{accept_body, check_model, submit, Shared};
 use super::messages_reply::Assembler;
 use super::request::{Finish, Request};
-use crate::agent::Usage;
+use crate::chat::Usage;
 use crate::parse::StreamEvent;
 use crate::wire::messages::MessagesEvent;
 use crate::wire::messages::MessagesRequest;

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::ids::random_id;
 use super::request::Finish;
-use crate::agent::Usage;
+use crate::chat::Usage;
 use crate::parse::StreamEvent;
 use crate::wire::messages::{
     BlockDelta, ContentBlock, DeltaUsage, MessageAccumulator, MessageDelta, MessageResponse,

@@ -74,8 +74,8 @@ use crate::setters::setters;
 use std::future::Future;
 use std::sync::Arc;
 
-use crate::agent::LocalChat;
 use crate::generate::GenerateOptions;
+use crate::local::LocalChat;
 
 /// How many requests decode together unless [`Server::max_batch`] says
 /// otherwise.

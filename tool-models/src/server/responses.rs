@@ -16,7 +16,7 @@ use super::intake::{accept_body, check_model, submit, Shared};
 use super::request::{Finish, Request};
 use super::responses_reply::Assembler;
 use super::responses_store::{ResponseStore, Stored, KEPT_RESPONSES};
-use crate::agent::Usage;
+use crate::chat::Usage;
 use crate::parse::StreamEvent;
 use crate::wire::responses::{messages_from_items, read_request, Sequenced};
 use tool_runtime::{Message, ToolDefinition};

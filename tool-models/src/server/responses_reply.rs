@@ -5,7 +5,7 @@
 use super::error::ApiError;
 use super::ids::{call_id, random_id, unix_time};
 use super::request::Finish;
-use crate::agent::Usage;
+use crate::chat::Usage;
 use crate::parse::StreamEvent;
 use crate::wire::responses::{
     Content, ContentPart, CreateResponse, FunctionCall, IncompleteDetails, InputTokensDetails,

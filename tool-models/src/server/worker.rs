@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use super::error::ApiError;
 use super::job::{options_for, prepare_turn, Forward, Job, Load, Reply};
-use crate::agent::LocalChat;
 use crate::generate::GenerateOptions;
+use crate::local::LocalChat;
 
 /// The handle the HTTP side submits jobs through.
 #[derive(Debug, Clone)]

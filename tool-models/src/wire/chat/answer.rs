@@ -177,8 +177,8 @@ pub struct PromptDetails {
     pub cached_tokens: Option<usize>,
 }
 
-impl From<crate::agent::Usage> for Usage {
-    fn from(u: crate::agent::Usage) -> Usage {
+impl From<crate::chat::Usage> for Usage {
+    fn from(u: crate::chat::Usage) -> Usage {
         Usage {
             prompt_tokens: u.prompt_tokens,
             completion_tokens: u.completion_tokens,
@@ -190,9 +190,9 @@ impl From<crate::agent::Usage> for Usage {
     }
 }
 
-impl From<Usage> for crate::agent::Usage {
-    fn from(u: Usage) -> crate::agent::Usage {
-        crate::agent::Usage {
+impl From<Usage> for crate::chat::Usage {
+    fn from(u: Usage) -> crate::chat::Usage {
+        crate::chat::Usage {
             prompt_tokens: u.prompt_tokens,
             completion_tokens: u.completion_tokens,
             cached_tokens: u.prompt_tokens_details.and_then(|d| d.cached_tokens),

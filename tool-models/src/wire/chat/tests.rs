@@ -108,7 +108,7 @@ fn answers_read_back_what_the_server_writes() {
             logprobs: None,
             finish_reason: Some("tool_calls".into()),
         }],
-        usage: Some(Usage::from(crate::agent::Usage {
+        usage: Some(Usage::from(crate::chat::Usage {
             prompt_tokens: 10,
             completion_tokens: 2,
             cached_tokens: Some(4),

@@ -1,12 +1,12 @@
-//! A local model as the agent's [`ChatModel`]: its own chat template, its
-//! own tool-call format, and constrained decoding of the calls.
+//! [`LocalChat`]: a local model as a [`ChatModel`], with its own chat
+//! template, its own tool-call format, and constrained decoding of the calls.
 
 use crate::setters::setters;
 use serde_json::Value;
 
-use super::ground;
 use super::recent::RecentTurns;
-use super::{ChatModel, ModelDelta, Turn, TurnRequest};
+use crate::chat::ground;
+use crate::chat::{ChatModel, ModelDelta, Turn, TurnRequest};
 use crate::constrain::{ConstrainError, TokenEnv, ToolConstraint};
 use crate::generate::{GenerateError, GenerateOptions, Generation, Session, TokenConstraint};
 use crate::model::{Model, ModelError};
@@ -81,7 +81,7 @@ impl PreparedTurn {
     }
 }
 
-/// A [`Model`] wrapped for [`Agent`](super::Agent): the model, shared,
+/// A [`Model`] wrapped for [`Agent`](crate::agent::Agent): the model, shared,
 /// and this chat's own [`Session`] on it, so that several chats (agents on
 /// several threads, say) run on one loaded model, each with its own KV
 /// caches.
@@ -205,7 +205,7 @@ impl LocalChat {
         /// Whether grounded parameters (`"x-grounded": true`, from
         /// `#[arg(grounded)]`) only take runs of words of the user's messages
         /// (on by default; applies to constrained calls). See
-        /// [`ground`](super::ground).
+        /// [`ground`](crate::chat::ground).
         ground(on: bool) => ground;
         /// Constrains answers without calls to JSON valid against `schema`
         /// (structured output); applies to turns where no tool is offered.
@@ -430,7 +430,7 @@ impl ChatModel for LocalChat {
         &mut self,
         request: &TurnRequest<'_>,
         out: &mut dyn FnMut(ModelDelta<'_>),
-    ) -> Result<Turn, super::TurnError> {
+    ) -> Result<Turn, crate::chat::TurnError> {
         let schema = self.schema.clone();
         let turn = self.prepare(request, schema.as_ref())?;
         let options = self.options.clone();
