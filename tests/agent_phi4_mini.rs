@@ -9,28 +9,17 @@
 //! writing of the documented format; Phi-4-mini's own templates are not
 //! among the shared fixtures.
 
+#[path = "common/own_format.rs"]
+mod own_format;
+
+use own_format::OwnFormat;
 use serde_json::json;
-use tool_use::models::agent::{Agent, AgentError, ChatModel, LocalChat};
-use tool_use::models::generate::GenerateOptions;
-use tool_use::models::model::tiny::{write_tiny_model, TinySpec};
-use tool_use::models::model::Model;
-use tool_use::models::parse::{Format, ParseOptions};
+use tool_use::models::model::tiny::TinySpec;
+use tool_use::models::parse::Format;
 use tool_use::models::template::{ChatTemplate, RenderOptions};
-use tool_use::{tool, toolbox, DefinitionFormat, Message, Role, ToolChoice};
+use tool_use::Message;
 
 const TEMPLATE: &str = include_str!("data/phi4_mini_format.jinja");
-
-/// Convert an amount between currencies.
-///
-/// Args:
-///     amount: The amount to convert
-///     from: The currency to convert from (choices: ["EUR", "USD", "JPY"])
-///     to: The currency to convert to (choices: ["EUR", "USD", "JPY"])
-///     rounded: Whether to round to whole units
-#[tool]
-fn convert_currency(amount: f64, from: String, to: String, rounded: bool) -> String {
-    format!("{amount} {from} in {to} (rounded: {rounded})")
-}
 
 #[test]
 fn the_template_lists_tools_and_writes_calls_as_phi4_minis_documentation_shows() {
@@ -69,81 +58,23 @@ fn the_template_lists_tools_and_writes_calls_as_phi4_minis_documentation_shows()
     );
 }
 
-/// A tiny random Phi-4-mini with the Phi-4-mini template.
-fn phi4_mini_shaped(seed: u64) -> Model {
-    let dir = tempfile::tempdir().unwrap();
-    let spec = TinySpec {
-        max_position_embeddings: 4096,
-        ..TinySpec::phi4_mini(seed)
-    };
-    write_tiny_model(dir.path(), &spec).unwrap();
-    std::fs::write(dir.path().join("chat_template.jinja"), TEMPLATE).unwrap();
-    Model::load(dir.path()).unwrap()
-}
-
 #[test]
 fn the_agent_calls_reads_and_answers_in_phi4_minis_format() {
-    let tools = toolbox![convert_currency];
-    let definitions = tools.definitions(DefinitionFormat::Transformers);
-    let options = ParseOptions {
-        tools: definitions.clone(),
-        ..ParseOptions::default()
-    };
-    for seed in 0..4 {
-        let chat = LocalChat::new(phi4_mini_shaped(seed))
-            .unwrap()
-            .options(GenerateOptions::sampled(300, 1.0, seed));
-        assert_eq!(chat.format(), Format::Phi4Mini);
-        assert!(chat.can_constrain());
-        // A named tool makes round 1 a call; a random model then rambles
-        // or calls again until max_rounds.
-        let mut agent = Agent::new(chat, toolbox![convert_currency])
-            .tool_choice(ToolChoice::Named("convert_currency".into()))
-            .max_rounds(2);
-        let outcome = agent.run(vec![Message::user("How much is 20 EUR in USD?")]);
-        let transcript = match &outcome {
-            Ok(run) => run.messages.clone(),
-            Err(e @ AgentError::MaxRounds { .. }) => e.messages().to_vec(),
-            Err(e) => panic!("seed {seed}: {e}"),
-        };
-        assert_eq!(transcript[1].role, Role::Assistant);
-        let call = &transcript[1].tool_calls[0];
-        assert_eq!(call.name, "convert_currency");
-        // Read with the tool's types, whatever the random model chose.
-        let args = &call.arguments;
-        assert!(args["amount"].is_number(), "seed {seed}: {args}");
-        for key in ["from", "to"] {
-            assert!(
-                ["EUR", "USD", "JPY"].contains(&args[key].as_str().unwrap_or("")),
-                "seed {seed}: {args}"
-            );
-        }
-        assert!(args["rounded"].is_boolean(), "seed {seed}: {args}");
-        // The call ran, and its result is the next round's context.
-        assert_eq!(transcript[2].role, Role::Tool);
-        let result = transcript[2].text();
-        assert!(result.contains(" in "), "seed {seed}: {result}");
-        let prompt = ChatTemplate::new(TEMPLATE)
-            .unwrap()
-            .render(
-                &RenderOptions::new(&transcript[..3])
-                    .tools(&definitions)
-                    .add_generation_prompt(true),
-            )
-            .unwrap()
-            .text;
-        assert!(
-            prompt.ends_with(&format!(
+    OwnFormat {
+        format: Format::Phi4Mini,
+        template: TEMPLATE,
+        spec: TinySpec::phi4_mini,
+        after_result: |result| {
+            format!(
                 "<|tool|>\n{{\"result\": {}}}<|end|><|assistant|>\n",
                 json!(result)
-            )),
-            "seed {seed}: {prompt}"
-        );
-        // The call as the template writes it back reads as the same call.
-        let start = prompt.find("functools[").unwrap();
-        let end = start + prompt[start..].find("]<|end|>").unwrap() + 1;
-        let parsed = Format::Phi4Mini.parse(&prompt[start..end], &options);
-        assert_eq!(parsed.tool_calls.len(), 1, "seed {seed}: {prompt}");
-        assert_eq!(&parsed.tool_calls[0].arguments, args, "seed {seed}");
+            )
+        },
+        written_call: |prompt| {
+            let start = prompt.find("functools[").unwrap();
+            let end = start + prompt[start..].find("]<|end|>").unwrap() + 1;
+            prompt[start..end].to_owned()
+        },
     }
+    .assert_round_trip(0..4);
 }
