@@ -3,6 +3,7 @@
 //! and reuses at least what one cache would.
 
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 use std::sync::Arc;
 use tool_models::generate::{GenerateOptions, Generation, Session};
 use tool_models::model::tiny::{write_tiny_model, TinySpec, TINY_VOCAB_SIZE};
@@ -76,6 +77,36 @@ fn models(spec: &TinySpec) -> Models {
     }
 }
 
+/// The conversations' next prompts, request by request: each starts with
+/// the shared tokens and its own opening; what was generated last is
+/// appended (or rewritten) at its next request. `request` runs a prompt and
+/// returns what the model generates from an empty cache.
+fn drive(
+    shared: &[u32],
+    openings: &[Vec<u32>],
+    steps: &[Step],
+    rewrite_with: &[u32],
+    mut request: impl FnMut(&[u32]) -> Result<Vec<u32>, TestCaseError>,
+) -> Result<(), TestCaseError> {
+    let mut histories: Vec<Vec<u32>> = openings
+        .iter()
+        .map(|own| shared.iter().chain(own).copied().collect())
+        .collect();
+    let mut answers: Vec<Vec<u32>> = vec![Vec::new(); CONVERSATIONS];
+    for step in steps {
+        let c = step.conversation;
+        let answer = std::mem::take(&mut answers[c]);
+        if step.rewrite && !answer.is_empty() {
+            histories[c].extend(&rewrite_with[..answer.len()]);
+        } else {
+            histories[c].extend(&answer);
+        }
+        histories[c].extend(&step.appended);
+        answers[c] = request(&histories[c])?;
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
@@ -87,29 +118,12 @@ proptest! {
         rewrite_with in proptest::collection::vec(token(), 3),
     ) {
         let mut m = models(&TinySpec::llama(31));
-        // Each conversation: the shared start, its own opening; what was
-        // generated last is appended (or rewritten) at its next request.
-        let mut histories: Vec<Vec<u32>> = openings
-            .iter()
-            .map(|own| shared.iter().chain(own).copied().collect())
-            .collect();
-        let mut answers: Vec<Vec<u32>> = vec![Vec::new(); CONVERSATIONS];
-        for step in &steps {
-            let c = step.conversation;
-            let answer = std::mem::take(&mut answers[c]);
-            if step.rewrite && !answer.is_empty() {
-                histories[c].extend(&rewrite_with[..answer.len()]);
-            } else {
-                histories[c].extend(&answer);
-            }
-            histories[c].extend(&step.appended);
-            let prompt = histories[c].clone();
-
+        drive(&shared, &openings, &steps, &rewrite_with, |prompt| {
             m.reference.reset_cache();
-            let expected = greedy(&mut m.reference, &prompt);
-            let pooled = greedy(&mut m.pooled, &prompt);
-            let small = greedy(&mut m.small, &prompt);
-            let single = greedy(&mut m.single, &prompt);
+            let expected = greedy(&mut m.reference, prompt);
+            let pooled = greedy(&mut m.pooled, prompt);
+            let small = greedy(&mut m.small, prompt);
+            let single = greedy(&mut m.single, prompt);
             prop_assert_eq!(&pooled.tokens, &expected.tokens);
             prop_assert_eq!(&small.tokens, &expected.tokens);
             prop_assert_eq!(&single.tokens, &expected.tokens);
@@ -120,8 +134,8 @@ proptest! {
             prop_assert!(small.stats.reused_tokens >= single.stats.reused_tokens);
             prop_assert!(pooled.stats.reused_tokens >= small.stats.reused_tokens);
             prop_assert_eq!(m.single.cached_sequences().len(), 1);
-            answers[c] = expected.tokens;
-        }
+            Ok(expected.tokens)
+        })?;
     }
 
     /// A hybrid model's Mamba-2 states resume only where a copy was kept:
@@ -135,29 +149,15 @@ proptest! {
         rewrite_with in proptest::collection::vec(token(), 3),
     ) {
         let mut m = models(&TinySpec::granite_h(31));
-        let mut histories: Vec<Vec<u32>> = openings
-            .iter()
-            .map(|own| shared.iter().chain(own).copied().collect())
-            .collect();
-        let mut answers: Vec<Vec<u32>> = vec![Vec::new(); CONVERSATIONS];
-        for step in &steps {
-            let c = step.conversation;
-            let answer = std::mem::take(&mut answers[c]);
-            if step.rewrite && !answer.is_empty() {
-                histories[c].extend(&rewrite_with[..answer.len()]);
-            } else {
-                histories[c].extend(&answer);
-            }
-            histories[c].extend(&step.appended);
-            let prompt = histories[c].clone();
+        drive(&shared, &openings, &steps, &rewrite_with, |prompt| {
             m.reference.reset_cache();
-            let expected = greedy(&mut m.reference, &prompt);
+            let expected = greedy(&mut m.reference, prompt);
             for session in [&mut m.pooled, &mut m.small, &mut m.single] {
-                let out = greedy(session, &prompt);
+                let out = greedy(session, prompt);
                 prop_assert_eq!(&out.tokens, &expected.tokens);
             }
             prop_assert_eq!(m.single.cached_sequences().len(), 1);
-            answers[c] = expected.tokens;
-        }
+            Ok(expected.tokens)
+        })?;
     }
 }
