@@ -12,39 +12,16 @@
 #[path = "common/own_format.rs"]
 mod own_format;
 
-use own_format::OwnFormat;
+use own_format::{render_sample, OwnFormat};
 use serde_json::json;
 use tool_use::models::model::tiny::TinySpec;
 use tool_use::models::parse::Format;
-use tool_use::models::template::{ChatTemplate, RenderOptions};
-use tool_use::Message;
 
 const TEMPLATE: &str = include_str!("data/granite4_format.jinja");
 
 #[test]
 fn the_template_lists_tools_and_writes_calls_as_granite4s_documentation_shows() {
-    let tool = json!({"type": "function", "function": {"name": "get_weather", "parameters": {}}});
-    let messages = [
-        Message::user("Weather in Paris?"),
-        Message::assistant_calls(
-            None,
-            vec![tool_use::ToolCall::new(
-                "call_0",
-                "get_weather",
-                json!({"city": "Paris"}),
-            )],
-        ),
-        Message::tool("call_0", "get_weather", "sunny"),
-    ];
-    let text = ChatTemplate::new(TEMPLATE)
-        .unwrap()
-        .render(
-            &RenderOptions::new(&messages)
-                .tools(std::slice::from_ref(&tool))
-                .add_generation_prompt(true),
-        )
-        .unwrap()
-        .text;
+    let (text, _) = render_sample(TEMPLATE, None, json!({"city": "Paris"}));
     let listed = r#"{"type": "function", "function": {"name": "get_weather", "parameters": {}}}"#;
     assert_eq!(
         text,

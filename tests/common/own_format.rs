@@ -26,6 +26,36 @@ pub fn convert_currency(amount: f64, from: String, to: String, rounded: bool) ->
     format!("{amount} {from} in {to} (rounded: {rounded})")
 }
 
+/// `template`'s prompt for a question, a call of `get_weather` with
+/// `arguments` and its result `"sunny"` (after `system`, if any), offering
+/// one `get_weather` tool: what a documented format is pinned by.
+#[allow(dead_code)] // FunctionGemma's test pins its declarations instead.
+pub fn render_sample(
+    template: &str,
+    system: Option<&str>,
+    arguments: serde_json::Value,
+) -> (String, serde_json::Value) {
+    let tool = serde_json::json!({"type": "function", "function": {"name": "get_weather", "parameters": {}}});
+    let call = tool_use::ToolCall::new("call_0", "get_weather", arguments);
+    let messages: Vec<Message> = (system.map(Message::system).into_iter())
+        .chain([
+            Message::user("Weather in Paris?"),
+            Message::assistant_calls(None, vec![call]),
+            Message::tool("call_0", "get_weather", "sunny"),
+        ])
+        .collect();
+    let text = ChatTemplate::new(template)
+        .unwrap()
+        .render(
+            &RenderOptions::new(&messages)
+                .tools(std::slice::from_ref(&tool))
+                .add_generation_prompt(true),
+        )
+        .unwrap()
+        .text;
+    (text, tool)
+}
+
 /// A format, its template, and where its calls and results sit in a prompt.
 pub struct OwnFormat {
     pub format: Format,
