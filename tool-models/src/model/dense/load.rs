@@ -187,13 +187,7 @@ impl Dense {
                 post_norms: None,
             });
         }
-        let embed = matrix("model.embed_tokens.weight", &[cfg.vocab, h])?;
-        // A tied head is the embedding tensor itself (see `tie_lm_head`).
-        let lm_head = if config.tie_word_embeddings {
-            None
-        } else {
-            Some(matrix("lm_head.weight", &[cfg.vocab, h])?)
-        };
+        let (embed, lm_head) = embedding_and_head(weights, config, h, keep_half)?;
         Ok(Some(Dense {
             norm: read("model.norm.weight", &[h])?,
             cfg,
@@ -202,6 +196,24 @@ impl Dense {
             lm_head,
         }))
     }
+}
+
+/// The embedding, and the output projection unless it is the embedding
+/// (a tied head is the embedding tensor itself, see `tie_lm_head`).
+pub(super) fn embedding_and_head(
+    weights: &Weights,
+    config: &HfConfig,
+    hidden: usize,
+    keep_half: bool,
+) -> Result<(Matrix, Option<Matrix>), ModelError> {
+    let shape = [config.vocab_size, hidden];
+    let embed = read_matrix(weights, "model.embed_tokens.weight", &shape, keep_half)?;
+    let head = if config.tie_word_embeddings {
+        None
+    } else {
+        Some(read_matrix(weights, "lm_head.weight", &shape, keep_half)?)
+    };
+    Ok((embed, head))
 }
 
 /// Granite 4's Mamba-2 layer under `{p}.mamba`.

@@ -2,7 +2,7 @@
 //! layers among attention layers (see [`super::conv`]).
 
 use super::conv::{ConvBiases, ShortConv};
-use super::load::{read, read_matrix, Shape};
+use super::load::{embedding_and_head, read, read_matrix, Shape};
 use super::matrix::Matrix;
 use super::{Attention, Dense, Layer, Mixer};
 use crate::model::config::{HfConfig, Lfm2};
@@ -88,12 +88,7 @@ impl Dense {
                 post_norms: None,
             });
         }
-        let embed = matrix("model.embed_tokens.weight", &[cfg.vocab, h])?;
-        let lm_head = if config.tie_word_embeddings {
-            None
-        } else {
-            Some(matrix("lm_head.weight", &[cfg.vocab, h])?)
-        };
+        let (embed, lm_head) = embedding_and_head(weights, config, h, keep_half)?;
         Ok(Dense {
             // LFM2 calls its final norm the embedding norm.
             norm: read("model.embedding_norm.weight", &[h])?,
