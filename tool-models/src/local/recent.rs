@@ -11,7 +11,7 @@ use crate::model::{ModelError, Tokenizer};
 use std::collections::VecDeque;
 
 /// Turns kept: as many conversations as a server usefully interleaves
-/// (the model keeps their caches within its KV budget); each costs its
+/// (the session keeps their caches within its KV budget); each costs its
 /// text and tokens.
 const KEPT_TURNS: usize = 32;
 

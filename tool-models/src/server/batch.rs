@@ -13,7 +13,7 @@
 //! greedy, the tokens it gets alone.
 //!
 //! A request reserves the KV cache it may grow to (prompt plus
-//! `max_tokens`, at most the context) against the model's KV budget. One
+//! `max_tokens`, at most the context) against the session's KV budget. One
 //! whose prompt alone exceeds the budget is refused (400); one that could
 //! grow past it is held to what fits (`finish_reason: "length"`); one that
 //! does not fit beside the requests in flight waits for them, and the queue

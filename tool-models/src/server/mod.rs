@@ -16,7 +16,7 @@
 //! refused with 503 and `Retry-After` beyond it. A request reuses the KV
 //! cache of the conversation it continues, reported as
 //! `usage.prompt_tokens_details.cached_tokens` (Messages:
-//! `usage.cache_read_input_tokens`): on Llama-family models the model keeps
+//! `usage.cache_read_input_tokens`): on the project's decoder the session keeps
 //! several conversations' caches within [`Server::kv_budget`], so clients
 //! taking turns each reuse their own; models that candle-transformers runs
 //! keep the last one only. A client that disconnects cancels its
@@ -141,9 +141,9 @@ impl Server {
         self
     }
 
-    /// The bytes the model's KV caches may hold together
+    /// The bytes the KV caches of the server's session may hold together
     /// ([`DEFAULT_KV_BUDGET`](crate::generate::DEFAULT_KV_BUDGET) unless
-    /// the model was given another): the conversations kept for reuse, least
+    /// the session was given another): the conversations kept for reuse, least
     /// recently used dropped first; 0 keeps only the last one. Sets the
     /// session's [`kv_budget`](crate::generate::Session::kv_budget).
     pub fn kv_budget(mut self, bytes: usize) -> Server {
