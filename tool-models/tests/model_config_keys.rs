@@ -190,3 +190,27 @@ proptest! {
         }
     }
 }
+
+/// transformers saves a hybrid Granite 4's default time-step limit,
+/// `(0, inf)`, as Python's json writes it (`[0.0, Infinity]`, not JSON): the
+/// config loads, unchanged in what it computes; another limit is refused.
+#[test]
+fn a_hybrid_config_saved_by_transformers_with_its_infinite_time_step_limit_loads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().join("base");
+    write_tiny_model(&base, &TinySpec::granite_h(3)).unwrap();
+    let expected = logits(&base).unwrap();
+    for (limit, loads) in [("[0.0, Infinity]", true), ("[0.0, 1.0]", false)] {
+        let changed = tmp.path().join("changed");
+        write_tiny_model(&changed, &TinySpec::granite_h(3)).unwrap();
+        let path = changed.join("config.json");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let text = text.replacen('{', &format!("{{\n  \"time_step_limit\": {limit},"), 1);
+        std::fs::write(&path, text).unwrap();
+        match logits(&changed) {
+            Ok(ours) if loads => assert_eq!(max_diff(&ours, &expected), 0.0),
+            Err(e) if !loads => assert!(e.contains("time_step_limit"), "{e}"),
+            other => panic!("{limit}: {other:?}"),
+        }
+    }
+}

@@ -297,8 +297,12 @@ pub(super) fn granite_mamba(
             "\"mamba_proj_bias\" is true: biases on Mamba-2's projections are not computed by this crate".into(),
         ));
     }
+    // transformers' default, (0, inf), as Python writes it.
+    let unlimited = |v: &Value| v.as_f64() == Some(0.0);
     match cfg.get("time_step_limit") {
         None | Some(Value::Null) => {}
+        Some(Value::Array(limits))
+            if limits.len() == 2 && unlimited(&limits[0]) && limits[1] == "Infinity" => {}
         Some(other) => {
             return Err(invalid(format!(
                 "\"time_step_limit\" is {other}: this crate computes Mamba-2's time steps unlimited, as transformers' default (0, inf)"

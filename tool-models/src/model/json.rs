@@ -20,7 +20,19 @@ pub(crate) fn parse_json_object(
     text: &str,
     path: PathBuf,
 ) -> Result<Map<String, Value>, ModelError> {
-    match serde_json::from_str(text) {
+    // Python's json writes non-finite floats as bare `Infinity`, `-Infinity`
+    // and `NaN` (transformers saves Mamba's default time-step limit so),
+    // which JSON has not: read as the strings "Infinity", "-Infinity" and
+    // "NaN", for the readers to accept or refuse by name.
+    let parsed = serde_json::from_str(text).or_else(|e| {
+        let lenient = non_finite_as_strings(text);
+        if lenient == text {
+            Err(e)
+        } else {
+            serde_json::from_str(&lenient).map_err(|_| e)
+        }
+    });
+    match parsed {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(ModelError::invalid(
             path,
@@ -31,6 +43,34 @@ pub(crate) fn parse_json_object(
         )),
         Err(source) => Err(ModelError::Json { path, source }),
     }
+}
+
+/// `text` with each bare `Infinity`, `-Infinity` and `NaN` outside strings
+/// quoted.
+fn non_finite_as_strings(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if in_string {
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if c == '"' {
+            in_string = true;
+        } else if let Some(word) = ["-Infinity", "Infinity", "NaN"]
+            .into_iter()
+            .find(|w| rest.starts_with(w))
+        {
+            out.push('"');
+            out.push_str(word);
+            out.push('"');
+            rest = &rest[word.len()..];
+            continue;
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
 }
 
 /// The JSON type of `value`, for messages.
@@ -67,5 +107,22 @@ pub(crate) fn token_ids(
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => items.iter().map(one).collect(),
         Some(v) => Ok(vec![one(v)?]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pythons_non_finite_floats_read_as_strings_and_strings_stay_as_written() {
+        let text = r#"{"time_step_limit": [0.0, Infinity], "low": -Infinity, "x": NaN, "s": "Infinity \" NaN"}"#;
+        let map = parse_json_object(text, PathBuf::from("config.json")).unwrap();
+        assert_eq!(map["time_step_limit"], serde_json::json!([0.0, "Infinity"]));
+        assert_eq!(map["low"], "-Infinity");
+        assert_eq!(map["x"], "NaN");
+        assert_eq!(map["s"], "Infinity \" NaN");
+        let err = parse_json_object("{\"a\": Infinit}", PathBuf::from("config.json")).unwrap_err();
+        assert!(err.to_string().contains("config.json"), "{err}");
     }
 }
