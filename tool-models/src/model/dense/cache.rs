@@ -35,6 +35,23 @@ struct Recurrent {
     copies: Vec<(usize, Vec<f32>)>,
 }
 
+impl Recurrent {
+    /// Back to the state after the first `len` positions of the `held`
+    /// ones: the copy at `len` (zeros at 0); `len` must be
+    /// [resumable](KvCache::resumable).
+    fn cut(&mut self, len: usize, held: usize) {
+        self.written = false;
+        if len == held {
+            return;
+        }
+        self.copies.retain(|(at, _)| *at <= len);
+        match self.copies.last() {
+            Some((at, state)) if *at == len => self.current.copy_from_slice(state),
+            _ => self.current.fill(0.0),
+        }
+    }
+}
+
 /// A recurrent state is copied after every pass of more than one token
 /// (a prompt or a chunk of one), and every this many positions.
 const COPY_EVERY: usize = 256;
@@ -107,15 +124,8 @@ impl KvCache {
     /// positions of `len`; returns how many it keeps.
     pub(crate) fn truncate(&mut self, len: usize) -> usize {
         let len = self.resumable(len);
-        if len < self.len {
-            for r in self.states.iter_mut().flatten() {
-                r.copies.retain(|(at, _)| *at <= len);
-                match r.copies.last() {
-                    Some((at, state)) if *at == len => r.current.copy_from_slice(state),
-                    _ => r.current.fill(0.0),
-                }
-                r.written = false;
-            }
+        for r in self.states.iter_mut().flatten() {
+            r.cut(len, self.len);
         }
         self.truncate_rows(len);
         self.short = self.short.min(self.len);
@@ -173,27 +183,10 @@ impl KvCache {
     /// `len`, allocated to fit them.
     pub(crate) fn prefix(&self, len: usize) -> KvCache {
         let len = self.resumable(len);
-        let states = (self.states.iter())
-            .map(|r| {
-                r.as_ref().map(|r| {
-                    let copies: Vec<(usize, Vec<f32>)> = (r.copies.iter())
-                        .filter(|(at, _)| *at <= len)
-                        .cloned()
-                        .collect();
-                    let current = match copies.last() {
-                        _ if len == self.len => r.current.clone(),
-                        Some((at, state)) if *at == len => state.clone(),
-                        _ => vec![0.0; r.current.len()],
-                    };
-                    Recurrent {
-                        pending: vec![0.0; current.len()],
-                        current,
-                        written: false,
-                        copies,
-                    }
-                })
-            })
-            .collect();
+        let mut states = self.states.clone();
+        for r in states.iter_mut().flatten() {
+            r.cut(len, self.len);
+        }
         let rows = |layers: &[Vec<f32>], value: bool| -> Vec<Vec<f32>> {
             (layers.iter().zip(&self.widths))
                 .map(|(rows, (k, v))| rows[..len * if value { v } else { k }].to_vec())

@@ -84,16 +84,15 @@ impl Mamba2 {
             let m = step.tokens.len();
             let start = step.cache.len();
             let rows = &s.conv[first * row..][..m * row];
-            let xbc: Vec<f32> = (rows.chunks_exact(row))
-                .flat_map(|r| r[inner..inner + width].iter().copied())
-                .collect();
-            step.cache.append(index, &xbc, &[]);
-            let (history, _) = step.cache.layer(index);
+            // The xBC rows, gathered in the room of their convolution to be
+            // appended to the cache, which the convolution then reads.
             let mixed = &mut s.mixed[first * width..][..m * width];
+            for (xbc, r) in mixed.chunks_exact_mut(width).zip(rows.chunks_exact(row)) {
+                xbc.copy_from_slice(&r[inner..inner + width]);
+            }
+            step.cache.append(index, mixed, &[]);
+            let (history, _) = step.cache.layer(index);
             self.convolve(history, start, mixed);
-            let dts: Vec<f32> = (rows.chunks_exact(row))
-                .flat_map(|r| r[inner + width..].iter().copied())
-                .collect();
             let (before, after) = step.cache.states(index);
             // Head by head, each over every position: a head's state
             // stays in the core's cache while it runs through the step.
@@ -107,7 +106,8 @@ impl Mamba2 {
                     state.copy_from_slice(before);
                     for (j, y) in y.chunks_exact_mut(p).enumerate() {
                         let mixed = &mixed[j * width..][..width];
-                        self.recur(h, state, mixed, dts[j * heads + h], y);
+                        let dt = rows[j * row + inner + width + h];
+                        self.recur(h, state, mixed, dt, y);
                     }
                 });
             let out = &mut s.gated[first * inner..][..m * inner];

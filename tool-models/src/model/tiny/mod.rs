@@ -344,18 +344,14 @@ impl TinySpec {
     /// LFM2-350M's shape (hidden 1024, 16 layers of which 6 attend, 16
     /// heads, 8 kv heads, MLP 4608, 65,536 tokens), for benchmarks.
     pub fn lfm2_350m(seed: u64) -> TinySpec {
+        // Qwen3-0.6B's width, heads and tied embeddings.
         TinySpec {
             arch: TinyArch::Lfm2,
-            hidden_size: 1024,
             intermediate_size: 4608,
             num_layers: 16,
-            num_heads: 16,
-            num_kv_heads: 8,
             max_position_embeddings: 128_000,
-            tie_word_embeddings: true,
             vocab_size: 65_536,
-            seed,
-            config_style: ConfigStyle::Legacy,
+            ..TinySpec::qwen3_0_6b(seed)
         }
     }
 
