@@ -1,18 +1,29 @@
 #!/usr/bin/env python3
 """Import circles between modules of the workspace's library crates.
 
-Each source file is a module (`a/b.rs` and `a/b/mod.rs` are `a::b`). A file
-depends on another when it names it in a path: `use crate::a::b::X`,
-`super::b::f()`, `self::c::Y`, grouped `use` trees included. Edges between a
-module and its own ancestors are left out: a parent declares and re-exports
-its children, and children use what the parent defines, by design. What is
-left is what the issue calls a circle: siblings (or cousins) that each use
-the other, as `template/python.rs` and `template/env.rs` did through
-`PyRange`. An item a parent re-exports from a sibling is counted as the
-parent's, so a circle through a re-export is not seen.
+Each source file is a module (`a/b.rs` and `a/b/mod.rs` are `a::b`), and a
+module declared inline (`mod grammar { ... }`) belongs to its file: its
+imports are the file's, and `super`/`self` inside it are resolved from
+where it sits. A file depends on another when it names it in a path:
+`use crate::a::b::X`, `super::b::f()`, `self::c::Y`, a path relative to the
+module (`use registry::FAMILIES` in `parse/mod.rs`), grouped `use` trees
+included. A name a module re-exports (`pub use b::X`) is followed to the
+module that defines it, so a circle through a re-export is seen.
 
-Prints each circle (a strongly connected component of two or more files)
-and exits 1 if there is one; `--graph` prints every edge too.
+A child using what its ancestors define is by design (a parent declares its
+children and holds what they share), so edges up to an ancestor are left
+out. An ancestor using a descendant is kept (apart from its re-exports):
+`parse` calling its registry, which lists the families, is an edge, so
+`constrain::syntax -> parse -> parse::registry -> parse::hermes ->
+constrain::syntax` is a circle. A circle is a strongly connected component
+of two or more files.
+
+tool-models is also layered (`LAYERS`, lowest first): a module may use
+its own layer and those below, never one above; each import upward is
+printed.
+
+Prints each circle and each upward import, and exits 1 if there is one;
+`--graph` prints every edge.
 """
 
 import re
@@ -23,11 +34,31 @@ ROOT = Path(__file__).resolve().parent.parent
 CRATES = ["src", "tool-macros/src", "tool-runtime/src", "tool-models/src",
           "tool-mcp/src", "tool-train/src", "models/tool-use-mini/src"]
 
+# tool-models' layers, lowest first: a top-level module's place. The floor
+# holds leaves any layer may use.
+LAYERS = {
+    "tool-models/src": [
+        ["lib", "setters", "schema_types", "stats", "gguf"],
+        ["template"],
+        ["hub"],
+        ["model"],
+        ["generate"],
+        ["constrain"],
+        ["parse"],
+        ["chat"],
+        ["agent", "local"],
+        ["wire", "eval"],
+        ["remote", "server"],
+    ],
+}
+
 PATH = re.compile(r"\b(crate|super|self)((?:::\w+)+)")
-USE = re.compile(r"\buse\s+([^;]+);", re.S)
+USE = re.compile(r"\b(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.S)
+INLINE_MOD = re.compile(r"\bmod\s+(\w+)\s*\{")
+TEST_MOD = re.compile(r"#\[cfg\(test\)\]\s*(?:#\[[^\]]*\]\s*)*mod\s+\w+\s*\{")
 
 
-def modules(src: Path):
+def files(src: Path):
     """Module path (tuple) -> file, for one crate's source folder."""
     out = {}
     for f in src.rglob("*.rs"):
@@ -68,77 +99,170 @@ def expand(tree: str):
                 for item in filter(None, items):
                     out += expand(prefix + item + rest)
                 return out
-    return [tree.split(" as ")[0]]
+    return [re.split(r"\bas\b", tree)[0]]
 
 
-def strip_comments(text: str) -> str:
-    """The file's code without comments and without its inline test module
-    (where `super` means the file itself, not its parent)."""
+def strip(text: str) -> str:
+    """The code without comments, string literals and test modules (where
+    `super` is the file itself and imports are the tests' own)."""
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    text = re.split(r"#\[cfg\(test\)\]\s*mod\s+\w+\s*\{", text)[0]
-    return "\n".join(line.split("//")[0] for line in text.splitlines())
+    text = "\n".join(line.split("//")[0] for line in text.splitlines())
+    text = re.sub(r'r#*"(?:[^"\\]|\\.)*"#*|"(?:[^"\\]|\\.)*"', '""', text, flags=re.S)
+    while True:
+        m = TEST_MOD.search(text)
+        if not m:
+            return text
+        end = close_of(text, m.end() - 1)
+        text = text[: m.start()] + text[end + 1:]
 
 
-def resolve(here: tuple, path: str, mods: dict):
-    """The module a path like `super::b::X` names, or None."""
-    segs = path.split("::")
-    if segs[0] == "crate":
-        base, rest = (), segs[1:]
-    elif segs[0] in ("super", "self"):
-        base = here
-        rest = segs
-        while rest and rest[0] in ("super", "self"):
-            if rest[0] == "super":
-                base = base[:-1]
-            rest = rest[1:]
-    else:
-        return None
-    best = base if base in mods else None
-    cur = base
-    for s in rest:
-        cur = cur + (s,)
-        if cur in mods:
-            best = cur
-        else:
+def close_of(text: str, open_at: int) -> int:
+    """The index of the brace closing the one at `open_at`."""
+    depth = 0
+    for i in range(open_at, len(text)):
+        if text[i] == "{":
+            depth += 1
+        elif text[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return len(text) - 1
+
+
+def scopes(here: tuple, text: str):
+    """(module path, code) for the file's own code and each inline module,
+    the inline ones cut out of their parent's code."""
+    out, own, pos = [], [], 0
+    while True:
+        m = INLINE_MOD.search(text, pos)
+        if not m:
+            own.append(text[pos:])
             break
-    return best
+        own.append(text[pos: m.start()])
+        end = close_of(text, m.end() - 1)
+        out += scopes(here + (m.group(1),), text[m.end(): end])
+        pos = end + 1
+    return [(here, "".join(own))] + out
+
+
+class Crate:
+    def __init__(self, src: Path):
+        self.files = files(src)
+        self.owner = {}  # module path (inline ones too) -> file's module path
+        self.code = {}  # file's module path -> [(scope path, code)]
+        self.reexports = {}  # module path -> {name: path tuple of its source}
+        for m, f in self.files.items():
+            self.code[m] = scopes(m, strip(f.read_text()))
+            for scope, code in self.code[m]:
+                self.owner[scope] = m
+        for m, parts in self.code.items():
+            for scope, code in parts:
+                for u in USE.finditer(code):
+                    if not u.group(1):
+                        continue
+                    for p in expand(u.group(2)):
+                        segs = p.split("::")
+                        name = segs[-1]
+                        if name in ("*", "self"):
+                            continue
+                        full = self.absolute(scope, segs)
+                        if full:
+                            self.reexports.setdefault(scope, {})[name] = full
+
+    def absolute(self, here: tuple, segs: list):
+        """The path as segments from the crate root, or None (an outside crate)."""
+        if segs[0] == "crate":
+            return tuple(segs[1:])
+        if segs[0] in ("super", "self"):
+            base = here
+            while segs and segs[0] in ("super", "self"):
+                if segs[0] == "super":
+                    base = base[:-1]
+                segs = segs[1:]
+            return base + tuple(segs)
+        if here + (segs[0],) in self.owner:
+            return here + tuple(segs)
+        return None
+
+    def resolve(self, full: tuple, hops: int = 0):
+        """The file whose item the absolute path names."""
+        best, cur = (), ()
+        for i, s in enumerate(full):
+            nxt = cur + (s,)
+            if nxt in self.owner:
+                cur = best = nxt
+                continue
+            again = self.reexports.get(cur, {}).get(s)
+            if again and hops < 8 and again != full:
+                return self.resolve(again + full[i + 1:], hops + 1)
+            break
+        return self.owner.get(best, ())
+
+    def edges(self):
+        out = {m: set() for m in self.files}
+        for m, parts in self.code.items():
+            for scope, code in parts:
+                paths = []
+                for u in USE.finditer(code):
+                    if u.group(1):
+                        continue  # a re-export is followed where it is named
+                    paths += expand(u.group(2))
+                code = USE.sub(lambda u: "" if u.group(1) else u.group(0), code)
+                paths += [p.group(0) for p in PATH.finditer(code)]
+                for p in paths:
+                    full = self.absolute(scope, p.split("::"))
+                    if full is None:
+                        continue
+                    target = self.resolve(full)
+                    if target == m or target not in self.files:
+                        continue
+                    if m[: len(target)] == target:
+                        continue  # up to an ancestor
+                    out[m].add(target)
+        return out
 
 
 def main():
     show = "--graph" in sys.argv
-    circles = []
+    circles, upward = [], []
     for crate in CRATES:
         src = ROOT / crate
         if not src.is_dir():
             continue
-        mods = modules(src)
-        edges = {m: set() for m in mods}
-        for m, f in mods.items():
-            text = strip_comments(f.read_text())
-            paths = []
-            for u in USE.finditer(text):
-                paths += expand(u.group(1))
-            paths += [m2.group(0) for m2 in PATH.finditer(text)]
-            # `use` trees relative to the file (`use hermes::X` in mod.rs).
-            for p in paths:
-                target = resolve(m, p, mods)
-                if target is None or target == m:
-                    continue
-                if target == m[: len(target)] or m == target[: len(m)]:
-                    continue  # an ancestor or a descendant
-                edges[m].add(target)
+        edges = Crate(src).edges()
         if show:
             for m in sorted(edges):
                 for t in sorted(edges[m]):
                     print(f"{crate}: {'::'.join(m) or 'lib'} -> {'::'.join(t) or 'lib'}")
         circles += [(crate, c) for c in sccs(edges) if len(c) > 1]
+        upward += upward_imports(crate, edges)
+    for crate, m, t in upward:
+        print(f"upward import in {crate}: {m} -> {t}")
     for crate, c in circles:
-        print(f"circle in {crate}: " + " <-> ".join(sorted("::".join(m) for m in c)))
-    if circles:
+        print(f"circle in {crate} ({len(c)} files): "
+              + " <-> ".join(sorted("::".join(m) or "lib" for m in c)))
+    if circles or upward:
         sys.exit(1)
-    print(f"no import circles between modules ({', '.join(CRATES)})")
+    print(f"no import circles between modules ({', '.join(CRATES)}), "
+          f"no upward imports between layers ({', '.join(LAYERS)})")
 
 
+def upward_imports(crate, edges):
+    """(crate, from, to) for each edge from a layer to one above it."""
+    layers = LAYERS.get(crate)
+    if not layers:
+        return []
+    rank = {name: i for i, names in enumerate(layers) for name in names}
+
+    def layer(m):
+        top = m[0] if m else "lib"
+        if top not in rank:
+            sys.exit(f"{crate}: module `{top}` has no place in LAYERS")
+        return rank[top]
+
+    return [(crate, "::".join(m) or "lib", "::".join(t) or "lib")
+            for m in sorted(edges) for t in sorted(edges[m])
+            if layer(t) > layer(m)]
 def sccs(edges):
     """Tarjan's strongly connected components."""
     index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]

@@ -39,7 +39,7 @@
 mod book;
 #[cfg(feature = "bundled")]
 pub mod bundled;
-#[cfg(feature = "templates")]
+#[cfg(feature = "demo")]
 pub mod demo;
 
 pub use tool_macros::{tool, tools};

@@ -75,7 +75,7 @@ impl McpServer {
         // `invoke` answers with a result, not a message: the id is never read.
         match self.toolbox.invoke(&call).await {
             Ok(text) => Ok(CallToolResult::success(vec![ContentBlock::text(text)])),
-            Err(e @ ToolError::UnknownTool { .. }) => {
+            Err(e @ ToolError::UnknownTool(_)) => {
                 Err(ErrorData::invalid_params(e.to_string(), None))
             }
             Err(e) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(

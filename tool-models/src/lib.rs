@@ -58,8 +58,12 @@ pub mod model;
 pub mod parse;
 #[cfg(feature = "remote")]
 pub mod remote;
+#[cfg(feature = "parse")]
+mod schema_types;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "agent")]
+mod stats;
 #[cfg(feature = "templates")]
 pub mod template;
 #[cfg(feature = "wire")]

@@ -286,7 +286,10 @@ fn no_tools_means_no_calls() {
     let mut c = ToolConstraint::new(&env, Format::Hermes, &[], &ToolChoice::Auto).unwrap();
     assert!(!c.allowed().unwrap().unwrap().contains(open));
     let e = ToolConstraint::new(&env, Format::Hermes, &[], &ToolChoice::Required).unwrap_err();
-    assert_eq!(e, ConstrainError::NoTools("required".into()));
+    assert_eq!(
+        e,
+        ConstrainError::Choice(tool_runtime::UnmetChoice::NoTools("required".into()))
+    );
 }
 
 #[test]
@@ -302,7 +305,7 @@ fn errors_are_clear() {
     .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "tool_choice names `fly`, but the tools offered are: get_weather, add, search, now"
+        "tool_choice: unknown tool `fly`. Available tools: get_weather, add, search, now"
     );
     // Every format the parsers read has a grammar.
     for format in Format::all() {

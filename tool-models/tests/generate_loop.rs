@@ -2,7 +2,8 @@
 //! constraints and errors.
 
 use tool_models::generate::{
-    ConstraintError, GenerateError, GenerateOptions, Session, StopReason, TokenConstraint, TokenSet,
+    GenerateError, GenerateOptions, Session, StopReason, TokenConstraint, TokenConstraintError,
+    TokenSet,
 };
 use tool_models::model::tiny::{tiny_token_id, write_tiny_model, TinySpec};
 use tool_models::model::Model;
@@ -171,13 +172,15 @@ struct Only {
 }
 
 impl TokenConstraint for Only {
-    fn allowed(&mut self) -> Result<Option<TokenSet>, ConstraintError> {
+    fn allowed(&mut self) -> Result<Option<TokenSet>, TokenConstraintError> {
         Ok(Some(self.set.clone()))
     }
 
-    fn commit(&mut self, token: u32) -> Result<(), ConstraintError> {
+    fn commit(&mut self, token: u32) -> Result<(), TokenConstraintError> {
         if !self.set.contains(token) {
-            return Err(ConstraintError(format!("token {token} was not allowed")));
+            return Err(TokenConstraintError(format!(
+                "token {token} was not allowed"
+            )));
         }
         self.committed.push(token);
         Ok(())

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Value};
 
+use crate::error::UnknownTool;
 use crate::{json_kind, ToolDefinition};
 
 /// Whether and which tools the model may call.
@@ -81,13 +82,8 @@ pub enum UnmetChoice {
     #[error("tool_choice `{0}` needs at least one tool, but none was offered")]
     NoTools(String),
     /// The named tool is not offered.
-    #[error("tool_choice names `{name}`, but the tools offered are: {known}")]
-    UnknownTool {
-        /// The name asked for.
-        name: String,
-        /// The names offered, comma-separated (or `none`).
-        known: String,
-    },
+    #[error("tool_choice: {0}")]
+    UnknownTool(UnknownTool),
 }
 
 impl ToolChoice {
@@ -138,14 +134,7 @@ impl ToolChoice {
                 Err(UnmetChoice::NoTools(self.to_string()))
             }
             ToolChoice::Named(name) if !offered.contains(&name.as_str()) => {
-                Err(UnmetChoice::UnknownTool {
-                    name: name.clone(),
-                    known: if offered.is_empty() {
-                        "none".into()
-                    } else {
-                        offered.join(", ")
-                    },
-                })
+                Err(UnmetChoice::UnknownTool(UnknownTool::new(name, offered)))
             }
             _ => Ok(()),
         }
@@ -225,7 +214,7 @@ mod tests {
                 .check(&tools)
                 .unwrap_err()
                 .to_string(),
-            "tool_choice names `c`, but the tools offered are: a, b"
+            "tool_choice: unknown tool `c`. Available tools: a, b"
         );
         assert_eq!(
             ToolChoice::Required.check(&[]).unwrap_err().to_string(),

@@ -8,8 +8,9 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
-use crate::format::GROUNDED;
+use crate::grounding::{take_grounded, GROUNDED};
 use crate::json_kind;
 
 /// One tool's definition, checked: a non-empty name and, when given,
@@ -189,10 +190,29 @@ impl ToolDefinition {
             .and_then(Value::as_object_mut)
         {
             for schema in properties.values_mut().filter_map(Value::as_object_mut) {
-                crate::format::take_grounded(schema);
+                take_grounded(schema);
             }
         }
         parameters
+    }
+
+    /// Whether any of `tools` has a grounded parameter.
+    pub fn any_grounded(tools: &[ToolDefinition]) -> bool {
+        tools.iter().any(|t| t.grounded().next().is_some())
+    }
+
+    /// `tools` without the grounding marker, as a model is shown them
+    /// (borrowed when none has it).
+    pub fn strip_grounding(tools: &[ToolDefinition]) -> Cow<'_, [ToolDefinition]> {
+        if !tools.iter().any(ToolDefinition::has_grounding_marker) {
+            return Cow::Borrowed(tools);
+        }
+        Cow::Owned(
+            tools
+                .iter()
+                .map(ToolDefinition::without_grounding)
+                .collect(),
+        )
     }
 
     /// This definition without the grounding marker, as a model is shown
@@ -212,7 +232,7 @@ impl ToolDefinition {
             .and_then(Value::as_object_mut)
         {
             for schema in properties.values_mut().filter_map(Value::as_object_mut) {
-                if crate::format::take_grounded(schema) {
+                if take_grounded(schema) {
                     edit(schema);
                 }
             }
@@ -228,7 +248,7 @@ impl ToolDefinition {
     /// marks a definition in JSON.
     pub fn with_free_strings_grounded(&self) -> ToolDefinition {
         self.edited(|json| {
-            crate::ground_free_strings(json);
+            crate::grounding::ground_free_strings(json);
         })
     }
 
@@ -237,7 +257,7 @@ impl ToolDefinition {
     /// marks a definition in JSON.
     pub fn with_free_numbers_grounded(&self) -> ToolDefinition {
         self.edited(|json| {
-            crate::ground_free_numbers(json);
+            crate::grounding::ground_free_numbers(json);
         })
     }
 

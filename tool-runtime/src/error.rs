@@ -8,19 +8,45 @@ use serde_json::Value;
 use std::fmt;
 use std::time::Duration;
 
+/// A name that is none of the tools offered: the one error for an unknown
+/// tool, whether a model called it, `tool_choice` named it or a toolbox was
+/// asked for it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown tool `{name}`.{} Available tools: {}", did_you_mean(.suggestion), list(.available))]
+pub struct UnknownTool {
+    /// The name asked for.
+    pub name: String,
+    /// The names of the tools there are.
+    pub available: Vec<String>,
+    /// The closest available name, if one is close.
+    pub suggestion: Option<String>,
+}
+
+impl UnknownTool {
+    /// `name`, which none of `available` is, with the closest of them
+    /// suggested when one is close (a typo, a different case).
+    pub fn new<'a>(name: &str, available: impl IntoIterator<Item = &'a str>) -> UnknownTool {
+        let available: Vec<String> = available.into_iter().map(str::to_owned).collect();
+        let suggestion = available
+            .iter()
+            .map(|c| (edit_distance(&name.to_lowercase(), &c.to_lowercase()), c))
+            .filter(|(d, c)| *d <= 2.max(c.chars().count() / 3))
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, c)| c.clone());
+        UnknownTool {
+            name: name.to_owned(),
+            available,
+            suggestion,
+        }
+    }
+}
+
 /// A tool call that did not produce a result.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ToolError {
     /// No tool has this name.
-    #[error("unknown tool `{name}`.{} Available tools: {}", did_you_mean(.suggestion), list(.available))]
-    UnknownTool {
-        /// The name the model used.
-        name: String,
-        /// The toolbox's tool names.
-        available: Vec<String>,
-        /// The closest available name, if one is close.
-        suggestion: Option<String>,
-    },
+    #[error(transparent)]
+    UnknownTool(UnknownTool),
     /// The arguments were not a JSON object.
     #[error("arguments for `{tool}` must be a JSON object, found {found}")]
     ArgumentsNotObject {
@@ -67,21 +93,9 @@ pub enum ToolError {
 }
 
 impl ToolError {
-    /// A call to `name`, which none of `available` is, with the closest of
-    /// them suggested when one is close (a typo, a different case).
+    /// A call to `name`, which none of `available` is (see [`UnknownTool::new`]).
     pub fn unknown_tool<'a>(name: &str, available: impl IntoIterator<Item = &'a str>) -> ToolError {
-        let available: Vec<String> = available.into_iter().map(str::to_owned).collect();
-        let suggestion = available
-            .iter()
-            .map(|c| (edit_distance(&name.to_lowercase(), &c.to_lowercase()), c))
-            .filter(|(d, c)| *d <= 2.max(c.chars().count() / 3))
-            .min_by_key(|(d, _)| *d)
-            .map(|(_, c)| c.clone());
-        ToolError::UnknownTool {
-            name: name.to_owned(),
-            available,
-            suggestion,
-        }
+        ToolError::UnknownTool(UnknownTool::new(name, available))
     }
 }
 
@@ -212,11 +226,11 @@ mod tests {
 
     #[test]
     fn messages() {
-        let e = ToolError::UnknownTool {
+        let e = ToolError::UnknownTool(UnknownTool {
             name: "get_temprature".into(),
             available: vec!["get_temperature".into(), "get_wind".into()],
             suggestion: Some("get_temperature".into()),
-        };
+        });
         assert_eq!(
             e.to_string(),
             "unknown tool `get_temprature`. Did you mean `get_temperature`? Available tools: get_temperature, get_wind"

@@ -24,20 +24,6 @@ pub enum DefinitionFormat {
     Gemini,
 }
 
-/// The keyword `#[arg(grounded)]` writes on a parameter's schema: a hint
-/// for local constrained decoding (the value must be copied from the user's
-/// words), which hosted APIs do not know. Every format but
-/// [`DefinitionFormat::Transformers`] leaves it out.
-pub const GROUNDED: &str = "x-grounded";
-
-/// Removes the [`GROUNDED`] marker from a parameter's schema, keeping the
-/// other keys in order; whether the parameter was grounded.
-pub fn take_grounded(schema: &mut Map<String, Value>) -> bool {
-    let grounded = schema.get(GROUNDED) == Some(&Value::Bool(true));
-    schema.retain(|k, _| k != GROUNDED);
-    grounded
-}
-
 /// Converts transformers-form definitions into `format`: the value of the
 /// API's `tools` field. The definitions are not checked (a [`Tool`](crate::Tool)
 /// may give any JSON); [`convert_definitions`] takes checked ones.
@@ -279,6 +265,7 @@ fn gemini(schema: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grounding::GROUNDED;
 
     fn def() -> Value {
         json!({"type": "function", "function": {"name": "search", "description": "Search.",

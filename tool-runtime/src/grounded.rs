@@ -2,7 +2,8 @@
 //! [`Toolbox::ground_free_strings`] mark them as `#[arg(grounded)]` does at
 //! compile time, for tools written elsewhere (MCP servers, the demo tools).
 
-use crate::format::GROUNDED;
+use crate::error::UnknownTool;
+use crate::grounding::{free, ground_free_strings, GROUNDED};
 use crate::tool::{Invocation, Tool};
 use crate::toolbox::{Toolbox, ToolboxError};
 use crate::ToolDefinition;
@@ -34,15 +35,6 @@ impl Tool for Grounded {
     }
 }
 
-/// Whether `schema` is a free value of one of `types` (no `enum`), or a
-/// list of them.
-fn free(schema: &Value, types: &[&str]) -> bool {
-    let one = |s: &Value| {
-        s["type"].as_str().is_some_and(|t| types.contains(&t)) && s.get("enum").is_none()
-    };
-    one(schema) || (schema["type"] == "array" && one(&schema["items"]))
-}
-
 /// The types a grounded parameter may have: a string is limited to runs
 /// of the user's words, a number to the numbers the conversation writes.
 const GROUNDABLE: [&str; 3] = ["string", "number", "integer"];
@@ -72,10 +64,10 @@ impl Toolbox {
     /// number or a list of them; the toolbox is then left as it was.
     pub fn ground(&mut self, tool: &str, parameters: &[&str]) -> Result<(), ToolboxError> {
         let Some(index) = self.index_of(tool) else {
-            return Err(ToolboxError::UnknownTool {
-                name: tool.to_owned(),
-                known: self.names().collect::<Vec<_>>().join(", "),
-            });
+            return Err(ToolboxError::UnknownTool(UnknownTool::new(
+                tool,
+                self.names(),
+            )));
         };
         let inner = self.tools[index].clone();
         let mut definition = inner.definition().to_json();
@@ -120,46 +112,11 @@ impl Toolbox {
     }
 }
 
-/// Marks every free string parameter (and list of them) of one
-/// transformers-form definition grounded, as
-/// [`Toolbox::ground_free_strings`] does for a toolbox's tools; how many it
-/// marked. For definitions that belong to no toolbox (a benchmark's).
-pub fn ground_free_strings(definition: &mut Value) -> usize {
-    ground_free(definition, &["string"])
-}
-
-/// Marks every free number parameter (`number` or `integer` without an
-/// `enum`, and lists of them) of one transformers-form definition
-/// grounded: a local model may then only write a number the conversation
-/// holds there. How many it marked.
-pub fn ground_free_numbers(definition: &mut Value) -> usize {
-    ground_free(definition, &["number", "integer"])
-}
-
-/// Marks the free parameters of `types` grounded; how many.
-fn ground_free(definition: &mut Value, types: &[&str]) -> usize {
-    let Some(properties) = definition
-        .pointer_mut("/function/parameters/properties")
-        .and_then(Value::as_object_mut)
-    else {
-        return 0;
-    };
-    let mut marked = 0;
-    for schema in properties.values_mut() {
-        if free(schema, types) {
-            if let Some(obj) = schema.as_object_mut() {
-                obj.insert(GROUNDED.into(), Value::Bool(true));
-                marked += 1;
-            }
-        }
-    }
-    marked
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::format::DefinitionFormat;
+    use crate::grounding::ground_free_numbers;
     use crate::tool::ToolResult;
     use serde_json::json;
 
@@ -240,7 +197,7 @@ mod tests {
         );
         assert_eq!(
             err.to_string(),
-            "no tool is named `wether`; the tools are weather"
+            "unknown tool `wether`. Did you mean `weather`? Available tools: weather"
         );
         for (param, why) in [
             ("unit", "it is limited to choices already"),

@@ -36,6 +36,7 @@ pub mod error;
 pub mod exec;
 pub mod format;
 mod grounded;
+pub mod grounding;
 
 pub mod message;
 pub mod partial_json;
@@ -50,9 +51,9 @@ pub use choice::{ChoiceError, EmptyToolChoice, ToolChoice, UnmetChoice};
 pub use definition::{
     check_definitions, DefinitionError, DefinitionsError, SchemaError, ToolDefinition,
 };
-pub use error::{ArgIssue, ToolError};
+pub use error::{ArgIssue, ToolError, UnknownTool};
 pub use format::DefinitionFormat;
-pub use grounded::{ground_free_numbers, ground_free_strings};
+pub use grounding::{ground_free_numbers, ground_free_strings};
 pub use message::{Message, Role};
 pub use tool::{FromArgument, Invocation, Tool, ToolOutput, ToolResult};
 pub use toolbox::{ToolSet, Toolbox, ToolboxError};

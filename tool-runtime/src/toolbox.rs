@@ -2,7 +2,7 @@
 //! turns every outcome, failures included, into a tool message.
 
 use crate::call::ToolCall;
-use crate::error::ToolError;
+use crate::error::{ToolError, UnknownTool};
 use crate::exec::{self, BoxFuture, CatchUnwind};
 use crate::format::{self, DefinitionFormat};
 use crate::json_kind;
@@ -30,13 +30,8 @@ pub enum ToolboxError {
     #[error("two tools are named `{0}`; tool names must be unique")]
     DuplicateName(String),
     /// No tool has the name asked for.
-    #[error("no tool is named `{name}`; the tools are {known}")]
-    UnknownTool {
-        /// The name asked for.
-        name: String,
-        /// The tools' names, comma-separated.
-        known: String,
-    },
+    #[error(transparent)]
+    UnknownTool(UnknownTool),
     /// A parameter cannot be grounded.
     #[error("cannot ground `{tool}`'s parameter `{parameter}`: {reason}; only free strings, free numbers and lists of them can be")]
     NotGroundable {

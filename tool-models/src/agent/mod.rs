@@ -52,9 +52,8 @@ mod run;
 
 pub use error::AgentError;
 pub use event::AgentEvent;
-// The chat-model contract the loop drives, grounding, and the local chat
-// model, at the paths first programs use.
-pub use crate::chat::ground;
+// The chat-model contract the loop drives, and the local chat model, at
+// the paths first programs use.
 pub use crate::chat::{
     AsyncChatModel, ChatModel, ModelDelta, RunStats, Turn, TurnError, TurnFuture, TurnRequest,
     TurnStats, Usage,

@@ -5,14 +5,9 @@
 //!
 //! The agent loop drives it; local generation, remote engines, the server,
 //! the wire types and the evaluation harness build on it. It depends on
-//! none of them. [`ground`] is what every chat model does with grounded
-//! parameters: shows them without their marker, and (a local model)
-//! narrows them to the conversation's words.
+//! none of them.
 
-pub mod ground;
-mod stats;
-
-pub use stats::{RunStats, TurnStats, Usage};
+pub use crate::stats::{RunStats, TurnStats, Usage};
 
 use crate::parse::{Format, StreamEvent};
 use tool_runtime::{Message, ToolChoice, ToolDefinition};

@@ -1,5 +1,7 @@
 //! Why a constraint could not be built.
 
+use tool_runtime::UnmetChoice;
+
 /// Errors building a token environment or a constraint.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConstrainError {
@@ -18,19 +20,16 @@ pub enum ConstrainError {
         tokenizer: usize,
     },
     /// The tool-call format has no grammar here.
-    #[error("tool-call format `{0}` is not supported for constrained decoding (supported: {supported})", supported = supported_ids())]
-    UnsupportedFormat(String),
-    /// `tool_choice` names a tool that is not offered.
-    #[error("tool_choice names `{name}`, but the tools offered are: {known}")]
-    UnknownTool {
-        /// The name asked for.
-        name: String,
-        /// The names offered, comma-separated (or `none`).
-        known: String,
+    #[error("tool-call format `{format}` is not supported for constrained decoding (supported: {})", supported.join(", "))]
+    UnsupportedFormat {
+        /// The format's id.
+        format: String,
+        /// The ids of the formats that are.
+        supported: Vec<String>,
     },
-    /// `tool_choice` asks for a call but no tool is offered.
-    #[error("tool_choice `{0}` needs at least one tool, but none was offered")]
-    NoTools(String),
+    /// `tool_choice` cannot be met by the tools offered.
+    #[error(transparent)]
+    Choice(#[from] UnmetChoice),
     /// A JSON schema was rejected by the grammar compiler.
     #[error("schema of {what}: {reason}")]
     Schema {
@@ -42,13 +41,4 @@ pub enum ConstrainError {
     /// The grammar could not be compiled.
     #[error("grammar: {0}")]
     Grammar(String),
-}
-
-/// The ids of the formats with a grammar, for the message.
-fn supported_ids() -> String {
-    crate::parse::Format::all()
-        .filter(|f| super::ToolConstraint::supports(*f))
-        .map(|f| f.id())
-        .collect::<Vec<_>>()
-        .join(", ")
 }

@@ -18,54 +18,93 @@
 //! - `required`: one block holding the calls, or blocks one after another
 //!   where a block holds one call; `named`: one block with one call;
 //!   `none`: `TEXT`.
-//! - gpt-oss harmony and Functionary v3.2 write messages to recipients
-//!   rather than text with blocks in it, and have layouts of their own.
+//! - gpt-oss harmony, Functionary v3.2 and the generic JSON answer are not
+//!   text with blocks in it: each family writes its whole layout in its own
+//!   file ([`Grammar::Layout`]).
+//!
+//! A family describes its grammar with a [`Grammar`] in its descriptor;
+//! this module never knows which format it is writing for.
 //!
 //! A marker that is a plain string cannot follow a greedy `TEXT` lexeme (the
 //! lexer would not stop `TEXT` before it), so the text before a textual marker
 //! is one lazy lexeme ending with the marker, and the last text is a lexeme
 //! that cannot contain it.
 
-use super::lark::{json, lit, text_without, Lark, ANY};
+use super::lark::{json, lit, text_without, textual, Lark, ANY};
 use super::narrow::forbid_in_strings;
 use super::schema::ToolDef;
-use super::syntax::{args_json, json_block, named, syntax, Calls, Syntax, WS};
+use super::syntax::{json_block, Calls, Syntax, WS};
 use super::{ConstrainError, TokenEnv};
-use crate::parse::family::Grammar;
-use crate::parse::Format;
 use tool_runtime::ToolChoice;
 
+/// How a format writes its calls, as its family declares it: the grammar
+/// builder reads this and never the format itself.
+#[derive(Clone, Copy)]
+pub(crate) enum Grammar {
+    /// No grammar.
+    None,
+    /// Call objects (`{"name", "arguments"}`) between `open` and `close`,
+    /// one to a block or a `list` of them.
+    Json {
+        open: &'static [&'static str],
+        close: Option<&'static str>,
+        list: bool,
+    },
+    /// Written by the family's own function, given the vocabulary (`None`
+    /// where the vocabulary lacks what the format needs).
+    Custom(fn(&Lark) -> Option<Syntax>),
+    /// The output is not text with blocks of calls in it (harmony,
+    /// Functionary v3.2, the generic JSON answer): the whole grammar is the
+    /// family's own, written by this function.
+    Layout(Layout),
+}
+
+/// Writes a whole output's grammar into `Lark` for these tools under this
+/// choice; the `bool` says whether calls are allowed at all.
+pub(crate) type Layout = fn(&mut Lark, &[ToolDef], &ToolChoice, bool) -> Result<(), ConstrainError>;
+
+impl Grammar {
+    /// Whether there is a grammar at all.
+    pub(crate) const fn exists(&self) -> bool {
+        !matches!(self, Grammar::None)
+    }
+
+    /// How the calls are written in blocks, in the vocabulary `lark` is
+    /// written for (markers the vocabulary has as special tokens choose
+    /// among the versions of a format); `None` for a whole-output layout
+    /// and where the vocabulary cannot write the format.
+    pub(crate) fn syntax(&self, lark: &Lark) -> Option<Syntax> {
+        match *self {
+            Grammar::None | Grammar::Layout(_) => None,
+            Grammar::Json { open, close, list } => Some(Syntax::json(open, close, list)),
+            Grammar::Custom(syntax) => syntax(lark),
+        }
+    }
+}
+
 /// The grammar for `tools` (already narrowed to the named tool for
-/// `Named`) under `choice`.
+/// `Named`) under `choice`; `None` where `grammar` cannot be written in
+/// this vocabulary.
 pub(crate) fn lark(
     env: &TokenEnv,
-    format: Format,
+    grammar: &Grammar,
     tools: &[ToolDef],
     choice: &ToolChoice,
-) -> Result<String, ConstrainError> {
+) -> Result<Option<String>, ConstrainError> {
     let mut l = Lark::new(env);
     let calls_allowed = !tools.is_empty() && !matches!(choice, ToolChoice::None);
-    match format.family().grammar {
+    match grammar {
         Grammar::Layout(layout) => layout(&mut l, tools, choice, calls_allowed)?,
         _ => {
-            let syn = syntax(format, &l)
-                .ok_or_else(|| ConstrainError::UnsupportedFormat(format.id().into()))?;
+            let Some(syn) = grammar.syntax(&l) else {
+                return Ok(None);
+            };
             blocks(&mut l, &syn, tools, choice, calls_allowed)?;
         }
     }
     l.named("WS", WS);
     l.named("LWS", r"/[ \t\r\n]{1,8}/");
-    Ok(l.finish())
-}
-
-/// The texts of `forbidden` that are text in this vocabulary: a special
-/// token never appears inside a string.
-fn textual<'a>(l: &Lark, forbidden: &[&'a str]) -> Vec<&'a str> {
-    forbidden
-        .iter()
-        .copied()
-        .filter(|f| !l.is_special(f))
-        .collect()
+    Ok(Some(l.finish()))
 }
 
 /// `start` for a format whose output is text with blocks of calls in it.
@@ -190,145 +229,4 @@ fn block(
         Some(c) => format!("{before}{calls} WS? {}", l.mark(c)),
         None => format!("{before}{calls}"),
     })
-}
-
-/// The generic JSON answer: the whole output is `{"tool_call": {...}}` or
-/// `{"response": "..."}`, as llama.cpp constrains it without parallel
-/// calls.
-pub(crate) fn generic(
-    l: &mut Lark,
-    tools: &[ToolDef],
-    choice: &ToolChoice,
-    calls_allowed: bool,
-) -> Result<(), ConstrainError> {
-    let response = json(
-        serde_json::json!({
-            "type": "object",
-            "properties": {"response": {"type": "string"}},
-            "required": ["response"],
-            "additionalProperties": false,
-        }),
-        None,
-    );
-    if !calls_allowed {
-        l.named("start", &response);
-        return Ok(());
-    }
-    let call = json(json_block(tools, named("name", "arguments")), None);
-    let object = format!("{} {call} {}", lit("{\"tool_call\": "), lit("}"));
-    let start = match choice {
-        ToolChoice::Auto => format!("{object} | {response}"),
-        _ => object,
-    };
-    l.named("start", &start);
-    Ok(())
-}
-
-/// gpt-oss harmony: reasoning messages, then a final answer or a call.
-/// The prompt has opened the first message (`<|start|>assistant`).
-pub(crate) fn harmony(
-    l: &mut Lark,
-    tools: &[ToolDef],
-    choice: &ToolChoice,
-    calls_allowed: bool,
-) -> Result<(), ConstrainError> {
-    const MARKERS: &[&str] = &[
-        "<|channel|>",
-        "<|message|>",
-        "<|end|>",
-        "<|start|>",
-        "<|call|>",
-        "<|return|>",
-        "<|constrain|>",
-    ];
-    let forbidden: Vec<String> = MARKERS.iter().map(|m| lit(m)).collect();
-    l.named("TEXT", &text_without(&forbidden));
-    let (channel, message) = (l.mark("<|channel|>"), l.mark("<|message|>"));
-    l.named(
-        "analysis",
-        &format!(
-            "{channel} \"analysis\" {message} TEXT {} {} \"assistant\"",
-            l.mark("<|end|>"),
-            l.mark("<|start|>")
-        ),
-    );
-    l.named("final", &format!("{channel} \"final\" {message} TEXT"));
-    if !calls_allowed {
-        l.named("start", "analysis* final");
-        return Ok(());
-    }
-    let vf = textual(l, MARKERS);
-    let constrain = l.mark("<|constrain|>");
-    let mut alts = Vec::new();
-    // The recipient after the channel, as gpt-oss writes it, or in the
-    // role, as its chat template renders past calls.
-    // LLM-jp writes a space after each special token.
-    let content_type = format!("(\" \" {constrain}? \" \"? \"json\")?");
-    for t in tools {
-        let to = format!("to=functions.{}", t.name);
-        let body = format!(
-            "({channel} {} {content_type} | {} {channel} \"commentary\" {content_type}) {message} {}",
-            lit(&format!("commentary {to}")),
-            lit(&format!(" {to}")),
-            args_json(t, &vf)
-        );
-        alts.push(l.rule(false, &body));
-    }
-    l.named("call", &alts.join(" | "));
-    // A model stops at `<|call|>`; a template renders each call of a turn
-    // as a message of its own.
-    let calls = if matches!(choice, ToolChoice::Named(_)) {
-        "call".to_owned()
-    } else {
-        format!(
-            "call ({} {} \"assistant\" call)*",
-            l.mark("<|end|>"),
-            l.mark("<|start|>")
-        )
-    };
-    l.named("calls", &calls);
-    l.named(
-        "start",
-        match choice {
-            ToolChoice::Auto => "analysis* (final | calls)",
-            _ => "analysis* calls",
-        },
-    );
-    Ok(())
-}
-
-/// Functionary v3.2: `recipient\n…` segments separated by `>>>`; the
-/// prompt ends with `>>>`, so the output starts at a recipient. `all` is
-/// text for the user; any other recipient is a call.
-pub(crate) fn functionary_v32(
-    l: &mut Lark,
-    tools: &[ToolDef],
-    choice: &ToolChoice,
-    calls_allowed: bool,
-) -> Result<(), ConstrainError> {
-    l.named("TEXT", &text_without(&[lit(">>>")]));
-    if !calls_allowed {
-        l.named("start", "\"all\\n\" TEXT");
-        return Ok(());
-    }
-    let mut alts = Vec::new();
-    for t in tools {
-        let body = format!("{} {}", lit(&format!("{}\n", t.name)), args_json(t, &[]));
-        alts.push(l.rule(false, &body));
-    }
-    l.named("call", &alts.join(" | "));
-    let calls = if matches!(choice, ToolChoice::Named(_)) {
-        "call"
-    } else {
-        "call (\">>>\" call)*"
-    };
-    l.named("calls", calls);
-    if matches!(choice, ToolChoice::Auto) {
-        l.named("head[lazy]", "HEAD");
-        l.named("HEAD", &format!("{ANY} \">>>\""));
-        l.named("start", "\"all\\n\" TEXT | \"all\\n\" head calls | calls");
-    } else {
-        l.named("start", "calls");
-    }
-    Ok(())
 }

@@ -89,3 +89,13 @@ pub(crate) fn text_without(forbidden: &[String]) -> String {
 pub(crate) fn regex(re: &str) -> String {
     format!("/{}/", re.replace('/', "\\/"))
 }
+
+/// The texts of `forbidden` that are text in this vocabulary: a special
+/// token never appears inside a string.
+pub(crate) fn textual<'a>(l: &Lark, forbidden: &[&'a str]) -> Vec<&'a str> {
+    forbidden
+        .iter()
+        .copied()
+        .filter(|f| !l.is_special(f))
+        .collect()
+}

@@ -12,6 +12,7 @@
 
 mod error;
 pub(crate) mod grammar;
+pub mod ground;
 mod json;
 mod lark;
 mod narrow;

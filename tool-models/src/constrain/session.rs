@@ -2,7 +2,7 @@
 //! [`TokenConstraint`](crate::generate::TokenConstraint) calls.
 
 use super::TokenEnv;
-use crate::generate::{ConstraintError, TokenSet};
+use crate::generate::{TokenConstraintError, TokenSet};
 use llguidance::api::TopLevelGrammar;
 use llguidance::Matcher;
 
@@ -63,11 +63,11 @@ impl Session {
     }
 
     /// The tokens allowed next; only end of sequence once the grammar is done.
-    pub(crate) fn allowed(&mut self) -> Result<TokenSet, ConstraintError> {
+    pub(crate) fn allowed(&mut self) -> Result<TokenSet, TokenConstraintError> {
         let vob = self
             .matcher
             .compute_mask_or_eos()
-            .map_err(|e| ConstraintError(clean(&e.to_string())))?;
+            .map_err(|e| TokenConstraintError(clean(&e.to_string())))?;
         // `TokenSet` grows one id at a time, so start from whichever of
         // empty and full is nearer: most masks (free text, JSON strings)
         // allow nearly every token, and copying the full set is a memcpy.
@@ -84,7 +84,7 @@ impl Session {
             set
         };
         if set.is_empty() {
-            return Err(ConstraintError(
+            return Err(TokenConstraintError(
                 "the grammar allows no token here (not even end of sequence)".into(),
             ));
         }
@@ -116,17 +116,17 @@ impl Session {
     }
 
     /// Advances past `token`.
-    pub(crate) fn commit(&mut self, token: u32) -> Result<(), ConstraintError> {
+    pub(crate) fn commit(&mut self, token: u32) -> Result<(), TokenConstraintError> {
         if let Some(e) = self.matcher.get_error() {
-            return Err(ConstraintError(clean(&e)));
+            return Err(TokenConstraintError(clean(&e)));
         }
         if self.matcher.is_stopped() {
-            return Err(ConstraintError(format!(
+            return Err(TokenConstraintError(format!(
                 "token {token} came after the constrained output was complete"
             )));
         }
         self.matcher.consume_token(token).map_err(|e| {
-            ConstraintError(format!(
+            TokenConstraintError(format!(
                 "token {token} is not allowed here: {}",
                 clean(&e.to_string())
             ))
@@ -160,11 +160,12 @@ macro_rules! forward_constraint_to_session {
         impl $crate::generate::TokenConstraint for $ty {
             fn allowed(
                 &mut self,
-            ) -> Result<Option<$crate::generate::TokenSet>, $crate::generate::ConstraintError> {
+            ) -> Result<Option<$crate::generate::TokenSet>, $crate::generate::TokenConstraintError>
+            {
                 self.session.allowed().map(Some)
             }
 
-            fn commit(&mut self, token: u32) -> Result<(), $crate::generate::ConstraintError> {
+            fn commit(&mut self, token: u32) -> Result<(), $crate::generate::TokenConstraintError> {
                 self.session.commit(token)
             }
 

@@ -7,14 +7,12 @@
 //! reads every layout written here (the tests parse what a random model
 //! writes under each grammar).
 
-use super::lark::json;
-pub(crate) use super::lark::{lit, Lark};
+pub(crate) use super::lark::{json, lit, text_without, textual, Lark, ANY};
 use super::schema::call_schema;
 pub(crate) use super::schema::ToolDef;
 use super::values::RawEnd;
 pub(crate) use super::values::{python_value, raw_value};
 pub(crate) use super::ConstrainError;
-use crate::parse::Format;
 use serde_json::{json, Map, Value};
 
 /// Whitespace allowed around calls and between them.
@@ -146,15 +144,6 @@ impl Syntax {
             Calls::PerTool { several, .. } => *several,
         }
     }
-}
-
-/// How `format` writes its calls, in the vocabulary `lark` is written for
-/// (markers the vocabulary has as special tokens choose among the
-/// versions of a format). `None` for the formats whose output is not a
-/// text with blocks of calls in it (harmony, Functionary v3.2: see
-/// `grammar`). Each family's file says how (its descriptor's `syntax`).
-pub(crate) fn syntax(format: Format, lark: &Lark) -> Option<Syntax> {
-    format.family().syntax(lark)
 }
 
 /// Keys `name` and `args`, no id.

@@ -1,12 +1,11 @@
 //! Constrained tool calls: [`ToolConstraint`].
 
-use super::grammar::lark;
+use super::grammar::{lark, Grammar};
 use super::schema::{layout, read_tools, ToolDef};
 use super::session::{forward_constraint_to_session, Session};
 use super::{ConstrainError, TokenEnv};
-use crate::parse::Format;
 use llguidance::api::TopLevelGrammar;
-use tool_runtime::{ToolChoice, ToolDefinition, UnmetChoice};
+use tool_runtime::{ToolChoice, ToolDefinition};
 
 /// Masks a tool-using output so that every call the format's parser reads
 /// names an offered tool and has arguments valid against its schema.
@@ -29,48 +28,34 @@ impl std::fmt::Debug for ToolConstraint {
 }
 
 impl ToolConstraint {
-    /// The constraint for `format`'s calls to `tools` (definitions checked
-    /// where they entered: `ToolDefinition::list_from_json`) under `choice`.
-    pub fn new(
+    /// The constraint for calls written as `grammar` describes to `tools`
+    /// (definitions checked where they entered:
+    /// `ToolDefinition::list_from_json`) under `choice`; `None` where this
+    /// vocabulary cannot write the grammar. Formats reach it through
+    /// [`ToolConstraint::new`], which looks their grammar up.
+    pub(crate) fn from_grammar(
         env: &TokenEnv,
-        format: Format,
+        grammar: &Grammar,
         tools: &[ToolDefinition],
         choice: &ToolChoice,
-    ) -> Result<ToolConstraint, ConstrainError> {
-        supported(format)?;
-        choice.check(tools).map_err(|e| match e {
-            UnmetChoice::NoTools(choice) => ConstrainError::NoTools(choice),
-            UnmetChoice::UnknownTool { name, known } => ConstrainError::UnknownTool { name, known },
-        })?;
+    ) -> Result<Option<ToolConstraint>, ConstrainError> {
+        choice.check(tools)?;
         let mut defs = read_tools(tools);
         if let ToolChoice::Named(name) = choice {
             defs.retain(|t| &t.name == name);
         }
-        let grammar = lark(env, format, &defs, choice)?;
+        let Some(grammar) = lark(env, grammar, &defs, choice)? else {
+            return Ok(None);
+        };
         match Session::new(env, TopLevelGrammar::from_lark(grammar.clone())) {
-            Ok(session) => Ok(ToolConstraint { session, grammar }),
+            Ok(session) => Ok(Some(ToolConstraint { session, grammar })),
             Err(e) => Err(blame(env, &defs).unwrap_or(ConstrainError::Grammar(e))),
         }
-    }
-
-    /// Whether `format` has a grammar here (every format the parsers read
-    /// has one).
-    pub fn supports(format: Format) -> bool {
-        format.family().constrainable()
     }
 
     /// The Lark grammar in force (for diagnostics).
     pub fn grammar(&self) -> &str {
         &self.grammar
-    }
-}
-
-/// An error unless `format` has a grammar here.
-fn supported(format: Format) -> Result<(), ConstrainError> {
-    if ToolConstraint::supports(format) {
-        Ok(())
-    } else {
-        Err(ConstrainError::UnsupportedFormat(format.id().into()))
     }
 }
 

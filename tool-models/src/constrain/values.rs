@@ -11,6 +11,7 @@
 
 use super::lark::{json, lit, regex, Lark, ANY};
 use super::narrow::admits_any;
+use crate::schema_types::schema_types as types;
 use serde_json::{Map, Value};
 
 /// Where a raw value ends, and what it may not contain.
@@ -23,14 +24,6 @@ pub(crate) struct RawEnd<'a> {
     pub(crate) close_text: Option<&'a str>,
     /// Texts the parser would read as the end of the value or of the call.
     pub(crate) forbidden: &'a [&'a str],
-}
-
-/// The types a schema names, as the parser reads them (lower case,
-/// `nullable` as `null`); empty when it names none.
-fn types(schema: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    crate::parse::schema::types(schema, &mut out);
-    out
 }
 
 /// `schema` narrowed to one of its types, carrying the tool's `$defs`.

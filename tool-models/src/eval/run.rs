@@ -21,7 +21,7 @@ use crate::parse::{Collector, ParseOptions, ParsedResponse};
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     /// Mark every free string and number parameter grounded (see
-    /// [`crate::chat::ground`]): a local model may then only copy runs of
+    /// [`tool_runtime::grounding`]): a local model may then only copy runs of
     /// the user's words there, or numbers the conversation writes. Remote
     /// engines ignore it.
     pub grounded: bool,

@@ -18,7 +18,7 @@
 
 use std::ops::Range;
 
-use super::prefix::KvState;
+use super::cached::KvState;
 use super::{GenerateError, Session};
 use crate::model::KvCache;
 

@@ -8,8 +8,8 @@
 use super::sampler::Sampler;
 use super::stop::StopMatcher;
 use super::{CancelFlag, GenerateError, GenerateOptions, Generation, StopReason, TokenConstraint};
-use crate::chat::TurnStats;
 use crate::model::{IncrementalDecoder, Model};
+use crate::stats::TurnStats;
 use std::time::{Duration, Instant};
 
 /// The state of one sequence's decoding.

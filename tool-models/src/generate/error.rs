@@ -1,6 +1,6 @@
 //! Everything that can go wrong generating.
 
-use super::ConstraintError;
+use super::TokenConstraintError;
 
 /// An error from [`Session::generate`](super::Session::generate) or
 /// [`Session::logits`](super::Session::logits).
@@ -43,7 +43,7 @@ pub enum GenerateError {
     },
     /// The constraint failed.
     #[error(transparent)]
-    Constraint(#[from] ConstraintError),
+    Constraint(#[from] TokenConstraintError),
     /// The network failed to run (candle's message).
     #[error("model forward pass failed: {0}")]
     Forward(String),

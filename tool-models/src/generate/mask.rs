@@ -69,7 +69,7 @@ impl TokenSet {
 /// committed a token the constraint did not allow.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("constrained decoding: {0}")]
-pub struct ConstraintError(pub String);
+pub struct TokenConstraintError(pub String);
 
 /// Decides, before each sampled token, which tokens may come next.
 ///
@@ -78,10 +78,10 @@ pub struct ConstraintError(pub String);
 /// [`commit`](TokenConstraint::commit) with the chosen token.
 pub trait TokenConstraint: Send {
     /// Tokens allowed at the next position, or `None` while unconstrained.
-    fn allowed(&mut self) -> Result<Option<TokenSet>, ConstraintError>;
+    fn allowed(&mut self) -> Result<Option<TokenSet>, TokenConstraintError>;
 
     /// Records the token that was generated.
-    fn commit(&mut self, token: u32) -> Result<(), ConstraintError>;
+    fn commit(&mut self, token: u32) -> Result<(), TokenConstraintError>;
 
     /// Whether generation must stop now: the constrained text is complete
     /// and nothing may follow it.

@@ -46,6 +46,7 @@
 // Only the server decodes sequences together.
 #[cfg_attr(not(feature = "server"), allow(dead_code))]
 mod batch;
+mod cached;
 mod cancel;
 mod decoding;
 mod error;
@@ -58,11 +59,12 @@ mod sampler;
 mod session;
 mod stop;
 
+pub use cached::DEFAULT_KV_BUDGET;
 pub use cancel::CancelFlag;
 pub use error::GenerateError;
-pub use mask::{ConstraintError, TokenConstraint, TokenSet};
+pub use mask::{TokenConstraint, TokenConstraintError, TokenSet};
 pub use options::{GenerateOptions, Generation, StopReason};
-pub use pool::{CachedSequence, DEFAULT_KV_BUDGET};
+pub use pool::CachedSequence;
 pub use session::Session;
 
 #[cfg(feature = "server")]

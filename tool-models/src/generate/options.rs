@@ -1,7 +1,7 @@
 //! What a generation is asked to do, and what it reports.
 
 use super::CancelFlag;
-use crate::chat::TurnStats;
+use crate::stats::TurnStats;
 
 /// How to generate. The default is greedy decoding of up to 256 tokens,
 /// stopping at the model's end-of-sequence tokens.

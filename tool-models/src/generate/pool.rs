@@ -19,62 +19,9 @@
 //! they cannot be swapped cheaply: those keep one sequence (and the
 //! snapshot of [`super::prefix`]) whatever the budget.
 
-use super::prefix::{shared_prefix, KvState};
+use super::cached::{shared_prefix, KvState, Parked};
 use super::Session;
 use crate::model::KvCache;
-
-/// The KV budget a session starts with: 512 MiB.
-///
-/// Enough for some nine thousand tokens of a 1.5B model's cache in f32
-/// (Qwen2.5-1.5B's is 56 KiB a token: 28 layers, keys and values of 256),
-/// a few agent conversations of a few thousand tokens each, and small
-/// beside the f32 weights such a model keeps in memory on the CPU (6 GB).
-pub const DEFAULT_KV_BUDGET: usize = 512 << 20;
-
-/// The sequences kept aside and the budget they share with the active one.
-pub(crate) struct SequencePool {
-    parked: Vec<Parked>,
-    pub(super) budget: usize,
-    /// Counts prompts, to order sequences by last use.
-    clock: u64,
-    /// Bytes reserved by sequences taken out to decode in a batch (see
-    /// [`super::batch`]).
-    pub(super) in_flight: usize,
-}
-
-impl Default for SequencePool {
-    fn default() -> SequencePool {
-        SequencePool {
-            parked: Vec::new(),
-            budget: DEFAULT_KV_BUDGET,
-            clock: 0,
-            in_flight: 0,
-        }
-    }
-}
-
-impl SequencePool {
-    /// Drops every parked sequence, and forgets the bytes sequences in
-    /// flight reserved (they are dropped with it).
-    pub(crate) fn clear(&mut self) {
-        self.parked.clear();
-        self.in_flight = 0;
-    }
-}
-
-/// A sequence set aside: its cache and what [`KvState`] knows of it.
-struct Parked {
-    cache: KvCache,
-    kv: KvState,
-    /// The clock when it was last the active sequence.
-    last_used: u64,
-}
-
-impl Parked {
-    fn bytes(&self) -> usize {
-        self.cache.bytes() + self.kv.bytes()
-    }
-}
 
 /// One sequence a session keeps cached (see [`Session::cached_sequences`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,7 +48,7 @@ impl Session {
     }
 
     /// The bytes the KV caches may hold together:
-    /// [`DEFAULT_KV_BUDGET`] unless [set](Self::set_kv_budget).
+    /// [`DEFAULT_KV_BUDGET`](super::DEFAULT_KV_BUDGET) unless [set](Self::set_kv_budget).
     ///
     /// On the project's decoder (Llama and Qwen 2 from safetensors, and
     /// the GGUF architectures it runs) the session keeps the

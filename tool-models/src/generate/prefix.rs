@@ -12,85 +12,10 @@
 //! that prompt but not the tokens generated after it restarts from the
 //! snapshot, and anything else clears the cache and recomputes.
 
+use super::cached::{extends, shared_prefix, KvState};
 use super::GenerateError;
 use super::Session;
 use crate::model::{candle_message, Runner, PREFILL_CHUNK};
-
-/// What the KV cache holds.
-#[derive(Default)]
-pub(crate) struct KvState {
-    /// Tokens run through the model, in order.
-    pub(super) tokens: Vec<u32>,
-    /// Logits after the last of `tokens`.
-    pub(super) logits: Option<Vec<f32>>,
-    /// The state right after the last prefill.
-    snapshot: Option<Snapshot>,
-    /// Length of the last prompt prefilled: tokens before it were sent by
-    /// a client, tokens after it the model generated.
-    pub(super) prompt_len: usize,
-}
-
-impl KvState {
-    /// The state of a copy of the first `len` tokens' cache. The logits
-    /// after `tokens[len - 1]` were never kept, so the prompt's last token
-    /// runs again, unless it is the snapshot's prompt: the snapshot's
-    /// logits follow from its tokens alone, and travel with the copy.
-    pub(super) fn fork(&self, len: usize) -> KvState {
-        let snapshot = self
-            .snapshot
-            .as_ref()
-            .filter(|snap| snap.runner.is_none())
-            .map(|snap| Snapshot {
-                runner: None,
-                tokens: snap.tokens.clone(),
-                logits: snap.logits.clone(),
-            });
-        KvState {
-            tokens: self.tokens[..len.min(self.tokens.len())].to_vec(),
-            logits: None,
-            snapshot,
-            prompt_len: 0,
-        }
-    }
-
-    /// Records that `prompt` ran (its first `reused` tokens from the
-    /// cache), leaving `logits` after it: a snapshot of the state after a
-    /// prompt that ran anything, where the cache can be cut back or
-    /// `runner` is a copy of the session's.
-    pub(super) fn ran_prompt(
-        &mut self,
-        prompt: &[u32],
-        reused: usize,
-        logits: &[f32],
-        runner: Option<Runner>,
-        cuts_back: bool,
-    ) {
-        if reused < prompt.len() {
-            self.snapshot = (runner.is_some() || cuts_back).then(|| Snapshot {
-                runner,
-                tokens: prompt.to_vec(),
-                logits: logits.to_vec(),
-            });
-        }
-        self.prompt_len = prompt.len();
-    }
-
-    /// Bytes of the tokens and logits kept beside the cache.
-    pub(super) fn bytes(&self) -> usize {
-        let logits = self.logits.as_ref().map_or(0, Vec::capacity)
-            + self.snapshot.as_ref().map_or(0, |s| s.logits.capacity());
-        let tokens =
-            self.tokens.capacity() + self.snapshot.as_ref().map_or(0, |s| s.tokens.capacity());
-        (logits + tokens) * 4
-    }
-}
-
-struct Snapshot {
-    /// `None` where the cache can be cut back instead.
-    runner: Option<Runner>,
-    tokens: Vec<u32>,
-    logits: Vec<f32>,
-}
 
 impl Session {
     /// Runs `prompt`, reusing what the cache holds; returns the logits after
@@ -240,14 +165,4 @@ impl Session {
         }
         Ok(())
     }
-}
-
-/// Whether `prompt` starts with the non-empty `held`.
-fn extends(prompt: &[u32], held: &[u32]) -> bool {
-    !held.is_empty() && prompt.starts_with(held)
-}
-
-/// How many leading tokens `a` and `b` share.
-pub(super) fn shared_prefix(a: &[u32], b: &[u32]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }

@@ -1,7 +1,6 @@
 //! A session: one user's generation state on a shared model.
 
-use super::pool::SequencePool;
-use super::prefix::KvState;
+use super::cached::{KvState, SequencePool};
 use super::GenerateError;
 use crate::model::{Model, Runner, Scratch};
 use std::sync::Arc;

@@ -5,8 +5,8 @@ use crate::setters::setters;
 use serde_json::Value;
 
 use super::recent::RecentTurns;
-use crate::chat::ground;
 use crate::chat::{ChatModel, ModelDelta, Turn, TurnRequest};
+use crate::constrain::ground;
 use crate::constrain::{ConstrainError, TokenEnv, ToolConstraint};
 use crate::generate::{GenerateError, GenerateOptions, Generation, Session, TokenConstraint};
 use crate::model::{Model, ModelError};
@@ -205,7 +205,7 @@ impl LocalChat {
         /// Whether grounded parameters (`"x-grounded": true`, from
         /// `#[arg(grounded)]`) only take runs of words of the user's messages
         /// (on by default; applies to constrained calls). See
-        /// [`ground`](crate::chat::ground).
+        /// [`ground`](crate::constrain::ground).
         ground(on: bool) => ground;
         /// Constrains answers without calls to JSON valid against `schema`
         /// (structured output); applies to turns where no tool is offered.
@@ -255,24 +255,24 @@ impl LocalChat {
         if !self.constrain {
             return Ok(None);
         }
-        let tools: Cow<'_, [ToolDefinition]> = if self.ground && ground::has_grounded(request.tools)
-        {
-            let of = |role: Role| -> Vec<&str> {
-                request
-                    .messages
-                    .iter()
-                    .filter(|m| m.role == role)
-                    .map(Message::text)
-                    .collect()
+        let tools: Cow<'_, [ToolDefinition]> =
+            if self.ground && ToolDefinition::any_grounded(request.tools) {
+                let of = |role: Role| -> Vec<&str> {
+                    request
+                        .messages
+                        .iter()
+                        .filter(|m| m.role == role)
+                        .map(Message::text)
+                        .collect()
+                };
+                Cow::Owned(ground::ground(
+                    request.tools,
+                    &of(Role::User),
+                    &of(Role::Tool),
+                ))
+            } else {
+                ToolDefinition::strip_grounding(request.tools)
             };
-            Cow::Owned(ground::ground(
-                request.tools,
-                &of(Role::User),
-                &of(Role::Tool),
-            ))
-        } else {
-            ground::strip(request.tools)
-        };
         let (tools, choice) = (tools.as_ref(), request.tool_choice);
         if tools.is_empty() {
             return match answer_schema {
@@ -331,7 +331,7 @@ impl LocalChat {
     /// `request` rendered with the model's chat template.
     fn render(&self, request: &TurnRequest<'_>) -> Result<String, LocalChatError> {
         // The model is shown the definitions as they would be without grounding.
-        let shown = ground::strip(request.tools);
+        let shown = ToolDefinition::strip_grounding(request.tools);
         let model = self.session.model();
         let template = (model.chat_template())
             .ok_or_else(|| LocalChatError::NoTemplate(model.path().display().to_string()))?;

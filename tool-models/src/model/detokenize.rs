@@ -25,6 +25,13 @@ pub struct IncrementalDecoder<'t> {
     read_text: String,
 }
 
+impl Tokenizer {
+    /// A decoder that turns tokens into text one at a time, for streaming.
+    pub fn incremental(&self) -> IncrementalDecoder<'_> {
+        IncrementalDecoder::new(self)
+    }
+}
+
 impl<'t> IncrementalDecoder<'t> {
     /// A decoder with nothing pushed yet.
     pub fn new(tokenizer: &'t Tokenizer) -> IncrementalDecoder<'t> {

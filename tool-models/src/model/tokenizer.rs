@@ -1,6 +1,5 @@
 //! The model's tokenizer: prompts to token ids and back.
 
-use super::detokenize::IncrementalDecoder;
 use super::ModelError;
 
 /// A model's tokenizer, wrapping a [`tokenizers::Tokenizer`].
@@ -87,11 +86,6 @@ impl Tokenizer {
         self.inner
             .decode(ids, false)
             .map_err(|e| ModelError::Tokenize(format!("cannot decode {} tokens: {e}", ids.len())))
-    }
-
-    /// A decoder that turns tokens into text one at a time, for streaming.
-    pub fn incremental(&self) -> IncrementalDecoder<'_> {
-        IncrementalDecoder::new(self)
     }
 
     /// One past the largest token id (added tokens included).

@@ -8,10 +8,6 @@ use super::schema::Tools;
 use super::stream::Machine;
 use super::think::ThinkMarkers;
 use super::Format;
-#[cfg(feature = "local")]
-use crate::constrain::syntax::{ConstrainError, Lark, Syntax, ToolDef};
-#[cfg(feature = "local")]
-use tool_runtime::ToolChoice;
 
 /// What the crate knows about one format.
 pub(crate) struct Family {
@@ -34,52 +30,32 @@ pub(crate) struct Family {
     pub(crate) grammar: Grammar,
 }
 
-/// How a format writes its calls, for constrained decoding.
-#[derive(Clone, Copy)]
-#[cfg_attr(not(feature = "local"), allow(dead_code))]
-pub(crate) enum Grammar {
-    /// No grammar (or constrained decoding is not built).
-    None,
-    /// Call objects (`{"name", "arguments"}`) between `open` and `close`,
-    /// one to a block or a `list` of them.
-    Json {
-        open: &'static [&'static str],
-        close: Option<&'static str>,
-        list: bool,
-    },
-    /// Written by the family's own function, given the vocabulary.
-    #[cfg(feature = "local")]
-    Custom(fn(&Lark) -> Option<Syntax>),
-    /// The output is not text with blocks of calls in it (harmony,
-    /// Functionary v3.2, the generic JSON answer): the whole grammar is the
-    /// family's own, written by this function (see `constrain::grammar`).
-    #[cfg(feature = "local")]
-    Layout(Layout),
-}
-
-/// Writes a whole output's grammar into `Lark` for these tools under this
-/// choice; the `bool` says whether calls are allowed at all.
+/// The grammar a family declares in every build: the kit's
+/// [`Grammar`](crate::constrain::grammar::Grammar) where constrained
+/// decoding is built, nothing otherwise.
 #[cfg(feature = "local")]
-pub(crate) type Layout = fn(&mut Lark, &[ToolDef], &ToolChoice, bool) -> Result<(), ConstrainError>;
+pub(crate) type Grammar = crate::constrain::grammar::Grammar;
+#[cfg(not(feature = "local"))]
+pub(crate) type Grammar = ();
 
-/// A family's own grammar function, or no grammar where constrained
-/// decoding is not built: the descriptor names its grammar the same way in
-/// every build, and the path is only resolved where the function exists.
+/// A family's own grammar function, or nothing where constrained decoding
+/// is not built: the descriptor names its grammar the same way in every
+/// build, and the path is only resolved where the function exists.
 /// `grammar_fn!(f)` names a syntax function (`Grammar::Custom`),
 /// `grammar_fn!(layout f)` a whole-output one (`Grammar::Layout`).
 #[cfg(feature = "local")]
 macro_rules! grammar_fn {
     (layout $f:expr) => {
-        $crate::parse::family::Grammar::Layout($f)
+        $crate::constrain::grammar::Grammar::Layout($f)
     };
     ($f:expr) => {
-        $crate::parse::family::Grammar::Custom($f)
+        $crate::constrain::grammar::Grammar::Custom($f)
     };
 }
 #[cfg(not(feature = "local"))]
 macro_rules! grammar_fn {
     ($($f:tt)*) => {
-        $crate::parse::family::Grammar::None
+        ()
     };
 }
 pub(crate) use grammar_fn;
@@ -100,7 +76,10 @@ impl Family {
             think: None,
             citations: false,
             machine,
+            #[cfg(feature = "local")]
             grammar: Grammar::None,
+            #[cfg(not(feature = "local"))]
+            grammar: (),
         }
     }
 
@@ -130,23 +109,6 @@ impl Family {
         }
     }
 
-    /// How the format writes its calls, in the vocabulary `lark` is
-    /// written for.
-    #[cfg(feature = "local")]
-    pub(crate) fn syntax(&self, lark: &Lark) -> Option<Syntax> {
-        match self.grammar {
-            Grammar::None | Grammar::Layout(_) => None,
-            Grammar::Json { open, close, list } => Some(Syntax::json(open, close, list)),
-            Grammar::Custom(syntax) => syntax(lark),
-        }
-    }
-
-    /// Whether constrained decoding has a grammar for this family.
-    #[cfg(feature = "local")]
-    pub(crate) const fn constrainable(&self) -> bool {
-        !matches!(self.grammar, Grammar::None)
-    }
-
     /// The grammar for constrained decoding (a function is named with
     /// `grammar_fn!`).
     pub(crate) const fn grammar(self, grammar: Grammar) -> Family {
@@ -154,6 +116,7 @@ impl Family {
     }
 
     /// Call objects between markers, one to a block or a list of them.
+    #[cfg(feature = "local")]
     pub(crate) const fn json_grammar(
         self,
         open: &'static [&'static str],
@@ -161,6 +124,18 @@ impl Family {
         list: bool,
     ) -> Family {
         self.grammar(Grammar::Json { open, close, list })
+    }
+
+    /// Call objects between markers (nothing to record without
+    /// constrained decoding).
+    #[cfg(not(feature = "local"))]
+    pub(crate) const fn json_grammar(
+        self,
+        _: &'static [&'static str],
+        _: Option<&'static str>,
+        _: bool,
+    ) -> Family {
+        self
     }
 }
 

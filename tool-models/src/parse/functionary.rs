@@ -333,18 +333,22 @@ pub(crate) const FUNCTIONARY_V31: Family =
         .detect(&[Rule::at(90, &[FUNCTION, "start_tag => `<function`"])])
         .grammar(grammar_fn!(grammar::syntax));
 
-/// Functionary v3.2 (segments, not blocks: see `constrain::grammar`).
+/// Functionary v3.2 (segments, not blocks: a layout of its own).
 pub(crate) const FUNCTIONARY_V32: Family =
     Family::new(Format::FunctionaryV32, "functionary_v32", machine_v32)
         .aliases(&["functionary_v3_2"])
         .detect(&[Rule::at(100, &[">>>all", ">>>${recipient}"])])
-        .grammar(grammar_fn!(layout crate::constrain::grammar::functionary_v32));
+        .grammar(grammar_fn!(layout grammar::functionary_v32));
 
-/// `<function=name>{…}</function>`, one call to a block.
+/// v3.1: `<function=name>{…}</function>`, one call to a block; v3.2:
+/// segments to recipients, a layout of its own.
 #[cfg(feature = "local")]
 mod grammar {
     use super::{FUNCTION, FUNCTION_END, PYTHON_TAG};
-    use crate::constrain::syntax::{args_json, lit, CallRule, Lark, Syntax, ToolDef};
+    use crate::constrain::syntax::{
+        args_json, lit, text_without, CallRule, ConstrainError, Lark, Syntax, ToolDef, ANY,
+    };
+    use tool_runtime::ToolChoice;
 
     pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
         let mut s = Syntax::per_tool(&[FUNCTION], None, functionary_v31, false);
@@ -360,5 +364,41 @@ mod grammar {
             lit(&format!("{}>", t.name)),
             args_json(t, vf)
         ))
+    }
+
+    /// Functionary v3.2: `recipient\n…` segments separated by `>>>`; the
+    /// prompt ends with `>>>`, so the output starts at a recipient. `all` is
+    /// text for the user; any other recipient is a call.
+    pub(super) fn functionary_v32(
+        l: &mut Lark,
+        tools: &[ToolDef],
+        choice: &ToolChoice,
+        calls_allowed: bool,
+    ) -> Result<(), ConstrainError> {
+        l.named("TEXT", &text_without(&[lit(">>>")]));
+        if !calls_allowed {
+            l.named("start", "\"all\\n\" TEXT");
+            return Ok(());
+        }
+        let mut alts = Vec::new();
+        for t in tools {
+            let body = format!("{} {}", lit(&format!("{}\n", t.name)), args_json(t, &[]));
+            alts.push(l.rule(false, &body));
+        }
+        l.named("call", &alts.join(" | "));
+        let calls = if matches!(choice, ToolChoice::Named(_)) {
+            "call"
+        } else {
+            "call (\">>>\" call)*"
+        };
+        l.named("calls", calls);
+        if matches!(choice, ToolChoice::Auto) {
+            l.named("head[lazy]", "HEAD");
+            l.named("HEAD", &format!("{ANY} \">>>\""));
+            l.named("start", "\"all\\n\" TEXT | \"all\\n\" head calls | calls");
+        } else {
+            l.named("start", "calls");
+        }
+        Ok(())
     }
 }

@@ -204,7 +204,47 @@ fn answer(body: &str, complete: bool, em: &mut Emitter) -> bool {
 /// template ignores `tools`, or by name.
 pub(crate) const GENERIC: Family = Family::new(Format::Generic, "generic", |_| machine())
     .think(THINK)
-    .grammar(grammar_fn!(layout crate::constrain::grammar::generic));
+    .grammar(grammar_fn!(layout grammar::generic));
+
+/// The whole output is one JSON object.
+#[cfg(feature = "local")]
+mod grammar {
+    use crate::constrain::syntax::{json, json_block, lit, named, ConstrainError, Lark, ToolDef};
+    use serde_json::json;
+    use tool_runtime::ToolChoice;
+
+    // The generic JSON answer: the whole output is `{"tool_call": {...}}` or
+    /// `{"response": "..."}`, as llama.cpp constrains it without parallel
+    /// calls.
+    pub(super) fn generic(
+        l: &mut Lark,
+        tools: &[ToolDef],
+        choice: &ToolChoice,
+        calls_allowed: bool,
+    ) -> Result<(), ConstrainError> {
+        let response = json(
+            json!({
+                "type": "object",
+                "properties": {"response": {"type": "string"}},
+                "required": ["response"],
+                "additionalProperties": false,
+            }),
+            None,
+        );
+        if !calls_allowed {
+            l.named("start", &response);
+            return Ok(());
+        }
+        let call = json(json_block(tools, named("name", "arguments")), None);
+        let object = format!("{} {call} {}", lit("{\"tool_call\": "), lit("}"));
+        let start = match choice {
+            ToolChoice::Auto => format!("{object} | {response}"),
+            _ => object,
+        };
+        l.named("start", &start);
+        Ok(())
+    }
+}
 
 #[cfg(test)]
 mod tests {

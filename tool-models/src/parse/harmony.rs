@@ -182,8 +182,90 @@ impl Machine for Harmony {
     }
 }
 
-/// gpt-oss harmony (messages, not blocks: see `constrain::grammar`).
+/// gpt-oss harmony (messages, not blocks: a layout of its own).
 pub(crate) const HARMONY: Family = Family::new(Format::Harmony, "harmony", |_| machine())
     .aliases(&["llm_jp_harmony", "gpt_oss"])
     .detect(&[Rule::at(0, &[CHANNEL])])
-    .grammar(grammar_fn!(layout crate::constrain::grammar::harmony));
+    .grammar(grammar_fn!(layout grammar::harmony));
+
+/// Messages to recipients, not text with blocks of calls in it.
+#[cfg(feature = "local")]
+mod grammar {
+    use crate::constrain::syntax::{
+        args_json, lit, text_without, textual, ConstrainError, Lark, ToolDef,
+    };
+    use tool_runtime::ToolChoice;
+
+    /// gpt-oss harmony: reasoning messages, then a final answer or a call.
+    /// The prompt has opened the first message (`<|start|>assistant`).
+    pub(super) fn harmony(
+        l: &mut Lark,
+        tools: &[ToolDef],
+        choice: &ToolChoice,
+        calls_allowed: bool,
+    ) -> Result<(), ConstrainError> {
+        const MARKERS: &[&str] = &[
+            "<|channel|>",
+            "<|message|>",
+            "<|end|>",
+            "<|start|>",
+            "<|call|>",
+            "<|return|>",
+            "<|constrain|>",
+        ];
+        let forbidden: Vec<String> = MARKERS.iter().map(|m| lit(m)).collect();
+        l.named("TEXT", &text_without(&forbidden));
+        let (channel, message) = (l.mark("<|channel|>"), l.mark("<|message|>"));
+        l.named(
+            "analysis",
+            &format!(
+                "{channel} \"analysis\" {message} TEXT {} {} \"assistant\"",
+                l.mark("<|end|>"),
+                l.mark("<|start|>")
+            ),
+        );
+        l.named("final", &format!("{channel} \"final\" {message} TEXT"));
+        if !calls_allowed {
+            l.named("start", "analysis* final");
+            return Ok(());
+        }
+        let vf = textual(l, MARKERS);
+        let constrain = l.mark("<|constrain|>");
+        let mut alts = Vec::new();
+        // The recipient after the channel, as gpt-oss writes it, or in the
+        // role, as its chat template renders past calls.
+        // LLM-jp writes a space after each special token.
+        let content_type = format!("(\" \" {constrain}? \" \"? \"json\")?");
+        for t in tools {
+            let to = format!("to=functions.{}", t.name);
+            let body = format!(
+                "({channel} {} {content_type} | {} {channel} \"commentary\" {content_type}) {message} {}",
+                lit(&format!("commentary {to}")),
+                lit(&format!(" {to}")),
+                args_json(t, &vf)
+            );
+            alts.push(l.rule(false, &body));
+        }
+        l.named("call", &alts.join(" | "));
+        // A model stops at `<|call|>`; a template renders each call of a turn
+        // as a message of its own.
+        let calls = if matches!(choice, ToolChoice::Named(_)) {
+            "call".to_owned()
+        } else {
+            format!(
+                "call ({} {} \"assistant\" call)*",
+                l.mark("<|end|>"),
+                l.mark("<|start|>")
+            )
+        };
+        l.named("calls", &calls);
+        l.named(
+            "start",
+            match choice {
+                ToolChoice::Auto => "analysis* (final | calls)",
+                _ => "analysis* calls",
+            },
+        );
+        Ok(())
+    }
+}

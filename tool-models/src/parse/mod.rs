@@ -20,6 +20,8 @@
 
 mod apertus;
 mod cohere;
+#[cfg(feature = "local")]
+mod constraint;
 mod deepseek;
 pub mod detect;
 pub(crate) mod family;

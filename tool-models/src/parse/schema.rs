@@ -11,6 +11,7 @@
 
 use super::json::python_literal;
 use super::ParseOptions;
+use crate::schema_types::schema_types;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -76,55 +77,13 @@ impl Tools {
     }
 }
 
-/// The types a schema allows, in its own order, `null` included; empty
-/// when it names none. The constraint grammars write values by the same
-/// reading.
-pub(crate) fn types(schema: &Value, out: &mut Vec<String>) {
-    match schema.get("type") {
-        Some(Value::String(t)) => out.push(t.to_ascii_lowercase()),
-        Some(Value::Array(ts)) => out.extend(
-            ts.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_ascii_lowercase),
-        ),
-        _ => {}
-    }
-    if schema.get("nullable").and_then(Value::as_bool) == Some(true) {
-        out.push("null".into());
-    }
-    for k in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(alts)) = schema.get(k) {
-            for alt in alts {
-                types(alt, out);
-            }
-        }
-    }
-    if out.is_empty() {
-        if let Some(Value::Array(values)) = schema.get("enum") {
-            for v in values {
-                let t = match v {
-                    Value::Null => "null",
-                    Value::Bool(_) => "boolean",
-                    Value::Number(n) if n.is_f64() => "number",
-                    Value::Number(_) => "integer",
-                    Value::String(_) => "string",
-                    Value::Array(_) => "array",
-                    Value::Object(_) => "object",
-                };
-                out.push(t.into());
-            }
-        }
-    }
-}
-
 /// Types `raw` by a parameter's schema; without a schema, or where no
 /// type the schema names fits, the text stays a string.
 pub(crate) fn typed_value(raw: &str, schema: Option<&Value>) -> Value {
     let Some(schema) = schema else {
         return Value::String(raw.to_owned());
     };
-    let mut allowed = Vec::new();
-    types(schema, &mut allowed);
+    let allowed = schema_types(schema);
     let t = raw.trim();
     if allowed.is_empty() {
         // A schema that names no type allows any: JSON where it reads as JSON.

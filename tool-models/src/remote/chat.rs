@@ -40,7 +40,7 @@ pub fn chat_request(
     options: &RequestOptions,
     stream: bool,
 ) -> Value {
-    let tools: Vec<Tool> = crate::chat::ground::strip(tools)
+    let tools: Vec<Tool> = ToolDefinition::strip_grounding(tools)
         .iter()
         .map(Tool::from_definition)
         .collect();

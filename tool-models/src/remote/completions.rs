@@ -44,7 +44,7 @@ impl Completions {
 
     /// The prompt: the conversation and tools rendered with the template.
     pub(super) fn render(&self, request: &TurnRequest<'_>) -> Result<String, RemoteError> {
-        let shown = crate::chat::ground::strip(request.tools);
+        let shown = tool_runtime::ToolDefinition::strip_grounding(request.tools);
         let mut render = RenderOptions::new(request.messages)
             .add_generation_prompt(true)
             .special_tokens(&self.special_tokens);

@@ -47,7 +47,7 @@ pub(super) fn messages_request(
                 .into(),
         ));
     }
-    let tools = crate::chat::ground::strip(request.tools);
+    let tools = tool_runtime::ToolDefinition::strip_grounding(request.tools);
     let mut wire = MessagesRequest::from_conversation(
         request.messages,
         &tools,

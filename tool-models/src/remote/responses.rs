@@ -34,7 +34,7 @@ pub(super) fn responses_request(
     options: &RequestOptions,
     stream: bool,
 ) -> Value {
-    let tools = crate::chat::ground::strip(request.tools);
+    let tools = tool_runtime::ToolDefinition::strip_grounding(request.tools);
     let create = CreateResponse {
         parallel_tool_calls: options.parallel_tool_calls.filter(|_| !tools.is_empty()),
         text: options.response_format.as_ref().map(|format| TextConfig {

@@ -159,9 +159,7 @@ impl From<LocalChatError> for ApiError {
         match e {
             LocalChatError::Constrain(c) => match c {
                 ConstrainError::Schema { .. } => ApiError::param("tools", message),
-                ConstrainError::UnknownTool { .. } | ConstrainError::NoTools(_) => {
-                    ApiError::param("tool_choice", message)
-                }
+                ConstrainError::Choice(_) => ApiError::param("tool_choice", message),
                 ConstrainError::Grammar(_) => ApiError::param("tools", message),
                 _ => ApiError::internal(message),
             },

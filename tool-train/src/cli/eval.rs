@@ -586,7 +586,7 @@ fn mark_grounded(tools: &mut [Value]) {
             let strings = schema["type"] == "string"
                 || (schema["type"] == "array" && schema["items"]["type"] == "string");
             if GROUNDED.contains(&key.as_str()) && strings {
-                schema[tool_use::models::agent::ground::GROUNDED] = Value::Bool(true);
+                schema[tool_use::runtime::grounding::GROUNDED] = Value::Bool(true);
             }
         }
     }

@@ -173,7 +173,7 @@ impl MessagesRequest {
         };
         choice.check(tools).map_err(|e| {
             let field = match e {
-                UnmetChoice::UnknownTool { .. } => "tool_choice.name",
+                UnmetChoice::UnknownTool(_) => "tool_choice.name",
                 _ => "tool_choice",
             };
             FieldError::new(field, e)

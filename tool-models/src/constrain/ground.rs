@@ -9,15 +9,13 @@
 //! 4.5). A small model that knows *where* the value is but misspells it
 //! (`Zagrebb`, `Copenhage`, `1121121`) or swaps it for one it memorised
 //! then cannot write anything else. [`ground`] turns each such parameter
-//! into an `enum` of the candidates for the constraint; [`strip`] removes
-//! the marker from the definitions a model is shown, so that prompts do not
-//! change.
+//! into an `enum` of the candidates for the constraint;
+//! [`ToolDefinition::strip_grounding`] removes the marker from the
+//! definitions a model is shown, so that prompts do not change.
 
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-pub use tool_runtime::format::GROUNDED;
 use tool_runtime::ToolDefinition;
 
 /// The longest run of words a grounded value may be.
@@ -32,24 +30,6 @@ const QUOTES: &[char] = &[
 const SEPARATORS: &[char] = &[',', ';', ':'];
 /// The end of a sentence, which a value may be (a message's body).
 const SENTENCE_END: &[char] = &['?', '!', '.'];
-
-/// Whether any tool has a grounded parameter.
-pub fn has_grounded(tools: &[ToolDefinition]) -> bool {
-    tools.iter().any(|t| t.grounded().next().is_some())
-}
-
-/// The definitions without the grounding marker (borrowed when none has it).
-pub fn strip(tools: &[ToolDefinition]) -> Cow<'_, [ToolDefinition]> {
-    if !tools.iter().any(ToolDefinition::has_grounding_marker) {
-        return Cow::Borrowed(tools);
-    }
-    Cow::Owned(
-        tools
-            .iter()
-            .map(ToolDefinition::without_grounding)
-            .collect(),
-    )
-}
 
 /// The definitions with each grounded string parameter (or each item of a
 /// grounded list of strings) limited to the runs of words of `said` (the
@@ -188,6 +168,8 @@ pub fn numbers(sources: &[&str]) -> Vec<Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::borrow::Cow;
+    use tool_runtime::grounding::GROUNDED;
 
     fn tool() -> ToolDefinition {
         ToolDefinition::from_json(
@@ -253,7 +235,7 @@ mod tests {
         assert!(props["note"].get("enum").is_none(), "not marked");
         assert!(!grounded[0].to_string().contains(GROUNDED));
 
-        let plain = strip(&[tool()]).into_owned();
+        let plain = ToolDefinition::strip_grounding(&[tool()]).into_owned();
         let keys: Vec<&String> = plain[0]["function"]["parameters"]["properties"]["city"]
             .as_object()
             .unwrap()
@@ -268,8 +250,11 @@ mod tests {
         assert!(plain[0]["function"]["parameters"]["properties"]["city"]
             .get("enum")
             .is_none());
-        assert!(has_grounded(&[tool()]) && !has_grounded(&plain));
-        assert!(matches!(strip(&plain), Cow::Borrowed(_)));
+        assert!(ToolDefinition::any_grounded(&[tool()]) && !ToolDefinition::any_grounded(&plain));
+        assert!(matches!(
+            ToolDefinition::strip_grounding(&plain),
+            Cow::Borrowed(_)
+        ));
         let nothing = ground(&[tool()], &[], &[]);
         assert!(nothing[0]["function"]["parameters"]["properties"]["city"]
             .get("enum")
