@@ -27,6 +27,8 @@ mod mcp {}
 mod measuring_a_model_on_bfcl {}
 #[doc = include_str!("../docs/src/performance.md")]
 mod performance {}
+#[doc = include_str!("../docs/src/architecture.md")]
+mod architecture {}
 #[doc = include_str!("../models/tool-use-mini/README.md")]
 mod model_card {}
 #[doc = include_str!("../tool-models/README.md")]

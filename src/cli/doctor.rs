@@ -383,7 +383,7 @@ fn check_constraint(chat: &LocalChat, tools: &[ToolDefinition], report: &mut Rep
     }
     // As `LocalChat` builds it for a turn that offers tools.
     let model = chat.model();
-    let built = TokenEnv::with_vocab_size(
+    let built = TokenEnv::for_vocab_size(
         model.tokenizer().inner(),
         model.eos_token_ids(),
         model.vocab_size(),

@@ -95,7 +95,7 @@ fn local_chat(model: Model, tool_format: Option<&str>) -> Result<LocalChat, Stri
     match tool_format {
         Some(id) => {
             let format = Format::from_id(id).map_err(|e| format!("--tool-format: {e}"))?;
-            LocalChat::with_format(model, format)
+            LocalChat::in_format(model, format)
         }
         None => LocalChat::new(model),
     }

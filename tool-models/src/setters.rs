@@ -1,8 +1,9 @@
 //! Builder methods that each set one field: `name(value) -> Self`.
 //!
-//! The builders (`LocalChat`, `RemoteChat`, `Server`, `RenderOptions`) have
-//! many such methods; one definition keeps them alike. A method that does
-//! more than store its argument is written out beside them.
+//! The builders (`Agent`, `LocalChat`, `RemoteChat`, `Server`,
+//! `RenderOptions`, `ChatTemplate`) have many such methods; one definition
+//! keeps them alike. A method that does more than store its argument is
+//! written out beside them.
 
 /// `setters! { /// doc
 /// method(arg: Type) => field; … }` inside an `impl` block writes

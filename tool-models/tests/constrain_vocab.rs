@@ -26,11 +26,11 @@ fn byte_level_tokens_and_specials() {
 fn padding_and_eos_errors() {
     let tok = tokenizer(600, SPECIALS, 1);
     let n = tok.get_vocab_size(true);
-    let env = TokenEnv::with_vocab_size(&tok, &[n as u32 - 1], n + 64).unwrap();
+    let env = TokenEnv::for_vocab_size(&tok, &[n as u32 - 1], n + 64).unwrap();
     assert_eq!(env.vocab_size(), n + 64);
     assert_eq!(env.token_bytes(n as u32 + 3), b"");
     assert_eq!(
-        TokenEnv::with_vocab_size(&tok, &[0], n - 1).unwrap_err(),
+        TokenEnv::for_vocab_size(&tok, &[0], n - 1).unwrap_err(),
         ConstrainError::VocabSize {
             model: n - 1,
             tokenizer: n

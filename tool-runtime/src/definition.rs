@@ -246,7 +246,7 @@ impl ToolDefinition {
     /// This definition with every free string parameter (and list of them)
     /// marked grounded, as [`ground_free_strings`](crate::ground_free_strings)
     /// marks a definition in JSON.
-    pub fn with_free_strings_grounded(&self) -> ToolDefinition {
+    pub fn free_strings_grounded(&self) -> ToolDefinition {
         self.edited(|json| {
             crate::grounding::ground_free_strings(json);
         })
@@ -255,7 +255,7 @@ impl ToolDefinition {
     /// This definition with every free number parameter (and list of them)
     /// marked grounded, as [`ground_free_numbers`](crate::ground_free_numbers)
     /// marks a definition in JSON.
-    pub fn with_free_numbers_grounded(&self) -> ToolDefinition {
+    pub fn free_numbers_grounded(&self) -> ToolDefinition {
         self.edited(|json| {
             crate::grounding::ground_free_numbers(json);
         })

@@ -24,6 +24,11 @@ pub enum Invocation {
 
 /// A tool a model can call. `#[tool]` implements it for the item named after
 /// each function; implement it by hand for tools made at run time.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "not a tool",
+    note = "a `#[tool]` function is named in `toolbox![f]`; to add it to a toolbox built elsewhere, write `.merge(toolbox![f])`"
+)]
 pub trait Tool: Send + Sync + 'static {
     /// The name the model calls the tool by.
     fn name(&self) -> &str;

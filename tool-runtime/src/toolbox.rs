@@ -69,7 +69,8 @@ impl Toolbox {
         Toolbox::default()
     }
 
-    /// Adds a tool.
+    /// Adds a tool. A `#[tool]` function is a function, not a tool: add it
+    /// with [`merge`](Toolbox::merge)`(toolbox![f])`.
     pub fn with<T: Tool>(self, tool: T) -> Result<Toolbox, ToolboxError> {
         self.with_shared(Arc::new(tool))
     }
@@ -88,6 +89,19 @@ impl Toolbox {
     /// Adds every tool of a shared `#[tools]` value.
     pub fn with_all_shared<S: ToolSet>(mut self, set: Arc<S>) -> Result<Toolbox, ToolboxError> {
         for tool in set.tools() {
+            self.add(tool)?;
+        }
+        Ok(self)
+    }
+
+    /// Adds every tool of `other`: the way to add `#[tool]` functions to a
+    /// toolbox built elsewhere, named as `toolbox!` names them
+    /// (`tools.merge(toolbox![convert_length])?`), or to join two toolboxes
+    /// (an MCP server's and your own). `self`'s settings apply (leniency,
+    /// extra arguments, timeout); `other`'s are dropped. A name both hold
+    /// is [`ToolboxError::DuplicateName`].
+    pub fn merge(mut self, other: Toolbox) -> Result<Toolbox, ToolboxError> {
+        for tool in other.tools {
             self.add(tool)?;
         }
         Ok(self)

@@ -61,6 +61,7 @@ pub use crate::chat::{
 #[cfg(feature = "local")]
 pub use crate::local::{LocalChat, LocalChatError, PreparedTurn};
 
+use crate::setters::setters;
 use tool_runtime::{Message, Toolbox};
 
 use run::{Run, Step};
@@ -100,27 +101,22 @@ impl<M: ChatModel> Agent<M> {
         }
     }
 
-    /// Whether calls that repeat the last round's word for word are
-    /// skipped, the next round asked to answer (`ToolChoice::None`) from
-    /// the results already in the transcript (on by default): small models
-    /// otherwise call the same tool until `max_rounds`. Asked once; calls
-    /// after that run as usual.
-    pub fn answer_on_repeat(mut self, on: bool) -> Agent<M> {
-        self.answer_on_repeat = on;
-        self
+    setters! {
+        /// Whether calls that repeat the last round's word for word are
+        /// skipped, the next round asked to answer (`ToolChoice::None`) from
+        /// the results already in the transcript (on by default): small models
+        /// otherwise call the same tool until `max_rounds`. Asked once; calls
+        /// after that run as usual.
+        answer_on_repeat(on: bool) => answer_on_repeat;
+        /// Whether the model must call a tool. `Required` and `Named` apply to
+        /// the first round only (later rounds are `Auto`), or the model could
+        /// never give its answer.
+        tool_choice(choice: ToolChoice) => tool_choice;
     }
 
     /// The most model turns a run may take (at least 1).
     pub fn max_rounds(mut self, rounds: usize) -> Agent<M> {
         self.max_rounds = rounds.max(1);
-        self
-    }
-
-    /// Whether the model must call a tool. `Required` and `Named` apply to
-    /// the first round only (later rounds are `Auto`), or the model could
-    /// never give its answer.
-    pub fn tool_choice(mut self, choice: ToolChoice) -> Agent<M> {
-        self.tool_choice = choice;
         self
     }
 

@@ -51,7 +51,7 @@ impl TokenEnv {
 
     /// As [`TokenEnv::new`], for a model whose output layer has `vocab_size`
     /// rows, more than the tokenizer defines (padding rows are never allowed).
-    pub fn with_vocab_size(
+    pub fn for_vocab_size(
         tokenizer: &Tokenizer,
         eos_ids: &[u32],
         vocab_size: usize,

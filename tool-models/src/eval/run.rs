@@ -117,7 +117,7 @@ pub fn evaluate(case: &Case, model: &mut dyn ChatModel, options: &RunOptions) ->
         Cow::Owned(
             case.tools
                 .iter()
-                .map(|t| t.with_free_strings_grounded().with_free_numbers_grounded())
+                .map(|t| t.free_strings_grounded().free_numbers_grounded())
                 .collect(),
         )
     } else {

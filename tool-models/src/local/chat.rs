@@ -155,7 +155,7 @@ impl LocalChat {
     /// [`LocalChat::new`] for a model whose template does not show its
     /// tool-call format (one that ignores tools, say): its calls are read,
     /// and constrained, in `format`.
-    pub fn with_format(
+    pub fn in_format(
         model: impl Into<Arc<Model>>,
         format: Format,
     ) -> Result<LocalChat, LocalChatError> {
@@ -238,7 +238,7 @@ impl LocalChat {
             return Ok(env.clone());
         }
         let model = self.session.model();
-        let env = TokenEnv::with_vocab_size(
+        let env = TokenEnv::for_vocab_size(
             model.tokenizer().inner(),
             model.eos_token_ids(),
             model.vocab_size(),

@@ -12,7 +12,7 @@ use super::auth::authorize;
 use super::error::ApiError;
 use super::job::{Job, Reply};
 use super::request::Request;
-use super::responses_store::ResponseStore;
+use super::responses::store::ResponseStore;
 use super::worker::Worker;
 use crate::generate::CancelFlag;
 

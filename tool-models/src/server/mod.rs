@@ -55,18 +55,13 @@ mod answer;
 mod auth;
 mod batch;
 mod chat;
-mod chat_reply;
-mod chat_request;
 mod error;
 mod ids;
 mod intake;
 mod job;
 mod messages;
-mod messages_reply;
 mod request;
 mod responses;
-mod responses_reply;
-mod responses_store;
 mod routes;
 mod worker;
 
@@ -179,8 +174,8 @@ impl Server {
             api_key: self.api_key,
             max_body_bytes: self.max_body_bytes,
             created: ids::unix_time(),
-            responses: Arc::new(responses_store::ResponseStore::new(
-                responses_store::KEPT_RESPONSES,
+            responses: Arc::new(responses::store::ResponseStore::new(
+                responses::store::KEPT_RESPONSES,
             )),
         })))
     }

@@ -166,7 +166,7 @@ impl ModelTemplates {
         name: Option<&str>,
         has_tools: bool,
     ) -> Result<ChatTemplate, TemplateError> {
-        ChatTemplate::with_limits(self.select(name, has_tools)?, Limits::default())
+        ChatTemplate::limited(self.select(name, has_tools)?, Limits::default())
     }
 }
 

@@ -199,11 +199,11 @@ impl RenderOptions {
 impl ChatTemplate {
     /// Compiles a template with the default [`Limits`] and the system clock.
     pub fn new(source: &str) -> Result<ChatTemplate, TemplateError> {
-        ChatTemplate::with_limits(source, Limits::default())
+        ChatTemplate::limited(source, Limits::default())
     }
 
     /// Compiles a template whose renders are bounded by `limits`.
-    pub fn with_limits(source: &str, limits: Limits) -> Result<ChatTemplate, TemplateError> {
+    pub fn limited(source: &str, limits: Limits) -> Result<ChatTemplate, TemplateError> {
         let mut env = env::environment(&limits);
         let rewritten = generation::rewrite(source);
         let has_generation = rewritten.is_some();
@@ -223,11 +223,10 @@ impl ChatTemplate {
         })
     }
 
-    /// Reads `strftime_now` from `clock` (e.g. a [`Clock::Fixed`] for
-    /// reproducible renders).
-    pub fn with_clock(mut self, clock: Clock) -> ChatTemplate {
-        self.clock = clock;
-        self
+    setters! {
+        /// Reads `strftime_now` from `clock` (e.g. a [`Clock::Fixed`] for
+        /// reproducible renders).
+        with_clock(clock: Clock) => clock;
     }
 
     /// The limits each render runs under.

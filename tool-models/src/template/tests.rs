@@ -557,7 +557,7 @@ fn output_is_bounded() {
         max_output_bytes: 1000,
         ..Limits::default()
     };
-    let t = ChatTemplate::with_limits("{% for i in range(2000) %}ab{% endfor %}", limits).unwrap();
+    let t = ChatTemplate::limited("{% for i in range(2000) %}ab{% endfor %}", limits).unwrap();
     let err = t.render_json(&json!({})).unwrap_err();
     assert!(
         matches!(err, TemplateError::LimitExceeded(ref m) if m.contains("output")),

@@ -29,4 +29,11 @@ fn main() {
     assert_eq!(tools.definitions(DefinitionFormat::Transformers).len(), 2);
     let m = tools.call_blocking(&ToolCall::new("c", "get_current_wind_speed", serde_json::json!({"location": "Oslo"})));
     assert_eq!(m.text(), "4.0");
+
+    // One more `#[tool]` function, added to a toolbox built elsewhere.
+    let base = toolbox![weather::get_current_wind_speed];
+    let more = base.merge(toolbox![get_current_temperature]).unwrap();
+    assert_eq!(more.names().collect::<Vec<_>>(), ["get_current_wind_speed", "get_current_temperature"]);
+    // A name both hold is refused.
+    assert!(more.merge(toolbox![get_current_temperature]).is_err());
 }

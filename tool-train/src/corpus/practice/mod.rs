@@ -72,7 +72,7 @@
 //! v19 knew its seventeen tools and no others: on BFCL's functions it
 //! wrote values from its training pools. [`Practice::Schemas`] adds to
 //! chat practice conversations with tools made up on the spot, half of
-//! the corpus (`corpus/schemas.rs`).
+//! the corpus (`corpus/schemas/`).
 //!
 //! `ends.rs` writes the value-end practice, `wording.rs` the wider wording,
 //! `follow_ups.rs` the composed follow-ups, `fields.rs` the composed field
@@ -224,7 +224,7 @@ pub enum Practice {
     /// Bare practice with more small talk and more thanks after answers.
     Chat,
     /// Chat practice with half of the conversations about tools made up
-    /// on the spot (`corpus/schemas.rs`): the model reads each schema
+    /// on the spot (`corpus/schemas/`): the model reads each schema
     /// instead of knowing the tools.
     Schemas,
 }

@@ -465,5 +465,4 @@ fn failed(response: &Response) -> RemoteError {
 }
 
 #[cfg(test)]
-#[path = "responses_tests.rs"]
 mod tests;

@@ -414,5 +414,4 @@ impl MessagesReader {
 }
 
 #[cfg(test)]
-#[path = "messages_tests.rs"]
 mod tests;

@@ -4,8 +4,8 @@
 
 use tool_runtime::ToolChoice;
 
-use super::error::ApiError;
-use super::request::Request;
+use crate::server::error::ApiError;
+use crate::server::request::Request;
 use crate::wire::{self, chat};
 
 /// A Chat Completions request: what it asks the model for, and how the

@@ -1,5 +1,7 @@
 //! `POST /v1/messages`: Anthropic's Messages API.
 
+mod reply;
+
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -13,12 +15,12 @@ use axum::Json;
 use super::answer::{collect, stream, Writer};
 use super::error::ApiError;
 use super::intake::{accept_body, check_model, submit, Shared};
-use super::messages_reply::Assembler;
 use super::request::{Finish, Request};
 use crate::chat::Usage;
 use crate::parse::StreamEvent;
 use crate::wire::messages::MessagesEvent;
 use crate::wire::messages::MessagesRequest;
+use reply::Assembler;
 
 pub(crate) async fn handle(
     State(shared): State<Arc<Shared>>,

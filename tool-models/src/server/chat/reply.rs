@@ -2,10 +2,10 @@
 //! the non-streamed message is those same deltas merged, so that streamed
 //! and non-streamed answers agree by construction.
 
-use super::ids::{call_id, random_id, unix_time};
-use super::request::Finish;
 use crate::chat::Usage;
 use crate::parse::StreamEvent;
+use crate::server::ids::{call_id, random_id, unix_time};
+use crate::server::request::Finish;
 use crate::wire::chat::{
     CallDelta, CalledFunction, Choice, Chunk, ChunkChoice, Completion, Delta, FunctionDelta,
     FunctionKind, WireCall, WireMessage, WireRole,

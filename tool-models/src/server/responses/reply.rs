@@ -2,11 +2,11 @@
 //! the stream's events, and the whole response is those same items, so
 //! that streamed and non-streamed answers agree by construction.
 
-use super::error::ApiError;
-use super::ids::{call_id, random_id, unix_time};
-use super::request::Finish;
 use crate::chat::Usage;
 use crate::parse::StreamEvent;
+use crate::server::error::ApiError;
+use crate::server::ids::{call_id, random_id, unix_time};
+use crate::server::request::Finish;
 use crate::wire::responses::{
     Content, ContentPart, CreateResponse, FunctionCall, IncompleteDetails, InputTokensDetails,
     Item, ItemStatus, MessageItem, OutputTokensDetails, ReasoningItem, Response, ResponseEvent,

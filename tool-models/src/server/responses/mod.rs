@@ -1,5 +1,8 @@
 //! `POST /v1/responses`: OpenAI's Responses API.
 
+mod reply;
+pub(super) mod store;
+
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -14,11 +17,11 @@ use super::answer::{collect, stream, Writer};
 use super::error::ApiError;
 use super::intake::{accept_body, check_model, submit, Shared};
 use super::request::{Finish, Request};
-use super::responses_reply::Assembler;
-use super::responses_store::{ResponseStore, Stored, KEPT_RESPONSES};
 use crate::chat::Usage;
 use crate::parse::StreamEvent;
 use crate::wire::responses::{messages_from_items, read_request, Sequenced};
+use reply::Assembler;
+use store::{ResponseStore, Stored, KEPT_RESPONSES};
 use tool_runtime::{Message, ToolDefinition};
 
 pub(crate) async fn handle(

@@ -1,5 +1,8 @@
 //! `POST /v1/chat/completions`: OpenAI's Chat Completions API.
 
+mod reply;
+mod request;
+
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -11,14 +14,14 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 
 use super::answer::{collect, stream, Writer};
-use super::chat_reply::{Assembler, Envelope};
-use super::chat_request::ChatRequest;
 use super::error::ApiError;
 use super::intake::{accept_body, check_model, submit, Shared};
 use super::request::Finish;
 use crate::chat::Usage;
 use crate::parse::StreamEvent;
 use crate::wire::chat::Delta;
+use reply::{Assembler, Envelope};
+use request::ChatRequest;
 
 pub(crate) async fn handle(
     State(shared): State<Arc<Shared>>,

@@ -4,10 +4,10 @@
 
 use serde_json::json;
 
-use super::ids::random_id;
-use super::request::Finish;
 use crate::chat::Usage;
 use crate::parse::StreamEvent;
+use crate::server::ids::random_id;
+use crate::server::request::Finish;
 use crate::wire::messages::{
     BlockDelta, ContentBlock, DeltaUsage, MessageAccumulator, MessageDelta, MessageResponse,
     MessagesEvent, StopReason, Usage as MessagesUsage,
