@@ -50,10 +50,11 @@ fn output(format: Format) -> String {
 
 fn bench(c: &mut Criterion) {
     let options = ParseOptions {
-        tools: vec![
+        tools: tool_use::ToolDefinition::list_from_json(&[
             serde_json::json!({"type": "function", "function": {"name": "get_weather",
             "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}}}),
-        ],
+        ])
+        .unwrap(),
         ..Default::default()
     };
     for format in Format::all() {

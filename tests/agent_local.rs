@@ -86,7 +86,7 @@ fn a_random_model_constrained_writes_100_of_100_valid_calls() {
     let tools = toolbox![book_table, convert_currency];
     let definitions = tools.definitions(DefinitionFormat::Transformers);
     let options = ParseOptions {
-        tools: definitions.clone(),
+        tools: ToolDefinition::list_from_json(&definitions).unwrap(),
         ..ParseOptions::default()
     };
     let mut chat = LocalChat::new(tiny_model(7)).unwrap();
@@ -238,7 +238,7 @@ fn a_grounded_argument_is_always_a_run_of_the_users_words_and_the_prompt_hides_t
         true
     );
     let options = ParseOptions {
-        tools: definitions.clone(),
+        tools: ToolDefinition::list_from_json(&definitions).unwrap(),
         ..ParseOptions::default()
     };
     let said = "Hi! What's the weather like in Port Velmora, Zandia this week?";
@@ -310,7 +310,7 @@ fn a_grounded_number_is_always_one_the_conversation_wrote() {
     let tools = toolbox![split_bill];
     let definitions = tools.definitions(DefinitionFormat::Transformers);
     let options = ParseOptions {
-        tools: definitions.clone(),
+        tools: ToolDefinition::list_from_json(&definitions).unwrap(),
         ..ParseOptions::default()
     };
     let messages = [

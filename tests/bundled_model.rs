@@ -103,7 +103,7 @@ fn the_bundled_model_calls_a_demo_tool_that_validates() {
     let parsed = Format::Hermes.parse(
         &turn.text,
         &ParseOptions {
-            tools: tools.clone(),
+            tools: tool_use::ToolDefinition::list_from_json(&tools).unwrap(),
             ..ParseOptions::default()
         },
     );

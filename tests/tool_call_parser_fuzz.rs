@@ -125,10 +125,11 @@ fn parse_chunked(format: Format, options: &ParseOptions, chunks: &[&str]) -> Par
 
 fn options(reasoning: ReasoningStart) -> ParseOptions {
     ParseOptions {
-        tools: vec![
+        tools: tool_use::ToolDefinition::list_from_json(&[
             serde_json::json!({"type": "function", "function": {"name": "f",
             "parameters": {"type": "object", "properties": {"a": {"type": "integer"}}}}}),
-        ],
+        ])
+        .unwrap(),
         reasoning,
     }
 }

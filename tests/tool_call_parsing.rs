@@ -15,6 +15,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::sync::OnceLock;
 use tool_use::models::parse::{Format, ParseOptions, ParsedResponse, ReasoningStart, StreamEvent};
+use tool_use::ToolDefinition;
 
 const FAMILIES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -168,7 +169,8 @@ fn load(path: &Path, tag: &str) -> Vec<Vector> {
             let v: Value = serde_json::from_str(l).expect("vector JSON");
             let id = v["format"].as_str().unwrap_or_default();
             let format = Format::from_id(id).unwrap_or_else(|e| panic!("line {line}: {e}"));
-            let tools = v["tools"].as_array().cloned().unwrap_or_default();
+            let tools = ToolDefinition::list_from_json(v["tools"].as_array().into_iter().flatten())
+                .unwrap_or_else(|e| panic!("line {line}: {e}"));
             let reasoning = match v["reasoning_start"].as_str() {
                 Some("open") => ReasoningStart::Open,
                 Some("closed") => ReasoningStart::Closed,

@@ -11,6 +11,7 @@ mod turns;
 
 use serde_json::{json, Value};
 use tool_use::models::parse::{Format, ParseOptions, ReasoningStart};
+use tool_use::ToolDefinition;
 
 const LLAMA_CPP_TEMPLATES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -36,7 +37,8 @@ fn calls_rendered_by_each_template_parse_back() {
     {
         let part = part.as_str();
         let options = ParseOptions {
-            tools: turns::tools().as_array().cloned().unwrap_or_default(),
+            tools: ToolDefinition::list_from_json(turns::tools().as_array().into_iter().flatten())
+                .unwrap(),
             // Only where the rendered turn keeps the block the prompt opened.
             reasoning: if extends && prefix.trim_end().ends_with("<think>") {
                 ReasoningStart::Open
@@ -57,8 +59,11 @@ fn calls_rendered_by_each_template_parse_back() {
         }
         // Offered another tool, the same text calls nothing that exists.
         let other = ParseOptions {
-            tools: vec![json!({"type": "function", "function": {"name": "get_time",
-                "parameters": {"type": "object", "properties": {}}}})],
+            tools: ToolDefinition::list_from_json(&[
+                json!({"type": "function", "function": {"name": "get_time",
+                "parameters": {"type": "object", "properties": {}}}}),
+            ])
+            .unwrap(),
             ..options
         };
         let r = format.parse(part, &other);

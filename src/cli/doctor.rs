@@ -443,7 +443,7 @@ fn check_round_trip(
         return;
     }
     let options = ParseOptions {
-        tools: tools.iter().map(ToolDefinition::to_json).collect(),
+        tools: tools.to_vec(),
         reasoning: written.reasoning,
     };
     let parsed = format.parse(&written.text, &options);

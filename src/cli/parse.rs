@@ -63,7 +63,8 @@ fn parse(args: ParseArgs) -> Result<Value, String> {
             match serde_json::from_str::<Value>(&text)
                 .map_err(|e| format!("{}: not JSON: {e}", p.display()))?
             {
-                Value::Array(t) => t,
+                Value::Array(t) => tool_use::ToolDefinition::list_from_json(&t)
+                    .map_err(|e| format!("{}: {e}", p.display()))?,
                 _ => return Err(format!("{}: expected a JSON list of tools", p.display())),
             }
         }

@@ -73,7 +73,7 @@ impl OwnFormat {
     pub fn assert_round_trip(&self, seeds: std::ops::Range<u64>) {
         let definitions = toolbox![convert_currency].definitions(DefinitionFormat::Transformers);
         let options = ParseOptions {
-            tools: definitions.clone(),
+            tools: tool_use::ToolDefinition::list_from_json(&definitions).unwrap(),
             ..ParseOptions::default()
         };
         for seed in seeds {

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use tool_models::constrain::{TokenEnv, ToolConstraint};
 use tool_models::generate::TokenConstraint;
 use tool_models::parse::ParseOptions;
-use tool_runtime::ToolChoice;
+use tool_runtime::{ToolChoice, ToolDefinition};
 
 const LLAMA_CPP_TEMPLATES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -78,7 +78,7 @@ fn template_calls_are_accepted() {
     let shared = shared.join("templates").display().to_string();
     let tools = turns::tools();
     let options = ParseOptions {
-        tools: tools.as_array().cloned().unwrap_or_default(),
+        tools: ToolDefinition::list_from_json(tools.as_array().into_iter().flatten()).unwrap(),
         ..ParseOptions::default()
     };
     let mut checked = BTreeSet::new();

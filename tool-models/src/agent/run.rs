@@ -90,7 +90,7 @@ impl Run {
         Ok(Run {
             started: Instant::now(),
             options: ParseOptions {
-                tools: tools.iter().map(ToolDefinition::to_json).collect(),
+                tools: tools.clone(),
                 ..ParseOptions::default()
             },
             tools,

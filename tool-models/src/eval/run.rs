@@ -94,7 +94,7 @@ pub struct Answer {
 /// The model's error.
 pub fn ask(model: &mut dyn ChatModel, request: &TurnRequest<'_>) -> Result<Answer, TurnError> {
     let options = ParseOptions {
-        tools: request.tools.iter().map(ToolDefinition::to_json).collect(),
+        tools: request.tools.to_vec(),
         ..ParseOptions::default()
     };
     let mut parser = model.format().stream(&options);

@@ -56,10 +56,9 @@ pub use think::ReasoningStart;
 
 use registry::FAMILIES;
 use serde::Serialize;
-use serde_json::Value;
 use stream::{Emitter, Machine, Text};
 use think::ThinkSplitter;
-use tool_runtime::{InvalidToolCall, ToolCall};
+use tool_runtime::{InvalidToolCall, ToolCall, ToolDefinition};
 
 /// Errors at the module boundary.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -123,11 +122,10 @@ pub enum StreamEvent {
 /// Options for parsing.
 #[derive(Debug, Clone, Default)]
 pub struct ParseOptions {
-    /// The OpenAI-style tool list offered to the model (`[{"type":
-    /// "function", "function": {"name", "parameters"}}]`). When given, a
-    /// call to any other tool is invalid; the XML formats type their values
-    /// by its schemas, and Kimi names bare-id calls by their arguments.
-    pub tools: Vec<Value>,
+    /// The tools offered to the model. When given, a call to any other
+    /// tool is invalid; the XML formats type their values by their
+    /// schemas, and Kimi names bare-id calls by their arguments.
+    pub tools: Vec<ToolDefinition>,
     /// Where the output starts relative to a reasoning block.
     pub reasoning: ReasoningStart,
 }

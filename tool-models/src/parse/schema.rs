@@ -27,15 +27,13 @@ impl Tools {
     pub(crate) fn new(options: &ParseOptions) -> Tools {
         let mut by_name = HashMap::new();
         for t in &options.tools {
-            let f = t.get("function").unwrap_or(t);
-            if let Some(name) = f.get("name").and_then(Value::as_str) {
-                let props = f
-                    .pointer("/parameters/properties")
-                    .and_then(Value::as_object)
-                    .cloned()
-                    .unwrap_or_default();
-                by_name.insert(name.to_owned(), props);
-            }
+            let props = t
+                .parameters()
+                .and_then(|p| p.get("properties"))
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            by_name.insert(t.name().to_owned(), props);
         }
         Tools {
             by_name: Arc::new(by_name),

@@ -637,7 +637,10 @@ mod tests {
     #[test]
     fn a_call_to_a_tool_not_offered_is_invalid_and_never_started() {
         let tools = Tools::new(&crate::parse::ParseOptions {
-            tools: vec![serde_json::json!({"type": "function", "function": {"name": "get_time"}})],
+            tools: tool_runtime::ToolDefinition::list_from_json(&[
+                serde_json::json!({"type": "function", "function": {"name": "get_time"}}),
+            ])
+            .unwrap(),
             ..Default::default()
         });
         let mut em = Emitter::new(tools);

@@ -13,7 +13,6 @@ use crate::chat::{ChatModel, TurnRequest, Usage};
 use crate::generate::{CancelFlag, GenerateOptions, Generation, StopReason};
 use crate::local::{LocalChat, PreparedTurn};
 use crate::parse::{ParseOptions, StreamEvent, StreamParser};
-use tool_runtime::ToolDefinition;
 
 /// A request waiting for the model.
 pub(crate) struct Job {
@@ -102,7 +101,7 @@ impl Forward {
             replies: job.replies.clone(),
             cancel: job.cancel.clone(),
             parser: chat.format().stream(&ParseOptions {
-                tools: r.tools.iter().map(ToolDefinition::to_json).collect(),
+                tools: r.tools.clone(),
                 ..ParseOptions::default()
             }),
             one_call: !r.parallel_tool_calls,

@@ -392,7 +392,7 @@ pub fn run(
             // The parser gets the tools, as the agent gives them: the XML
             // families type their values by the schemas.
             let options = ParseOptions {
-                tools: tools.to_vec(),
+                tools: definitions.clone(),
                 ..ParseOptions::default()
             };
             let parsed = format.parse(&text, &options);

@@ -339,11 +339,11 @@ fn score(
 ) -> Result<Scores, String> {
     let mut s = Scores::default();
     for example in examples {
+        let tools = ToolDefinition::list_from_json(&example.tools).map_err(|e| e.to_string())?;
         let options = ParseOptions {
-            tools: example.tools.clone(),
+            tools: tools.clone(),
             ..ParseOptions::default()
         };
-        let tools = ToolDefinition::list_from_json(&example.tools).map_err(|e| e.to_string())?;
         for expected in &example.expectations {
             let request = TurnRequest {
                 messages: example.prompt(expected),
