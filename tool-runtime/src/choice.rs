@@ -214,7 +214,7 @@ mod tests {
                 .check(&tools)
                 .unwrap_err()
                 .to_string(),
-            "tool_choice: unknown tool `c`. Available tools: a, b"
+            "tool_choice: unknown tool `c`. Did you mean `a`? Available tools: a, b"
         );
         assert_eq!(
             ToolChoice::Required.check(&[]).unwrap_err().to_string(),

@@ -60,6 +60,15 @@ macro_rules! grammar_fn {
 }
 pub(crate) use grammar_fn;
 
+/// Call objects between markers, as a grammar (nothing without
+/// constrained decoding).
+#[cfg(feature = "local")]
+const fn json(open: &'static [&'static str], close: Option<&'static str>, list: bool) -> Grammar {
+    Grammar::Json { open, close, list }
+}
+#[cfg(not(feature = "local"))]
+const fn json(_: &'static [&'static str], _: Option<&'static str>, _: bool) -> Grammar {}
+
 impl Family {
     /// A family with its id and parser, and nothing else yet: no aliases,
     /// no detection rule, no reasoning block, no citations, no grammar.
@@ -116,26 +125,13 @@ impl Family {
     }
 
     /// Call objects between markers, one to a block or a list of them.
-    #[cfg(feature = "local")]
     pub(crate) const fn json_grammar(
         self,
         open: &'static [&'static str],
         close: Option<&'static str>,
         list: bool,
     ) -> Family {
-        self.grammar(Grammar::Json { open, close, list })
-    }
-
-    /// Call objects between markers (nothing to record without
-    /// constrained decoding).
-    #[cfg(not(feature = "local"))]
-    pub(crate) const fn json_grammar(
-        self,
-        _: &'static [&'static str],
-        _: Option<&'static str>,
-        _: bool,
-    ) -> Family {
-        self
+        self.grammar(json(open, close, list))
     }
 }
 
