@@ -37,57 +37,88 @@ pub fn convert(definitions: &[&Value], format: DefinitionFormat) -> Vec<Value> {
 
 /// Converts definitions into `format`: the value of the API's `tools` field.
 pub fn convert_definitions(definitions: &[ToolDefinition], format: DefinitionFormat) -> Vec<Value> {
-    let parts = |d: &ToolDefinition| {
-        let function = &d.as_json()["function"];
-        (
-            function.get("name").cloned().unwrap_or(Value::Null),
-            function.get("description").cloned().unwrap_or(Value::Null),
-            d.parameters_without_grounding(),
-        )
-    };
     match format {
         DefinitionFormat::Transformers => definitions.iter().map(ToolDefinition::to_json).collect(),
-        DefinitionFormat::OpenAi => definitions
-            .iter()
-            .map(|d| {
-                let (name, description, parameters) = parts(d);
-                json!({"type": "function", "function": {"name": name, "description": description, "parameters": parameters}})
-            })
-            .collect(),
-        DefinitionFormat::OpenAiStrict => definitions
-            .iter()
-            .map(|d| {
-                let (name, description, mut parameters) = parts(d);
-                inline_refs(&mut parameters);
-                strict(&mut parameters);
-                json!({"type": "function", "function": {"name": name, "description": description, "strict": true, "parameters": parameters}})
-            })
-            .collect(),
-        DefinitionFormat::Anthropic | DefinitionFormat::Mcp => definitions
-            .iter()
-            .map(|d| {
-                let (name, description, mut parameters) = parts(d);
-                nullable_to_type(&mut parameters);
-                let key = if format == DefinitionFormat::Anthropic { "input_schema" } else { "inputSchema" };
-                let mut m = Map::new();
-                m.insert("name".into(), name);
-                m.insert("description".into(), description);
-                m.insert(key.into(), parameters);
-                Value::Object(m)
-            })
-            .collect(),
         DefinitionFormat::Gemini => {
-            let declarations: Vec<Value> = definitions
-                .iter()
-                .map(|d| {
-                    let (name, description, mut parameters) = parts(d);
-                    inline_refs(&mut parameters);
-                    gemini(&mut parameters);
-                    json!({"name": name, "description": description, "parameters": parameters})
-                })
-                .collect();
+            let declarations: Vec<Value> = definitions.iter().map(|d| format.write(d)).collect();
             vec![json!({ "functionDeclarations": declarations })]
         }
+        _ => definitions.iter().map(|d| format.write(d)).collect(),
+    }
+}
+
+impl DefinitionFormat {
+    /// One definition as this format writes it: an element of the API's
+    /// `tools` (for Gemini, of its one `functionDeclarations` list). A
+    /// description is left out where the definition has none. The wire
+    /// types of `tool-models` are built from the same writer.
+    pub fn write(self, definition: &ToolDefinition) -> Value {
+        if self == DefinitionFormat::Transformers {
+            return definition.to_json();
+        }
+        let function = &definition.as_json()["function"];
+        let mut m = Map::new();
+        m.insert("name".into(), definition.name().into());
+        if let Some(description) = function.get("description").filter(|d| !d.is_null()) {
+            m.insert("description".into(), description.clone());
+        }
+        let parameters = self.parameters(definition);
+        match self {
+            DefinitionFormat::OpenAi | DefinitionFormat::OpenAiStrict => {
+                let strict = match self {
+                    DefinitionFormat::OpenAiStrict => Some(true),
+                    _ => function.get("strict").and_then(Value::as_bool),
+                };
+                if let Some(strict) = strict {
+                    m.insert("strict".into(), strict.into());
+                }
+                m.insert("parameters".into(), parameters);
+                json!({"type": "function", "function": m})
+            }
+            DefinitionFormat::Anthropic => {
+                m.insert("input_schema".into(), parameters);
+                Value::Object(m)
+            }
+            DefinitionFormat::Mcp => {
+                m.insert("inputSchema".into(), parameters);
+                Value::Object(m)
+            }
+            DefinitionFormat::Gemini | DefinitionFormat::Transformers => {
+                m.insert("parameters".into(), parameters);
+                Value::Object(m)
+            }
+        }
+    }
+
+    /// A definition's parameters schema as this format's API takes it: an
+    /// empty object schema where it has none, and, in every format but
+    /// [`Transformers`](DefinitionFormat::Transformers), without the
+    /// grounding marker; `nullable` as a `null` type for Anthropic and MCP,
+    /// closed and all-required for OpenAI strict, `$ref`s inlined for
+    /// OpenAI strict and Gemini, and OpenAPI's `nullable` for Gemini.
+    pub fn parameters(self, definition: &ToolDefinition) -> Value {
+        if self == DefinitionFormat::Transformers {
+            return definition
+                .parameters()
+                .map(|p| Value::Object(p.clone()))
+                .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
+        }
+        let mut parameters = definition.parameters_without_grounding();
+        match self {
+            DefinitionFormat::Transformers | DefinitionFormat::OpenAi => {}
+            DefinitionFormat::OpenAiStrict => {
+                inline_refs(&mut parameters);
+                strict(&mut parameters);
+            }
+            DefinitionFormat::Anthropic | DefinitionFormat::Mcp => {
+                nullable_to_type(&mut parameters)
+            }
+            DefinitionFormat::Gemini => {
+                inline_refs(&mut parameters);
+                gemini(&mut parameters);
+            }
+        }
+        parameters
     }
 }
 

@@ -10,7 +10,7 @@
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Value};
-use tool_runtime::{json_kind, ToolChoice, ToolDefinition};
+use tool_runtime::{json_kind, DefinitionFormat, ToolChoice, ToolDefinition};
 
 use super::{null_as_default, FieldError};
 
@@ -234,7 +234,8 @@ pub struct Tool {
 
 impl Tool {
     /// The API's form of a definition: only the keys it defines
-    /// (transformers' `return` is left out).
+    /// (transformers' `return` is left out), the parameters as
+    /// [`DefinitionFormat::OpenAi`] writes them.
     pub fn from_definition(definition: &ToolDefinition) -> Tool {
         let f = &definition["function"];
         Tool {
@@ -242,7 +243,8 @@ impl Tool {
             function: Function {
                 name: definition.name().to_owned(),
                 description: f["description"].as_str().map(str::to_owned),
-                parameters: f.get("parameters").cloned(),
+                parameters: (definition.parameters())
+                    .map(|_| DefinitionFormat::OpenAi.parameters(definition)),
                 strict: f.get("strict").and_then(Value::as_bool),
             },
         }

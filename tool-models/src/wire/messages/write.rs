@@ -1,8 +1,10 @@
 //! A conversation in the crate's terms written as a Messages request, for
 //! a client: the reverse of [`MessagesRequest::conversation`].
 
-use serde_json::{json, Map, Value};
-use tool_runtime::{Message, Role as MessageRole, ToolCall, ToolChoice, ToolDefinition};
+use serde_json::{Map, Value};
+use tool_runtime::{
+    DefinitionFormat, Message, Role as MessageRole, ToolCall, ToolChoice, ToolDefinition,
+};
 
 use super::{Content, ContentBlock, InputMessage, MessagesRequest, Role, Tool, ToolChoiceParam};
 
@@ -146,10 +148,7 @@ fn tool(definition: &ToolDefinition) -> Tool {
     Tool {
         name: definition.name().to_owned(),
         description: definition.description().map(str::to_owned),
-        input_schema: definition
-            .parameters()
-            .map(|p| Value::Object(p.clone()))
-            .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
+        input_schema: DefinitionFormat::Anthropic.parameters(definition),
     }
 }
 

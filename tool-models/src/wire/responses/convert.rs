@@ -2,7 +2,9 @@
 
 use serde_json::{json, Map, Value};
 use tool_runtime::definition::check_schema;
-use tool_runtime::{Message, Role as MessageRole, ToolCall, ToolChoice, ToolDefinition};
+use tool_runtime::{
+    DefinitionFormat, Message, Role as MessageRole, ToolCall, ToolChoice, ToolDefinition,
+};
 
 use super::{
     Content, CreateResponse, FieldError, FunctionCall, FunctionCallOutput, Input, Item,
@@ -197,7 +199,7 @@ fn api_tool(tool: &ToolDefinition) -> Tool {
         kind: "function".into(),
         name: Some(tool.name().to_owned()),
         description: tool.description().map(str::to_owned),
-        parameters: tool.parameters().map(|p| Value::Object(p.clone())),
+        parameters: (tool.parameters()).map(|_| DefinitionFormat::OpenAi.parameters(tool)),
         strict: tool["function"]["strict"].as_bool(),
     }
 }
