@@ -14,7 +14,9 @@ use serde_json::Value;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
-    /// Instructions for the model.
+    /// Instructions for the model (read from OpenAI's newer `developer`
+    /// too).
+    #[serde(alias = "developer")]
     System,
     /// The person talking to the model.
     User,
@@ -112,6 +114,30 @@ impl Message {
     }
 }
 
+/// The text of a message's `content` as OpenAI's APIs and chat templates
+/// write it: a string, `null`, or a list of parts whose text ones (a
+/// string, or an object with `text`) are joined in order. The one reader of
+/// it: [`Message`]'s and the wire types' alike.
+pub fn content_text(content: Option<Value>) -> Result<Option<String>, String> {
+    match content {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(Value::Array(parts)) => Ok(Some(
+            parts
+                .iter()
+                .filter_map(|p| match p {
+                    Value::String(s) => Some(s.as_str()),
+                    p => p.get("text").and_then(Value::as_str),
+                })
+                .collect(),
+        )),
+        Some(other) => Err(format!(
+            "expected a string, null or a list of parts, found {}",
+            crate::json_kind(&other)
+        )),
+    }
+}
+
 impl<'de> Deserialize<'de> for Message {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
@@ -129,27 +155,8 @@ impl<'de> Deserialize<'de> for Message {
             name: Option<String>,
         }
         let w = Wire::deserialize(deserializer)?;
-        let content = match w.content {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s),
-            // OpenAI content parts: keep the text ones, in order.
-            Some(Value::Array(parts)) => Some(
-                parts
-                    .iter()
-                    .filter_map(|p| match p {
-                        Value::String(s) => Some(s.as_str()),
-                        p => p.get("text").and_then(Value::as_str),
-                    })
-                    .collect::<Vec<_>>()
-                    .join(""),
-            ),
-            Some(other) => {
-                return Err(D::Error::custom(format!(
-                    "message content must be a string, null or a list of parts, found {}",
-                    crate::json_kind(&other)
-                )))
-            }
-        };
+        let content = content_text(w.content)
+            .map_err(|e| D::Error::custom(format!("message content: {e}")))?;
         Ok(Message {
             role: w.role,
             content,
@@ -222,5 +229,20 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("found an integer"), "{err}");
+    }
+
+    #[test]
+    fn reads_what_the_chat_completions_api_writes() {
+        let m: Message = serde_json::from_value(json!({
+            "role": "developer",
+            "content": [{"type": "text", "text": "Be "}, "brief."]
+        }))
+        .unwrap();
+        assert_eq!((m.role, m.text()), (Role::System, "Be brief."));
+        let call: Message = serde_json::from_value(json!({"role": "assistant", "content": null,
+            "tool_calls": [{"id": "c1", "type": "function",
+                "function": {"name": "f", "arguments": "{\"x\": 1}"}}]}))
+        .unwrap();
+        assert_eq!(call.tool_calls[0].arguments, json!({"x": 1}));
     }
 }

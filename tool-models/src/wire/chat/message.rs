@@ -3,7 +3,7 @@
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
-use tool_runtime::{json_kind, Role};
+use tool_runtime::Role;
 
 use super::FunctionKind;
 use crate::wire::null_as_default;
@@ -90,24 +90,8 @@ pub struct WireMessage {
 }
 
 fn content<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
-    match Option::<Value>::deserialize(deserializer)? {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        // Content parts: the text ones, in order.
-        Some(Value::Array(parts)) => Ok(Some(
-            parts
-                .iter()
-                .filter_map(|p| match p {
-                    Value::String(s) => Some(s.as_str()),
-                    p => p.get("text").and_then(Value::as_str),
-                })
-                .collect(),
-        )),
-        Some(other) => Err(D::Error::custom(format!(
-            "expected a string, null or a list of parts, found {}",
-            json_kind(&other)
-        ))),
-    }
+    tool_runtime::message::content_text(Option::<Value>::deserialize(deserializer)?)
+        .map_err(D::Error::custom)
 }
 
 impl WireMessage {
