@@ -97,13 +97,13 @@ impl DefinitionFormat {
     /// closed and all-required for OpenAI strict, `$ref`s inlined for
     /// OpenAI strict and Gemini, and OpenAPI's `nullable` for Gemini.
     pub fn parameters(self, definition: &ToolDefinition) -> Value {
-        if self == DefinitionFormat::Transformers {
-            return definition
+        let mut parameters = match self {
+            DefinitionFormat::Transformers => definition
                 .parameters()
                 .map(|p| Value::Object(p.clone()))
-                .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
-        }
-        let mut parameters = definition.parameters_without_grounding();
+                .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
+            _ => definition.parameters_without_grounding(),
+        };
         match self {
             DefinitionFormat::Transformers | DefinitionFormat::OpenAi => {}
             DefinitionFormat::OpenAiStrict => {

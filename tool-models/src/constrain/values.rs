@@ -11,7 +11,7 @@
 
 use super::lark::{json, lit, regex, Lark, ANY};
 use super::narrow::admits_any;
-use crate::schema_types::schema_types as types;
+use crate::schema_types::schema_types;
 use serde_json::{Map, Value};
 
 /// Where a raw value ends, and what it may not contain.
@@ -123,7 +123,7 @@ fn raw_branch(
         }
         return;
     }
-    let tys = types(schema);
+    let tys = schema_types(schema);
     if tys.is_empty() {
         // A `$ref` or a schema by keywords alone: the parser reads JSON
         // where the text is JSON.
@@ -216,7 +216,7 @@ pub(crate) fn python_value(schema: &Value, defs: Option<&Value>) -> String {
             }
             continue;
         }
-        let tys = types(&b);
+        let tys = schema_types(&b);
         if tys.is_empty() {
             alts.push(json(with_defs(&b, defs), None));
         }
