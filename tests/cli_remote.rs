@@ -74,9 +74,27 @@ fn chat_and_models_work_against_llama_server() {
             assert!(json["error"].as_str().unwrap().contains("rounds"), "{json}");
         }
     }
-    for (api, turn) in &turns[1..] {
-        assert_eq!(turn, &turns[0].1, "{api:?} against chat, streamed");
+    // Chat Completions and Responses carry the same schemas, so the server
+    // renders the same prompt and the model answers alike. Messages takes
+    // JSON Schema proper: `get_current_time`'s optional `timezone` is
+    // written `"type": ["string", "null"]`, not transformers' `nullable`,
+    // so its prompt differs; it must agree with itself, streamed or not.
+    let turn = |api: &str, stream: bool| {
+        let found = turns.iter().find(|(key, _)| *key == (api, stream));
+        &found.expect("every API ran").1
+    };
+    for (api, stream) in [("chat", false), ("responses", true), ("responses", false)] {
+        assert_eq!(
+            turn(api, stream),
+            turn("chat", true),
+            "{api} (streamed: {stream}) against chat, streamed"
+        );
     }
+    assert_eq!(
+        turn("messages", false),
+        turn("messages", true),
+        "messages against messages, streamed"
+    );
 
     // A bad address is a clear failure.
     fails_with(

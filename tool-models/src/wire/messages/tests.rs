@@ -244,6 +244,31 @@ fn null_counts_as_absent() {
     assert!(r.tools.is_empty() && !r.stream && r.system.is_none());
 }
 
+/// Messages takes JSON Schema proper: transformers' `nullable` (what
+/// `#[tool]` writes for an `Option`) goes out as a `null` type, the
+/// description kept, as MCP writes it; a tool without a description has
+/// none on the wire.
+#[test]
+fn writes_an_optional_parameter_as_a_null_type() {
+    let tools = ToolDefinition::list_from_json(&[json!({"type": "function", "function": {
+        "name": "get_current_time", "parameters": {"type": "object", "properties": {
+            "timezone": {"type": "string", "nullable": true, "description": "A city"}}}}})])
+    .unwrap();
+    let request = MessagesRequest::from_conversation(
+        &[Message::user("Time?")],
+        &tools,
+        &ToolChoice::Auto,
+        true,
+        16,
+    );
+    let body = serde_json::to_value(&request).unwrap();
+    assert_eq!(
+        body["tools"],
+        json!([{"name": "get_current_time", "input_schema": {"type": "object", "properties": {
+            "timezone": {"type": ["string", "null"], "description": "A city"}}}}])
+    );
+}
+
 #[test]
 fn writes_tool_results_as_one_user_turn() {
     let tools = ToolDefinition::list_from_json(&[json!({"type": "function", "function": {
