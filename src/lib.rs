@@ -49,8 +49,9 @@ pub use tool_mcp as mcp;
 pub use tool_models as models;
 pub use tool_runtime as runtime;
 pub use tool_runtime::{
-    toolbox, ArgIssue, DefinitionFormat, InvalidToolCall, Message, Role, Tool, ToolCall,
-    ToolCallChunk, ToolChoice, ToolDefinition, ToolError, ToolSet, Toolbox, ToolboxError,
+    toolbox, ArgIssue, CancelToken, DefinitionFormat, Extensions, InvalidToolCall, Message, Role,
+    RunContext, Tool, ToolCall, ToolCallChunk, ToolChoice, ToolContext, ToolDefinition, ToolError,
+    ToolProgress, ToolSet, Toolbox, ToolboxError,
 };
 
 // What a first program types, at the root: the agent and the chat models

@@ -64,7 +64,11 @@ impl Tool for JsonSchema2020 {
     fn definition(&self) -> &ToolDefinition {
         &self.definition
     }
-    fn invoke(self: Arc<Self>, args: serde_json::Map<String, Value>) -> Invocation {
+    fn invoke(
+        self: Arc<Self>,
+        args: serde_json::Map<String, Value>,
+        _: tool_use::ToolContext,
+    ) -> Invocation {
         Invocation::Blocking(Box::new(move || Ok(Value::Object(args).to_string())))
     }
 }

@@ -4,18 +4,21 @@
 use crate::attr::{ArgOptions, ToolArgs};
 use crate::doc;
 use crate::json::{self, Json};
-use crate::types::{self, Mode};
+use crate::types::{self, ContextParam, Mode};
 use proc_macro2::Span;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{FnArg, Pat, Signature};
 
-/// One parameter: its JSON name, type and `#[arg]` options.
+/// One parameter: its JSON name, type and `#[arg]` options; or the call's
+/// `&ToolContext`, which the model does not see.
 pub struct Param {
     pub name: String,
     pub ident: syn::Ident,
     pub ty: syn::Type,
     pub options: ArgOptions,
+    /// The `&ToolContext` parameter: passed, not read from the arguments.
+    pub context: bool,
 }
 
 /// Whether the function may take `self`.
@@ -69,6 +72,43 @@ pub fn take_params(
             FnArg::Receiver(_) => {}
             FnArg::Typed(pt) => {
                 let options = ArgOptions::take(&mut pt.attrs, errors);
+                match types::context_param(&pt.ty) {
+                    Some(ContextParam::Unpassable(span)) => {
+                        errors.push(syn::Error::new(
+                            span,
+                            "take the call's context as `&ToolContext`: the generated code lends it \
+                             to the function, and a clone is cheap where you need one of your own",
+                        ));
+                        continue;
+                    }
+                    Some(ContextParam::Shared) => {
+                        if let Some(attr) = pt.attrs.first() {
+                            errors.push(syn::Error::new(
+                                attr.span(),
+                                "the context is not an argument the model writes: it takes no attributes",
+                            ));
+                        }
+                        if params.iter().any(|p: &Param| p.context) {
+                            errors.push(syn::Error::new_spanned(
+                                &pt.ty,
+                                "a tool takes at most one `&ToolContext`",
+                            ));
+                        }
+                        let ident = match &*pt.pat {
+                            Pat::Ident(p) => p.ident.clone(),
+                            _ => syn::Ident::new("_context", pt.pat.span()),
+                        };
+                        params.push(Param {
+                            name: ident.unraw().to_string(),
+                            ident,
+                            ty: (*pt.ty).clone(),
+                            options,
+                            context: true,
+                        });
+                        continue;
+                    }
+                    None => {}
+                }
                 match &*pt.pat {
                     _ if types::nested_borrow(&pt.ty).is_some() => errors.push(syn::Error::new(
                         types::nested_borrow(&pt.ty).unwrap_or_else(|| pt.ty.span()),
@@ -81,6 +121,7 @@ pub fn take_params(
                             ident: p.ident.clone(),
                             ty: (*pt.ty).clone(),
                             options,
+                            context: false,
                         })
                     }
                     pat => errors.push(syn::Error::new(
@@ -168,7 +209,7 @@ pub fn definition(
     let mut properties = Vec::new();
     let mut checked = Vec::new();
     let mut required = Vec::new();
-    for p in params {
+    for p in params.iter().filter(|p| !p.context) {
         let documented = docs.args.iter().find(|a| a.name == p.name);
         if let Some((schema, validation)) = property(p, documented, &spans, errors) {
             let optional = types::option_inner(&p.ty).is_some() || p.options.default.is_some();
@@ -187,8 +228,18 @@ pub fn definition(
         .count();
     let all_named = params.len() + receivers == sig.inputs.len();
     for a in docs.args.iter().filter(|_| all_named) {
-        if !params.iter().any(|p| p.name == a.name) {
-            let hint = closest(&a.name, params.iter().map(|p| p.name.as_str()))
+        if params.iter().any(|p| p.context && p.name == a.name) {
+            errors.push(syn::Error::new(
+                spans[a.line],
+                format!(
+                    "`{}` is the call's context, which the model neither sees nor writes: \
+                     leave it out of `Args:`",
+                    a.name
+                ),
+            ));
+        } else if !params.iter().any(|p| p.name == a.name) {
+            let named = params.iter().filter(|p| !p.context);
+            let hint = closest(&a.name, named.map(|p| p.name.as_str()))
                 .map(|c| format!("; did you mean `{c}`?"))
                 .unwrap_or_default();
             errors.push(syn::Error::new(

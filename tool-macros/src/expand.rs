@@ -249,7 +249,7 @@ fn tool_impl(
     let vars: Vec<_> = (0..params.len())
         .map(|i| format_ident!("__arg{}", i))
         .collect();
-    let reads = params.iter().zip(&vars).map(|(param, var)| {
+    let reads = params.iter().zip(&vars).filter(|(param, _)| !param.context).map(|(param, var)| {
         let (ty, pass) = types::owned(&param.ty);
         let name = &param.name;
         let binding = if pass == Pass::RefMut {
@@ -265,6 +265,7 @@ fn tool_impl(
         .iter()
         .zip(&vars)
         .map(|(param, var)| match types::owned(&param.ty).1 {
+            _ if param.context => quote!(&__context),
             Pass::Value => quote!(#var),
             Pass::Ref => quote!(&#var),
             Pass::RefMut => quote!(&mut #var),
@@ -295,7 +296,7 @@ fn tool_impl(
     } else {
         quote!(#p::Invocation::Blocking(::std::boxed::Box::new(move || { #body })))
     };
-    let mut_args = if params.is_empty() {
+    let mut_args = if params.iter().all(|p| p.context) {
         quote!(args)
     } else {
         quote!(mut args)
@@ -314,8 +315,9 @@ fn tool_impl(
             fn invoke(
                 self: ::std::sync::Arc<Self>,
                 #mut_args: #p::serde_json::Map<::std::string::String, #p::serde_json::Value>,
+                __context: #p::ToolContext,
             ) -> #p::Invocation {
-                let _ = &args;
+                let _ = (&args, &__context);
                 #invocation
             }
         }

@@ -162,6 +162,31 @@ pub fn nested_borrow(ty: &Type) -> Option<Span> {
     find.0
 }
 
+/// How a parameter names the call's context, if it does: by the type's
+/// last path segment, `ToolContext`, since a macro sees no further.
+pub enum ContextParam {
+    /// `&ToolContext`: what the generated code passes.
+    Shared,
+    /// `ToolContext` or `&mut ToolContext`: refused, with this span.
+    Unpassable(Span),
+}
+
+/// Whether `ty` is the call's context (see [`ContextParam`]).
+pub fn context_param(ty: &Type) -> Option<ContextParam> {
+    let names_context = |ty: &Type| {
+        matches!(ty, Type::Path(p) if p.qself.is_none()
+            && p.path.segments.last().is_some_and(|s| s.ident == "ToolContext"))
+    };
+    match ty {
+        Type::Reference(r) if names_context(&r.elem) => Some(match r.mutability {
+            None => ContextParam::Shared,
+            Some(m) => ContextParam::Unpassable(m.span),
+        }),
+        Type::Path(_) if names_context(ty) => Some(ContextParam::Unpassable(ty.span())),
+        _ => None,
+    }
+}
+
 /// Whether a return type is a `Result` (its `Err` goes to the model as an error).
 pub fn is_result(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none()

@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::runtime::{Handle, Runtime};
-use tool_runtime::{Invocation, Tool, ToolDefinition, ToolError};
+use tool_runtime::{Invocation, Tool, ToolContext, ToolDefinition, ToolError};
 
 /// How long one call may take unless [`McpClient::timeout`] says otherwise.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
@@ -228,7 +228,7 @@ impl Tool for McpTool {
         &self.schema
     }
 
-    fn invoke(self: Arc<Self>, args: Map<String, Value>) -> Invocation {
+    fn invoke(self: Arc<Self>, args: Map<String, Value>, _: ToolContext) -> Invocation {
         let peer = self.client.peer().clone();
         let limit = self.client.timeout;
         let params = CallToolRequestParams::new(self.name.clone()).with_arguments(args);

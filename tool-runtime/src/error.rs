@@ -82,6 +82,13 @@ pub enum ToolError {
         /// The limit it ran past.
         limit: Duration,
     },
+    /// The call was cancelled before it finished: the run it belonged to
+    /// was cancelled, or the client withdrew the request.
+    #[error("the call to `{tool}` was cancelled")]
+    Cancelled {
+        /// The tool.
+        tool: String,
+    },
     /// The tool's result could not be turned into text.
     #[error("the tool `{tool}` returned a value that cannot be written as JSON: {message}")]
     Output {

@@ -2,6 +2,7 @@
 //! [`Toolbox::ground_free_strings`] mark them as `#[arg(grounded)]` does at
 //! compile time, for tools written elsewhere (MCP servers, the demo tools).
 
+use crate::context::ToolContext;
 use crate::error::UnknownTool;
 use crate::grounding::{free, ground_free_strings, GROUNDED};
 use crate::tool::{Invocation, Tool};
@@ -30,8 +31,8 @@ impl Tool for Grounded {
         self.inner.validation_schema()
     }
 
-    fn invoke(self: Arc<Self>, args: Map<String, Value>) -> Invocation {
-        self.inner.clone().invoke(args)
+    fn invoke(self: Arc<Self>, args: Map<String, Value>, context: ToolContext) -> Invocation {
+        self.inner.clone().invoke(args, context)
     }
 }
 
@@ -129,7 +130,7 @@ mod tests {
         fn definition(&self) -> &ToolDefinition {
             &self.0
         }
-        fn invoke(self: Arc<Self>, args: Map<String, Value>) -> Invocation {
+        fn invoke(self: Arc<Self>, args: Map<String, Value>, _: ToolContext) -> Invocation {
             Invocation::Blocking(Box::new(move || -> ToolResult {
                 Ok(format!("sunny in {}", args["city"].as_str().unwrap_or("?")))
             }))

@@ -31,6 +31,7 @@
 
 pub mod call;
 pub mod choice;
+pub mod context;
 pub mod definition;
 pub mod error;
 pub mod exec;
@@ -48,6 +49,9 @@ pub mod validate;
 
 pub use call::{ChunkIdConflict, InvalidToolCall, ToolCall, ToolCallChunk};
 pub use choice::{ChoiceError, EmptyToolChoice, ToolChoice, UnmetChoice};
+pub use context::{
+    CancelToken, Cancelled, Extensions, ProgressSink, RunContext, ToolContext, ToolProgress,
+};
 pub use definition::{
     check_definitions, DefinitionError, DefinitionsError, SchemaError, ToolDefinition,
 };
@@ -62,6 +66,7 @@ pub use validate::Policy;
 /// Items used by macro-generated code; not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::context::ToolContext;
     pub use crate::definition::generated as definition;
     pub use crate::exec::BoxFuture;
     pub use crate::schema::{array, extend, inline_schema, object, parse_schema, ParamSchema};

@@ -1,6 +1,7 @@
 //! The `Tool` trait that `#[tool]` implements, and the helpers its generated
 //! code uses to read arguments and write results.
 
+use crate::context::ToolContext;
 use crate::error::{ArgIssue, ToolError};
 use crate::exec::BoxFuture;
 use crate::ToolDefinition;
@@ -44,8 +45,10 @@ pub trait Tool: Send + Sync + 'static {
         &self.definition()["function"]["parameters"]
     }
 
-    /// Starts a call with arguments that passed validation (defaults filled in).
-    fn invoke(self: Arc<Self>, args: Map<String, Value>) -> Invocation;
+    /// Starts a call with arguments that passed validation (defaults filled
+    /// in), and the call's context: its id, its cancellation, where its
+    /// progress goes and the run's data.
+    fn invoke(self: Arc<Self>, args: Map<String, Value>, context: ToolContext) -> Invocation;
 }
 
 /// A type a tool parameter can have: anything serde can read from JSON.

@@ -2,6 +2,7 @@
 //! turns every outcome, failures included, into a tool message.
 
 use crate::call::ToolCall;
+use crate::context::{RunContext, ToolContext};
 use crate::error::{ToolError, UnknownTool};
 use crate::exec::{self, BoxFuture, CatchUnwind};
 use crate::format::{self, DefinitionFormat};
@@ -187,12 +188,23 @@ impl Toolbox {
 
     /// Runs one call and returns its result text or the error.
     pub async fn invoke(&self, call: &ToolCall) -> ToolResult {
-        self.start(call, false).await
+        self.invoke_in(call, &RunContext::default()).await
+    }
+
+    /// [`Toolbox::invoke`] as part of `run`: the tool's context carries the
+    /// run's data, cancellation and progress sink.
+    pub async fn invoke_in(&self, call: &ToolCall, run: &RunContext) -> ToolResult {
+        self.start(call, run, false).await
     }
 
     /// Runs one call; the tool message answering it (errors included).
     pub async fn call(&self, call: &ToolCall) -> Message {
-        answer(call, self.invoke(call).await)
+        self.call_in(call, &RunContext::default()).await
+    }
+
+    /// [`Toolbox::call`] as part of `run` (see [`Toolbox::invoke_in`]).
+    pub async fn call_in(&self, call: &ToolCall, run: &RunContext) -> Message {
+        answer(call, self.invoke_in(call, run).await)
     }
 
     /// [`Toolbox::call`] without an async runtime.
@@ -200,11 +212,22 @@ impl Toolbox {
         exec::block_on(self.call(call))
     }
 
+    /// [`Toolbox::call_in`] without an async runtime.
+    pub fn call_in_blocking(&self, call: &ToolCall, run: &RunContext) -> Message {
+        exec::block_on(self.call_in(call, run))
+    }
+
     /// Runs several calls concurrently (blocking tools each on a thread);
     /// the tool messages come back in call order.
     pub async fn call_all(&self, calls: &[ToolCall]) -> Vec<Message> {
+        self.call_all_in(calls, &RunContext::default()).await
+    }
+
+    /// [`Toolbox::call_all`] as part of `run`: each call gets its own
+    /// context, with a cancellation of its own under the run's.
+    pub async fn call_all_in(&self, calls: &[ToolCall], run: &RunContext) -> Vec<Message> {
         let offload = calls.len() > 1;
-        let futures = calls.iter().map(|c| self.start(c, offload)).collect();
+        let futures = calls.iter().map(|c| self.start(c, run, offload)).collect();
         let results = exec::join_all(futures).await;
         calls
             .iter()
@@ -219,9 +242,18 @@ impl Toolbox {
     }
 
     /// Checks the call and starts it; the future owns everything it needs.
-    fn start(&self, call: &ToolCall, offload: bool) -> BoxFuture<ToolResult> {
+    fn start(&self, call: &ToolCall, run: &RunContext, offload: bool) -> BoxFuture<ToolResult> {
         match self.prepare(call) {
-            Ok((tool, args)) => self.run(tool, args, offload),
+            Ok(_) if run.cancel_token().is_cancelled() => {
+                let cancelled = ToolError::Cancelled {
+                    tool: call.name.clone(),
+                };
+                Box::pin(std::future::ready(Err(cancelled)))
+            }
+            Ok((tool, args)) => {
+                let context = run.context_for(&call.id, &call.name);
+                self.run(tool, args, context, offload)
+            }
             Err(e) => Box::pin(std::future::ready(Err(e))),
         }
     }
@@ -249,10 +281,16 @@ impl Toolbox {
         Ok((tool.clone(), args))
     }
 
+    /// Runs a checked call. Its token is cancelled when the time limit
+    /// passes, and when the returned future is dropped unfinished; a call
+    /// whose run is cancelled ends at once with [`ToolError::Cancelled`]
+    /// (a blocking tool's thread finishes in the background, its result
+    /// discarded).
     fn run(
         &self,
         tool: Arc<dyn Tool>,
         args: Map<String, Value>,
+        context: ToolContext,
         offload: bool,
     ) -> BoxFuture<ToolResult> {
         let name = tool.name().to_owned();
@@ -263,7 +301,8 @@ impl Toolbox {
                 message,
             }
         };
-        let invocation = match catch_unwind(AssertUnwindSafe(|| tool.invoke(args))) {
+        let cancel = context.cancel_token().clone();
+        let invocation = match catch_unwind(AssertUnwindSafe(|| tool.invoke(args, context))) {
             Ok(i) => i,
             Err(p) => {
                 return Box::pin(std::future::ready(Err(panicked(exec::panic_message(
@@ -286,14 +325,31 @@ impl Toolbox {
                 Box::pin(async move { CatchUnwind(fut).await.unwrap_or_else(|m| Err(panicked(m))) })
             }
         };
-        match limit {
-            None => work,
-            Some(limit) => Box::pin(async move {
-                exec::timeout(limit, work)
+        Box::pin(async move {
+            let guard = CancelOnDrop(Some(cancel.clone()));
+            let cancelled = || ToolError::Cancelled { tool: name.clone() };
+            let result = match limit {
+                None => cancel
+                    .run_until_cancelled(work)
                     .await
-                    .unwrap_or(Err(ToolError::Timeout { tool: name, limit }))
-            }),
-        }
+                    .unwrap_or_else(|| Err(cancelled())),
+                Some(limit) => {
+                    match exec::timeout(limit, Box::pin(cancel.run_until_cancelled(work))).await {
+                        Some(Some(result)) => result,
+                        Some(None) => Err(cancelled()),
+                        None => {
+                            cancel.cancel();
+                            Err(ToolError::Timeout {
+                                tool: name.clone(),
+                                limit,
+                            })
+                        }
+                    }
+                }
+            };
+            guard.disarm();
+            result
+        })
     }
 
     fn unknown(&self, name: &str) -> ToolError {
@@ -309,6 +365,24 @@ fn not_object(tool: &str, found: &Value) -> ToolError {
     ToolError::ArgumentsNotObject {
         tool: tool.to_owned(),
         found,
+    }
+}
+
+/// Cancels a call's token when its future is dropped before it finishes:
+/// the agent run that awaited it was dropped, or a client went away.
+struct CancelOnDrop(Option<crate::context::CancelToken>);
+
+impl CancelOnDrop {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(token) = self.0.take() {
+            token.cancel();
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use tool_runtime::{Invocation, Tool, ToolDefinition, Toolbox};
+use tool_runtime::{Invocation, Tool, ToolContext, ToolDefinition, Toolbox};
 
 struct FnTool<F> {
     definition: ToolDefinition,
@@ -18,7 +18,7 @@ impl<F: Fn(Map<String, Value>) -> String + Send + Sync + 'static> Tool for FnToo
     fn definition(&self) -> &ToolDefinition {
         &self.definition
     }
-    fn invoke(self: Arc<Self>, args: Map<String, Value>) -> Invocation {
+    fn invoke(self: Arc<Self>, args: Map<String, Value>, _: ToolContext) -> Invocation {
         Invocation::Blocking(Box::new(move || Ok((self.answer)(args))))
     }
 }
