@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::api::Api;
 use super::completions::{read_piece, Completions};
-use super::error::{snippet, RemoteError};
+use super::error::{snippet, Reading, RemoteError};
 use super::options::RequestOptions;
 use crate::chat::{
     AsyncChatModel, ChatModel, ModelDelta, Turn, TurnError, TurnFuture, TurnRequest, TurnStats,
@@ -282,18 +282,11 @@ impl RemoteChat {
             })?
             .map_err(|e| connect_error(&url, &e))?;
         let status = response.status();
-        let body = response
-            .text()
-            .await
-            .map_err(|e| RemoteError::Interrupted(e.to_string()))?;
+        let body = answer_text(response).await?;
         if !status.is_success() {
             return Err(http_error(status, &body));
         }
-        let json: Value = serde_json::from_str(&body).map_err(|e| RemoteError::Malformed {
-            what: "model list",
-            found: snippet(&body),
-            reason: e.to_string(),
-        })?;
+        let json = Reading::new("model list", &body).json()?;
         Ok(json
             .get("data")
             .and_then(Value::as_array)
@@ -350,13 +343,11 @@ impl RemoteChat {
         if self.completions.is_some() {
             return self.completion_turn(request, out).await;
         }
-        let client = self.client()?;
-        let url = self.url(self.api.path());
-        let body = self
-            .api
-            .body(&self.model, request, &self.options, self.stream)?;
-        let started = Instant::now();
-        let response = self.send_with_retries(&client, &url, &body).await?;
+        let (response, started) = self
+            .post_turn(self.api.path(), |chat| {
+                (chat.api).body(&chat.model, request, &chat.options, chat.stream)
+            })
+            .await?;
         let mut reader = self.api.reader();
         let mut text = String::new();
         let mut first: Option<Duration> = None;
@@ -384,10 +375,7 @@ impl RemoteChat {
                 }
             }
         } else {
-            let body = response
-                .text()
-                .await
-                .map_err(|e| RemoteError::Interrupted(e.to_string()))?;
+            let body = answer_text(response).await?;
             emit(reader.feed_response(&body)?, &mut text, &mut first);
         }
         let (rest, completion) = reader.finish()?;
@@ -404,18 +392,14 @@ impl RemoteChat {
     where
         F: FnMut(ModelDelta<'_>) + ?Sized,
     {
-        let client = self.client()?;
-        let url = self.url("completions");
-        let body = match &self.completions {
-            Some(c) => c.body(&self.model, request, &self.options, self.stream)?,
-            None => {
-                return Err(RemoteError::Template(
+        let (response, started) = self
+            .post_turn("completions", |chat| match &chat.completions {
+                Some(c) => c.body(&chat.model, request, &chat.options, chat.stream),
+                None => Err(RemoteError::Template(
                     "not in the raw-completions mode".into(),
-                ))
-            }
-        };
-        let started = Instant::now();
-        let response = self.send_with_retries(&client, &url, &body).await?;
+                )),
+            })
+            .await?;
         let mut text = String::new();
         let mut first: Option<Duration> = None;
         let mut usage = None;
@@ -453,13 +437,26 @@ impl RemoteChat {
                 });
             }
         } else {
-            let body = response
-                .text()
-                .await
-                .map_err(|e| RemoteError::Interrupted(e.to_string()))?;
+            let body = answer_text(response).await?;
             take(&body, &mut text)?;
         }
         Ok(finished_turn(text, started, first, usage))
+    }
+
+    /// Posts one turn's body, built once the client is, to `path`: the
+    /// answer (as [`send_with_retries`](Self::send_with_retries) gives it)
+    /// and when it was sent, which the turn's timings count from.
+    async fn post_turn(
+        &mut self,
+        path: &str,
+        body: impl FnOnce(&Self) -> Result<Value, RemoteError>,
+    ) -> Result<(reqwest::Response, Instant), RemoteError> {
+        let client = self.client()?;
+        let url = self.url(path);
+        let body = body(self)?;
+        let started = Instant::now();
+        let response = self.send_with_retries(&client, &url, &body).await?;
+        Ok((response, started))
     }
 
     /// Sends the request; a 429 or 503 is sent again (its body unread, so
@@ -548,6 +545,14 @@ impl ChatModel for RemoteChat {
 
 /// A turn's text and statistics: the engine's token counts, and the time to
 /// the first output as prefill.
+/// The whole body of an answer.
+async fn answer_text(response: reqwest::Response) -> Result<String, RemoteError> {
+    response
+        .text()
+        .await
+        .map_err(|e| RemoteError::Interrupted(e.to_string()))
+}
+
 fn finished_turn(
     text: String,
     started: Instant,

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::error::{snippet, RemoteError};
+use super::error::{Reading, RemoteError};
 use super::options::{add_sampling, RequestOptions};
 use super::stream::{error_message, first_choice};
 use crate::chat::TurnRequest;
@@ -85,11 +85,7 @@ pub(super) struct Piece {
 
 /// Reads a completions chunk or response body.
 pub(super) fn read_piece(data: &str) -> Result<Piece, RemoteError> {
-    let value: Value = serde_json::from_str(data).map_err(|e| RemoteError::Malformed {
-        what: "completion",
-        found: snippet(data),
-        reason: e.to_string(),
-    })?;
+    let value = Reading::new("completion", data).json()?;
     if let Some(error) = value.get("error").filter(|e| !e.is_null()) {
         return Err(RemoteError::Engine(error_message(error)));
     }

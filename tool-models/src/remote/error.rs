@@ -77,3 +77,40 @@ pub(crate) fn snippet(text: &str) -> String {
         None => text.to_owned(),
     }
 }
+
+/// A text being read as one of the APIs' JSON forms: its errors name what
+/// was expected and quote the start of the text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Reading<'a> {
+    what: &'static str,
+    text: &'a str,
+}
+
+impl<'a> Reading<'a> {
+    /// `text`, read as a `what` (`Messages stream event`).
+    pub(crate) fn new(what: &'static str, text: &'a str) -> Reading<'a> {
+        Reading { what, text }
+    }
+
+    /// The text is not a `what`, for `reason`.
+    pub(crate) fn malformed(&self, reason: impl std::fmt::Display) -> RemoteError {
+        RemoteError::Malformed {
+            what: self.what,
+            found: snippet(self.text),
+            reason: reason.to_string(),
+        }
+    }
+
+    /// The text as JSON.
+    pub(crate) fn json(&self) -> Result<serde_json::Value, RemoteError> {
+        serde_json::from_str(self.text).map_err(|e| self.malformed(e))
+    }
+
+    /// `value`, from this text, as `T`.
+    pub(crate) fn typed<T: serde::de::DeserializeOwned>(
+        &self,
+        value: serde_json::Value,
+    ) -> Result<T, RemoteError> {
+        serde_json::from_value(value).map_err(|e| self.malformed(e))
+    }
+}

@@ -25,6 +25,8 @@ mod messages;
 mod options;
 mod responses;
 mod stream;
+#[cfg(test)]
+mod test_support;
 
 pub use crate::chat::Usage;
 pub use api::{Api, UnknownApi};

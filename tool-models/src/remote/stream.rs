@@ -22,7 +22,7 @@
 use serde_json::Value;
 use tool_runtime::ToolCallChunk;
 
-use super::error::{snippet, RemoteError};
+use super::error::{Reading, RemoteError};
 use crate::chat::Usage;
 use crate::parse::StreamEvent;
 use crate::wire::chat::{self, CallDelta, Delta, WireMessage};
@@ -167,21 +167,18 @@ impl ChunkMerger {
         } else {
             "Chat Completions stream chunk"
         };
-        let malformed = |reason: String| RemoteError::Malformed {
-            what,
-            found: snippet(text),
-            reason,
-        };
-        let value: Value = serde_json::from_str(text).map_err(|e| malformed(e.to_string()))?;
+        let reading = Reading::new(what, text);
+        let value = reading.json()?;
         // An error may arrive in place of a chunk, under HTTP 200.
         if let Some(error) = value.get("error").filter(|e| !e.is_null()) {
             return Err(RemoteError::Engine(error_message(error)));
         }
         if !value.is_object() {
-            return Err(malformed("expected a JSON object".into()));
+            return Err(reading.malformed("expected a JSON object"));
         }
         let (model, usage, finish, delta) = if whole {
-            let c: chat::Completion = read_value(value).map_err(|e| malformed(e.message))?;
+            let c: chat::Completion =
+                read_value(value).map_err(|e| reading.malformed(e.message))?;
             let choice = c.choices.into_iter().find(|c| c.index == 0);
             let (finish, delta) = match choice {
                 Some(choice) => (choice.finish_reason, message_delta(choice.message)),
@@ -189,7 +186,7 @@ impl ChunkMerger {
             };
             (c.model, c.usage, finish, delta)
         } else {
-            let c: chat::Chunk = read_value(value).map_err(|e| malformed(e.message))?;
+            let c: chat::Chunk = read_value(value).map_err(|e| reading.malformed(e.message))?;
             let choice = c.choices.into_iter().find(|c| c.index == 0);
             let (finish, delta) = match choice {
                 Some(choice) => (choice.finish_reason, choice.delta),

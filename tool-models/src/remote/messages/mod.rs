@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use tool_runtime::ToolCallChunk;
 
-use super::error::{snippet, RemoteError};
+use super::error::{Reading, RemoteError};
 use super::options::RequestOptions;
 use super::stream::Completion;
 use crate::chat::{TurnRequest, Usage};
@@ -161,20 +161,15 @@ impl MessagesReader {
         if data.is_empty() {
             return Ok(Vec::new());
         }
-        let malformed = |reason: String| RemoteError::Malformed {
-            what: "Messages stream event",
-            found: snippet(data),
-            reason,
-        };
-        let value: Value = serde_json::from_str(data).map_err(|e| {
+        let reading = Reading::new("Messages stream event", data);
+        let value: Value = reading.json().map_err(|e| {
             if event == "error" {
                 RemoteError::Engine(data.to_owned())
             } else {
-                malformed(e.to_string())
+                e
             }
         })?;
-        let parsed: MessagesEvent =
-            serde_json::from_value(value).map_err(|e| malformed(e.to_string()))?;
+        let parsed: MessagesEvent = reading.typed(value)?;
         if let MessagesEvent::Error { error } = &parsed {
             return Err(RemoteError::Engine(format!(
                 "{}: {}",
@@ -182,7 +177,8 @@ impl MessagesReader {
             )));
         }
         self.events += 1;
-        self.read(parsed).map_err(malformed)
+        self.read(parsed)
+            .map_err(|reason| reading.malformed(reason))
     }
 
     /// Reads a whole (non-streamed) answer: a `message` object, or an error
@@ -192,17 +188,12 @@ impl MessagesReader {
     /// [`RemoteError::Engine`] for an error body, [`RemoteError::Malformed`]
     /// for anything else that is not a `message`.
     pub fn feed_response(&mut self, body: &str) -> Result<Vec<StreamEvent>, RemoteError> {
-        let malformed = |reason: String| RemoteError::Malformed {
-            what: "Messages response",
-            found: snippet(body),
-            reason,
-        };
-        let value: Value = serde_json::from_str(body).map_err(|e| malformed(e.to_string()))?;
+        let reading = Reading::new("Messages response", body);
+        let value = reading.json()?;
         if let Some(error) = value.get("error").filter(|_| value["type"] == "error") {
             return Err(RemoteError::Engine(super::stream::error_message(error)));
         }
-        let message: MessageResponse =
-            serde_json::from_value(value).map_err(|e| malformed(e.to_string()))?;
+        let message: MessageResponse = reading.typed(value)?;
         self.completion.model = Some(message.model.clone());
         self.completion.finish_reason = message.stop_reason.as_ref().map(|r| r.as_str().to_owned());
         self.usage = Some(message.usage);

@@ -2,7 +2,8 @@ use serde_json::{json, Value};
 use tool_runtime::{Message, ToolCall, ToolChoice, ToolDefinition};
 
 use super::*;
-use crate::remote::ResponseFormat;
+use crate::remote::test_support::{self, read_events};
+use crate::remote::{Api, ResponseFormat};
 use crate::wire::messages::MessageAccumulator;
 
 fn tools() -> Vec<ToolDefinition> {
@@ -158,31 +159,14 @@ const STREAM: &[(&str, &str)] = &[
 ];
 
 fn streamed(events: &[(&str, &str)]) -> Result<(Vec<StreamEvent>, Completion), RemoteError> {
-    let mut reader = MessagesReader::new();
-    let mut out = Vec::new();
-    for (event, data) in events {
-        out.extend(reader.feed(event, data)?);
-    }
-    let (rest, completion) = reader.finish()?;
-    out.extend(rest);
-    Ok((out, completion))
+    read_events(Api::Messages.reader(), events.iter().copied())
 }
 
 /// The events with the pieces of each text and each call's input joined,
-/// which is all that differs between a streamed and a whole answer.
+/// which is all that differs between a streamed and a whole answer (a
+/// call's input is compared as JSON, which the pieces may space apart).
 fn joined(events: Vec<StreamEvent>) -> Vec<StreamEvent> {
-    let mut out: Vec<StreamEvent> = Vec::new();
-    for event in events {
-        match (out.last_mut(), event) {
-            (Some(StreamEvent::Content(a)), StreamEvent::Content(b)) => a.push_str(&b),
-            (Some(StreamEvent::Reasoning(a)), StreamEvent::Reasoning(b)) => a.push_str(&b),
-            (
-                Some(StreamEvent::ToolCallArguments { index: i, delta: a }),
-                StreamEvent::ToolCallArguments { index, delta: b },
-            ) if *i == index => a.push_str(&b),
-            (_, event) => out.push(event),
-        }
-    }
+    let mut out = test_support::joined(events);
     for event in &mut out {
         if let StreamEvent::ToolCallArguments { delta, .. } = event {
             *delta = serde_json::from_str::<Value>(delta).unwrap().to_string();

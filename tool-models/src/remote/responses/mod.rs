@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 use tool_runtime::ToolCallChunk;
 
-use super::error::{snippet, RemoteError};
+use super::error::{Reading, RemoteError};
 use super::options::{RequestOptions, ResponseFormat};
 use super::stream::Completion;
 use crate::chat::{TurnRequest, Usage};
@@ -143,19 +143,14 @@ impl ResponsesReader {
         if data.is_empty() || data == "[DONE]" {
             return Ok(Vec::new());
         }
-        let malformed = |reason: String| RemoteError::Malformed {
-            what: "Responses stream event",
-            found: snippet(data),
-            reason,
-        };
-        let mut value: Value = serde_json::from_str(data).map_err(|e| malformed(e.to_string()))?;
+        let reading = Reading::new("Responses stream event", data);
+        let mut value = reading.json()?;
         if let Some(object) = value.as_object_mut() {
             if !object.contains_key("type") && !event.is_empty() {
                 object.insert("type".into(), Value::from(event));
             }
         }
-        let event: Sequenced =
-            serde_json::from_value(value).map_err(|e| malformed(e.to_string()))?;
+        let event: Sequenced = reading.typed(value)?;
         self.events += 1;
         let mut out = Vec::new();
         self.read(event.event, &mut out)?;
@@ -169,18 +164,13 @@ impl ResponsesReader {
     /// [`RemoteError::Engine`] for an error body or a failed response,
     /// [`RemoteError::Malformed`] for a body that is not a response.
     pub fn feed_response(&mut self, body: &str) -> Result<Vec<StreamEvent>, RemoteError> {
-        let malformed = |reason: String| RemoteError::Malformed {
-            what: "Responses response",
-            found: snippet(body),
-            reason,
-        };
-        let value: Value = serde_json::from_str(body).map_err(|e| malformed(e.to_string()))?;
+        let reading = Reading::new("Responses response", body);
+        let value = reading.json()?;
         let error = value.get("error").filter(|e| !e.is_null());
         if let Some(error) = error.filter(|_| value.get("output").is_none()) {
             return Err(RemoteError::Engine(super::stream::error_message(error)));
         }
-        let response: Response =
-            serde_json::from_value(value).map_err(|e| malformed(e.to_string()))?;
+        let response: Response = reading.typed(value)?;
         if response.status == Some(ResponseStatus::Failed) {
             return Err(failed(&response));
         }
@@ -263,15 +253,7 @@ impl ResponsesReader {
                 arguments,
             } => {
                 let at = self.slot(key(Some(&item_id), output_index), "", "", out);
-                if self.slots[at]
-                    .call
-                    .arguments_delta
-                    .as_deref()
-                    .unwrap_or("")
-                    .is_empty()
-                {
-                    self.arguments(at, arguments, out);
-                }
+                self.whole_arguments(at, arguments, out);
             }
             ResponseEvent::OutputItemDone { output_index, item } => {
                 self.seen_items = true;
@@ -308,6 +290,15 @@ impl ResponsesReader {
         push_text(out, text);
     }
 
+    /// A call's whole arguments, which repeat its pieces when there were
+    /// any: passed on only when none came.
+    fn whole_arguments(&mut self, at: usize, arguments: String, out: &mut Vec<StreamEvent>) {
+        let pieces = self.slots[at].call.arguments_delta.as_deref();
+        if pieces.unwrap_or("").is_empty() {
+            self.arguments(at, arguments, out);
+        }
+    }
+
     /// An output item, whole: text not already streamed, a call closed.
     fn item_done(&mut self, output_index: usize, item: Item, out: &mut Vec<StreamEvent>) {
         let streamed = |id: Option<&str>| self.streamed.contains(&key(id, output_index));
@@ -321,15 +312,7 @@ impl ResponsesReader {
             Item::FunctionCall(call) => {
                 let key = key(call.id.as_deref(), output_index);
                 let at = self.slot(key, &call.name, &call.call_id, out);
-                if self.slots[at]
-                    .call
-                    .arguments_delta
-                    .as_deref()
-                    .unwrap_or("")
-                    .is_empty()
-                {
-                    self.arguments(at, call.arguments, out);
-                }
+                self.whole_arguments(at, call.arguments, out);
                 self.close(at, out);
             }
             _ => {}

@@ -1,4 +1,6 @@
 use super::*;
+use crate::remote::test_support::{joined, read_events};
+use crate::remote::Api;
 use serde_json::json;
 use tool_runtime::{Message, ToolChoice, ToolDefinition};
 
@@ -75,14 +77,10 @@ fn recorded() -> Vec<Value> {
 }
 
 fn read_stream(events: &[Value]) -> Result<(Vec<StreamEvent>, Completion), RemoteError> {
-    let mut reader = ResponsesReader::new();
-    let mut out = Vec::new();
-    for e in events {
-        out.extend(reader.feed(e["type"].as_str().unwrap(), &e.to_string())?);
-    }
-    let (rest, completion) = reader.finish()?;
-    out.extend(rest);
-    Ok((out, completion))
+    let pairs = events
+        .iter()
+        .map(|e| (e["type"].as_str().unwrap(), e.to_string()));
+    read_events(Api::Responses.reader(), pairs)
 }
 
 fn read_whole(body: &Value) -> Result<(Vec<StreamEvent>, Completion), RemoteError> {
@@ -91,24 +89,6 @@ fn read_whole(body: &Value) -> Result<(Vec<StreamEvent>, Completion), RemoteErro
     let (rest, completion) = reader.finish()?;
     out.extend(rest);
     Ok((out, completion))
-}
-
-/// Consecutive pieces of the same text or arguments joined: a stream cuts
-/// them where it likes.
-fn joined(events: Vec<StreamEvent>) -> Vec<StreamEvent> {
-    let mut out: Vec<StreamEvent> = Vec::new();
-    for e in events {
-        match (out.last_mut(), e) {
-            (Some(StreamEvent::Content(a)), StreamEvent::Content(b))
-            | (Some(StreamEvent::Reasoning(a)), StreamEvent::Reasoning(b)) => a.push_str(&b),
-            (
-                Some(StreamEvent::ToolCallArguments { index: i, delta: a }),
-                StreamEvent::ToolCallArguments { index: j, delta: b },
-            ) if *i == j => a.push_str(&b),
-            (_, e) => out.push(e),
-        }
-    }
-    out
 }
 
 #[test]
