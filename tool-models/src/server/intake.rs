@@ -4,14 +4,14 @@
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{FromRequest, Request};
+use axum::http::StatusCode;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
 
 use super::auth::authorize;
 use super::error::ApiError;
 use super::job::{Job, Reply};
-use super::request::Request;
+use super::request;
 use super::responses::store::ResponseStore;
 use super::worker::Worker;
 use crate::generate::CancelFlag;
@@ -58,20 +58,27 @@ pub(crate) struct Accepted {
     pub _guard: CancelOnDrop,
 }
 
-/// The request's body, once its API key is checked.
-pub(crate) fn accept_body(
-    shared: &Shared,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Bytes, ApiError> {
-    authorize(headers, shared.api_key.as_deref())?;
-    body.map_err(|r| {
-        if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::too_large(shared.max_body_bytes)
-        } else {
-            ApiError::invalid(format!("cannot read the request body: {}", r.body_text()))
-        }
-    })
+/// The request's body, once its API key is checked: what every API's
+/// endpoint extracts first. Refused with a 401, a 413 or a 400.
+pub(crate) struct CheckedBody(pub Bytes);
+
+impl FromRequest<Arc<Shared>> for CheckedBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, shared: &Arc<Shared>) -> Result<Self, ApiError> {
+        let key = authorize(request.headers(), shared.api_key.as_deref());
+        // The body is read whatever the key; a refused key is answered
+        // before a body that could not be read.
+        let body = Bytes::from_request(request, shared).await;
+        key?;
+        body.map(CheckedBody).map_err(|r| {
+            if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::too_large(shared.max_body_bytes)
+            } else {
+                ApiError::invalid(format!("cannot read the request body: {}", r.body_text()))
+            }
+        })
+    }
 }
 
 /// Refuses a request that names another model than the one served.
@@ -85,7 +92,10 @@ pub(crate) fn check_model(shared: &Shared, name: Option<&str>) -> Result<(), Api
 /// Queues `request` and waits until its prompt is rendered and fits.
 /// Refusals (a template that rejects the conversation, a prompt too long)
 /// come before generation, so they still get their status code.
-pub(crate) async fn submit(shared: &Shared, request: Request) -> Result<Accepted, ApiError> {
+pub(crate) async fn submit(
+    shared: &Shared,
+    request: request::Request,
+) -> Result<Accepted, ApiError> {
     let cancel = CancelFlag::new();
     let guard = CancelOnDrop(cancel.clone());
     let (replies, mut rx) = unbounded_channel();

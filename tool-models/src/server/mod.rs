@@ -63,6 +63,8 @@ mod messages;
 mod request;
 mod responses;
 mod routes;
+#[cfg(test)]
+mod test_events;
 mod worker;
 
 use crate::setters::setters;

@@ -5,17 +5,14 @@ mod request;
 
 use std::sync::Arc;
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
-use axum::http::HeaderMap;
 use axum::response::sse::Event;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
 use super::answer::{collect, stream, Writer};
 use super::error::ApiError;
-use super::intake::{accept_body, check_model, submit, Shared};
+use super::intake::{check_model, submit, CheckedBody, Shared};
 use super::request::Finish;
 use crate::chat::Usage;
 use crate::parse::StreamEvent;
@@ -25,24 +22,11 @@ use request::ChatRequest;
 
 pub(crate) async fn handle(
     State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    match start_chat(&shared, &headers, body).await {
-        Ok(response) => response,
-        Err(e) => e.into_response(),
-    }
-}
-
-async fn start_chat(
-    shared: &Shared,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    CheckedBody(body): CheckedBody,
 ) -> Result<Response, ApiError> {
-    let body = accept_body(shared, headers, body)?;
     let chat = ChatRequest::from_json(&body)?;
-    check_model(shared, chat.model.as_deref())?;
-    let accepted = submit(shared, chat.request).await?;
+    check_model(&shared, chat.model.as_deref())?;
+    let accepted = submit(&shared, chat.request).await?;
     let envelope = Envelope::new(&shared.model);
     if chat.stream {
         let writer = ChatWriter {

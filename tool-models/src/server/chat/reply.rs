@@ -207,40 +207,19 @@ impl Envelope {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::test_events::{call_end, call_piece, call_start};
     use serde_json::{json, Value};
-    use tool_runtime::{InvalidToolCall, ToolCall};
-
-    fn start(index: usize, name: &str) -> StreamEvent {
-        StreamEvent::ToolCallStart {
-            index,
-            id: format!("call_{index}"),
-            name: name.into(),
-        }
-    }
-
-    fn arguments(index: usize, delta: &str) -> StreamEvent {
-        StreamEvent::ToolCallArguments {
-            index,
-            delta: delta.into(),
-        }
-    }
-
-    fn end(index: usize, arguments: Value) -> StreamEvent {
-        StreamEvent::ToolCallEnd {
-            index,
-            call: ToolCall::new(format!("call_{index}"), "f", arguments),
-        }
-    }
+    use tool_runtime::InvalidToolCall;
 
     #[test]
     fn streamed_arguments_are_passed_on_piece_by_piece() {
         let mut a = Assembler::default();
         let mut sent = String::new();
         for event in [
-            start(0, "f"),
-            arguments(0, "{\"a\":1,"),
-            arguments(0, "\"b\":\"x\"}"),
-            end(0, json!({"a": 1, "b": "x"})),
+            call_start(0, "f"),
+            call_piece(0, "{\"a\":1,"),
+            call_piece(0, "\"b\":\"x\"}"),
+            call_end(0, "f", json!({"a": 1, "b": "x"})),
         ] {
             if let Some(d) = a.delta(event) {
                 let d = serde_json::to_value(d).unwrap();
@@ -268,10 +247,10 @@ mod tests {
             raw_arguments: Some("{oops".into()),
             error: "not JSON".into(),
         }));
-        let d = serde_json::to_value(a.delta(start(1, "g")).unwrap()).unwrap();
+        let d = serde_json::to_value(a.delta(call_start(1, "g")).unwrap()).unwrap();
         assert_eq!(d["tool_calls"][0]["index"], 0);
-        a.delta(arguments(1, "{}"));
-        a.delta(end(1, json!({})));
+        a.delta(call_piece(1, "{}"));
+        a.delta(call_end(1, "f", json!({})));
         let m = serde_json::to_value(a.message()).unwrap();
         assert_eq!(m["content"], "Checking. {oops");
         assert_eq!(m["tool_calls"][0]["function"]["name"], "g");

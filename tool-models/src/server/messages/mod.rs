@@ -4,17 +4,14 @@ mod reply;
 
 use std::sync::Arc;
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
-use axum::http::HeaderMap;
 use axum::response::sse::Event;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
 use super::answer::{collect, stream, Writer};
 use super::error::ApiError;
-use super::intake::{accept_body, check_model, submit, Shared};
+use super::intake::{check_model, submit, CheckedBody, Shared};
 use super::request::{Finish, Request};
 use crate::chat::Usage;
 use crate::parse::StreamEvent;
@@ -24,22 +21,18 @@ use reply::Assembler;
 
 pub(crate) async fn handle(
     State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    body: Result<CheckedBody, ApiError>,
 ) -> Response {
-    match start(&shared, &headers, body).await {
-        Ok(response) => response,
-        Err(e) => e.into_anthropic_response(),
-    }
+    let answer = match body {
+        Ok(CheckedBody(body)) => start(&shared, &body).await,
+        Err(e) => Err(e),
+    };
+    // Anthropic's SDKs read errors only in Anthropic's shape.
+    answer.unwrap_or_else(ApiError::into_anthropic_response)
 }
 
-async fn start(
-    shared: &Shared,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
-    let body = accept_body(shared, headers, body)?;
-    let wire = MessagesRequest::read(&body)?;
+async fn start(shared: &Shared, body: &[u8]) -> Result<Response, ApiError> {
+    let wire = MessagesRequest::read(body)?;
     let conversation = wire.conversation()?;
     check_model(shared, wire.model.as_deref())?;
     let request = Request {

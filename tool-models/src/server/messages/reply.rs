@@ -290,8 +290,8 @@ impl Assembler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
-    use tool_runtime::{InvalidToolCall, ToolCall};
+    use crate::server::test_events::{call_end, call_piece, call_start};
+    use tool_runtime::InvalidToolCall;
 
     fn run(events: Vec<StreamEvent>, finish: Finish) -> (Vec<MessagesEvent>, MessageResponse) {
         let mut a = Assembler::new("tool-use-mini", 40);
@@ -322,13 +322,6 @@ mod tests {
             .collect()
     }
 
-    fn call(index: usize, arguments: Value) -> StreamEvent {
-        StreamEvent::ToolCallEnd {
-            index,
-            call: ToolCall::new(format!("call_{index}"), "f", arguments),
-        }
-    }
-
     #[test]
     fn blocks_open_and_close_in_anthropics_order() {
         let (events, message) = run(
@@ -336,22 +329,12 @@ mod tests {
                 StreamEvent::Reasoning("Paris.".into()),
                 StreamEvent::Content("Checking".into()),
                 StreamEvent::Content(" now.".into()),
-                StreamEvent::ToolCallStart {
-                    index: 0,
-                    id: "call_0".into(),
-                    name: "f".into(),
-                },
-                StreamEvent::ToolCallArguments {
-                    index: 0,
-                    delta: "{\"a\":".into(),
-                },
-                StreamEvent::ToolCallArguments {
-                    index: 0,
-                    delta: " 1}".into(),
-                },
-                call(0, serde_json::json!({"a": 1})),
+                call_start(0, "f"),
+                call_piece(0, "{\"a\":"),
+                call_piece(0, " 1}"),
+                call_end(0, "f", serde_json::json!({"a": 1})),
                 // A call the parser announces only whole.
-                call(1, serde_json::json!({"b": [2]})),
+                call_end(1, "f", serde_json::json!({"b": [2]})),
             ],
             Finish::ToolCalls,
         );
@@ -405,15 +388,8 @@ mod tests {
         let (events, message) = run(
             vec![
                 StreamEvent::Content("Hi".into()),
-                StreamEvent::ToolCallStart {
-                    index: 0,
-                    id: "call_0".into(),
-                    name: "f".into(),
-                },
-                StreamEvent::ToolCallArguments {
-                    index: 0,
-                    delta: "{\"a\": tru".into(),
-                },
+                call_start(0, "f"),
+                call_piece(0, "{\"a\": tru"),
                 StreamEvent::InvalidToolCall(InvalidToolCall {
                     id: None,
                     name: Some("f".into()),

@@ -5,17 +5,14 @@ pub(super) mod store;
 
 use std::sync::Arc;
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
-use axum::http::HeaderMap;
 use axum::response::sse::Event;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
 use super::answer::{collect, stream, Writer};
 use super::error::ApiError;
-use super::intake::{accept_body, check_model, submit, Shared};
+use super::intake::{check_model, submit, CheckedBody, Shared};
 use super::request::{Finish, Request};
 use crate::chat::Usage;
 use crate::parse::StreamEvent;
@@ -26,23 +23,10 @@ use tool_runtime::{Message, ToolDefinition};
 
 pub(crate) async fn handle(
     State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    match start(&shared, &headers, body).await {
-        Ok(response) => response,
-        Err(e) => e.into_response(),
-    }
-}
-
-async fn start(
-    shared: &Shared,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    CheckedBody(body): CheckedBody,
 ) -> Result<Response, ApiError> {
-    let body = accept_body(shared, headers, body)?;
     let create = read_request(&body)?;
-    check_model(shared, create.model.as_deref())?;
+    check_model(&shared, create.model.as_deref())?;
     let earlier = match &create.previous_response_id {
         Some(id) => Some(
             shared
@@ -75,7 +59,7 @@ async fn start(
         top_p: create.top_p.map(|p| p as f32),
         ..Request::default()
     };
-    let accepted = submit(shared, request).await?;
+    let accepted = submit(&shared, request).await?;
     let mut assembler = Assembler::new(&shared.model, &create);
     if create.stream == Some(true) {
         let writer = ResponsesWriter { assembler, keep };

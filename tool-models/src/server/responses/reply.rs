@@ -446,6 +446,7 @@ fn response_usage(usage: Usage) -> ResponseUsage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::test_events::{call_end, call_piece, call_start};
     use serde_json::json;
     use tool_runtime::{InvalidToolCall, ToolCall};
 
@@ -471,26 +472,10 @@ mod tests {
     }
 
     fn call_events(index: usize, name: &str, pieces: &[&str]) -> Vec<StreamEvent> {
-        let mut events = vec![StreamEvent::ToolCallStart {
-            index,
-            id: format!("call_{index}"),
-            name: name.into(),
-        }];
-        for p in pieces {
-            events.push(StreamEvent::ToolCallArguments {
-                index,
-                delta: (*p).into(),
-            });
-        }
+        let mut events = vec![call_start(index, name)];
+        events.extend(pieces.iter().map(|p| call_piece(index, p)));
         let whole: String = pieces.concat();
-        events.push(StreamEvent::ToolCallEnd {
-            index,
-            call: ToolCall::new(
-                format!("call_{index}"),
-                name,
-                serde_json::from_str(&whole).unwrap(),
-            ),
-        });
+        events.push(call_end(index, name, serde_json::from_str(&whole).unwrap()));
         events
     }
 
