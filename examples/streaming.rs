@@ -44,6 +44,7 @@ fn main() {
                 print!(")  [complete: {}]", call.arguments)
             }
             AgentEvent::InvalidToolCall { message } => print!("\n  ✗ {}", message.text()),
+            AgentEvent::ToolProgress(p) => print!("\n  … {} {}", p.tool, p.done),
             AgentEvent::ToolResult { message } => print!(
                 "\n  ← {}: {}",
                 message.name.as_deref().unwrap_or("?"),

@@ -137,6 +137,7 @@ fn a_call_then_an_answer_builds_the_transcript_and_reports_each_step() {
             AgentEvent::Stream(StreamEvent::ToolCallEnd { .. }) => "call",
             AgentEvent::Stream(StreamEvent::InvalidToolCall(_)) => "invalid (stream)",
             AgentEvent::InvalidToolCall { .. } => "invalid",
+            AgentEvent::ToolProgress(_) => "progress",
             AgentEvent::ToolResult { .. } => "result",
             AgentEvent::TurnEnd { .. } => "end",
             AgentEvent::Answer(_) => "answer",
@@ -373,4 +374,86 @@ fn parallel_calls_of_one_turn_run_concurrently_and_answer_in_order() {
     assert_eq!(run.messages[2].text(), "a together");
     assert_eq!(run.messages[3].text(), "b together");
     assert_eq!(run.answer, "Both done.");
+}
+
+struct Account(&'static str);
+
+/// Read the balance of the account the run acts for, in three steps.
+#[tool]
+fn balance(context: &tool_use::ToolContext) -> String {
+    for step in 1..=3 {
+        context.progress(f64::from(step), Some(3.0), None);
+    }
+    match context.get::<Account>() {
+        Some(account) => format!("{}: 42", account.0),
+        None => "Error: no account".into(),
+    }
+}
+
+#[test]
+fn the_run_context_reaches_tools_and_their_progress_reaches_the_events() {
+    let model = Scripted::new(&[
+        r#"<tool_call>{"name": "balance", "arguments": {}}</tool_call>"#,
+        "You have 42.",
+    ]);
+    let mut agent = Agent::new(model, toolbox![balance])
+        .context(tool_use::RunContext::new().with(Account("ada")));
+    let mut events = Vec::new();
+    let run = agent
+        .run_with(user("My balance?"), &mut |e| events.push(e))
+        .unwrap();
+    assert_eq!(run.messages[2].text(), "ada: 42");
+    let progress: Vec<(String, f64)> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolProgress(p) => Some((p.call_id.clone(), p.done)),
+            _ => None,
+        })
+        .collect();
+    let id = run.messages[1].tool_calls[0].id.clone();
+    assert_eq!(progress, [(id.clone(), 1.0), (id.clone(), 2.0), (id, 3.0)]);
+    // Progress comes between the call and its result.
+    let at = |want: fn(&AgentEvent) -> bool| events.iter().position(want).unwrap();
+    assert!(
+        at(|e| matches!(e, AgentEvent::ToolProgress(_)))
+            < at(|e| matches!(e, AgentEvent::ToolResult { .. }))
+    );
+}
+
+/// Cancels the run's token from inside a call, as a user pressing stop
+/// while a tool runs would.
+#[tool]
+fn stop_button(context: &tool_use::ToolContext) -> String {
+    STOP.lock().unwrap().as_ref().unwrap().cancel();
+    assert!(context.is_cancelled(), "a call is cancelled with its run");
+    "pressed".into()
+}
+
+static STOP: Mutex<Option<tool_use::CancelToken>> = Mutex::new(None);
+
+#[test]
+fn a_cancelled_run_stops_before_its_next_round_with_its_transcript() {
+    let token = tool_use::CancelToken::new();
+    *STOP.lock().unwrap() = Some(token.clone());
+    let model = Scripted::new(&[
+        r#"<tool_call>{"name": "stop_button", "arguments": {}}</tool_call>"#,
+        "never said",
+    ]);
+    let mut agent = Agent::new(model, toolbox![stop_button])
+        .context(tool_use::RunContext::new().with_cancel(token));
+    let err = agent.run(user("Stop.")).unwrap_err();
+    assert!(
+        matches!(err, AgentError::Cancelled { round: 2, .. }),
+        "{err}"
+    );
+    assert_eq!(err.to_string(), "the run was cancelled before round 2");
+    // The call made before the stop is answered; what it returned after
+    // its run was cancelled is discarded.
+    let messages = err.messages();
+    assert_eq!(messages.len(), 3);
+    assert_eq!(
+        messages[2].text(),
+        "Error: the call to `stop_button` was cancelled"
+    );
+    assert_eq!(agent.model().turns.len(), 1, "the second turn never ran");
 }

@@ -255,6 +255,11 @@ fn show(out: &mut std::io::Stdout, at_line_start: &mut bool, event: AgentEvent) 
             debug_assert_eq!(message.role, Role::Tool);
             line(format!("← {}", message.text()))
         }
+        AgentEvent::ToolProgress(p) => {
+            let of = p.total.map(|t| format!("/{t}")).unwrap_or_default();
+            let message = p.message.map(|m| format!(": {m}")).unwrap_or_default();
+            line(format!("… {} {}{of}{message}", p.tool, p.done))
+        }
         AgentEvent::Stream(StreamEvent::Content(text)) => {
             let _ = write!(out, "{text}");
             let _ = out.flush();

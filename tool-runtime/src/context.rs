@@ -270,6 +270,11 @@ impl RunContext {
         &self.cancel
     }
 
+    /// Where the calls' progress goes, if anywhere.
+    pub fn progress_sink(&self) -> Option<&ProgressSink> {
+        self.progress.as_ref()
+    }
+
     /// The context of one call of this run: its own token, a child of the
     /// run's, so that a timeout cancels the call alone.
     pub fn context_for(&self, call_id: &str, tool: &str) -> ToolContext {

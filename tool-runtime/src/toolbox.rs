@@ -315,6 +315,11 @@ impl Toolbox {
             Invocation::Blocking(f) if limit.is_none() && !offload => {
                 let result = catch_unwind(AssertUnwindSafe(f))
                     .unwrap_or_else(|p| Err(panicked(exec::panic_message(p.as_ref()))));
+                let result = if cancel.is_cancelled() {
+                    Err(ToolError::Cancelled { tool: name })
+                } else {
+                    result
+                };
                 return Box::pin(std::future::ready(result));
             }
             Invocation::Blocking(f) => {

@@ -26,6 +26,16 @@ pub enum AgentError {
         /// The transcript up to the failure.
         messages: Vec<Message>,
     },
+    /// The run's [`CancelToken`](tool_runtime::CancelToken) was cancelled:
+    /// the run stopped before round `round`, its running calls were
+    /// cancelled and answered so.
+    #[error("the run was cancelled before round {round}")]
+    Cancelled {
+        /// The round that did not start (from 1).
+        round: usize,
+        /// The transcript up to the stop.
+        messages: Vec<Message>,
+    },
     /// A tool's definition is not of the expected shape, or two tools share
     /// a name: checked before the first round.
     #[error("{error}")]
@@ -52,6 +62,7 @@ impl AgentError {
         match self {
             AgentError::MaxRounds { messages, .. }
             | AgentError::Model { messages, .. }
+            | AgentError::Cancelled { messages, .. }
             | AgentError::Definitions { messages, .. }
             | AgentError::ToolChoice { messages, .. } => messages,
         }

@@ -1,6 +1,6 @@
 //! What the agent reports while it runs, for a UI.
 
-use tool_runtime::Message;
+use tool_runtime::{Message, ToolProgress};
 
 use super::TurnStats;
 use crate::parse::StreamEvent;
@@ -25,6 +25,8 @@ pub enum AgentEvent {
         /// The tool message that answers it.
         message: Message,
     },
+    /// A running tool reported how far it has got (its call id inside).
+    ToolProgress(ToolProgress),
     /// A tool finished (or failed: the content then starts with `Error: `).
     ToolResult {
         /// The tool message appended to the transcript.

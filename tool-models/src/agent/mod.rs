@@ -46,6 +46,7 @@
 //! assert_eq!(run.stats.rounds, 2);
 //! ```
 
+mod dispatch;
 mod error;
 mod event;
 mod run;
@@ -62,7 +63,7 @@ pub use crate::chat::{
 pub use crate::local::{LocalChat, LocalChatError, PreparedTurn};
 
 use crate::setters::setters;
-use tool_runtime::{Message, Toolbox};
+use tool_runtime::{exec, Message, RunContext, Toolbox};
 
 use run::{Run, Step};
 use tool_runtime::ToolChoice;
@@ -86,6 +87,7 @@ pub struct Agent<M> {
     max_rounds: usize,
     tool_choice: ToolChoice,
     answer_on_repeat: bool,
+    context: RunContext,
 }
 
 impl<M: ChatModel> Agent<M> {
@@ -98,6 +100,7 @@ impl<M: ChatModel> Agent<M> {
             max_rounds: 8,
             tool_choice: ToolChoice::Auto,
             answer_on_repeat: true,
+            context: RunContext::new(),
         }
     }
 
@@ -112,6 +115,19 @@ impl<M: ChatModel> Agent<M> {
         /// the first round only (later rounds are `Auto`), or the model could
         /// never give its answer.
         tool_choice(choice: ToolChoice) => tool_choice;
+        /// What every tool call of a run gets in its
+        /// [`ToolContext`](tool_runtime::ToolContext): the data its tools
+        /// read (the user a run acts for, a connection pool), the token that
+        /// cancels the run, and a progress sink besides the run's
+        /// [`AgentEvent::ToolProgress`] events. A cancelled run stops before
+        /// its next round with [`AgentError::Cancelled`]; its running calls
+        /// end at once, answered as cancelled.
+        context(run: RunContext) => context;
+    }
+
+    /// The run context, to change between runs (a new user, a new token).
+    pub fn context_mut(&mut self) -> &mut RunContext {
+        &mut self.context
     }
 
     /// The most model turns a run may take (at least 1).
@@ -153,6 +169,9 @@ impl<M: ChatModel> Agent<M> {
             messages,
         )?;
         for round in 1..=self.max_rounds {
+            if self.context.cancel_token().is_cancelled() {
+                return Err(run.cancelled(round));
+            }
             on_event(AgentEvent::RoundStart { round });
             let choice = round_choice(&self.tool_choice, round);
             let mut state = run.round();
@@ -163,7 +182,10 @@ impl<M: ChatModel> Agent<M> {
                 Step::Answered(done) => return Ok(done),
                 Step::Calls(calls) if self.answer_on_repeat && run.repeats(&calls) => {}
                 Step::Calls(calls) => {
-                    let results = self.toolbox.call_all_blocking(&calls.runnable());
+                    let runnable = calls.runnable();
+                    let running =
+                        dispatch::call_all(&self.toolbox, &runnable, &self.context, on_event);
+                    let results = exec::block_on(running);
                     run.dispatched(calls, results, on_event);
                 }
             }
@@ -188,6 +210,9 @@ impl<M: AsyncChatModel> Agent<M> {
         let format = AsyncChatModel::format(&self.model);
         let mut run = Run::new(&self.toolbox, format, &self.tool_choice, messages)?;
         for round in 1..=self.max_rounds {
+            if self.context.cancel_token().is_cancelled() {
+                return Err(run.cancelled(round));
+            }
             on_event(AgentEvent::RoundStart { round });
             let choice = round_choice(&self.tool_choice, round);
             let mut state = run.round();
@@ -200,7 +225,9 @@ impl<M: AsyncChatModel> Agent<M> {
                 Step::Answered(done) => return Ok(done),
                 Step::Calls(calls) if self.answer_on_repeat && run.repeats(&calls) => {}
                 Step::Calls(calls) => {
-                    let results = self.toolbox.call_all(&calls.runnable()).await;
+                    let runnable = calls.runnable();
+                    let results =
+                        dispatch::call_all(&self.toolbox, &runnable, &self.context, on_event).await;
                     run.dispatched(calls, results, on_event);
                 }
             }

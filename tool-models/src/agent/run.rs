@@ -235,6 +235,14 @@ impl Run {
     }
 
     /// The error of a run that used all its rounds.
+    /// The error of a run whose token was cancelled before `round`.
+    pub(super) fn cancelled(self, round: usize) -> AgentError {
+        AgentError::Cancelled {
+            round,
+            messages: self.messages,
+        }
+    }
+
     pub(super) fn max_rounds(self, rounds: usize) -> AgentError {
         AgentError::MaxRounds {
             rounds,
