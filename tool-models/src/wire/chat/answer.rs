@@ -1,10 +1,10 @@
 //! The answer: whole (`chat.completion`) or in chunks
 //! (`chat.completion.chunk`).
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{FunctionKind, WireMessage};
+use super::{optional_json_text, FunctionKind, WireMessage};
 use crate::wire::null_as_default;
 
 /// A whole answer (`chat.completion`).
@@ -141,16 +141,6 @@ pub struct FunctionDelta {
         skip_serializing_if = "Option::is_none"
     )]
     pub arguments: Option<String>,
-}
-
-fn optional_json_text<'de, D: Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<String>, D::Error> {
-    Ok(match Option::<Value>::deserialize(deserializer)? {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s),
-        Some(other) => Some(other.to_string()),
-    })
 }
 
 /// Token counts.

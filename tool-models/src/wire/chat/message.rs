@@ -5,7 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use tool_runtime::Role;
 
-use super::FunctionKind;
+use super::{json_text, FunctionKind};
 use crate::wire::null_as_default;
 
 /// Who wrote a message, with OpenAI's newer name for the system role.
@@ -158,15 +158,6 @@ pub struct CalledFunction {
     /// its text.
     #[serde(default, deserialize_with = "json_text")]
     pub arguments: String,
-}
-
-/// A string as it is, anything else as its JSON text; `null` as empty.
-fn json_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-    Ok(match Option::<Value>::deserialize(deserializer)? {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s,
-        Some(other) => other.to_string(),
-    })
 }
 
 impl WireCall {

@@ -203,6 +203,22 @@ fn seed<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Er
     }
 }
 
+/// A string as it is, anything else as its JSON text; `null` as absent.
+fn optional_json_text<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
+    Ok(match Option::<Value>::deserialize(deserializer)? {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s),
+        Some(other) => Some(other.to_string()),
+    })
+}
+
+/// As [`optional_json_text`], `null` as empty.
+fn json_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    Ok(optional_json_text(deserializer)?.unwrap_or_default())
+}
+
 /// `stop`: one string or a list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged, expecting = "a string or a list of strings")]

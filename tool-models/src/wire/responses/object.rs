@@ -143,40 +143,35 @@ pub struct IncompleteDetails {
 
 /// `usage`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ResponseUsage {
     /// Tokens of the prompt.
-    #[serde(default)]
     pub input_tokens: u64,
     /// Of which cached.
-    #[serde(default)]
     pub input_tokens_details: InputTokensDetails,
     /// Tokens generated.
-    #[serde(default)]
     pub output_tokens: u64,
     /// Of which reasoning.
-    #[serde(default)]
     pub output_tokens_details: OutputTokensDetails,
     /// Both.
-    #[serde(default)]
     pub total_tokens: u64,
 }
 
 /// `usage.input_tokens_details`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct InputTokensDetails {
     /// Prompt tokens served from the cache.
-    #[serde(default)]
     pub cached_tokens: u64,
     /// Prompt tokens written to a cache that is billed (none here).
-    #[serde(default)]
     pub cache_write_tokens: u64,
 }
 
 /// `usage.output_tokens_details`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct OutputTokensDetails {
     /// Generated tokens of reasoning; this server does not count them apart.
-    #[serde(default)]
     pub reasoning_tokens: u64,
 }
 
