@@ -91,20 +91,11 @@ impl Assembler {
         match event {
             StreamEvent::Content(text) => self.text(text, &mut out),
             StreamEvent::Reasoning(text) if !text.is_empty() => {
-                let index = match self.open {
-                    Some(Open::Thinking(index)) => index,
-                    _ => {
-                        let index = self.begin(
-                            ContentBlock::Thinking {
-                                thinking: String::new(),
-                                signature: String::new(),
-                            },
-                            &mut out,
-                        );
-                        self.open = Some(Open::Thinking(index));
-                        index
-                    }
+                let empty = ContentBlock::Thinking {
+                    thinking: String::new(),
+                    signature: String::new(),
                 };
+                let index = self.running(Open::Thinking, empty, &mut out);
                 self.push(
                     index,
                     BlockDelta::ThinkingDelta { thinking: text },
@@ -193,20 +184,31 @@ impl Assembler {
         if text.is_empty() {
             return;
         }
-        let index = match self.open {
-            Some(Open::Text(index)) => index,
-            _ => {
-                let index = self.begin(
-                    ContentBlock::Text {
-                        text: String::new(),
-                    },
-                    out,
-                );
-                self.open = Some(Open::Text(index));
+        let empty = ContentBlock::Text {
+            text: String::new(),
+        };
+        let index = self.running(Open::Text, empty, out);
+        self.push(index, BlockDelta::TextDelta { text }, out);
+    }
+
+    /// The index of the open block of `kind` (text or thinking), or of a
+    /// new one begun as `empty`: pieces of one kind in a row share a block.
+    fn running(
+        &mut self,
+        kind: fn(usize) -> Open,
+        empty: ContentBlock,
+        out: &mut Vec<MessagesEvent>,
+    ) -> usize {
+        match self.open {
+            Some(Open::Text(index) | Open::Thinking(index)) if self.open == Some(kind(index)) => {
                 index
             }
-        };
-        self.push(index, BlockDelta::TextDelta { text }, out);
+            _ => {
+                let index = self.begin(empty, out);
+                self.open = Some(kind(index));
+                index
+            }
+        }
     }
 
     /// Opens a call's block; its position among the calls.
