@@ -6,7 +6,7 @@
 
 use super::family::{grammar_fn, Family, Rule};
 use super::partial_call::NamedArguments;
-use super::stream::{find_any, Emitter, Find, Machine, Text};
+use super::stream::{content_past, Emitter, Find, Machine, Search, Text};
 use super::think::ThinkMarkers;
 use super::think::THINK;
 use super::Format;
@@ -26,7 +26,8 @@ enum State {
 
 struct Deepseek {
     state: State,
-    scanned: usize,
+    /// Where the search for the state's markers stands.
+    search: Search,
     /// The section's text while it has no call yet.
     pending: Option<String>,
     /// The arguments of the call being read, once its name is known.
@@ -36,7 +37,7 @@ struct Deepseek {
 pub(crate) fn machine() -> Box<dyn Machine> {
     Box::new(Deepseek {
         state: State::Content,
-        scanned: 0,
+        search: Search::default(),
         pending: None,
         streamed: None,
     })
@@ -117,7 +118,17 @@ impl Machine for Deepseek {
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
         let markers: &[&str] = match self.state {
-            State::Content => &[CALLS_BEGIN, CALL_BEGIN],
+            State::Content => {
+                self.state = match content_past(text, em, &[CALLS_BEGIN, CALL_BEGIN], end) {
+                    None => return false,
+                    Some(0) => {
+                        self.pending = Some(CALLS_BEGIN.to_owned());
+                        State::Section
+                    }
+                    Some(_) => State::Call,
+                };
+                return true;
+            }
             State::Section => &[CALL_BEGIN, CALLS_END],
             State::Call => &[CALL_END, CALLS_END],
             State::Done => {
@@ -125,24 +136,8 @@ impl Machine for Deepseek {
                 return false;
             }
         };
-        let found = find_any(rest, self.scanned.min(rest.len()), markers);
+        let found = self.search.find(rest, markers);
         match (&self.state, found) {
-            (State::Content, Find::At { at, which }) => {
-                em.content(&rest[..at]);
-                text.consume(at + markers[which].len());
-                if which == 0 {
-                    self.pending = Some(CALLS_BEGIN.to_owned());
-                    self.state = State::Section;
-                } else {
-                    self.state = State::Call;
-                }
-            }
-            (State::Content, Find::Partial { safe }) => {
-                let n = if end { rest.len() } else { safe };
-                em.content(&rest[..n]);
-                text.consume(n);
-                return false;
-            }
             (State::Section, Find::At { at, which }) => {
                 let s = rest[..at + markers[which].len()].to_owned();
                 text.consume(s.len());
@@ -187,16 +182,11 @@ impl Machine for Deepseek {
             }
             (State::Call, Find::Partial { safe }) => {
                 self.progress(&rest[..safe], false, em);
-                self.scanned = safe;
                 return false;
             }
-            (_, Find::Partial { safe }) => {
-                self.scanned = safe;
-                return false;
-            }
-            (State::Done, _) => return false,
+            // Content and Done are decided before any search.
+            (_, Find::Partial { .. }) | (State::Content | State::Done, _) => return false,
         }
-        self.scanned = 0;
         true
     }
 

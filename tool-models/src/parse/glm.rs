@@ -6,10 +6,10 @@
 use super::family::{grammar_fn, Family, Rule};
 use super::schema::Tools;
 use super::stream::{
-    content_until, find_any, next_tag, valid_name, Emitter, Find, Machine, Next, Text,
+    content_past, find_any, next_tag, valid_name, Emitter, Find, Machine, Next, Text,
 };
 use super::think::THINK;
-use super::xml_call::XmlCall;
+use super::xml_call::{OpenValue, Skipped, XmlCall};
 use super::Format;
 
 const CALL: &str = "<tool_call>";
@@ -34,15 +34,9 @@ enum State {
     BeforeValue {
         key: String,
     },
-    Value {
-        key: String,
-        scanned: usize,
-    },
+    Value(OpenValue),
     /// An unreadable call, skipped to its end.
-    Skip {
-        raw: String,
-        scanned: usize,
-    },
+    Skip(Skipped),
 }
 
 struct Glm {
@@ -53,42 +47,22 @@ struct Glm {
 pub(crate) fn machine(tools: &Tools) -> Box<dyn Machine> {
     Box::new(Glm {
         state: State::Content,
-        call: XmlCall::new(tools),
+        call: XmlCall::new(tools, CALL_END),
     })
-}
-
-impl Glm {
-    fn finish_call(&mut self, em: &mut Emitter) {
-        self.call.finish(em);
-        self.state = State::Content;
-    }
-
-    fn cut_off(&mut self, em: &mut Emitter) {
-        self.call.cut_off(em, CALL_END);
-    }
-
-    fn set(&mut self, em: &mut Emitter, key: String, raw: &str) {
-        self.call.set(em, key.trim(), raw);
-    }
-
-    /// The call cannot be read: skip it, reporting `raw` and what follows.
-    fn skip(&mut self, raw: String) {
-        self.state = State::Skip { raw, scanned: 0 };
-    }
 }
 
 impl Machine for Glm {
     fn ended(&mut self, em: &mut Emitter) {
         match std::mem::replace(&mut self.state, State::Content) {
-            State::Args | State::Key { .. } | State::BeforeValue { .. } => self.cut_off(em),
-            State::Value { key, .. } => {
-                self.set(em, key, "");
-                self.cut_off(em);
-            }
+            State::Args | State::Key { .. } | State::BeforeValue { .. } => self.call.cut_off(em),
+            State::Value(value) => self.call.cut_off_in(em, &value),
             State::Name { .. } => em.invalid(None, None, "", "the call has no name"),
-            State::Skip { raw, .. } => {
-                em.invalid(None, self.call.abandon(), &raw, "not a GLM tool call")
-            }
+            State::Skip(skipped) => em.invalid(
+                None,
+                self.call.abandon(),
+                &skipped.into_text(),
+                "not a GLM tool call",
+            ),
             State::Content => {}
         }
     }
@@ -97,10 +71,9 @@ impl Machine for Glm {
         let rest = text.rest();
         match &mut self.state {
             State::Content => {
-                if content_until(text, em, &[CALL], end).is_none() {
+                if content_past(text, em, &[CALL], end).is_none() {
                     return false;
                 }
-                text.consume(CALL.len());
                 self.state = State::Name { scanned: 0 };
                 true
             }
@@ -117,7 +90,7 @@ impl Machine for Glm {
                 if !valid_name(name) {
                     let raw = text.take(at);
                     self.call.abandon();
-                    self.skip(raw);
+                    self.state = State::Skip(Skipped::new(raw));
                     return true;
                 }
                 self.call.start(em, name);
@@ -138,12 +111,12 @@ impl Machine for Glm {
                 }
                 Next::Tag { ws, .. } => {
                     text.consume(ws + CALL_END.len());
-                    self.finish_call(em);
+                    self.call.finish(em);
+                    self.state = State::Content;
                     true
                 }
                 Next::Other { ws } => {
-                    let raw = text.take(ws);
-                    self.skip(raw);
+                    self.state = State::Skip(Skipped::new(text.take(ws)));
                     true
                 }
             },
@@ -171,69 +144,44 @@ impl Machine for Glm {
                     true
                 }
                 Next::Tag { ws, .. } => {
-                    let key = std::mem::take(key);
+                    // Whitespace around a key is layout, not part of it.
+                    let value = OpenValue::new(key.trim());
                     text.consume(ws + VALUE.len());
-                    self.state = State::Value { key, scanned: 0 };
+                    self.state = State::Value(value);
                     true
                 }
                 Next::Other { .. } => {
                     let raw = format!("{KEY}{key}{KEY_END}");
-                    self.skip(raw);
+                    self.state = State::Skip(Skipped::new(raw));
                     true
                 }
             },
-            State::Value { key, scanned } => match find_any(rest, *scanned, &[VALUE_END]) {
-                Find::At { at, .. } => {
-                    let key = std::mem::take(key);
-                    let raw = text.take(at);
-                    text.consume(VALUE_END.len());
-                    self.set(em, key, &raw);
-                    self.state = State::Args;
-                    true
+            State::Value(value) => {
+                if !self.call.read_value(value, text, em, &[VALUE_END], end) {
+                    return false;
                 }
-                Find::Partial { safe } => {
-                    if end {
-                        let key = std::mem::take(key);
-                        let raw = text.take_all();
-                        self.set(em, key, &raw);
-                        self.cut_off(em);
-                        self.state = State::Content;
-                        return true;
-                    }
-                    *scanned = safe;
-                    false
+                self.state = State::Args;
+                true
+            }
+            State::Skip(skipped) => {
+                let Some(raw) = skipped.read(text, &[CALL_END], end) else {
+                    return false;
+                };
+                self.state = State::Content;
+                let name = self.call.abandon();
+                if name.is_none() && raw.trim_start().starts_with('{') {
+                    // A JSON call object, as Hermes writes one.
+                    em.json_calls(raw.trim());
+                } else {
+                    em.invalid(
+                        None,
+                        name,
+                        &raw,
+                        "not a GLM tool call (`name<arg_key>k</arg_key><arg_value>v</arg_value>`)",
+                    );
                 }
-            },
-            State::Skip { raw, scanned } => match find_any(rest, *scanned, &[CALL_END]) {
-                Find::At { at, .. } => {
-                    let mut raw = std::mem::take(raw);
-                    raw.push_str(&rest[..at]);
-                    text.consume(at + CALL_END.len());
-                    self.state = State::Content;
-                    let name = self.call.abandon();
-                    if name.is_none() && raw.trim_start().starts_with('{') {
-                        // A JSON call object, as Hermes writes one.
-                        em.json_calls(raw.trim());
-                    } else {
-                        em.invalid(
-                            None,
-                            name,
-                            &raw,
-                            "not a GLM tool call (`name<arg_key>k</arg_key><arg_value>v</arg_value>`)",
-                        );
-                    }
-                    true
-                }
-                Find::Partial { safe } => {
-                    if end {
-                        raw.push_str(rest);
-                        text.consume(rest.len());
-                        return true;
-                    }
-                    *scanned = safe;
-                    false
-                }
-            },
+                true
+            }
         }
     }
 }

@@ -7,7 +7,7 @@
 use super::family::{grammar_fn, Family, Rule};
 use super::partial_call::NamedArguments;
 use super::schema::Tools;
-use super::stream::{find_any, json_arguments, Emitter, Find, Machine, Text};
+use super::stream::{content_past, json_arguments, Emitter, Find, Machine, Search, Text};
 use super::think::ThinkMarkers;
 use super::think::THINK;
 use super::Format;
@@ -35,14 +35,15 @@ enum State {
 struct Kimi {
     state: State,
     in_section: bool,
-    scanned: usize,
+    /// Where the search for the state's markers stands.
+    search: Search,
 }
 
 pub(crate) fn machine() -> Box<dyn Machine> {
     Box::new(Kimi {
         state: State::Content,
         in_section: false,
-        scanned: 0,
+        search: Search::default(),
     })
 }
 
@@ -126,7 +127,18 @@ impl Machine for Kimi {
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
         let markers: &[&str] = match self.state {
-            State::Content => &[SEC_BEGIN, CALL_BEGIN],
+            State::Content => {
+                let Some(which) = content_past(text, em, &[SEC_BEGIN, CALL_BEGIN], end) else {
+                    return false;
+                };
+                self.in_section = which == 0;
+                self.state = if self.in_section {
+                    State::Section
+                } else {
+                    State::Id
+                };
+                return true;
+            }
             State::Section => &[CALL_BEGIN, SEC_END],
             State::Id => &[ARG_BEGIN, CALL_END, SEC_END],
             State::Args { .. } => &[CALL_END, CALL_BEGIN, SEC_END],
@@ -135,24 +147,8 @@ impl Machine for Kimi {
                 return false;
             }
         };
-        let found = find_any(rest, self.scanned.min(rest.len()), markers);
+        let found = self.search.find(rest, markers);
         match (&mut self.state, found) {
-            (State::Content, Find::At { at, which }) => {
-                em.content(&rest[..at]);
-                text.consume(at + markers[which].len());
-                self.in_section = which == 0;
-                self.state = if which == 0 {
-                    State::Section
-                } else {
-                    State::Id
-                };
-            }
-            (State::Content, Find::Partial { safe }) => {
-                let n = if end { rest.len() } else { safe };
-                em.content(&rest[..n]);
-                text.consume(n);
-                return false;
-            }
             (State::Section, Find::At { at, which }) => {
                 text.consume(at + markers[which].len());
                 self.state = if which == 0 { State::Id } else { State::Done };
@@ -217,16 +213,11 @@ impl Machine for Kimi {
                 if let Some(streamed) = streamed {
                     streamed.feed(&rest[..safe], em);
                 }
-                self.scanned = safe;
                 return false;
             }
-            (_, Find::Partial { safe }) => {
-                self.scanned = safe;
-                return false;
-            }
-            (State::Done, _) => return false,
+            // Content and Done are decided before any search.
+            (_, Find::Partial { .. }) | (State::Content | State::Done, _) => return false,
         }
-        self.scanned = 0;
         true
     }
 }

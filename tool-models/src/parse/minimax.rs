@@ -8,10 +8,10 @@
 use super::family::{grammar_fn, Family, Rule};
 use super::schema::Tools;
 use super::stream::{
-    content_until, find_any, next_tag, valid_name, Emitter, Find, Machine, Next, Text,
+    content_past, find_any, next_tag, valid_name, Emitter, Find, Machine, Next, Text,
 };
 use super::think::THINK;
-use super::xml_call::XmlCall;
+use super::xml_call::{OpenValue, Skipped, XmlCall};
 use super::Format;
 
 const BLOCK: &str = "<minimax:tool_call>";
@@ -20,6 +20,8 @@ const INVOKE: &str = "<invoke";
 const INVOKE_END: &str = "</invoke>";
 const PARAM: &str = "<parameter";
 const PARAM_END: &str = "</parameter>";
+/// A parameter as the template writes it: where a value left open ends.
+const PARAM_NAMED: &str = "<parameter name=";
 
 enum State {
     Content,
@@ -35,16 +37,10 @@ enum State {
     Param {
         scanned: usize,
     },
-    Value {
-        key: String,
-        scanned: usize,
-    },
+    Value(OpenValue),
     /// Unreadable text, skipped to the end of the call (`</invoke>`) or of
     /// the block.
-    Skip {
-        raw: String,
-        scanned: usize,
-    },
+    Skip(Skipped),
 }
 
 struct Minimax {
@@ -55,7 +51,7 @@ struct Minimax {
 pub(crate) fn machine(tools: &Tools) -> Box<dyn Machine> {
     Box::new(Minimax {
         state: State::Content,
-        call: XmlCall::new(tools),
+        call: XmlCall::new(tools, INVOKE_END),
     })
 }
 
@@ -72,23 +68,6 @@ fn name_attribute(attrs: &str) -> Option<&str> {
 }
 
 impl Minimax {
-    fn finish_call(&mut self, em: &mut Emitter) {
-        self.call.finish(em);
-        self.state = State::Block;
-    }
-
-    fn cut_off(&mut self, em: &mut Emitter) {
-        self.call.cut_off(em, INVOKE_END);
-    }
-
-    fn set(&mut self, em: &mut Emitter, key: String, raw: &str) {
-        self.call.set(em, &key, raw);
-    }
-
-    fn skip(&mut self, raw: String) {
-        self.state = State::Skip { raw, scanned: 0 };
-    }
-
     fn report_skipped(&mut self, raw: &str, em: &mut Emitter) {
         em.invalid(
             None,
@@ -102,25 +81,20 @@ impl Minimax {
 impl Machine for Minimax {
     fn ended(&mut self, em: &mut Emitter) {
         match std::mem::replace(&mut self.state, State::Content) {
-            State::Params | State::Param { .. } => self.cut_off(em),
-            State::Value { key, .. } => {
-                self.set(em, key, "");
-                self.cut_off(em);
-            }
-            State::Skip { raw, .. } => self.report_skipped(&raw, em),
+            State::Params | State::Param { .. } => self.call.cut_off(em),
+            State::Value(value) => self.call.cut_off_in(em, &value),
+            State::Skip(skipped) => self.report_skipped(&skipped.into_text(), em),
             _ => {}
         }
-        self.state = State::Content;
     }
 
     fn advance(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> bool {
         let rest = text.rest();
         match &mut self.state {
             State::Content => {
-                if content_until(text, em, &[BLOCK], end).is_none() {
+                if content_past(text, em, &[BLOCK], end).is_none() {
                     return false;
                 }
-                text.consume(BLOCK.len());
                 self.state = State::Block;
                 true
             }
@@ -142,7 +116,7 @@ impl Machine for Minimax {
                 }
                 Next::Other { ws } => {
                     self.call.abandon();
-                    self.skip(text.take(ws));
+                    self.state = State::Skip(Skipped::new(text.take(ws)));
                     true
                 }
             },
@@ -158,7 +132,7 @@ impl Machine for Minimax {
                         None => {
                             self.call.abandon();
                             let raw = format!("{INVOKE}{}", text.take(at + 1));
-                            self.skip(raw);
+                            self.state = State::Skip(Skipped::new(raw));
                             true
                         }
                     }
@@ -167,7 +141,7 @@ impl Machine for Minimax {
                     if end {
                         self.call.abandon();
                         let raw = format!("{INVOKE}{}", text.take_all());
-                        self.skip(raw);
+                        self.state = State::Skip(Skipped::new(raw));
                         return true;
                     }
                     *scanned = safe;
@@ -189,26 +163,26 @@ impl Machine for Minimax {
                     // `</minimax:tool_call>` closes an unclosed call too, and
                     // stays for the block to read.
                     text.consume(ws + if which == 1 { INVOKE_END.len() } else { 0 });
-                    self.finish_call(em);
+                    self.call.finish(em);
+                    self.state = State::Block;
                     true
                 }
                 Next::Other { ws } => {
-                    let raw = text.take(ws);
-                    self.skip(raw);
+                    self.state = State::Skip(Skipped::new(text.take(ws)));
                     true
                 }
             },
             State::Param { scanned } => match find_any(rest, *scanned, &[">"]) {
                 Find::At { at, .. } => match name_attribute(&rest[..at]) {
                     Some(key) if !key.is_empty() => {
-                        let key = key.to_owned();
+                        let value = OpenValue::new(key);
                         text.consume(at + 1);
-                        self.state = State::Value { key, scanned: 0 };
+                        self.state = State::Value(value);
                         true
                     }
                     _ => {
                         let raw = format!("{PARAM}{}", text.take(at + 1));
-                        self.skip(raw);
+                        self.state = State::Skip(Skipped::new(raw));
                         true
                     }
                 },
@@ -222,53 +196,23 @@ impl Machine for Minimax {
                     false
                 }
             },
-            State::Value { key, scanned } => {
-                match find_any(rest, *scanned, &[PARAM_END, "<parameter name="]) {
-                    Find::At { at, which } => {
-                        let key = std::mem::take(key);
-                        let raw = text.take(at);
-                        if which == 0 {
-                            text.consume(PARAM_END.len());
-                        }
-                        self.set(em, key, &raw);
-                        self.state = State::Params;
-                        true
-                    }
-                    Find::Partial { safe } => {
-                        if end {
-                            let key = std::mem::take(key);
-                            let raw = text.take_all();
-                            self.set(em, key, &raw);
-                            self.cut_off(em);
-                            self.state = State::Content;
-                            return true;
-                        }
-                        *scanned = safe;
-                        false
-                    }
+            State::Value(value) => {
+                if !self
+                    .call
+                    .read_value(value, text, em, &[PARAM_END, PARAM_NAMED], end)
+                {
+                    return false;
                 }
+                self.state = State::Params;
+                true
             }
-            State::Skip { raw, scanned } => {
-                match find_any(rest, *scanned, &[INVOKE_END, BLOCK_END]) {
-                    Find::At { at, which } => {
-                        let mut raw = std::mem::take(raw);
-                        raw.push_str(&rest[..at]);
-                        let n = if which == 0 { INVOKE_END.len() } else { 0 };
-                        text.consume(at + n);
-                        self.report_skipped(&raw, em);
-                        self.state = State::Block;
-                        true
-                    }
-                    Find::Partial { safe } => {
-                        if end {
-                            raw.push_str(rest);
-                            text.consume(rest.len());
-                            return true;
-                        }
-                        *scanned = safe;
-                        false
-                    }
-                }
+            State::Skip(skipped) => {
+                let Some(raw) = skipped.read(text, &[INVOKE_END, BLOCK_END], end) else {
+                    return false;
+                };
+                self.report_skipped(&raw, em);
+                self.state = State::Block;
+                true
             }
         }
     }
@@ -284,19 +228,14 @@ pub(crate) const MINIMAX_M2: Family = Family::new(Format::MinimaxM2, "minimax_m2
 /// `<invoke>` calls with `<parameter name="k">` values.
 #[cfg(feature = "local")]
 mod grammar {
-    use super::{BLOCK, BLOCK_END, PARAM_END};
+    use super::{BLOCK, BLOCK_END, PARAM_END, PARAM_NAMED};
     use crate::constrain::syntax::{
         each_param, lit, per_tool_calls, raw_end, raw_value, xml, xml_key_ok, CallRule, Lark,
         Syntax, ToolDef,
     };
 
     pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
-        let mut s = xml(
-            &[BLOCK],
-            BLOCK_END,
-            minimax,
-            &[PARAM_END, "<parameter name="],
-        );
+        let mut s = xml(&[BLOCK], BLOCK_END, minimax, &[PARAM_END, PARAM_NAMED]);
         // Several `<invoke>`s to a block.
         s.calls = per_tool_calls(minimax, true, None);
         Some(s)

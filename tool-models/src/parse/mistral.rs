@@ -6,7 +6,7 @@
 use super::family::{grammar_fn, Family, Rule};
 use super::partial_call::{call_prefix, BodyCalls, NamedArguments};
 use super::stream::{
-    content_until, find_any, skip_ws, starts, valid_name, Balance, Emitter, Find, Machine, Scan,
+    content_past, find_any, skip_ws, starts, valid_name, Balance, Emitter, Find, Machine, Scan,
     Text,
 };
 use super::think::ThinkMarkers;
@@ -96,10 +96,9 @@ impl Machine for Mistral {
         let rest = text.rest();
         match &mut self.state {
             State::Content => {
-                if content_until(text, em, &[MARK], end).is_none() {
+                if content_past(text, em, &[MARK], end).is_none() {
                     return false;
                 }
-                text.consume(MARK.len());
                 self.state = State::Head { scanned: 0 };
                 true
             }

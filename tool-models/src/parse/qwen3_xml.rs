@@ -108,7 +108,7 @@ impl Qwen3Xml {
         Qwen3Xml {
             wrapper,
             state: State::Content,
-            call: XmlCall::new(tools),
+            call: XmlCall::new(tools, FUNCTION_END),
         }
     }
 
@@ -153,14 +153,6 @@ impl Qwen3Xml {
             None if !end => Lookahead::Undecided,
             _ => Lookahead::Continues,
         }
-    }
-
-    fn finish_call(&mut self, em: &mut Emitter) {
-        self.call.finish(em);
-    }
-
-    fn cut_off(&mut self, em: &mut Emitter) {
-        self.call.cut_off(em, FUNCTION_END);
     }
 
     fn set_value(&mut self, em: &mut Emitter, key: String, raw: &str) {
@@ -225,7 +217,7 @@ impl Qwen3Xml {
                         let raw = rest.to_owned();
                         text.consume(raw.len());
                         self.set_value(em, key_name, raw.trim_end());
-                        self.cut_off(em);
+                        self.call.cut_off(em);
                         self.state = State::Content;
                         return true;
                     }
@@ -243,7 +235,7 @@ impl Qwen3Xml {
 impl Machine for Qwen3Xml {
     fn ended(&mut self, em: &mut Emitter) {
         match std::mem::replace(&mut self.state, State::Content) {
-            State::Params | State::Value { .. } => self.cut_off(em),
+            State::Params | State::Value { .. } => self.call.cut_off(em),
             State::Skip { name, .. } => em.invalid(None, None, &name, "invalid function name"),
             _ => {}
         }
@@ -352,7 +344,7 @@ impl Machine for Qwen3Xml {
                 let t = &rest[ws..];
                 if let Some(true) = starts(t, FUNCTION_END) {
                     text.consume(ws + FUNCTION_END.len());
-                    self.finish_call(em);
+                    self.call.finish(em);
                     self.state = State::After;
                     return true;
                 }

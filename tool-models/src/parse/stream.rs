@@ -109,6 +109,26 @@ pub(crate) fn find_any(hay: &str, from: usize, markers: &[&str]) -> Find {
     Find::Partial { safe: hay.len() }
 }
 
+/// A search for markers in a text that grows, for a machine whose every
+/// hit consumes the text up to it: the next search starts afresh after a
+/// hit, and resumes where the last one stopped after a miss.
+#[derive(Debug, Default)]
+pub(crate) struct Search {
+    scanned: usize,
+}
+
+impl Search {
+    /// The earliest of `markers` in `rest`, as [`find_any`] finds it.
+    pub(crate) fn find(&mut self, rest: &str, markers: &[&str]) -> Find {
+        let found = find_any(rest, self.scanned.min(rest.len()), markers);
+        self.scanned = match found {
+            Find::At { .. } => 0,
+            Find::Partial { safe } => safe,
+        };
+        found
+    }
+}
+
 /// Free text up to the first of `markers`: emitted as content and
 /// consumed. Returns which marker comes next, left at the front of `text`;
 /// `None` when no marker is there yet, after emitting all that cannot be
@@ -128,6 +148,20 @@ pub(crate) fn content_until(
     em.content(&rest[..n]);
     text.consume(n);
     found
+}
+
+/// Free text up to the first of `markers`, emitted as content, and the
+/// marker consumed after it: which marker opened what follows; `None` as
+/// for [`content_until`].
+pub(crate) fn content_past(
+    text: &mut Text,
+    em: &mut Emitter,
+    markers: &[&str],
+    end: bool,
+) -> Option<usize> {
+    let which = content_until(text, em, markers, end)?;
+    text.consume(markers[which].len());
+    Some(which)
 }
 
 /// Arguments written as JSON text; blank text is no arguments.
