@@ -95,6 +95,13 @@ impl Functionary {
         }
     }
 
+    /// The call to `name` cannot be read: it is reported with `raw`, and
+    /// what follows is text again.
+    fn reject(&mut self, em: &mut Emitter, name: String, raw: &str, error: impl Into<String>) {
+        em.invalid(None, Some(name), raw, error);
+        self.state = State::Content;
+    }
+
     /// v3.2: reads `[>>>]recipient\n` at the start of `rest`. `None` while
     /// undecided.
     fn recipient(&mut self, text: &mut Text, em: &mut Emitter, end: bool) -> Option<()> {
@@ -210,14 +217,9 @@ impl Machine for Functionary {
             } => {
                 let Some(ws) = skip_ws(rest) else {
                     if end {
-                        em.invalid(
-                            None,
-                            Some(std::mem::take(name)),
-                            rest,
-                            "the call has no arguments",
-                        );
+                        let name = std::mem::take(name);
+                        self.reject(em, name, rest, "the call has no arguments");
                         text.consume(rest.len());
-                        self.state = State::Content;
                         return true;
                     }
                     return false;
@@ -248,21 +250,16 @@ impl Machine for Functionary {
                         false
                     }
                     Scan::More => {
-                        em.invalid(
-                            None,
-                            Some(std::mem::take(name)),
-                            body,
-                            "the arguments were cut off",
-                        );
+                        let name = std::mem::take(name);
+                        self.reject(em, name, body, "the arguments were cut off");
                         text.consume(rest.len());
-                        self.state = State::Content;
                         true
                     }
                     Scan::Broken(e) => {
                         let n = ws + balance.scanned;
-                        em.invalid(None, Some(std::mem::take(name)), &rest[ws..n], e);
+                        let name = std::mem::take(name);
+                        self.reject(em, name, &rest[ws..n], e);
                         text.consume(n);
-                        self.state = State::Content;
                         true
                     }
                 }
@@ -278,14 +275,8 @@ impl Machine for Functionary {
                     }
                 };
                 let name = std::mem::take(name);
-                em.invalid(
-                    None,
-                    Some(name),
-                    &rest[..stop],
-                    "arguments must be a JSON object",
-                );
+                self.reject(em, name, &rest[..stop], "arguments must be a JSON object");
                 text.consume(stop);
-                self.state = State::Content;
                 true
             }
             State::Code { scanned } => {

@@ -125,20 +125,6 @@ pub(crate) trait BodyStream: Send {
     }
 }
 
-/// The body read by `streaming` where it claims it, else by `handler`.
-fn read_body(
-    streaming: &mut dyn BodyStream,
-    handler: Handler,
-    body: &str,
-    complete: bool,
-    em: &mut Emitter,
-) -> bool {
-    match streaming.handle(body, complete, em) {
-        Some(ok) => ok,
-        None => handler(body, complete, em),
-    }
-}
-
 impl BodyStream for BodyCalls {
     fn feed(&mut self, body: &str, em: &mut Emitter) {
         BodyCalls::feed(self, body, em);
@@ -173,6 +159,15 @@ impl Block {
             scanned: 0,
             streaming: Box::new(streaming),
         })
+    }
+
+    /// The body read by the stream where it claims it, else by the
+    /// handler; `false`: not a call after all.
+    fn read_body(&mut self, body: &str, complete: bool, em: &mut Emitter) -> bool {
+        match self.streaming.handle(body, complete, em) {
+            Some(ok) => ok,
+            None => (self.spec.handler)(body, complete, em),
+        }
     }
 
     fn reject(&mut self, text: &mut Text, em: &mut Emitter, marker_len: usize) {
@@ -218,13 +213,7 @@ impl Machine for Block {
                             Find::At { at, .. } => {
                                 let body = rest[body_start..at].to_owned();
                                 self.streaming.finish(&body, em);
-                                let ok = read_body(
-                                    &mut *self.streaming,
-                                    self.spec.handler,
-                                    &body,
-                                    true,
-                                    em,
-                                );
+                                let ok = self.read_body(&body, true, em);
                                 if !ok {
                                     self.reject(text, em, marker);
                                     return true;
@@ -236,13 +225,7 @@ impl Machine for Block {
                             Find::Partial { safe } => {
                                 if end {
                                     let body = rest[body_start..].to_owned();
-                                    if !read_body(
-                                        &mut *self.streaming,
-                                        self.spec.handler,
-                                        &body,
-                                        false,
-                                        em,
-                                    ) {
+                                    if !self.read_body(&body, false, em) {
                                         self.reject(text, em, marker);
                                         return true;
                                     }
@@ -319,13 +302,7 @@ impl Machine for Block {
                             Scan::Done(n) => {
                                 let body = rest[open..open + n].to_owned();
                                 self.streaming.finish(&body, em);
-                                if !read_body(
-                                    &mut *self.streaming,
-                                    self.spec.handler,
-                                    &body,
-                                    true,
-                                    em,
-                                ) {
+                                if !self.read_body(&body, true, em) {
                                     em.content(&text.take(open + n));
                                     self.state = State::Content;
                                     return true;
@@ -340,13 +317,7 @@ impl Machine for Block {
                             }
                             Scan::More => {
                                 let body = rest[open..].to_owned();
-                                if !read_body(
-                                    &mut *self.streaming,
-                                    self.spec.handler,
-                                    &body,
-                                    false,
-                                    em,
-                                ) {
+                                if !self.read_body(&body, false, em) {
                                     em.content(&text.take_all());
                                 } else {
                                     text.consume(rest.len());
