@@ -8,10 +8,15 @@
 //!
 //! A host's configuration starts it as a command, e.g.
 //! `{"command": "path/to/mcp_server"}`. Only protocol goes to stdout.
+//!
+//! `countdown` shows a long call: it reports progress each step (a host
+//! that sent a progress token gets `notifications/progress`) and stops as
+//! soon as the host cancels it (`notifications/cancelled`).
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tool_use::mcp::{HttpOptions, McpServer};
-use tool_use::{tool, tools};
+use tool_use::{tool, tools, ToolContext};
 
 /// Count the words in a text.
 ///
@@ -20,6 +25,27 @@ use tool_use::{tool, tools};
 #[tool]
 fn count_words(text: String) -> usize {
     text.split_whitespace().count()
+}
+
+/// Count down from `steps`, one step about every 200 ms, reporting progress.
+///
+/// Args:
+///     steps: How many steps to count (at most 100).
+#[tool]
+async fn countdown(steps: u32, context: &ToolContext) -> String {
+    let steps = steps.min(100);
+    for done in 1..=steps {
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(200)) => {}
+            _ = context.cancelled() => {
+                eprintln!("countdown: cancelled after {} of {steps} steps", done - 1);
+                return format!("cancelled after {} steps", done - 1);
+            }
+        }
+        let left = format!("{} to go", steps - done);
+        context.progress(f64::from(done), Some(f64::from(steps)), Some(&left));
+    }
+    "liftoff".into()
 }
 
 /// A notebook kept while the server runs: state behind `&self`.
@@ -54,7 +80,7 @@ impl Notebook {
 
 #[tokio::main]
 async fn main() {
-    let toolbox = tool_use::toolbox![count_words]
+    let toolbox = tool_use::toolbox![count_words, countdown]
         .with_all_shared(Arc::new(Notebook::default()))
         .expect("the tool names are distinct");
     let server = McpServer::new(toolbox).named("notebook", "0.1.0");
@@ -76,10 +102,9 @@ async fn main() {
 
 async fn serve_http(server: McpServer, address: &str) -> Result<(), tool_use::mcp::McpError> {
     let listener = tokio::net::TcpListener::bind(address).await?;
-    eprintln!(
-        "serving http://{}/mcp (Ctrl-C stops)",
-        listener.local_addr()?
-    );
+    // On stdout, for a script that started the server on port 0.
+    println!("listening on http://{}/mcp", listener.local_addr()?);
+    eprintln!("Ctrl-C stops the server");
     let stop = async {
         let _ = tokio::signal::ctrl_c().await;
     };

@@ -279,3 +279,56 @@ async fn hosts_outside_loopback_are_refused_unless_allowed() {
     assert_eq!(post("attacker.example").await.unwrap().status(), 403);
     assert_eq!(post("localhost").await.unwrap().status(), 200);
 }
+
+/// The team a server acts for: data the server adds to every call.
+struct Team(&'static str);
+
+/// Say who is calling.
+#[tool]
+fn who_calls(context: &tool_use::ToolContext) -> String {
+    let host = context
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.headers.get("host"))
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("no request");
+    let client = context
+        .get::<rmcp::model::Implementation>()
+        .map_or("no client", |c| c.name.as_str());
+    let team = context.get::<Team>().map_or("no team", |t| t.0);
+    format!("{host}|{client}|{team}|{}", context.call_id())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_sees_the_http_request_the_client_and_the_servers_data() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let server = McpServer::new(tool_use::toolbox![who_calls])
+        .context(tool_use::RunContext::new().with(Team("blue")));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let stopped = async {
+            let _ = stopped.await;
+        };
+        server
+            .serve_http(listener, &HttpOptions::default(), stopped)
+            .await
+            .unwrap();
+    });
+    let client = McpClient::http(&format!("http://{address}/mcp"))
+        .await
+        .unwrap();
+    let toolbox = Toolbox::new().with_mcp(&client).unwrap();
+    let answer = toolbox
+        .call(&ToolCall::new("c", "who_calls", json!({})))
+        .await;
+    let parts: Vec<&str> = answer.text().split('|').collect();
+    assert_eq!(parts[0], address.to_string(), "{answer:?}");
+    assert!(
+        !parts[1].is_empty() && parts[1] != "no client",
+        "{answer:?}"
+    );
+    assert_eq!(parts[2], "blue");
+    assert!(parts[3].starts_with("mcp-"), "the request's id: {answer:?}");
+    let _ = stop.send(());
+    task.await.unwrap();
+}

@@ -28,9 +28,11 @@ def check(condition, what, found=None):
 
 
 @asynccontextmanager
-async def session(mode, target):
+async def session(mode, target, args=("mcp",)):
+    """A session with the server: `target` started with `args` (stdio), or
+    the server at the URL `target` (http)."""
     if mode == "stdio":
-        params = StdioServerParameters(command=target, args=["mcp"])
+        params = StdioServerParameters(command=target, args=list(args))
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as s:
                 yield s

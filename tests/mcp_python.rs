@@ -1,9 +1,16 @@
 //! The official MCP Python SDK (PyPI `mcp`, 2.x) as the client of `tool-use
 //! mcp`, over stdio and over streamable HTTP: tests/mcp_client.py runs every
 //! check (listing, schemas, calls, failures as `isError`, an unknown tool as a
-//! protocol error, concurrent calls).
+//! protocol error, concurrent calls); against examples/mcp_server.rs,
+//! tests/mcp_progress.py checks that `countdown`'s progress reaches the
+//! client with its token and that a cancelled `countdown` stops (the
+//! server's log shows the tool saw the cancel).
 
 mod python;
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 
 #[test]
 fn the_mcp_python_sdk_works_over_stdio() {
@@ -27,4 +34,56 @@ fn the_mcp_python_sdk_works_over_http() {
     let stdout = python::run_script(&python, "mcp_client.py", &["http", &url]);
     drop(server);
     assert!(stdout.contains("\nok 26 checks"), "{stdout}");
+}
+
+/// The example, which `cargo test` builds beside the tests (a run filtered
+/// to this test builds no examples: `cargo build --example mcp_server`).
+fn example() -> PathBuf {
+    let deps = std::env::current_exe().unwrap();
+    let profile = deps.parent().and_then(|d| d.parent()).unwrap();
+    let path = profile.join("examples").join("mcp_server");
+    assert!(path.exists(), "{} is not built", path.display());
+    path
+}
+
+/// What the example logs when a cancelled countdown stops.
+const STOPPED: &str = "countdown: cancelled after ";
+
+#[test]
+fn progress_and_cancellation_reach_the_example_over_stdio() {
+    let Some(python) = python::python_with("mcp") else {
+        return;
+    };
+    let script = format!("{}/tests/mcp_progress.py", env!("CARGO_MANIFEST_DIR"));
+    let example = example();
+    let out = Command::new(&python)
+        .arg(script)
+        .args(["stdio", example.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // The SDK passes the server's stderr on as its own.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("\nok 5 checks"), "{stdout}");
+    assert!(stderr.contains(STOPPED), "{stderr}");
+}
+
+#[test]
+fn progress_and_cancellation_reach_the_example_over_http() {
+    let Some(python) = python::python_with("mcp") else {
+        return;
+    };
+    let mut command = Command::new(example());
+    command
+        .args(["--http", "127.0.0.1:0"])
+        .stderr(Stdio::piped());
+    let (mut server, url) = python::listen(command);
+    let mut log = server.0.stderr.take().unwrap();
+    let out = python::run_script(&python, "mcp_progress.py", &["http", &url]);
+    assert!(out.contains("\nok 5 checks"), "{out}");
+    drop(server);
+    let mut logged = String::new();
+    log.read_to_string(&mut logged).unwrap();
+    assert!(logged.contains(STOPPED), "{logged}");
 }

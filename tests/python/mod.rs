@@ -42,12 +42,17 @@ pub fn start_listening(args: &[&str], env: &[(&str, &str)]) -> (Running, String)
     command
         .args(args)
         .env_remove("TOOL_USE_MODEL")
-        .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
     for (k, v) in env {
         command.env(k, v);
     }
-    let mut child = command.spawn().unwrap();
+    listen(command)
+}
+
+/// Starts `command`, a server that first prints `listening on URL` on
+/// stdout, and reads that URL.
+pub fn listen(mut command: Command) -> (Running, String) {
+    let mut child = command.stdout(Stdio::piped()).spawn().unwrap();
     let stdout = child.stdout.take().unwrap();
     let running = Running(child);
     let mut line = String::new();

@@ -1,16 +1,25 @@
 //! A [`Toolbox`] as an MCP server: `tools/list` from the schemas `#[tool]`
 //! wrote at compile time, `tools/call` through the toolbox's checks.
+//!
+//! Each call's [`ToolContext`](tool_runtime::ToolContext) carries the MCP
+//! request: `notifications/cancelled` cancels it, its progress goes back as
+//! `notifications/progress` when the client sent a progress token, and its
+//! data holds the client's [`Implementation`] and, over HTTP, the request's
+//! `http::request::Parts` (headers, and whatever an auth layer put in its
+//! extensions), beside the server's own [`RunContext`] data.
 
 use crate::error::McpError;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpToolDef,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ServerCapabilities, ServerConfig, Tool as McpToolDef,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 use std::sync::Arc;
-use tool_runtime::{DefinitionFormat, ToolCall, ToolError, Toolbox};
+use std::time::Duration;
+use tool_runtime::{DefinitionFormat, RunContext, ToolCall, ToolError, ToolProgress, Toolbox};
 
 /// Serves a [`Toolbox`] over MCP. Cheap to clone: the streamable HTTP
 /// transport makes one per session.
@@ -20,6 +29,7 @@ pub struct McpServer {
     tools: Arc<Vec<McpToolDef>>,
     info: Implementation,
     instructions: Option<String>,
+    context: RunContext,
 }
 
 impl McpServer {
@@ -35,6 +45,7 @@ impl McpServer {
             tools: Arc::new(tools),
             info: Implementation::new("tool-use", env!("CARGO_PKG_VERSION")),
             instructions: None,
+            context: RunContext::new(),
         }
     }
 
@@ -47,6 +58,15 @@ impl McpServer {
     /// Guidance for the host's model on using these tools (`instructions`).
     pub fn instructions(mut self, text: impl Into<String>) -> McpServer {
         self.instructions = Some(text.into());
+        self
+    }
+
+    /// What every call gets besides the request's own data: values its
+    /// tools read, a token that cancels every call (at shutdown, say), a
+    /// progress sink that hears every call (for a log). Each request's
+    /// cancellation is a child of this token.
+    pub fn context(mut self, run: RunContext) -> McpServer {
+        self.context = run;
         self
     }
 
@@ -67,13 +87,34 @@ impl McpServer {
     /// params, with the names that exist); every other failure is an
     /// `isError` result with the `Error: …` text the agent would read.
     pub async fn call(&self, params: CallToolRequestParams) -> Result<CallToolResult, ErrorData> {
+        self.call_in(params, &self.context).await
+    }
+
+    /// [`McpServer::call`] as part of `run`: its data, cancellation and
+    /// progress sink reach the tool's context.
+    pub async fn call_in(
+        &self,
+        params: CallToolRequestParams,
+        run: &RunContext,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.run_call(params, "mcp", run).await
+    }
+
+    /// One `tools/call` as call `id` of `run`.
+    async fn run_call(
+        &self,
+        params: CallToolRequestParams,
+        id: &str,
+        run: &RunContext,
+    ) -> Result<CallToolResult, ErrorData> {
         let arguments = params
             .arguments
             .map(Value::Object)
             .unwrap_or(Value::Object(Map::new()));
-        let call = ToolCall::new("mcp", params.name.as_ref(), arguments);
-        // `invoke` answers with a result, not a message: the id is never read.
-        match self.toolbox.invoke(&call).await {
+        let call = ToolCall::new(id, params.name.as_ref(), arguments);
+        // `invoke` answers with a result, not a message: the id is only
+        // what the tool's context reports.
+        match self.toolbox.invoke_in(&call, run).await {
             Ok(text) => Ok(CallToolResult::success(vec![ContentBlock::text(text)])),
             Err(e @ ToolError::UnknownTool(_)) => {
                 Err(ErrorData::invalid_params(e.to_string(), None))
@@ -150,8 +191,84 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.call(request).await.map(CallToolResponse::from)
+        let mut run = self
+            .context
+            .clone()
+            .with_cancel(self.context.cancel_token().child());
+        if let Some(client) = context.peer.peer_info() {
+            run = run.with(client.client_info.clone());
+        }
+        #[cfg(feature = "server-http")]
+        if let Some(parts) = context.extensions.get::<axum::http::request::Parts>() {
+            run = run.with(parts.clone());
+        }
+        // `notifications/cancelled` cancels rmcp's token; the call's follows.
+        let cancel = run.cancel_token().clone();
+        let withdrawn = context.ct.clone();
+        let watch = tokio::spawn(async move {
+            withdrawn.cancelled().await;
+            cancel.cancel();
+        });
+        let progress = context.meta.get_progress_token().map(|token| {
+            let (sink, forwarder) = progress_forwarder(context.peer.clone(), token);
+            let also = run.progress_sink().cloned();
+            run = run.clone().with_progress(move |report: ToolProgress| {
+                if let Some(also) = &also {
+                    also(report.clone());
+                }
+                let _ = sink.send(report);
+            });
+            forwarder
+        });
+        let id = format!("mcp-{}", request_id(&context));
+        let result = self.run_call(request, &id, &run).await;
+        watch.abort();
+        drop(run);
+        // The reports go out before the answer, as clients expect; a tool
+        // still running past its time limit keeps its sink, so the wait is
+        // bounded.
+        if let Some(forwarder) = progress {
+            let _ = tokio::time::timeout(Duration::from_secs(1), forwarder).await;
+        }
+        result.map(CallToolResponse::from)
+    }
+}
+
+/// Sends a call's progress reports, in order, as `notifications/progress`
+/// with the client's `token`, until the sender is dropped.
+fn progress_forwarder(
+    peer: rmcp::Peer<RoleServer>,
+    token: ProgressToken,
+) -> (
+    tokio::sync::mpsc::UnboundedSender<ToolProgress>,
+    tokio::task::JoinHandle<()>,
+) {
+    let (sink, mut reports) = tokio::sync::mpsc::unbounded_channel::<ToolProgress>();
+    let forwarder = tokio::spawn(async move {
+        while let Some(report) = reports.recv().await {
+            let mut param = ProgressNotificationParam::new(token.clone(), report.done);
+            if let Some(total) = report.total {
+                param = param.with_total(total);
+            }
+            if let Some(message) = report.message {
+                param = param.with_message(message);
+            }
+            // A client that went away just misses the rest.
+            if peer.notify_progress(param).await.is_err() {
+                break;
+            }
+        }
+    });
+    (sink, forwarder)
+}
+
+/// The JSON-RPC id of the request, as text.
+fn request_id(context: &RequestContext<RoleServer>) -> String {
+    match serde_json::to_value(&context.id) {
+        Ok(Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => "?".into(),
     }
 }

@@ -2,7 +2,7 @@
 //! turns every outcome, failures included, into a tool message.
 
 use crate::call::ToolCall;
-use crate::context::{RunContext, ToolContext};
+use crate::context::{CancelToken, RunContext, ToolContext};
 use crate::error::{ToolError, UnknownTool};
 use crate::exec::{self, BoxFuture, CatchUnwind};
 use crate::format::{self, DefinitionFormat};
@@ -13,8 +13,11 @@ use crate::validate::{validate_arguments, Policy};
 use crate::ToolDefinition;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 /// Several tools sharing state through `&self`: what `#[tools]` on an impl
@@ -332,25 +335,12 @@ impl Toolbox {
         };
         Box::pin(async move {
             let guard = CancelOnDrop(Some(cancel.clone()));
-            let cancelled = || ToolError::Cancelled { tool: name.clone() };
-            let result = match limit {
-                None => cancel
-                    .run_until_cancelled(work)
-                    .await
-                    .unwrap_or_else(|| Err(cancelled())),
-                Some(limit) => {
-                    match exec::timeout(limit, Box::pin(cancel.run_until_cancelled(work))).await {
-                        Some(Some(result)) => result,
-                        Some(None) => Err(cancelled()),
-                        None => {
-                            cancel.cancel();
-                            Err(ToolError::Timeout {
-                                tool: name.clone(),
-                                limit,
-                            })
-                        }
-                    }
-                }
+            let result = match until_stopped(work, &cancel, limit).await {
+                Ok(result) => result,
+                Err(stop) => Err(match stop {
+                    Stop::Cancelled => ToolError::Cancelled { tool: name },
+                    Stop::TimedOut(limit) => ToolError::Timeout { tool: name, limit },
+                }),
             };
             guard.disarm();
             result
@@ -373,9 +363,51 @@ fn not_object(tool: &str, found: &Value) -> ToolError {
     }
 }
 
+/// Why a call ended without its result.
+enum Stop {
+    /// Its token (or its run's) was cancelled.
+    Cancelled,
+    /// It ran past the toolbox's limit.
+    TimedOut(Duration),
+}
+
+/// Runs `work` until it finishes, its token is cancelled or `limit`
+/// passes. A stopped call's token is cancelled and its future polled once
+/// more before it is dropped, so that a tool waiting on
+/// [`ToolContext::cancelled`] runs its clean-up up to its next `.await`;
+/// what it returns then is discarded.
+async fn until_stopped(
+    mut work: BoxFuture<ToolResult>,
+    cancel: &CancelToken,
+    limit: Option<Duration>,
+) -> Result<ToolResult, Stop> {
+    let mut cancelled = cancel.cancelled();
+    let mut deadline = limit.map(|limit| (Box::pin(exec::sleep(limit)), limit));
+    let stop = std::future::poll_fn(|cx| {
+        if Pin::new(&mut cancelled).poll(cx).is_ready() {
+            return Poll::Ready(Err(Stop::Cancelled));
+        }
+        if let Poll::Ready(result) = work.as_mut().poll(cx) {
+            return Poll::Ready(Ok(result));
+        }
+        if let Some((timer, limit)) = &mut deadline {
+            if timer.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(Err(Stop::TimedOut(*limit)));
+            }
+        }
+        Poll::Pending
+    })
+    .await;
+    if stop.is_err() {
+        cancel.cancel();
+        std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx).is_ready())).await;
+    }
+    stop
+}
+
 /// Cancels a call's token when its future is dropped before it finishes:
 /// the agent run that awaited it was dropped, or a client went away.
-struct CancelOnDrop(Option<crate::context::CancelToken>);
+struct CancelOnDrop(Option<CancelToken>);
 
 impl CancelOnDrop {
     fn disarm(mut self) {

@@ -169,11 +169,7 @@ impl<M: ChatModel> Agent<M> {
             messages,
         )?;
         for round in 1..=self.max_rounds {
-            if self.context.cancel_token().is_cancelled() {
-                return Err(run.cancelled(round));
-            }
-            on_event(AgentEvent::RoundStart { round });
-            let choice = round_choice(&self.tool_choice, round);
+            let choice = self.begin_round(&mut run, round, on_event)?;
             let mut state = run.round();
             let turn = self.model.respond(&run.request(&choice), &mut |delta| {
                 state.take(delta, on_event)
@@ -210,11 +206,7 @@ impl<M: AsyncChatModel> Agent<M> {
         let format = AsyncChatModel::format(&self.model);
         let mut run = Run::new(&self.toolbox, format, &self.tool_choice, messages)?;
         for round in 1..=self.max_rounds {
-            if self.context.cancel_token().is_cancelled() {
-                return Err(run.cancelled(round));
-            }
-            on_event(AgentEvent::RoundStart { round });
-            let choice = round_choice(&self.tool_choice, round);
+            let choice = self.begin_round(&mut run, round, on_event)?;
             let mut state = run.round();
             let turn = {
                 let request = run.request(&choice);
@@ -233,6 +225,23 @@ impl<M: AsyncChatModel> Agent<M> {
             }
         }
         Err(run.max_rounds(self.max_rounds))
+    }
+}
+
+impl<M> Agent<M> {
+    /// Starts round `round` of `run`, unless the run was cancelled: reports
+    /// it and gives the round's tool choice.
+    fn begin_round<F: FnMut(AgentEvent) + ?Sized>(
+        &self,
+        run: &mut Run,
+        round: usize,
+        on_event: &mut F,
+    ) -> Result<ToolChoice, AgentError> {
+        if self.context.cancel_token().is_cancelled() {
+            return Err(run.cancelled(round));
+        }
+        on_event(AgentEvent::RoundStart { round });
+        Ok(round_choice(&self.tool_choice, round))
     }
 }
 

@@ -236,10 +236,10 @@ impl Run {
 
     /// The error of a run that used all its rounds.
     /// The error of a run whose token was cancelled before `round`.
-    pub(super) fn cancelled(self, round: usize) -> AgentError {
+    pub(super) fn cancelled(&mut self, round: usize) -> AgentError {
         AgentError::Cancelled {
             round,
-            messages: self.messages,
+            messages: std::mem::take(&mut self.messages),
         }
     }
 

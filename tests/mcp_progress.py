@@ -1,0 +1,59 @@
+"""The official MCP Python SDK against examples/mcp_server.rs: a long call's
+progress and its cancellation.
+
+    python tests/mcp_progress.py stdio PATH/TO/examples/mcp_server
+    python tests/mcp_progress.py http http://127.0.0.1:PORT/mcp
+
+Prints one line per check and `ok N checks`; exits non-zero at the first
+failure. Run by tests/mcp_python.rs, which also reads the server's log.
+"""
+
+import asyncio
+import sys
+import time
+
+import mcp_client
+from mcp_client import check, session, text_of
+
+
+async def main(mode, target):
+    async with session(mode, target, args=()) as s:
+        await s.initialize()
+
+        reports = []
+
+        async def record(progress, total, message):
+            reports.append((progress, total, message))
+
+        result = await s.call_tool("countdown", {"steps": 3}, progress_callback=record)
+        check(not result.is_error and text_of(result) == "liftoff", "countdown finishes", result)
+        check([r[0] for r in reports] == [1, 2, 3], "progress arrives, increasing, before the answer", reports)
+        check(all(r[1] == 3 for r in reports), "each report has the total", reports)
+        check([r[2] for r in reports] == ["2 to go", "1 to go", "0 to go"], "and the tool's message", reports)
+
+        started = asyncio.Event()
+
+        async def first_step(progress, total, message):
+            started.set()
+
+        # Abandoning the call sends `notifications/cancelled` (the SDK's
+        # courtesy cancel); the tool sees it and stops.
+        call = asyncio.create_task(s.call_tool("countdown", {"steps": 50}, progress_callback=first_step))
+        await asyncio.wait_for(started.wait(), 10)
+        call.cancel()
+        try:
+            await call
+        except asyncio.CancelledError:
+            pass
+        begun = time.monotonic()
+        result = await s.call_tool("count_words", {"text": "one two three"})
+        took = time.monotonic() - begun
+        check(text_of(result) == "3" and took < 1.0, "the server answers the next request at once", (result, took))
+        # Time for the cancelled tool to log that it stopped.
+        await asyncio.sleep(0.5)
+
+    print(f"ok {mcp_client.CHECKS} checks")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], sys.argv[2]))
