@@ -4,8 +4,10 @@
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
+use serde_json::json;
 use tool_use::models::agent::{
-    Agent, AgentError, AgentEvent, ChatModel, ModelDelta, Turn, TurnRequest, TurnStats,
+    Agent, AgentError, AgentEvent, Approval, ChatModel, ModelDelta, Stopped, Turn, TurnRequest,
+    TurnStats,
 };
 use tool_use::models::parse::{Format, StreamEvent};
 use tool_use::ToolChoice;
@@ -456,4 +458,156 @@ fn a_cancelled_run_stops_before_its_next_round_with_its_transcript() {
         "Error: the call to `stop_button` was cancelled"
     );
     assert_eq!(agent.model().turns.len(), 1, "the second turn never ran");
+}
+
+/// The model calls the temperature in Paris and divides by zero in one
+/// turn, then answers.
+fn two_calls() -> Scripted {
+    Scripted::new(&[
+        concat!(
+            r#"<tool_call>{"name": "get_current_temperature", "arguments": {"location": "Paris, France"}}</tool_call>"#,
+            r#"<tool_call>{"name": "divide", "arguments": {"a": 1, "b": 0}}</tool_call>"#
+        ),
+        "Done.",
+    ])
+}
+
+fn texts(messages: &[Message]) -> Vec<String> {
+    messages.iter().map(|m| m.text().to_owned()).collect()
+}
+
+#[test]
+fn an_approval_hook_runs_denies_and_edits_calls() {
+    let mut seen = Vec::new();
+    let mut agent =
+        Agent::new(two_calls(), weather_box()).approve(move |call: &tool_use::ToolCall| {
+            seen.push(call.name.clone());
+            Ok::<_, std::convert::Infallible>(match call.name.as_str() {
+                "get_current_temperature" => Approval::Edit(json!({"location": "Oslo, Norway"})),
+                _ => Approval::Deny("no dividing today".into()),
+            })
+        });
+    let run = agent.run(user("Go.")).unwrap();
+    assert_eq!(
+        texts(&run.messages[2..4]),
+        ["15.5", "Error: the call was denied: no dividing today"]
+    );
+    // The transcript shows the call as it ran.
+    assert_eq!(
+        run.messages[1].tool_calls[0].arguments,
+        json!({"location": "Oslo, Norway"})
+    );
+    assert_eq!(run.answer, "Done.");
+}
+
+#[test]
+fn an_edit_is_checked_against_the_schema_again() {
+    let mut agent = Agent::new(two_calls(), weather_box()).approve(|call: &tool_use::ToolCall| {
+        Ok::<_, std::convert::Infallible>(match call.name.as_str() {
+            "divide" => Approval::Edit(json!({"a": 1})),
+            _ => Approval::Run,
+        })
+    });
+    let run = agent.run(user("Go.")).unwrap();
+    assert_eq!(run.messages[2].text(), "22.0");
+    assert!(
+        run.messages[3]
+            .text()
+            .starts_with("Error: invalid arguments for `divide`: missing required argument `b`"),
+        "{}",
+        run.messages[3].text()
+    );
+}
+
+#[test]
+fn a_stopped_run_resumes_with_the_decisions_later() {
+    let mut agent = Agent::new(two_calls(), weather_box())
+        .approve(|_: &tool_use::ToolCall| Ok::<_, std::convert::Infallible>(Approval::Stop));
+    let err = agent.run(user("Go.")).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the run stopped for approval of get_current_temperature, divide"
+    );
+    let stopped = err.into_stopped().unwrap();
+    assert_eq!(texts(&stopped.messages), ["Go."]);
+    assert_eq!(stopped.turn.tool_calls.len(), 2);
+    assert_eq!(stopped.pending.len(), 2);
+    // It keeps as JSON, for a decision that comes in another process.
+    let kept = serde_json::to_string(&stopped).unwrap();
+    let stopped: Stopped = serde_json::from_str(&kept).unwrap();
+
+    // The wrong number of decisions runs nothing and hands the stop back.
+    let err = agent.resume(stopped, vec![Approval::Run]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "1 decisions for 2 waiting calls: give one per call, in order"
+    );
+    let stopped = err.into_stopped().unwrap();
+
+    // Resumed without the hook's say (it would stop again).
+    let mut agent = Agent::new(Scripted::new(&["Done."]), weather_box());
+    let mut events = Vec::new();
+    let run = agent
+        .resume_with(
+            stopped,
+            vec![Approval::Run, Approval::Deny("not now".into())],
+            &mut |e| events.push(e),
+        )
+        .unwrap();
+    assert_eq!(
+        texts(&run.messages),
+        [
+            "Go.",
+            "",
+            "22.0",
+            "Error: the call was denied: not now",
+            "Done."
+        ]
+    );
+    let results = events
+        .iter()
+        .filter(|e| matches!(e, AgentEvent::ToolResult { .. }))
+        .count();
+    assert_eq!(results, 2);
+}
+
+#[test]
+fn a_failing_or_panicking_hook_ends_the_run_with_a_clear_error() {
+    let mut agent = Agent::new(two_calls(), weather_box())
+        .approve(|_: &tool_use::ToolCall| Err::<Approval, _>("the approval service is down"));
+    let err = agent.run(user("Go.")).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the approval hook failed on `get_current_temperature`: the approval service is down"
+    );
+    assert_eq!(err.into_stopped().unwrap().pending.len(), 2);
+
+    let mut agent = Agent::new(two_calls(), weather_box()).approve(
+        |_: &tool_use::ToolCall| -> Result<Approval, std::convert::Infallible> {
+            panic!("the approver crashed")
+        },
+    );
+    let err = agent.run(user("Go.")).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the approval hook panicked on `get_current_temperature`: the approver crashed"
+    );
+}
+
+#[test]
+fn an_async_hook_is_awaited_even_by_a_blocking_run() {
+    let mut agent = Agent::new(two_calls(), weather_box()).approve_async(
+        |call: tool_use::ToolCall| async move {
+            Ok::<_, std::convert::Infallible>(if call.name == "divide" {
+                Approval::Deny("async says no".into())
+            } else {
+                Approval::Run
+            })
+        },
+    );
+    let run = agent.run(user("Go.")).unwrap();
+    assert_eq!(
+        texts(&run.messages[2..4]),
+        ["22.0", "Error: the call was denied: async says no"]
+    );
 }

@@ -2,6 +2,8 @@
 
 use tool_runtime::{DefinitionsError, Message, UnmetChoice};
 
+use super::Stopped;
+
 /// An agent run that ended without a final answer. The transcript so far is
 /// kept, so nothing the model or the tools produced is lost.
 #[derive(Debug, thiserror::Error)]
@@ -36,6 +38,32 @@ pub enum AgentError {
         /// The transcript up to the stop.
         messages: Vec<Message>,
     },
+    /// The approval hook said [`Approval::Stop`](super::Approval::Stop):
+    /// none of the turn's calls ran. [`Agent::resume`](super::Agent::resume)
+    /// goes on with a decision for each waiting call.
+    #[error("the run stopped for approval of {}", names(&.0.pending))]
+    Stopped(Box<Stopped>),
+    /// [`Agent::resume`](super::Agent::resume) was given a number of
+    /// decisions other than the number of waiting calls; nothing ran, and
+    /// the stop is handed back as it was.
+    #[error("{found} decisions for {expected} waiting calls: give one per call, in order")]
+    Decisions {
+        /// How many calls wait.
+        expected: usize,
+        /// How many decisions came.
+        found: usize,
+        /// The stop, to resume with the right decisions.
+        stopped: Box<Stopped>,
+    },
+    /// The approval hook failed or panicked; none of the turn's calls ran,
+    /// and the stop can be resumed with decisions made another way.
+    #[error("{message}")]
+    Approval {
+        /// What went wrong, naming the call.
+        message: String,
+        /// The stop, to resume.
+        stopped: Box<Stopped>,
+    },
     /// A tool's definition is not of the expected shape, or two tools share
     /// a name: checked before the first round.
     #[error("{error}")]
@@ -57,7 +85,8 @@ pub enum AgentError {
 }
 
 impl AgentError {
-    /// The transcript up to the stop.
+    /// The transcript up to the stop. For a stop awaiting approval, the
+    /// conversation before the turn whose calls wait ([`Stopped::turn`]).
     pub fn messages(&self) -> &[Message] {
         match self {
             AgentError::MaxRounds { messages, .. }
@@ -65,6 +94,26 @@ impl AgentError {
             | AgentError::Cancelled { messages, .. }
             | AgentError::Definitions { messages, .. }
             | AgentError::ToolChoice { messages, .. } => messages,
+            AgentError::Stopped(stopped)
+            | AgentError::Decisions { stopped, .. }
+            | AgentError::Approval { stopped, .. } => &stopped.messages,
         }
     }
+
+    /// The stop to resume, when the run stopped for approval (or its hook
+    /// failed, or a resume had the wrong number of decisions).
+    pub fn into_stopped(self) -> Option<Stopped> {
+        match self {
+            AgentError::Stopped(stopped)
+            | AgentError::Decisions { stopped, .. }
+            | AgentError::Approval { stopped, .. } => Some(*stopped),
+            _ => None,
+        }
+    }
+}
+
+/// `a, b`: the waiting calls' names.
+fn names(calls: &[tool_runtime::ToolCall]) -> String {
+    let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
+    names.join(", ")
 }

@@ -46,11 +46,13 @@
 //! assert_eq!(run.stats.rounds, 2);
 //! ```
 
+mod approval;
 mod dispatch;
 mod error;
 mod event;
 mod run;
 
+pub use approval::{Approval, Approve, ApproveAsync, HookError, Pending, Stopped};
 pub use error::AgentError;
 pub use event::AgentEvent;
 // The chat-model contract the loop drives, and the local chat model, at
@@ -65,7 +67,8 @@ pub use crate::local::{LocalChat, LocalChatError, PreparedTurn};
 use crate::setters::setters;
 use tool_runtime::{exec, Message, RunContext, Toolbox};
 
-use run::{Run, Step};
+use approval::Hook;
+use run::{Calls, Run, Step};
 use tool_runtime::ToolChoice;
 
 /// The outcome of a run that ended with an answer.
@@ -88,6 +91,7 @@ pub struct Agent<M> {
     tool_choice: ToolChoice,
     answer_on_repeat: bool,
     context: RunContext,
+    hook: Hook,
 }
 
 impl<M: ChatModel> Agent<M> {
@@ -101,6 +105,7 @@ impl<M: ChatModel> Agent<M> {
             tool_choice: ToolChoice::Auto,
             answer_on_repeat: true,
             context: RunContext::new(),
+            hook: Hook::None,
         }
     }
 
@@ -123,6 +128,24 @@ impl<M: ChatModel> Agent<M> {
         /// its next round with [`AgentError::Cancelled`]; its running calls
         /// end at once, answered as cancelled.
         context(run: RunContext) => context;
+    }
+
+    /// Shows each readable call to `hook` before it runs: run it, deny it
+    /// (the model reads the reason), edit its arguments, or stop the run
+    /// ([`AgentError::Stopped`], which [`Agent::resume`] takes with the
+    /// decisions). All of a turn's calls are decided before any runs. A
+    /// hook that fails or panics ends the run with
+    /// [`AgentError::Approval`], nothing lost.
+    pub fn approve(mut self, hook: impl Approve + 'static) -> Agent<M> {
+        self.hook = Hook::Blocking(Box::new(hook));
+        self
+    }
+
+    /// [`Agent::approve`] with a hook that decides asynchronously (awaited
+    /// by [`Agent::run_async`], blocked on by [`Agent::run`]).
+    pub fn approve_async(mut self, hook: impl ApproveAsync + 'static) -> Agent<M> {
+        self.hook = Hook::Async(Box::new(hook));
+        self
     }
 
     /// The run context, to change between runs (a new user, a new token).
@@ -178,15 +201,37 @@ impl<M: ChatModel> Agent<M> {
                 Step::Answered(done) => return Ok(done),
                 Step::Calls(calls) if self.answer_on_repeat && run.repeats(&calls) => {}
                 Step::Calls(calls) => {
-                    let runnable = calls.runnable();
-                    let running =
-                        dispatch::call_all(&self.toolbox, &runnable, &self.context, on_event);
-                    let results = exec::block_on(running);
-                    run.dispatched(calls, results, on_event);
+                    let turn = self.dispatch(&mut run, calls, on_event);
+                    exec::block_on(turn)?;
                 }
             }
         }
         Err(run.max_rounds(self.max_rounds))
+    }
+
+    /// Goes on with a run that stopped for approval: `decisions` say what
+    /// to do with each waiting call, in order; the calls run (or are
+    /// denied), and the run continues from its transcript with the
+    /// agent's settings (its round count and stats start again). A
+    /// decision to stop stops it again; the wrong number of decisions is
+    /// [`AgentError::Decisions`], nothing run.
+    pub fn resume(
+        &mut self,
+        stopped: Stopped,
+        decisions: Vec<Approval>,
+    ) -> Result<AgentRun, AgentError> {
+        self.resume_with(stopped, decisions, &mut |_| {})
+    }
+
+    /// [`Agent::resume`], reporting each step to `on_event`.
+    pub fn resume_with(
+        &mut self,
+        stopped: Stopped,
+        decisions: Vec<Approval>,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> Result<AgentRun, AgentError> {
+        let messages = exec::block_on(self.answer_stopped(stopped, decisions, on_event))?;
+        self.run_with(messages, on_event)
     }
 }
 
@@ -216,19 +261,72 @@ impl<M: AsyncChatModel> Agent<M> {
             match run.end_turn(round, state, turn, on_event)? {
                 Step::Answered(done) => return Ok(done),
                 Step::Calls(calls) if self.answer_on_repeat && run.repeats(&calls) => {}
-                Step::Calls(calls) => {
-                    let runnable = calls.runnable();
-                    let results =
-                        dispatch::call_all(&self.toolbox, &runnable, &self.context, on_event).await;
-                    run.dispatched(calls, results, on_event);
-                }
+                Step::Calls(calls) => self.dispatch(&mut run, calls, on_event).await?,
             }
         }
         Err(run.max_rounds(self.max_rounds))
     }
+
+    /// [`Agent::resume`] for async code.
+    pub async fn resume_async_with(
+        &mut self,
+        stopped: Stopped,
+        decisions: Vec<Approval>,
+        on_event: &mut (dyn FnMut(AgentEvent) + Send),
+    ) -> Result<AgentRun, AgentError> {
+        let messages = self.answer_stopped(stopped, decisions, on_event).await?;
+        self.run_async_with(messages, on_event).await
+    }
 }
 
 impl<M> Agent<M> {
+    /// Decides on a turn's calls, runs the approved ones and appends the
+    /// turn and every answer; or stops the run for approval.
+    async fn dispatch<F: FnMut(AgentEvent) + ?Sized>(
+        &mut self,
+        run: &mut Run,
+        mut calls: Calls,
+        on_event: &mut F,
+    ) -> Result<(), AgentError> {
+        let mut runnable = calls.runnable();
+        let decisions = match self.hook.decide(&runnable).await {
+            Ok(decisions) => decisions,
+            Err(message) => {
+                let stopped = Box::new(run.stop(calls));
+                return Err(AgentError::Approval { message, stopped });
+            }
+        };
+        let Some(settled) = approval::settle(&mut runnable, decisions) else {
+            return Err(AgentError::Stopped(Box::new(run.stop(calls))));
+        };
+        calls.set_runnable(runnable);
+        let results =
+            dispatch::call_all(&self.toolbox, &settled.run, &self.context, on_event).await;
+        run.dispatched(calls, approval::merge(settled.answers, results), &mut |e| {
+            on_event(e)
+        });
+        Ok(())
+    }
+
+    /// Runs a stop's calls as `decisions` say; the conversation to go on from.
+    async fn answer_stopped<F: FnMut(AgentEvent) + ?Sized>(
+        &self,
+        stopped: Stopped,
+        decisions: Vec<Approval>,
+        on_event: &mut F,
+    ) -> Result<Vec<Message>, AgentError> {
+        let (stopped, settled) = stopped.settle(decisions)?;
+        let results =
+            dispatch::call_all(&self.toolbox, &settled.run, &self.context, on_event).await;
+        let answers = approval::merge(settled.answers, results);
+        for message in &answers {
+            on_event(AgentEvent::ToolResult {
+                message: message.clone(),
+            });
+        }
+        Ok(stopped.answered(answers))
+    }
+
     /// Starts round `round` of `run`, unless the run was cancelled: reports
     /// it and gives the round's tool choice.
     fn begin_round<F: FnMut(AgentEvent) + ?Sized>(

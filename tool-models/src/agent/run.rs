@@ -6,7 +6,9 @@ use std::time::Instant;
 use serde_json::Value;
 use tool_runtime::{InvalidToolCall, Message, ToolCall, ToolChoice, ToolDefinition, Toolbox};
 
-use super::{AgentError, AgentEvent, AgentRun, ModelDelta, RunStats, Turn, TurnError, TurnRequest};
+use super::{
+    AgentError, AgentEvent, AgentRun, ModelDelta, RunStats, Stopped, Turn, TurnError, TurnRequest,
+};
 use crate::parse::{Format, ParseOptions, StreamEvent, StreamParser};
 
 /// A call as parsed, readable or not, in the order the model wrote it.
@@ -40,6 +42,19 @@ impl Calls {
                 Parsed::Invalid(_) => None,
             })
             .collect()
+    }
+}
+
+impl Calls {
+    /// Puts the readable calls back, edited (by an approval hook).
+    pub(super) fn set_runnable(&mut self, edited: Vec<ToolCall>) {
+        let readable = self.parsed.iter_mut().filter_map(|p| match p {
+            Parsed::Call(c) => Some(c),
+            Parsed::Invalid(_) => None,
+        });
+        for (call, edited) in readable.zip(edited) {
+            *call = edited;
+        }
     }
 }
 
@@ -234,7 +249,41 @@ impl Run {
         self.messages.extend(answers);
     }
 
-    /// The error of a run that used all its rounds.
+    /// Stops before `calls` run: the transcript so far, the turn, the
+    /// readable calls waiting and the answers to the unreadable ones.
+    pub(super) fn stop(&mut self, calls: Calls) -> Stopped {
+        let mut made = Vec::with_capacity(calls.parsed.len());
+        let mut pending = Vec::new();
+        let mut answered = Vec::with_capacity(calls.parsed.len());
+        for (index, p) in calls.parsed.into_iter().enumerate() {
+            match p {
+                Parsed::Call(call) => {
+                    pending.push(call.clone());
+                    made.push(call);
+                    answered.push(None);
+                }
+                Parsed::Invalid(bad) => {
+                    let call = unreadable_call(&bad, index);
+                    let error = format!("Error: {}", bad.error);
+                    answered.push(Some(Message::tool(
+                        call.id.clone(),
+                        call.name.clone(),
+                        error,
+                    )));
+                    made.push(call);
+                }
+            }
+        }
+        let mut turn = Message::assistant_calls(calls.content, made);
+        turn.reasoning = calls.reasoning;
+        Stopped {
+            messages: std::mem::take(&mut self.messages),
+            turn,
+            pending,
+            answered,
+        }
+    }
+
     /// The error of a run whose token was cancelled before `round`.
     pub(super) fn cancelled(&mut self, round: usize) -> AgentError {
         AgentError::Cancelled {
@@ -243,6 +292,7 @@ impl Run {
         }
     }
 
+    /// The error of a run that used all its rounds.
     pub(super) fn max_rounds(self, rounds: usize) -> AgentError {
         AgentError::MaxRounds {
             rounds,
