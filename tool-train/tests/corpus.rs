@@ -3,6 +3,10 @@
 //! template into text whose assistant spans are exactly what the model must
 //! write, and which the hermes parser reads back into the same calls.
 
+#[path = "common/calls.rs"]
+mod calls;
+
+use calls::assert_same_calls;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashSet};
 use std::sync::OnceLock;
@@ -865,17 +869,7 @@ fn spans_cover_exactly_the_assistant_output_and_parse_back() {
             assert_eq!(prompt, text[..span.start]);
             let parsed = Format::Hermes.parse(body, &options);
             assert!(parsed.invalid_tool_calls.is_empty(), "{body}");
-            let got: Vec<(&str, &Value)> = parsed
-                .tool_calls
-                .iter()
-                .map(|c| (c.name.as_str(), &c.arguments))
-                .collect();
-            let want: Vec<(&str, &Value)> = x
-                .calls
-                .iter()
-                .map(|c| (c.name.as_str(), &c.arguments))
-                .collect();
-            assert_eq!(got, want, "{body}");
+            assert_same_calls(&parsed.tool_calls, &x.calls, body);
             if x.calls.is_empty() {
                 assert_eq!(
                     parsed.content.as_deref(),

@@ -3,6 +3,10 @@
 //! it says, rendered within the training length, and the standard
 //! conversations unchanged by the practice that adds them.
 
+#[path = "common/calls.rs"]
+mod calls;
+
+use calls::assert_same_calls;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -202,17 +206,7 @@ fn conversations_render_parse_back_and_fit_the_training_length() {
         for (span, x) in spans.iter().zip(&example.expectations) {
             let body = text[span.clone()].strip_suffix("<|im_end|>").unwrap();
             let parsed = Format::Hermes.parse(body, &options);
-            let got: Vec<(&str, &Value)> = parsed
-                .tool_calls
-                .iter()
-                .map(|c| (c.name.as_str(), &c.arguments))
-                .collect();
-            let want: Vec<(&str, &Value)> = x
-                .calls
-                .iter()
-                .map(|c| (c.name.as_str(), &c.arguments))
-                .collect();
-            assert_eq!(got, want, "{body}");
+            assert_same_calls(&parsed.tool_calls, &x.calls, body);
         }
         let encoded = corpus::encode(&tokenizer, &template, example).unwrap();
         longest = longest.max(encoded.ids.len());

@@ -10,22 +10,17 @@ use super::{generate, render, CorpusError, Example, Split};
 use crate::train::bpe::{train_bpe_with, BpeError, BpeOptions, SpecialToken, Tokenizer};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
+use tool_use::models::model::tiny::QWEN_MARKERS;
 use tool_use::models::template::{ChatTemplate, RenderOptions};
 
 /// The template's markers, in id order (0, 1, ...), and whether each is
-/// special (dropped by `skip_special_tokens`). Tool-call markers are kept
-/// in decoded text, as in Qwen2, so that parsers see them.
-pub const SPECIAL_TOKENS: [(&str, bool); 9] = [
-    ("<|endoftext|>", true),
-    ("<|im_start|>", true),
-    ("<|im_end|>", true),
-    ("<tool_call>", false),
-    ("</tool_call>", false),
-    ("<tool_response>", false),
-    ("</tool_response>", false),
-    ("<tools>", false),
-    ("</tools>", false),
-];
+/// special (dropped by `skip_special_tokens`): Qwen 2.5's, whose tool-call
+/// markers are kept in decoded text so that parsers see them, then the
+/// tool list's.
+pub const SPECIAL_TOKENS: [(&str, bool); 9] = {
+    let [a, b, c, d, e, f, g] = QWEN_MARKERS;
+    [a, b, c, d, e, f, g, ("<tools>", false), ("</tools>", false)]
+};
 
 // The parts of the split patterns before and after the rule for lower-case
 // words, as macros so that `concat!` can join them into constants.

@@ -25,7 +25,7 @@ mod vocab;
 mod weights;
 
 pub use gguf::{write_tiny_gguf, write_tiny_gguf_as, GgufWeights};
-pub use vocab::TINY_CHAT_TEMPLATE;
+pub use vocab::{QWEN_MARKERS, TINY_CHAT_TEMPLATE};
 
 use super::dense::SMOLLM3_NOPE_EVERY;
 use super::error::candle_message;
@@ -205,12 +205,20 @@ impl TinySpec {
         }
     }
 
+    /// `arch` at the tiny Llama's size: the shape the other tiny
+    /// architectures start from.
+    fn llama_shaped(arch: TinyArch, seed: u64) -> TinySpec {
+        TinySpec {
+            arch,
+            ..TinySpec::llama(seed)
+        }
+    }
+
     /// A Qwen2 with its own `lm_head`: hidden 64, 2 layers, 4 heads, 2 kv heads.
     pub fn qwen2(seed: u64) -> TinySpec {
         TinySpec {
-            arch: TinyArch::Qwen2,
             tie_word_embeddings: false,
-            ..TinySpec::llama(seed)
+            ..TinySpec::llama_shaped(TinyArch::Qwen2, seed)
         }
     }
 
@@ -218,28 +226,23 @@ impl TinySpec {
     /// without rotary embedding), 4 heads, 2 kv heads.
     pub fn smollm3(seed: u64) -> TinySpec {
         TinySpec {
-            arch: TinyArch::SmolLM3,
             num_layers: 4,
-            ..TinySpec::llama(seed)
+            ..TinySpec::llama_shaped(TinyArch::SmolLM3, seed)
         }
     }
 
     /// A Granite with tied embeddings and the multipliers of
     /// [`GRANITE_MULTIPLIERS`]: hidden 64, 2 layers, 4 heads, 2 kv heads.
     pub fn granite(seed: u64) -> TinySpec {
-        TinySpec {
-            arch: TinyArch::Granite,
-            ..TinySpec::llama(seed)
-        }
+        TinySpec::llama_shaped(TinyArch::Granite, seed)
     }
 
     /// A Phi-3 with its own `lm_head`: hidden 64, 2 layers, 4 heads, 2 kv
     /// heads.
     pub fn phi3(seed: u64) -> TinySpec {
         TinySpec {
-            arch: TinyArch::Phi3,
             tie_word_embeddings: false,
-            ..TinySpec::llama(seed)
+            ..TinySpec::llama_shaped(TinyArch::Phi3, seed)
         }
     }
 
@@ -285,29 +288,20 @@ impl TinySpec {
     /// A Qwen 3 with tied embeddings: hidden 64, 2 layers, 4 heads of 32
     /// values (wider than 64 / 4), 2 kv heads.
     pub fn qwen3(seed: u64) -> TinySpec {
-        TinySpec {
-            arch: TinyArch::Qwen3,
-            ..TinySpec::llama(seed)
-        }
+        TinySpec::llama_shaped(TinyArch::Qwen3, seed)
     }
 
     /// A Llama with Llama 3.1's rotary scaling, tied embeddings: hidden
     /// 64, 2 layers, 4 heads, 2 kv heads.
     pub fn llama3(seed: u64) -> TinySpec {
-        TinySpec {
-            arch: TinyArch::Llama3,
-            ..TinySpec::llama(seed)
-        }
+        TinySpec::llama_shaped(TinyArch::Llama3, seed)
     }
 
     /// Phi-4-mini's shape at a tiny size: hidden 64, 2 layers, 4 heads of
     /// 16 values (12 rotated), 2 kv heads, tied embeddings, LongRoPE and a
     /// sliding window.
     pub fn phi4_mini(seed: u64) -> TinySpec {
-        TinySpec {
-            arch: TinyArch::Phi4Mini,
-            ..TinySpec::llama(seed)
-        }
+        TinySpec::llama_shaped(TinyArch::Phi4Mini, seed)
     }
 
     /// LFM2's shape at a tiny size: hidden 64, 3 layers (a convolution, an
@@ -315,19 +309,15 @@ impl TinySpec {
     /// embeddings.
     pub fn lfm2(seed: u64) -> TinySpec {
         TinySpec {
-            arch: TinyArch::Lfm2,
             num_layers: LFM2_ATTENTION.len(),
-            ..TinySpec::llama(seed)
+            ..TinySpec::llama_shaped(TinyArch::Lfm2, seed)
         }
     }
 
     /// Granite 4's dense shape at a tiny size: hidden 64, 2 attention
     /// layers, 4 heads, 2 kv heads, tied embeddings, Granite's multipliers.
     pub fn granite_hybrid(seed: u64) -> TinySpec {
-        TinySpec {
-            arch: TinyArch::GraniteHybrid,
-            ..TinySpec::llama(seed)
-        }
+        TinySpec::llama_shaped(TinyArch::GraniteHybrid, seed)
     }
 
     /// Granite 4's hybrid shape at a tiny size: hidden 64, 3 layers (Mamba-2,
@@ -335,9 +325,8 @@ impl TinySpec {
     /// with 4 heads of 32, a state of 16 in 2 groups, a convolution of 4.
     pub fn granite_h(seed: u64) -> TinySpec {
         TinySpec {
-            arch: TinyArch::GraniteH,
             num_layers: GRANITE_H_ATTENTION.len(),
-            ..TinySpec::llama(seed)
+            ..TinySpec::llama_shaped(TinyArch::GraniteH, seed)
         }
     }
 

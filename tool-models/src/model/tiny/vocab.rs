@@ -28,10 +28,11 @@ const MERGES: &[(&str, &str)] = &[
     ("Ġ", "w"),
 ];
 
-/// Added tokens after the byte and merge tokens: `(content, special)`.
-/// As in Qwen 2.5, the tool-call markers are added but not special, so they
-/// stay ordinary text to constrained decoding.
-pub(crate) const ADDED: &[(&str, bool)] = &[
+/// Qwen 2.5's chat and tool-call markers, in its id order, each with
+/// whether it is special (dropped by `skip_special_tokens`). The tool-call
+/// markers are added but not special, so they stay ordinary text to
+/// constrained decoding and to parsers.
+pub const QWEN_MARKERS: [(&str, bool); 7] = [
     ("<|endoftext|>", true),
     ("<|im_start|>", true),
     ("<|im_end|>", true),
@@ -40,6 +41,9 @@ pub(crate) const ADDED: &[(&str, bool)] = &[
     ("<tool_response>", false),
     ("</tool_response>", false),
 ];
+
+/// Added tokens after the byte and merge tokens: `(content, special)`.
+pub(crate) const ADDED: &[(&str, bool)] = &QWEN_MARKERS;
 
 /// The id of the first added token.
 pub(crate) const FIRST_ADDED: u32 = 256 + MERGES.len() as u32;
