@@ -132,3 +132,71 @@ fn chat_template_gives_a_model_without_one_its_template() {
     );
     assert_eq!(given, chat_messages(question, &[]));
 }
+
+/// `tool-use chat --confirm --json` with `answers` on stdin: the transcript
+/// and what went to stderr.
+fn confirmed(question: &str, answers: &str) -> (std::process::Output, String) {
+    use std::io::Write;
+    let mut child = tool_use()
+        .args(["chat", "--json", "--confirm", question])
+        .env_remove("TOOL_USE_MODEL")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(answers.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out, stderr)
+}
+
+#[test]
+fn confirm_asks_before_each_call_and_the_model_reads_a_denial() {
+    let question = "What is 25 times 4?";
+    let (out, asked) = confirmed(question, "n not today\ny\ny\ny\ny\ny\n");
+    assert!(asked.contains("run calculate("), "{asked}");
+    let run: serde_json::Value = serde_json::from_slice(&succeeded(out)).unwrap();
+    let messages = &run["messages"];
+    assert_eq!(
+        messages[1]["tool_calls"][0]["function"]["name"],
+        "calculate"
+    );
+    assert_eq!(
+        messages[2]["content"], "Error: the call was denied: not today",
+        "{messages}"
+    );
+
+    // Edited arguments run, and the transcript shows them.
+    let (out, _) = confirmed(
+        question,
+        "e\n{\"operation\": \"add\", \"a\": 2, \"b\": 3}\ny\ny\ny\ny\n",
+    );
+    let run: serde_json::Value = serde_json::from_slice(&succeeded(out)).unwrap();
+    let messages = &run["messages"];
+    assert_eq!(
+        messages[1]["tool_calls"][0]["function"]["arguments"]["operation"],
+        "add"
+    );
+    assert_eq!(messages[2]["content"], "5", "{messages}");
+
+    // Stopping ends the run with the transcript and a clear error.
+    let (out, _) = confirmed(question, "s\n");
+    assert!(!out.status.success());
+    let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        run["error"], "the run stopped for approval of calculate",
+        "{run}"
+    );
+
+    // The prompt cannot come from stdin as well.
+    fails_with(
+        &["chat", "--confirm"],
+        "--confirm reads its answers from stdin: give the prompt as an argument",
+    );
+}

@@ -11,7 +11,7 @@ use tool_use::models::agent::{Agent, AgentEvent, ChatModel};
 use tool_use::models::generate::GenerateOptions;
 use tool_use::models::parse::StreamEvent;
 use tool_use::models::remote::{Api, RemoteChat, RequestOptions};
-use tool_use::{Message, Role, ToolChoice, Toolbox};
+use tool_use::{Message, Role, ToolCall, ToolChoice, Toolbox};
 
 /// Arguments of `tool-use chat`.
 #[derive(clap::Args)]
@@ -75,6 +75,10 @@ pub struct ChatArgs {
     /// Offer only the `--mcp` servers' tools, not the demo ones.
     #[arg(long, requires = "mcp")]
     mcp_only: bool,
+    /// Ask on the terminal before each call runs: run it, deny it (the
+    /// model reads your reason), edit its arguments, or stop.
+    #[arg(long)]
+    confirm: bool,
 }
 
 /// The demo tools (unless `--mcp-only`) and those of every `--mcp` server.
@@ -111,6 +115,11 @@ fn toolbox(args: &ChatArgs) -> Result<Toolbox, String> {
 pub fn run(args: ChatArgs) -> Result<ExitCode, String> {
     let prompt = match args.prompt.clone() {
         Some(p) => p,
+        None if args.confirm => {
+            return Err(
+                "--confirm reads its answers from stdin: give the prompt as an argument".into(),
+            )
+        }
         None => {
             let mut text = String::new();
             std::io::stdin()
@@ -203,6 +212,10 @@ fn drive(
     let mut agent = Agent::new(model, toolbox)
         .max_rounds(args.max_rounds)
         .tool_choice(choice);
+    if args.confirm {
+        agent = agent
+            .approve(|call: &ToolCall| super::confirm::ask(call, &mut std::io::stdin().lock()));
+    }
     let result = if args.json {
         agent.run(messages)
     } else {

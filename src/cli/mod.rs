@@ -1,6 +1,7 @@
 //! The `tool-use` command's subcommands, one file each.
 
 pub mod chat;
+mod confirm;
 pub mod doctor;
 pub mod eval;
 pub mod generate;
