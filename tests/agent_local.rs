@@ -7,14 +7,13 @@ mod answers;
 use answers::assert_answered;
 use serde_json::json;
 use std::sync::Arc;
-use tool_use::models::agent::{Agent, AgentError, ChatModel, LocalChat};
+use tool_use::models::agent::{Agent, AgentError, ChatModel, LocalChat, TurnRequest};
 use tool_use::models::generate::GenerateOptions;
 use tool_use::models::model::tiny::{write_tiny_model, TinySpec};
 use tool_use::models::model::Model;
 use tool_use::models::parse::{Format, ParseOptions};
 use tool_use::runtime::ToolDefinition;
-use tool_use::ToolChoice;
-use tool_use::{tool, toolbox, DefinitionFormat, Message, Role};
+use tool_use::{tool, toolbox, DefinitionFormat, Message, Role, ToolCall, ToolChoice};
 
 /// Book a table at a restaurant.
 ///
@@ -76,6 +75,24 @@ fn tiny_model(seed: u64) -> Model {
     write_tiny_model(dir.path(), &spec).unwrap();
     // The model reads every file at load: the directory may go.
     Model::load(dir.path()).unwrap()
+}
+
+/// `chat`'s turns answering `request` sampled at temperature 1 with the
+/// seeds 0 to 11, each as its seed, its text and the calls `options` read in
+/// it; and `chat`, for the next run.
+fn sampled_turns(
+    mut chat: LocalChat,
+    request: &TurnRequest<'_>,
+    options: &ParseOptions,
+) -> (LocalChat, Vec<(u64, String, Vec<ToolCall>)>) {
+    let mut turns = Vec::new();
+    for seed in 0..12 {
+        chat = chat.options(GenerateOptions::sampled(300, 1.0, seed));
+        let turn = chat.respond(request, &mut |_| {}).unwrap();
+        let parsed = Format::Hermes.parse(&turn.text, options);
+        turns.push((seed, turn.text, parsed.tool_calls));
+    }
+    (chat, turns)
 }
 
 // The tools take enums, bounded integers, numbers and booleans: a random
@@ -260,12 +277,10 @@ fn a_grounded_argument_is_always_a_run_of_the_users_words_and_the_prompt_hides_t
         prepared.prompt()
     );
     let mut cities = std::collections::BTreeSet::new();
-    for seed in 0..12 {
-        chat = chat.options(GenerateOptions::sampled(300, 1.0, seed));
-        let turn = chat.respond(&request, &mut |_| {}).unwrap();
-        let parsed = Format::Hermes.parse(&turn.text, &options);
-        assert_eq!(parsed.tool_calls.len(), 1, "seed {seed}: {}", turn.text);
-        let city = parsed.tool_calls[0].arguments["city"]
+    let (chat, grounded) = sampled_turns(chat, &request, &options);
+    for (seed, text, calls) in grounded {
+        assert_eq!(calls.len(), 1, "seed {seed}: {text}");
+        let city = calls[0].arguments["city"]
             .as_str()
             .unwrap_or_default()
             .to_owned();
@@ -285,22 +300,13 @@ fn a_grounded_argument_is_always_a_run_of_the_users_words_and_the_prompt_hides_t
     );
 
     // Without grounding the same random model writes other strings.
-    let mut free = chat.ground(false);
-    let mut outside = 0;
-    for seed in 0..12 {
-        free = free.options(GenerateOptions::sampled(300, 1.0, seed));
-        let turn = free.respond(&request, &mut |_| {}).unwrap();
-        let parsed = Format::Hermes.parse(&turn.text, &options);
-        if let Some(city) = parsed
-            .tool_calls
-            .first()
-            .and_then(|c| c.arguments["city"].as_str())
-        {
-            outside += usize::from(!said.contains(city));
-        } else {
-            outside += 1;
-        }
-    }
+    let (_, free) = sampled_turns(chat.ground(false), &request, &options);
+    let outside = (free.iter())
+        .filter(|(_, _, calls)| {
+            let city = calls.first().and_then(|c| c.arguments["city"].as_str());
+            !city.is_some_and(|city| said.contains(city))
+        })
+        .count();
     eprintln!("{outside} of 12 outside the user's words; grounded: {cities:?}");
     assert!(outside >= 9, "{outside} of 12 outside the user's words");
 }
@@ -322,17 +328,15 @@ fn a_grounded_number_is_always_one_the_conversation_wrote() {
         tools: &ToolDefinition::list_from_json(&definitions).unwrap(),
         tool_choice: &ToolChoice::Named("split_bill".into()),
     };
-    let mut chat = LocalChat::new(tiny_model(9)).unwrap();
+    let chat = LocalChat::new(tiny_model(9)).unwrap();
     let (mut totals, mut people) = (
         std::collections::BTreeSet::new(),
         std::collections::BTreeSet::new(),
     );
-    for seed in 0..12 {
-        chat = chat.options(GenerateOptions::sampled(300, 1.0, seed));
-        let turn = chat.respond(&request, &mut |_| {}).unwrap();
-        let parsed = Format::Hermes.parse(&turn.text, &options);
-        assert_eq!(parsed.tool_calls.len(), 1, "seed {seed}: {}", turn.text);
-        let args = &parsed.tool_calls[0].arguments;
+    let (chat, grounded) = sampled_turns(chat, &request, &options);
+    for (seed, text, calls) in grounded {
+        assert_eq!(calls.len(), 1, "seed {seed}: {text}");
+        let args = &calls[0].arguments;
         // Numbers of the user's message only: not the system prompt's 2026.
         assert!(
             [json!(4), json!(1250.8), json!(7.5)].contains(&args["total"]),
@@ -344,19 +348,13 @@ fn a_grounded_number_is_always_one_the_conversation_wrote() {
     }
     eprintln!("grounded totals {totals:?}, people {people:?}");
     // Without grounding the same random model writes other numbers.
-    let mut free = chat.ground(false);
-    let mut outside = 0;
-    for seed in 0..12 {
-        free = free.options(GenerateOptions::sampled(300, 1.0, seed));
-        let turn = free.respond(&request, &mut |_| {}).unwrap();
-        let parsed = Format::Hermes.parse(&turn.text, &options);
-        let total = parsed
-            .tool_calls
-            .first()
-            .map(|c| c.arguments["total"].clone());
-        outside +=
-            usize::from(!total.is_some_and(|t| [json!(4), json!(1250.8), json!(7.5)].contains(&t)));
-    }
+    let (_, free) = sampled_turns(chat.ground(false), &request, &options);
+    let outside = (free.iter())
+        .filter(|(_, _, calls)| {
+            let total = calls.first().map(|c| c.arguments["total"].clone());
+            !total.is_some_and(|t| [json!(4), json!(1250.8), json!(7.5)].contains(&t))
+        })
+        .count();
     assert!(
         outside >= 9,
         "{outside} of 12 outside the conversation's numbers"

@@ -3,6 +3,10 @@
 //! the client's package the test says so and passes, unless
 //! `TOOL_USE_REQUIRE_PYTHON_CLIENTS=1` (CI) makes that a failure.
 
+#[path = "../../tool-models/tests/common/python.rs"]
+mod interpreter;
+
+pub use interpreter::python_with;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
@@ -14,26 +18,6 @@ impl Drop for Running {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-/// A Python that can import `module`, or why not (and the test skips).
-pub fn python_with(module: &str) -> Option<String> {
-    let python = std::env::var("TOOL_USE_PYTHON").unwrap_or_else(|_| "python3".into());
-    let ok = Command::new(&python)
-        .args(["-c", &format!("import {module}")])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if ok {
-        return Some(python);
-    }
-    let why = format!("`{python}` cannot import {module} (set TOOL_USE_PYTHON)");
-    assert!(
-        std::env::var_os("TOOL_USE_REQUIRE_PYTHON_CLIENTS").is_none(),
-        "{why}"
-    );
-    eprintln!("skipped: {why}");
-    None
 }
 
 /// Starts `tool-use ARGS` and reads the URL it prints (`listening on URL`).

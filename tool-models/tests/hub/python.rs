@@ -2,45 +2,12 @@
 //! import it the test says so and passes, unless
 //! `TOOL_USE_REQUIRE_PYTHON_CLIENTS=1` (CI) makes that a failure.
 
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+#[path = "../common/python.rs"]
+mod interpreter;
+
+pub use interpreter::python_with;
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// `$TOOL_USE_PYTHON` (or `python3`); a relative path is taken from the
-/// workspace's root, where CI names it, when it is not found from here.
-fn python() -> String {
-    let python = std::env::var("TOOL_USE_PYTHON").unwrap_or_else(|_| "python3".into());
-    let path = PathBuf::from(&python);
-    if path.is_relative() && path.components().count() > 1 && !path.exists() {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join(&path);
-        if root.exists() {
-            return root.to_string_lossy().into_owned();
-        }
-    }
-    python
-}
-
-/// A Python that can import `module`, or why not (and the test skips).
-pub fn python_with(module: &str) -> Option<String> {
-    let python = python();
-    let ok = Command::new(&python)
-        .args(["-c", &format!("import {module}")])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if ok {
-        return Some(python);
-    }
-    let why = format!("`{python}` cannot import {module} (set TOOL_USE_PYTHON)");
-    assert!(
-        std::env::var_os("TOOL_USE_REQUIRE_PYTHON_CLIENTS").is_none(),
-        "{why}"
-    );
-    eprintln!("skipped: {why}");
-    None
-}
 
 /// Runs `python -c CODE ARGS` with `env`; its stdout, trimmed, after
 /// asserting it succeeded.
