@@ -45,6 +45,7 @@ pub mod schema;
 pub mod suggest;
 pub mod tool;
 pub mod toolbox;
+mod trace;
 pub mod validate;
 
 pub use call::{ChunkIdConflict, InvalidToolCall, ToolCall, ToolCallChunk};

@@ -9,6 +9,7 @@ use crate::format::{self, DefinitionFormat};
 use crate::json_kind;
 use crate::message::Message;
 use crate::tool::{Invocation, Tool, ToolResult};
+use crate::trace;
 use crate::validate::{validate_arguments, Policy};
 use crate::ToolDefinition;
 use serde_json::{Map, Value};
@@ -246,6 +247,11 @@ impl Toolbox {
 
     /// Checks the call and starts it; the future owns everything it needs.
     fn start(&self, call: &ToolCall, run: &RunContext, offload: bool) -> BoxFuture<ToolResult> {
+        trace::execute_tool(&call.name, &call.id, || self.checked(call, run, offload))
+    }
+
+    /// [`Toolbox::start`] inside the call's span, if traced.
+    fn checked(&self, call: &ToolCall, run: &RunContext, offload: bool) -> BoxFuture<ToolResult> {
         match self.prepare(call) {
             Ok(_) if run.cancel_token().is_cancelled() => {
                 let cancelled = ToolError::Cancelled {

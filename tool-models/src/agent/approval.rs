@@ -9,12 +9,11 @@ use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tool_runtime::exec::{panic_message, CatchUnwind};
 use tool_runtime::{Message, ToolCall};
 
-use super::AgentError;
+use super::{AgentError, Stopped};
 
 /// What to do with a call the model made.
 #[derive(Debug, Clone, PartialEq)]
@@ -118,22 +117,6 @@ impl Hook {
         }
         Ok(decisions)
     }
-}
-
-/// A run stopped before a turn's calls ran: the transcript, the turn and
-/// the calls waiting for a decision. It serializes, so the run can resume
-/// in another process once someone has decided.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Stopped {
-    /// The conversation before the turn.
-    pub messages: Vec<Message>,
-    /// The assistant turn whose calls wait.
-    pub turn: Message,
-    /// The readable calls waiting for a decision, in order.
-    pub pending: Vec<ToolCall>,
-    /// The answers known already (to unreadable calls), by position in
-    /// the turn's calls; `None` for a pending call.
-    pub(super) answered: Vec<Option<Message>>,
 }
 
 /// What a turn's decisions come to.

@@ -1,8 +1,7 @@
 //! Why an agent run stopped without an answer.
 
-use tool_runtime::{DefinitionsError, Message, UnmetChoice};
-
-use super::Stopped;
+use serde::{Deserialize, Serialize};
+use tool_runtime::{DefinitionsError, Message, ToolCall, UnmetChoice};
 
 /// An agent run that ended without a final answer. The transcript so far is
 /// kept, so nothing the model or the tools produced is lost.
@@ -113,7 +112,23 @@ impl AgentError {
 }
 
 /// `a, b`: the waiting calls' names.
-fn names(calls: &[tool_runtime::ToolCall]) -> String {
+fn names(calls: &[ToolCall]) -> String {
     let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
     names.join(", ")
+}
+
+/// A run stopped before a turn's calls ran: the transcript, the turn and
+/// the calls waiting for a decision. It serializes, so the run can resume
+/// in another process once someone has decided.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stopped {
+    /// The conversation before the turn.
+    pub messages: Vec<Message>,
+    /// The assistant turn whose calls wait.
+    pub turn: Message,
+    /// The readable calls waiting for a decision, in order.
+    pub pending: Vec<ToolCall>,
+    /// The answers known already (to unreadable calls), by position in
+    /// the turn's calls; `None` for a pending call.
+    pub(super) answered: Vec<Option<Message>>,
 }

@@ -51,9 +51,10 @@ mod dispatch;
 mod error;
 mod event;
 mod run;
+mod trace;
 
-pub use approval::{Approval, Approve, ApproveAsync, HookError, Pending, Stopped};
-pub use error::AgentError;
+pub use approval::{Approval, Approve, ApproveAsync, HookError, Pending};
+pub use error::{AgentError, Stopped};
 pub use event::AgentEvent;
 // The chat-model contract the loop drives, and the local chat model, at
 // the paths first programs use.
@@ -185,6 +186,22 @@ impl<M: ChatModel> Agent<M> {
         messages: Vec<Message>,
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> Result<AgentRun, AgentError> {
+        let model = self.model.model_name();
+        let span = trace::invoke_agent(model.as_deref());
+        let result = span.in_scope(|| self.rounds(model.as_deref(), messages, on_event));
+        if let Err(e) = &result {
+            trace::run_failed(&span, e);
+        }
+        result
+    }
+
+    /// The rounds of [`Agent::run_with`].
+    fn rounds(
+        &mut self,
+        model: Option<&str>,
+        messages: Vec<Message>,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> Result<AgentRun, AgentError> {
         let mut run = Run::new(
             &self.toolbox,
             self.model.format(),
@@ -194,10 +211,16 @@ impl<M: ChatModel> Agent<M> {
         for round in 1..=self.max_rounds {
             let choice = self.begin_round(&mut run, round, on_event)?;
             let mut state = run.round();
-            let turn = self.model.respond(&run.request(&choice), &mut |delta| {
-                state.take(delta, on_event)
+            let chat = trace::chat(model);
+            let turn = chat.in_scope(|| {
+                self.model.respond(&run.request(&choice), &mut |delta| {
+                    state.take(delta, on_event)
+                })
             });
-            match run.end_turn(round, state, turn, on_event)? {
+            trace::turn(&chat, &turn);
+            let step = run.end_turn(round, state, turn, on_event)?;
+            trace::finished(&chat, &step);
+            match step {
                 Step::Answered(done) => return Ok(done),
                 Step::Calls(calls) if self.answer_on_repeat && run.repeats(&calls) => {}
                 Step::Calls(calls) => {
@@ -248,17 +271,38 @@ impl<M: AsyncChatModel> Agent<M> {
         messages: Vec<Message>,
         on_event: &mut (dyn FnMut(AgentEvent) + Send),
     ) -> Result<AgentRun, AgentError> {
+        let model = AsyncChatModel::model_name(&self.model);
+        let span = trace::invoke_agent(model.as_deref());
+        let rounds = self.rounds_async(model.as_deref(), messages, on_event);
+        let result = trace::instrument(rounds, &span).await;
+        if let Err(e) = &result {
+            trace::run_failed(&span, e);
+        }
+        result
+    }
+
+    /// The rounds of [`Agent::run_async_with`].
+    async fn rounds_async(
+        &mut self,
+        model: Option<&str>,
+        messages: Vec<Message>,
+        on_event: &mut (dyn FnMut(AgentEvent) + Send),
+    ) -> Result<AgentRun, AgentError> {
         let format = AsyncChatModel::format(&self.model);
         let mut run = Run::new(&self.toolbox, format, &self.tool_choice, messages)?;
         for round in 1..=self.max_rounds {
             let choice = self.begin_round(&mut run, round, on_event)?;
             let mut state = run.round();
+            let chat = trace::chat(model);
             let turn = {
                 let request = run.request(&choice);
                 let mut take = |delta: ModelDelta<'_>| state.take(delta, &mut *on_event);
-                self.model.respond_async(&request, &mut take).await
+                trace::instrument(self.model.respond_async(&request, &mut take), &chat).await
             };
-            match run.end_turn(round, state, turn, on_event)? {
+            trace::turn(&chat, &turn);
+            let step = run.end_turn(round, state, turn, on_event)?;
+            trace::finished(&chat, &step);
+            match step {
                 Step::Answered(done) => return Ok(done),
                 Step::Calls(calls) if self.answer_on_repeat && run.repeats(&calls) => {}
                 Step::Calls(calls) => self.dispatch(&mut run, calls, on_event).await?,

@@ -65,6 +65,11 @@ pub trait ChatModel {
         let _ = request;
         None
     }
+
+    /// The model's name, for traces (`gen_ai.request.model`), when known.
+    fn model_name(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Why a model could not write its turn: whatever the model's own error is
@@ -90,4 +95,9 @@ pub trait AsyncChatModel: Send {
         request: &'a TurnRequest<'a>,
         out: &'a mut (dyn FnMut(ModelDelta<'_>) + Send),
     ) -> TurnFuture<'a>;
+
+    /// As [`ChatModel::model_name`].
+    fn model_name(&self) -> Option<String> {
+        None
+    }
 }

@@ -418,6 +418,12 @@ impl PreparedTurn {
 }
 
 impl ChatModel for LocalChat {
+    /// The model's file or directory name.
+    fn model_name(&self) -> Option<String> {
+        let path = self.model().path();
+        Some(path.file_name()?.to_string_lossy().into_owned())
+    }
+
     fn format(&self) -> Format {
         self.format
     }

@@ -517,6 +517,10 @@ impl RemoteChat {
 }
 
 impl ChatModel for RemoteChat {
+    fn model_name(&self) -> Option<String> {
+        Some(self.model.clone()).filter(|m| !m.is_empty())
+    }
+
     /// The template's format in the raw-completions mode (the agent parses
     /// the text); otherwise unused, since the engine parses.
     fn format(&self) -> Format {
@@ -622,6 +626,10 @@ fn http_error(status: StatusCode, body: &str) -> RemoteError {
 }
 
 impl AsyncChatModel for RemoteChat {
+    fn model_name(&self) -> Option<String> {
+        ChatModel::model_name(self)
+    }
+
     /// As [`ChatModel::format`].
     fn format(&self) -> Format {
         ChatModel::format(self)
