@@ -17,6 +17,8 @@ mod chat_templates {}
 mod parsing_tool_calls {}
 #[doc = include_str!("../docs/src/local-models-and-the-agent.md")]
 mod local_models_and_the_agent {}
+#[doc = include_str!("../docs/src/agents-in-production.md")]
+mod agents_in_production {}
 #[doc = include_str!("../docs/src/remote-engines.md")]
 mod remote_engines {}
 #[doc = include_str!("../docs/src/serving-a-local-model-openai-compatible.md")]
