@@ -11,8 +11,12 @@
 //!
 //! `countdown` shows a long call: it reports progress each step (a host
 //! that sent a progress token gets `notifications/progress`) and stops as
-//! soon as the host cancels it (`notifications/cancelled`).
+//! soon as the host cancels it (`notifications/cancelled`). `text_stats`
+//! returns a struct: hosts get its `outputSchema` and a
+//! `structuredContent` result.
 
+use schemars::JsonSchema;
+use serde::Serialize;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tool_use::mcp::{HttpOptions, McpServer};
@@ -25,6 +29,41 @@ use tool_use::{tool, tools, ToolContext};
 #[tool]
 fn count_words(text: String) -> usize {
     text.split_whitespace().count()
+}
+
+/// What `text_stats` finds in a text.
+#[derive(Serialize, JsonSchema)]
+struct TextStats {
+    /// How many words.
+    words: usize,
+    /// How many sentences (runs ending in `.`, `!` or `?`).
+    sentences: usize,
+    /// The longest word.
+    longest_word: String,
+}
+
+/// Count a text's words and sentences, and find its longest word.
+///
+/// Args:
+///     text: The text.
+///
+/// Returns:
+///     The counts and the longest word.
+#[tool]
+fn text_stats(text: String) -> TextStats {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    TextStats {
+        words: words.len(),
+        sentences: text
+            .split(['.', '!', '?'])
+            .filter(|s| !s.trim().is_empty())
+            .count(),
+        longest_word: words
+            .iter()
+            .max_by_key(|w| w.len())
+            .map_or("", |w| w)
+            .to_owned(),
+    }
 }
 
 /// Count down from `steps`, one step about every 200 ms, reporting progress.
@@ -80,7 +119,7 @@ impl Notebook {
 
 #[tokio::main]
 async fn main() {
-    let toolbox = tool_use::toolbox![count_words, countdown]
+    let toolbox = tool_use::toolbox![count_words, countdown, text_stats]
         .with_all_shared(Arc::new(Notebook::default()))
         .expect("the tool names are distinct");
     let server = McpServer::new(toolbox).named("notebook", "0.1.0");

@@ -2,9 +2,10 @@
 //! mcp`, over stdio and over streamable HTTP: tests/mcp_client.py runs every
 //! check (listing, schemas, calls, failures as `isError`, an unknown tool as a
 //! protocol error, concurrent calls); against examples/mcp_server.rs,
-//! tests/mcp_progress.py checks that `countdown`'s progress reaches the
-//! client with its token and that a cancelled `countdown` stops (the
-//! server's log shows the tool saw the cancel).
+//! tests/mcp_example.py checks that `countdown`'s progress reaches the
+//! client with its token, that a cancelled `countdown` stops (the
+//! server's log shows the tool saw the cancel), and that `text_stats`
+//! has an `outputSchema` and answers with `structuredContent`.
 
 mod python;
 
@@ -50,11 +51,11 @@ fn example() -> PathBuf {
 const STOPPED: &str = "countdown: cancelled after ";
 
 #[test]
-fn progress_and_cancellation_reach_the_example_over_stdio() {
+fn progress_cancellation_and_structured_results_over_stdio() {
     let Some(python) = python::python_with("mcp") else {
         return;
     };
-    let script = format!("{}/tests/mcp_progress.py", env!("CARGO_MANIFEST_DIR"));
+    let script = format!("{}/tests/mcp_example.py", env!("CARGO_MANIFEST_DIR"));
     let example = example();
     let out = Command::new(&python)
         .arg(script)
@@ -65,12 +66,12 @@ fn progress_and_cancellation_reach_the_example_over_stdio() {
     // The SDK passes the server's stderr on as its own.
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}{stderr}");
-    assert!(stdout.contains("\nok 5 checks"), "{stdout}");
+    assert!(stdout.contains("\nok 9 checks"), "{stdout}");
     assert!(stderr.contains(STOPPED), "{stderr}");
 }
 
 #[test]
-fn progress_and_cancellation_reach_the_example_over_http() {
+fn progress_cancellation_and_structured_results_over_http() {
     let Some(python) = python::python_with("mcp") else {
         return;
     };
@@ -80,8 +81,8 @@ fn progress_and_cancellation_reach_the_example_over_http() {
         .stderr(Stdio::piped());
     let (mut server, url) = python::listen(command);
     let mut log = server.0.stderr.take().unwrap();
-    let out = python::run_script(&python, "mcp_progress.py", &["http", &url]);
-    assert!(out.contains("\nok 5 checks"), "{out}");
+    let out = python::run_script(&python, "mcp_example.py", &["http", &url]);
+    assert!(out.contains("\nok 9 checks"), "{out}");
     drop(server);
     let mut logged = String::new();
     log.read_to_string(&mut logged).unwrap();

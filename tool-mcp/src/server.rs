@@ -7,6 +7,10 @@
 //! data holds the client's [`Implementation`] and, over HTTP, the request's
 //! `http::request::Parts` (headers, and whatever an auth layer put in its
 //! extensions), beside the server's own [`RunContext`] data.
+//!
+//! A tool whose return type has an object schema is listed with it as
+//! `outputSchema`, and its results carry the value as `structuredContent`
+//! beside the text older hosts read.
 
 use crate::error::McpError;
 use rmcp::model::{
@@ -38,7 +42,8 @@ impl McpServer {
         let tools = toolbox
             .definitions(DefinitionFormat::Mcp)
             .into_iter()
-            .map(definition)
+            .zip(toolbox.tool_definitions())
+            .map(|(mcp, def)| definition(mcp, output_schema(def)))
             .collect();
         McpServer {
             toolbox: Arc::new(toolbox),
@@ -115,13 +120,32 @@ impl McpServer {
         // `invoke` answers with a result, not a message: the id is only
         // what the tool's context reports.
         match self.toolbox.invoke_in(&call, run).await {
-            Ok(text) => Ok(CallToolResult::success(vec![ContentBlock::text(text)])),
+            Ok(text) => Ok(self.answer(&call.name, text)),
             Err(e @ ToolError::UnknownTool(_)) => {
                 Err(ErrorData::invalid_params(e.to_string(), None))
             }
             Err(e) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
                 "Error: {e}"
             ))])),
+        }
+    }
+
+    /// A call's result: its text, and for a tool with an `outputSchema`
+    /// the same value as `structuredContent` (the text is the JSON the
+    /// toolbox wrote of the tool's return value).
+    fn answer(&self, tool: &str, text: String) -> CallToolResult {
+        let structured = self
+            .tools
+            .iter()
+            .any(|t| t.name == tool && t.output_schema.is_some());
+        let value = structured.then(|| serde_json::from_str::<Value>(&text).ok());
+        match value.flatten() {
+            Some(value @ Value::Object(_)) => {
+                let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+                result.structured_content = Some(value);
+                result
+            }
+            _ => CallToolResult::success(vec![ContentBlock::text(text)]),
         }
     }
 
@@ -156,7 +180,7 @@ impl McpServer {
 
 /// One MCP-form definition as the SDK's type. MCP requires an object at the
 /// schema's root: `#[tool]` always writes one, a hand-made tool may not.
-fn definition(def: Value) -> McpToolDef {
+fn definition(def: Value, output: Option<Map<String, Value>>) -> McpToolDef {
     let name = def["name"].as_str().unwrap_or_default().to_owned();
     let description = def["description"].as_str().map(|d| d.to_owned().into());
     let mut schema = match def.get("inputSchema") {
@@ -164,7 +188,23 @@ fn definition(def: Value) -> McpToolDef {
         _ => Map::new(),
     };
     schema.insert("type".into(), Value::String("object".into()));
-    McpToolDef::new_with_raw(name, description, schema)
+    let tool = McpToolDef::new_with_raw(name, description, schema);
+    match output {
+        Some(output) => tool.with_raw_output_schema(Arc::new(output)),
+        None => tool,
+    }
+}
+
+/// The `outputSchema` of a tool whose definition has a `return` schema
+/// (what `#[tool]` writes for its return type) that is an object: MCP
+/// wants an object at the root of both the schema and `structuredContent`.
+fn output_schema(def: &tool_runtime::ToolDefinition) -> Option<Map<String, Value>> {
+    match def.as_json()["function"].get("return") {
+        Some(Value::Object(schema)) if schema.get("type") == Some(&Value::from("object")) => {
+            Some(schema.clone())
+        }
+        _ => None,
+    }
 }
 
 // No `get_tool`: the SDK would then check arguments itself and answer a

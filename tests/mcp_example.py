@@ -1,14 +1,15 @@
 """The official MCP Python SDK against examples/mcp_server.rs: a long call's
-progress and its cancellation.
+progress and its cancellation, and a structured result.
 
-    python tests/mcp_progress.py stdio PATH/TO/examples/mcp_server
-    python tests/mcp_progress.py http http://127.0.0.1:PORT/mcp
+    python tests/mcp_example.py stdio PATH/TO/examples/mcp_server
+    python tests/mcp_example.py http http://127.0.0.1:PORT/mcp
 
 Prints one line per check and `ok N checks`; exits non-zero at the first
 failure. Run by tests/mcp_python.rs, which also reads the server's log.
 """
 
 import asyncio
+import json
 import sys
 import time
 
@@ -19,6 +20,22 @@ from mcp_client import check, session, text_of
 async def main(mode, target):
     async with session(mode, target, args=()) as s:
         await s.initialize()
+
+        listed = {t.name: t for t in (await s.list_tools()).tools}
+        stats = listed["text_stats"]
+        check(
+            stats.output_schema is not None
+            and stats.output_schema.get("type") == "object"
+            and set(stats.output_schema["properties"]) == {"words", "sentences", "longest_word"},
+            "a tool returning a struct has its outputSchema",
+            stats.output_schema,
+        )
+        check(listed["count_words"].output_schema is None, "a tool returning a number has none", listed["count_words"])
+        # The SDK checks structuredContent against the outputSchema itself.
+        result = await s.call_tool("text_stats", {"text": "Hi there. Tools are wonderful!"})
+        expected = {"words": 5, "sentences": 2, "longest_word": "wonderful!"}
+        check(not result.is_error and result.structured_content == expected, "its result is structuredContent", result)
+        check(json.loads(text_of(result)) == expected, "with the same value as text for older hosts", text_of(result))
 
         reports = []
 
