@@ -611,3 +611,37 @@ fn an_async_hook_is_awaited_even_by_a_blocking_run() {
         ["22.0", "Error: the call was denied: async says no"]
     );
 }
+
+#[test]
+fn allowed_tools_limit_every_round_and_a_call_to_another_is_refused() {
+    let allowed = ToolChoice::Allowed {
+        tools: vec!["divide".into()],
+        required: true,
+    };
+    let mut agent = Agent::new(two_calls(), weather_box()).tool_choice(allowed);
+    let run = agent.run(user("Go.")).unwrap();
+    assert_eq!(
+        texts(&run.messages[2..4]),
+        [
+            "Error: the call was denied: `get_current_temperature` is not among the tools allowed now (divide)",
+            "Error: division by zero"
+        ]
+    );
+    // Every tool stays in the prompt; only the first round requires a call.
+    let seen = &agent.model().seen;
+    assert_eq!(seen[0].2, 2);
+    assert_eq!(
+        seen[0].1,
+        ToolChoice::Allowed {
+            tools: vec!["divide".into()],
+            required: true
+        }
+    );
+    assert_eq!(
+        seen[1].1,
+        ToolChoice::Allowed {
+            tools: vec!["divide".into()],
+            required: false
+        }
+    );
+}

@@ -239,6 +239,42 @@ fn named_calls_only_that_tool_once() {
 }
 
 #[test]
+fn allowed_tools_are_the_only_ones_called() {
+    let (tok, env) = small();
+    let allowed = vec!["search".to_owned(), "now".to_owned()];
+    for (required, seed) in [(true, 11), (false, 12)] {
+        let choice = ToolChoice::Allowed {
+            tools: allowed.clone(),
+            required,
+        };
+        let outs = sample((&tok, &env), Format::Hermes, &choice, 40, seed);
+        let mut called = std::collections::BTreeSet::new();
+        for (text, parsed) in &outs {
+            if required {
+                assert!(!parsed.tool_calls.is_empty(), "{text:?}");
+            }
+            for call in &parsed.tool_calls {
+                assert!(allowed.contains(&call.name), "{} in {text:?}", call.name);
+                called.insert(call.name.clone());
+            }
+        }
+        assert_eq!(
+            called.len(),
+            2,
+            "both allowed tools are reachable: {called:?}"
+        );
+    }
+    // A name that is not offered is refused before any grammar is built.
+    let unknown = ToolChoice::Allowed {
+        tools: vec!["fly".into()],
+        required: false,
+    };
+    let err =
+        ToolConstraint::new(&env, Format::Hermes, &definitions(&tools()), &unknown).unwrap_err();
+    assert!(err.to_string().contains("unknown tool `fly`"), "{err}");
+}
+
+#[test]
 fn llama3_json_auto_and_required() {
     let (tok, env) = small();
     let tools = tools();

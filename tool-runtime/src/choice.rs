@@ -17,6 +17,9 @@ use crate::{json_kind, ToolDefinition};
 ///   separated by whitespace, then end of sequence: no text around them.
 /// - `Named`: exactly one call, to that tool, then end of sequence.
 /// - `None`: free text; the call marker cannot be produced.
+/// - `Allowed`: as `Auto` (or `Required`), with calls to the listed tools
+///   only. Every tool stays in the prompt, so its prefix (and a cache of
+///   it) holds from turn to turn: OpenAI's `allowed_tools`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum ToolChoice {
     /// Text, or calls to any offered tool.
@@ -28,6 +31,13 @@ pub enum ToolChoice {
     None,
     /// One call to the named tool and nothing else.
     Named(String),
+    /// Calls to these tools only; at least one when `required`.
+    Allowed {
+        /// The tools that may be called.
+        tools: Vec<String>,
+        /// Whether a call is required, as [`ToolChoice::Required`].
+        required: bool,
+    },
 }
 
 impl std::str::FromStr for ToolChoice {
@@ -52,12 +62,16 @@ pub struct EmptyToolChoice;
 
 impl std::fmt::Display for ToolChoice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            ToolChoice::Auto => "auto",
-            ToolChoice::Required => "required",
-            ToolChoice::None => "none",
-            ToolChoice::Named(name) => name,
-        })
+        match self {
+            ToolChoice::Auto => f.write_str("auto"),
+            ToolChoice::Required => f.write_str("required"),
+            ToolChoice::None => f.write_str("none"),
+            ToolChoice::Named(name) => f.write_str(name),
+            ToolChoice::Allowed { tools, required } => {
+                let mode = if *required { "required" } else { "auto" };
+                write!(f, "{mode} among {}", tools.join(", "))
+            }
+        }
     }
 }
 
@@ -70,6 +84,9 @@ pub enum ChoiceError {
     /// An object without `function.name`.
     #[error("expected {{\"type\": \"function\", \"function\": {{\"name\": ...}}}}")]
     NotNamed,
+    /// An `allowed_tools` object without its mode or its tools' names.
+    #[error("allowed_tools: expected {{\"mode\": \"auto\" or \"required\", \"tools\": [{{\"type\": \"function\", \"function\": {{\"name\": ...}}}}, ...]}}")]
+    BadAllowed,
     /// Neither a string nor an object.
     #[error("expected a string or an object, found {0}")]
     WrongKind(&'static str),
@@ -87,8 +104,10 @@ pub enum UnmetChoice {
 }
 
 impl ToolChoice {
-    /// Reads OpenAI's forms: `"auto"`, `"required"`, `"none"`, or
-    /// `{"type": "function", "function": {"name": ...}}`.
+    /// Reads OpenAI's forms: `"auto"`, `"required"`, `"none"`,
+    /// `{"type": "function", "function": {"name": ...}}`, or
+    /// `{"type": "allowed_tools", "allowed_tools": {"mode": ..., "tools":
+    /// [...]}}` (Chat Completions; Responses' flat form too).
     pub fn from_json(json: &Value) -> Result<ToolChoice, ChoiceError> {
         match json {
             Value::String(s) => match s.as_str() {
@@ -97,6 +116,9 @@ impl ToolChoice {
                 "required" => Ok(ToolChoice::Required),
                 other => Err(ChoiceError::UnknownMode(other.to_owned())),
             },
+            Value::Object(o) if o.get("type") == Some(&Value::from("allowed_tools")) => {
+                allowed(o.get("allowed_tools").unwrap_or(json))
+            }
             Value::Object(o) => o
                 .get("function")
                 .and_then(|f| f.get("name"))
@@ -114,6 +136,41 @@ impl ToolChoice {
             ToolChoice::Required => Value::from("required"),
             ToolChoice::None => Value::from("none"),
             ToolChoice::Named(name) => json!({"type": "function", "function": {"name": name}}),
+            ToolChoice::Allowed { tools, required } => {
+                let tools: Vec<Value> = tools
+                    .iter()
+                    .map(|name| json!({"type": "function", "function": {"name": name}}))
+                    .collect();
+                let mode = if *required { "required" } else { "auto" };
+                json!({"type": "allowed_tools", "allowed_tools": {"mode": mode, "tools": tools}})
+            }
+        }
+    }
+
+    /// Whether a call to `tool` is allowed: by every choice but `None`,
+    /// `Named` (another tool) and `Allowed` (a tool not listed).
+    pub fn allows(&self, tool: &str) -> bool {
+        match self {
+            ToolChoice::None => false,
+            ToolChoice::Named(name) => name == tool,
+            ToolChoice::Allowed { tools, .. } => tools.iter().any(|t| t == tool),
+            ToolChoice::Auto | ToolChoice::Required => true,
+        }
+    }
+
+    /// The choice without its list of allowed tools: `Allowed` is `Auto`
+    /// or `Required`, the others are themselves. What a grammar or an API
+    /// without `allowed_tools` is given, beside the tools [`allows`]
+    /// keeps.
+    ///
+    /// [`allows`]: ToolChoice::allows
+    pub fn mode(&self) -> ToolChoice {
+        match self {
+            ToolChoice::Allowed { required: true, .. } => ToolChoice::Required,
+            ToolChoice::Allowed {
+                required: false, ..
+            } => ToolChoice::Auto,
+            other => other.clone(),
         }
     }
 
@@ -136,9 +193,41 @@ impl ToolChoice {
             ToolChoice::Named(name) if !offered.contains(&name.as_str()) => {
                 Err(UnmetChoice::UnknownTool(UnknownTool::new(name, offered)))
             }
+            ToolChoice::Allowed { tools, required } => {
+                if let Some(name) = tools.iter().find(|t| !offered.contains(&t.as_str())) {
+                    return Err(UnmetChoice::UnknownTool(UnknownTool::new(name, offered)));
+                }
+                if *required && tools.is_empty() {
+                    return Err(UnmetChoice::NoTools(self.to_string()));
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
     }
+}
+
+/// The inside of an `allowed_tools` choice: its mode and its tools, each
+/// `{"type": "function", "function": {"name"}}` or Responses' `{"type":
+/// "function", "name"}`.
+fn allowed(json: &Value) -> Result<ToolChoice, ChoiceError> {
+    let required = match json.get("mode").and_then(Value::as_str) {
+        Some("auto") => false,
+        Some("required") => true,
+        _ => return Err(ChoiceError::BadAllowed),
+    };
+    let tools = json
+        .get("tools")
+        .and_then(Value::as_array)
+        .ok_or(ChoiceError::BadAllowed)?
+        .iter()
+        .map(|t| {
+            let name = t.pointer("/function/name").or_else(|| t.get("name"));
+            name.and_then(Value::as_str).map(str::to_owned)
+        })
+        .collect::<Option<Vec<String>>>()
+        .ok_or(ChoiceError::BadAllowed)?;
+    Ok(ToolChoice::Allowed { tools, required })
 }
 
 impl Serialize for ToolChoice {
@@ -201,6 +290,43 @@ mod tests {
         assert_eq!(
             error(json!(1)),
             "expected a string or an object, found an integer"
+        );
+    }
+
+    #[test]
+    fn allowed_tools_in_both_openai_forms() {
+        let allowed = ToolChoice::Allowed {
+            tools: vec!["a".into(), "b".into()],
+            required: true,
+        };
+        let chat = json!({"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": [
+            {"type": "function", "function": {"name": "a"}},
+            {"type": "function", "function": {"name": "b"}}]}});
+        let responses = json!({"type": "allowed_tools", "mode": "required", "tools": [
+            {"type": "function", "name": "a"}, {"type": "function", "name": "b"}]});
+        assert_eq!(ToolChoice::from_json(&chat), Ok(allowed.clone()));
+        assert_eq!(ToolChoice::from_json(&responses), Ok(allowed.clone()));
+        assert_eq!(allowed.to_json(), chat);
+        assert_eq!(allowed.to_string(), "required among a, b");
+        assert_eq!(allowed.mode(), ToolChoice::Required);
+        assert!(allowed.allows("b") && !allowed.allows("c"));
+        assert_eq!(
+            ToolChoice::from_json(
+                &json!({"type": "allowed_tools", "mode": "sometimes", "tools": []})
+            )
+            .unwrap_err(),
+            ChoiceError::BadAllowed
+        );
+        let tools =
+            ToolDefinition::list_from_json(&[json!({"name": "a"}), json!({"name": "b"})]).unwrap();
+        assert_eq!(allowed.check(&tools), Ok(()));
+        let unknown = ToolChoice::Allowed {
+            tools: vec!["c".into()],
+            required: false,
+        };
+        assert_eq!(
+            unknown.check(&tools).unwrap_err().to_string(),
+            "tool_choice: unknown tool `c`. Did you mean `a`? Available tools: a, b"
         );
     }
 

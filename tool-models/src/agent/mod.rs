@@ -66,7 +66,7 @@ pub use crate::chat::{
 pub use crate::local::{LocalChat, LocalChatError, PreparedTurn};
 
 use crate::setters::setters;
-use tool_runtime::{exec, Message, RunContext, Toolbox};
+use tool_runtime::{exec, Message, RunContext, ToolCall, Toolbox};
 
 use approval::Hook;
 use run::{Calls, Run, Step};
@@ -119,7 +119,9 @@ impl<M: ChatModel> Agent<M> {
         answer_on_repeat(on: bool) => answer_on_repeat;
         /// Whether the model must call a tool. `Required` and `Named` apply to
         /// the first round only (later rounds are `Auto`), or the model could
-        /// never give its answer.
+        /// never give its answer. `Allowed` limits every round's calls to
+        /// its tools (all stay in the prompt, so its prefix cache holds); a
+        /// call to another is answered as denied.
         tool_choice(choice: ToolChoice) => tool_choice;
         /// What every tool call of a run gets in its
         /// [`ToolContext`](tool_runtime::ToolContext): the data its tools
@@ -224,7 +226,7 @@ impl<M: ChatModel> Agent<M> {
                 Step::Answered(done) => return Ok(done),
                 Step::Calls(calls) if self.answer_on_repeat && run.repeats(&calls) => {}
                 Step::Calls(calls) => {
-                    let turn = self.dispatch(&mut run, calls, on_event);
+                    let turn = self.dispatch(&mut run, calls, &choice, on_event);
                     exec::block_on(turn)?;
                 }
             }
@@ -305,7 +307,7 @@ impl<M: AsyncChatModel> Agent<M> {
             match step {
                 Step::Answered(done) => return Ok(done),
                 Step::Calls(calls) if self.answer_on_repeat && run.repeats(&calls) => {}
-                Step::Calls(calls) => self.dispatch(&mut run, calls, on_event).await?,
+                Step::Calls(calls) => self.dispatch(&mut run, calls, &choice, on_event).await?,
             }
         }
         Err(run.max_rounds(self.max_rounds))
@@ -326,20 +328,32 @@ impl<M: AsyncChatModel> Agent<M> {
 impl<M> Agent<M> {
     /// Decides on a turn's calls, runs the approved ones and appends the
     /// turn and every answer; or stops the run for approval.
+    /// A call to a tool the round's `Allowed` choice leaves out (a model
+    /// that ignored it) is refused without asking the hook.
     async fn dispatch<F: FnMut(AgentEvent) + ?Sized>(
         &mut self,
         run: &mut Run,
         mut calls: Calls,
+        choice: &ToolChoice,
         on_event: &mut F,
     ) -> Result<(), AgentError> {
         let mut runnable = calls.runnable();
-        let decisions = match self.hook.decide(&runnable).await {
-            Ok(decisions) => decisions,
+        let refusals: Vec<Option<Approval>> = runnable.iter().map(|c| refusal(choice, c)).collect();
+        let asked: Vec<ToolCall> = (runnable.iter().zip(&refusals))
+            .filter(|(_, refused)| refused.is_none())
+            .map(|(call, _)| call.clone())
+            .collect();
+        let mut decided = match self.hook.decide(&asked).await {
+            Ok(decisions) => decisions.into_iter(),
             Err(message) => {
                 let stopped = Box::new(run.stop(calls));
                 return Err(AgentError::Approval { message, stopped });
             }
         };
+        let decisions = refusals
+            .into_iter()
+            .map(|refused| refused.or_else(|| decided.next()).unwrap_or(Approval::Run))
+            .collect();
         let Some(settled) = approval::settle(&mut runnable, decisions) else {
             return Err(AgentError::Stopped(Box::new(run.stop(calls))));
         };
@@ -387,11 +401,30 @@ impl<M> Agent<M> {
     }
 }
 
+/// The denial of `call` when `choice` allows a list of tools without it.
+fn refusal(choice: &ToolChoice, call: &ToolCall) -> Option<Approval> {
+    match choice {
+        ToolChoice::Allowed { tools, .. } if !choice.allows(&call.name) => {
+            Some(Approval::Deny(format!(
+                "`{}` is not among the tools allowed now ({})",
+                call.name,
+                tools.join(", ")
+            )))
+        }
+        _ => None,
+    }
+}
+
 /// `Required` and `Named` bind the first round only, or the model could
-/// never give its answer.
+/// never give its answer; `Allowed` keeps its list, but requires a call
+/// in the first round only.
 fn round_choice(choice: &ToolChoice, round: usize) -> ToolChoice {
     match (choice, round) {
         (ToolChoice::Required | ToolChoice::Named(_), r) if r > 1 => ToolChoice::Auto,
+        (ToolChoice::Allowed { tools, .. }, r) if r > 1 => ToolChoice::Allowed {
+            tools: tools.clone(),
+            required: false,
+        },
         (choice, _) => choice.clone(),
     }
 }

@@ -41,10 +41,12 @@ impl ToolConstraint {
     ) -> Result<Option<ToolConstraint>, ConstrainError> {
         choice.check(tools)?;
         let mut defs = read_tools(tools);
-        if let ToolChoice::Named(name) = choice {
-            defs.retain(|t| &t.name == name);
+        // Calls to the named or allowed tools only; the grammar itself
+        // knows just whether calls may, must or must not come.
+        if matches!(choice, ToolChoice::Named(_) | ToolChoice::Allowed { .. }) {
+            defs.retain(|t| choice.allows(&t.name));
         }
-        let Some(grammar) = lark(env, grammar, &defs, choice)? else {
+        let Some(grammar) = lark(env, grammar, &defs, &choice.mode())? else {
             return Ok(None);
         };
         match Session::new(env, TopLevelGrammar::from_lark(grammar.clone())) {

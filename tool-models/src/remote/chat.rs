@@ -29,6 +29,17 @@ use crate::wire::chat::{Request, Tool, WireMessage};
 /// );
 /// assert_eq!(body["tool_choice"], json!({"type": "function", "function": {"name": "get_weather"}}));
 /// assert!(body["tools"][0]["function"].get("return").is_none());
+///
+/// // Engines rarely know `allowed_tools`: the allowed tools are offered
+/// // alone, in the choice's mode.
+/// let mut both = tools.clone();
+/// both.extend(ToolDefinition::list_from_json(&[json!({"name": "get_wind"})])?);
+/// let allowed = ToolChoice::Allowed { tools: vec!["get_wind".into()], required: true };
+/// let body = chat_request("qwen2.5", &[Message::user("Hi")], &both, &allowed,
+///     &RequestOptions::default(), true);
+/// assert_eq!(body["tools"].as_array().unwrap().len(), 1);
+/// assert_eq!(body["tools"][0]["function"]["name"], "get_wind");
+/// assert_eq!(body["tool_choice"], "required");
 /// assert_eq!(body["stream_options"]["include_usage"], true);
 /// # Ok::<(), tool_runtime::DefinitionsError>(())
 /// ```
@@ -40,8 +51,12 @@ pub fn chat_request(
     options: &RequestOptions,
     stream: bool,
 ) -> Value {
+    // Engines that serve Chat Completions rarely know `allowed_tools`: an
+    // `Allowed` choice offers its tools only, in the choice's mode.
+    let limited = matches!(tool_choice, ToolChoice::Allowed { .. });
     let tools: Vec<Tool> = ToolDefinition::strip_grounding(tools)
         .iter()
+        .filter(|t| !limited || tool_choice.allows(t.name()))
         .map(Tool::from_definition)
         .collect();
     let offered = !tools.is_empty();
@@ -49,7 +64,7 @@ pub fn chat_request(
         model: Some(model.to_owned()),
         messages: messages.iter().map(WireMessage::from).collect(),
         tools,
-        tool_choice: offered.then(|| tool_choice.clone()),
+        tool_choice: offered.then(|| tool_choice.mode()),
         parallel_tool_calls: options.parallel_tool_calls.filter(|_| offered),
         response_format: options.response_format.clone(),
         ..Request::default()

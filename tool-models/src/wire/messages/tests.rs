@@ -244,6 +244,27 @@ fn null_counts_as_absent() {
     assert!(r.tools.is_empty() && !r.stream && r.system.is_none());
 }
 
+/// Messages has no `allowed_tools`: only the allowed tools are offered,
+/// in the choice's mode.
+#[test]
+fn an_allowed_choice_offers_its_tools_only() {
+    let tools = ToolDefinition::list_from_json(&[
+        json!({"type": "function", "function": {"name": "a", "parameters": {"type": "object"}}}),
+        json!({"type": "function", "function": {"name": "b", "parameters": {"type": "object"}}}),
+    ])
+    .unwrap();
+    let allowed = ToolChoice::Allowed {
+        tools: vec!["b".into()],
+        required: true,
+    };
+    let request =
+        MessagesRequest::from_conversation(&[Message::user("Go")], &tools, &allowed, true, 16);
+    let body = serde_json::to_value(&request).unwrap();
+    assert_eq!(body["tools"].as_array().unwrap().len(), 1);
+    assert_eq!(body["tools"][0]["name"], "b");
+    assert_eq!(body["tool_choice"], json!({"type": "any"}));
+}
+
 /// Messages takes JSON Schema proper: transformers' `nullable` (what
 /// `#[tool]` writes for an `Option`) goes out as a `null` type, the
 /// description kept, as MCP writes it; a tool without a description has

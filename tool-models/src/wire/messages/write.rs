@@ -80,8 +80,12 @@ impl MessagesRequest {
                     content: compact(blocks),
                 })
                 .collect(),
-            tools: tools.iter().map(tool).collect(),
-            tool_choice: offered.then(|| choice(tool_choice, parallel_tool_calls)),
+            tools: tools
+                .iter()
+                .filter(|t| allowed(tool_choice, t))
+                .map(tool)
+                .collect(),
+            tool_choice: offered.then(|| choice(&tool_choice.mode(), parallel_tool_calls)),
             stop_sequences: Vec::new(),
             temperature: None,
             top_p: None,
@@ -152,6 +156,13 @@ fn tool(definition: &ToolDefinition) -> Tool {
     }
 }
 
+/// Whether `tool` is offered under `choice`: Messages has no
+/// `allowed_tools`, so an `Allowed` choice offers its tools only.
+fn allowed(choice: &ToolChoice, tool: &ToolDefinition) -> bool {
+    !matches!(choice, ToolChoice::Allowed { .. }) || choice.allows(tool.name())
+}
+
+/// `choice` without a list of tools (see [`ToolChoice::mode`]).
 fn choice(choice: &ToolChoice, parallel: bool) -> ToolChoiceParam {
     let disable_parallel_tool_use = (!parallel).then_some(true);
     match choice {
@@ -166,5 +177,9 @@ fn choice(choice: &ToolChoice, parallel: bool) -> ToolChoiceParam {
             disable_parallel_tool_use,
         },
         ToolChoice::None => ToolChoiceParam::None,
+        // `mode()` leaves none; as `Auto` if one came anyway.
+        ToolChoice::Allowed { .. } => ToolChoiceParam::Auto {
+            disable_parallel_tool_use,
+        },
     }
 }

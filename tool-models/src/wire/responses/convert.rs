@@ -143,6 +143,10 @@ impl CreateResponse {
             Some(ToolChoiceParam::Mode(ToolChoiceMode::None)) => ToolChoice::None,
             Some(ToolChoiceParam::Mode(ToolChoiceMode::Required)) => ToolChoice::Required,
             Some(ToolChoiceParam::Function { name }) => ToolChoice::Named(name.clone()),
+            Some(ToolChoiceParam::AllowedTools { mode, tools }) => ToolChoice::Allowed {
+                tools: tools.clone(),
+                required: *mode == ToolChoiceMode::Required,
+            },
         };
         choice
             .check(tools)
@@ -187,6 +191,14 @@ impl CreateResponse {
                 ToolChoice::None => ToolChoiceParam::Mode(ToolChoiceMode::None),
                 ToolChoice::Required => ToolChoiceParam::Mode(ToolChoiceMode::Required),
                 ToolChoice::Named(name) => ToolChoiceParam::Function { name: name.clone() },
+                ToolChoice::Allowed { tools, required } => ToolChoiceParam::AllowedTools {
+                    mode: if *required {
+                        ToolChoiceMode::Required
+                    } else {
+                        ToolChoiceMode::Auto
+                    },
+                    tools: tools.clone(),
+                },
             }),
             ..CreateResponse::default()
         }

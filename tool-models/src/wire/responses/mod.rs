@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::{null_as_default, read_value, text_or_list, FieldError, TextOrList};
-use tool_runtime::json_kind;
+use tool_runtime::{json_kind, ToolChoice};
 
 pub use convert::{items_from_messages, messages_from_items, Asked};
 pub use object::{
@@ -364,6 +364,14 @@ pub enum ToolChoiceParam {
         /// The tool that must be called.
         name: String,
     },
+    /// `{"type": "allowed_tools", "mode": "auto" | "required", "tools":
+    /// [{"type": "function", "name": ...}, ...]}`: calls to these only.
+    AllowedTools {
+        /// `Auto` or `Required`.
+        mode: ToolChoiceMode,
+        /// The tools that may be called.
+        tools: Vec<String>,
+    },
 }
 
 /// The string forms of `tool_choice`.
@@ -384,6 +392,14 @@ impl Serialize for ToolChoiceParam {
             ToolChoiceParam::Mode(mode) => mode.serialize(serializer),
             ToolChoiceParam::Function { name } => {
                 serde_json::json!({"type": "function", "name": name}).serialize(serializer)
+            }
+            ToolChoiceParam::AllowedTools { mode, tools } => {
+                let tools: Vec<Value> = tools
+                    .iter()
+                    .map(|name| serde_json::json!({"type": "function", "name": name}))
+                    .collect();
+                serde_json::json!({"type": "allowed_tools", "mode": mode, "tools": tools})
+                    .serialize(serializer)
             }
         }
     }
@@ -409,6 +425,22 @@ impl<'de> Deserialize<'de> for ToolChoiceParam {
                     None => Err(de::Error::custom(format!(
                         "{expected}: the function's `name` is missing"
                     ))),
+                },
+                Some("allowed_tools") => match ToolChoice::from_json(&value) {
+                    Ok(ToolChoice::Allowed { tools, required }) => {
+                        Ok(ToolChoiceParam::AllowedTools {
+                            mode: if required {
+                                ToolChoiceMode::Required
+                            } else {
+                                ToolChoiceMode::Auto
+                            },
+                            tools,
+                        })
+                    }
+                    Ok(other) => Err(de::Error::custom(format!(
+                        "allowed_tools read as `{other}`"
+                    ))),
+                    Err(e) => Err(de::Error::custom(e)),
                 },
                 Some(other) => Err(de::Error::custom(format!(
                     "only function tools can be chosen, found type \"{other}\""

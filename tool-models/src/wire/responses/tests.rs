@@ -55,6 +55,37 @@ fn reads_a_full_request() {
 }
 
 #[test]
+fn allowed_tools_read_checked_and_written_back() {
+    let wind = json!({"type": "function", "name": "get_wind", "parameters": {"type": "object"}});
+    let choice = json!({"type": "allowed_tools", "mode": "required",
+        "tools": [{"type": "function", "name": "get_wind"}]});
+    let r =
+        read(json!({"input": "Hi", "tools": [weather(), wind], "tool_choice": choice})).unwrap();
+    let asked = r.asked(&[], &[]).unwrap();
+    let allowed = ToolChoice::Allowed {
+        tools: vec!["get_wind".into()],
+        required: true,
+    };
+    assert_eq!(asked.tool_choice, allowed);
+    // Every tool stays offered, the list goes back in the API's own form.
+    let written = CreateResponse::from_turn("m", &asked.messages, &asked.tools, &allowed);
+    let body = serde_json::to_value(&written).unwrap();
+    assert_eq!(body["tools"].as_array().unwrap().len(), 2);
+    assert_eq!(body["tool_choice"], choice);
+
+    let unknown = json!({"type": "allowed_tools", "mode": "auto",
+        "tools": [{"type": "function", "name": "get_rain"}]});
+    let r = read(json!({"input": "Hi", "tools": [weather()], "tool_choice": unknown})).unwrap();
+    let e = r.asked(&[], &[]).unwrap_err();
+    assert_eq!(e.path, "tool_choice");
+    assert!(
+        e.message.contains("unknown tool `get_rain`"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
 fn a_string_input_is_a_user_message_and_null_is_absent() {
     let r = read(json!({"input": "Hi", "tools": null, "tool_choice": null, "text": null})).unwrap();
     let asked = r.asked(&[], &[]).unwrap();
