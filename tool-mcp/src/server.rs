@@ -253,11 +253,7 @@ impl ServerHandler for McpServer {
         });
         let progress = context.meta.get_progress_token().map(|token| {
             let (sink, forwarder) = progress_forwarder(context.peer.clone(), token);
-            let also = run.progress_sink().cloned();
-            run = run.clone().with_progress(move |report: ToolProgress| {
-                if let Some(also) = &also {
-                    also(report.clone());
-                }
+            run = std::mem::take(&mut run).and_progress(move |report: ToolProgress| {
                 let _ = sink.send(report);
             });
             forwarder

@@ -251,7 +251,20 @@ impl RunContext {
         self
     }
 
-    /// Sends the calls' progress to `sink`.
+    /// Sends the calls' progress to `sink` as well as to the sink already
+    /// set, if any (which hears each report first): how an agent or a
+    /// server listens without taking the caller's sink away.
+    pub fn and_progress(self, sink: impl Fn(ToolProgress) + Send + Sync + 'static) -> RunContext {
+        match self.progress.clone() {
+            None => self.with_progress(sink),
+            Some(first) => self.with_progress(move |report: ToolProgress| {
+                first(report.clone());
+                sink(report);
+            }),
+        }
+    }
+
+    /// Sends the calls' progress to `sink`, replacing any sink set before.
     pub fn with_progress(
         mut self,
         sink: impl Fn(ToolProgress) + Send + Sync + 'static,
@@ -268,11 +281,6 @@ impl RunContext {
     /// The token that cancels the run's calls.
     pub fn cancel_token(&self) -> &CancelToken {
         &self.cancel
-    }
-
-    /// Where the calls' progress goes, if anywhere.
-    pub fn progress_sink(&self) -> Option<&ProgressSink> {
-        self.progress.as_ref()
     }
 
     /// The context of one call of this run: its own token, a child of the

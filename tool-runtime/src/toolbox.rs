@@ -321,15 +321,12 @@ impl Toolbox {
         };
         let limit = self.timeout;
         let work: BoxFuture<ToolResult> = match invocation {
+            // Run here and now; what it returns after a cancellation is
+            // discarded below, like any call's.
             Invocation::Blocking(f) if limit.is_none() && !offload => {
                 let result = catch_unwind(AssertUnwindSafe(f))
                     .unwrap_or_else(|p| Err(panicked(exec::panic_message(p.as_ref()))));
-                let result = if cancel.is_cancelled() {
-                    Err(ToolError::Cancelled { tool: name })
-                } else {
-                    result
-                };
-                return Box::pin(std::future::ready(result));
+                Box::pin(std::future::ready(result))
             }
             Invocation::Blocking(f) => {
                 let thread = exec::on_thread(f);

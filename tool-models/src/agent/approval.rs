@@ -11,7 +11,7 @@ use std::pin::Pin;
 
 use serde_json::Value;
 use tool_runtime::exec::{panic_message, CatchUnwind};
-use tool_runtime::{Message, ToolCall};
+use tool_runtime::{Message, ToolCall, ToolChoice};
 
 use super::{AgentError, Stopped};
 
@@ -88,10 +88,20 @@ pub(super) enum Hook {
 
 impl Hook {
     /// The decision on each of `calls`, in order; a hook that fails or
-    /// panics is `Err` with what went wrong.
-    pub(super) async fn decide(&mut self, calls: &[ToolCall]) -> Result<Vec<Approval>, String> {
+    /// panics is `Err` with what went wrong. A call to a tool `choice`
+    /// leaves out (a model that ignored its `Allowed` list) is denied
+    /// without asking the hook.
+    pub(super) async fn decide(
+        &mut self,
+        calls: &[ToolCall],
+        choice: &ToolChoice,
+    ) -> Result<Vec<Approval>, String> {
         let mut decisions = Vec::with_capacity(calls.len());
         for call in calls {
+            if let Some(refused) = refusal(choice, call) {
+                decisions.push(refused);
+                continue;
+            }
             let decided = match self {
                 Hook::None => Ok(Ok(Approval::Run)),
                 Hook::Blocking(hook) => catch_unwind(AssertUnwindSafe(|| hook.approve(call)))
@@ -116,6 +126,20 @@ impl Hook {
             }
         }
         Ok(decisions)
+    }
+}
+
+/// The denial of `call` when `choice` allows a list of tools without it.
+fn refusal(choice: &ToolChoice, call: &ToolCall) -> Option<Approval> {
+    match choice {
+        ToolChoice::Allowed { tools, .. } if !choice.allows(&call.name) => {
+            Some(Approval::Deny(format!(
+                "`{}` is not among the tools allowed now ({})",
+                call.name,
+                tools.join(", ")
+            )))
+        }
+        _ => None,
     }
 }
 
@@ -189,7 +213,7 @@ impl Stopped {
 
     /// The conversation with the turn and every answer, in call order:
     /// what the run goes on from.
-    pub(super) fn answered(self, answers: Vec<Message>) -> Vec<Message> {
+    pub(super) fn into_conversation(self, answers: Vec<Message>) -> Vec<Message> {
         let Stopped {
             mut messages,
             mut turn,

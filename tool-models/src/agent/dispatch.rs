@@ -33,11 +33,7 @@ where
 {
     let reports: Arc<Mutex<Reports>> = Arc::default();
     let queue = reports.clone();
-    let also = run.progress_sink().cloned();
-    let run = run.clone().with_progress(move |report: ToolProgress| {
-        if let Some(sink) = &also {
-            sink(report.clone());
-        }
+    let run = run.clone().and_progress(move |report: ToolProgress| {
         let mut reports = lock(&queue);
         reports.queued.push(report);
         if let Some(waker) = reports.waker.take() {

@@ -66,7 +66,7 @@ pub use crate::chat::{
 pub use crate::local::{LocalChat, LocalChatError, PreparedTurn};
 
 use crate::setters::setters;
-use tool_runtime::{exec, Message, RunContext, ToolCall, Toolbox};
+use tool_runtime::{exec, Message, RunContext, Toolbox};
 
 use approval::Hook;
 use run::{Calls, Run, Step};
@@ -328,8 +328,6 @@ impl<M: AsyncChatModel> Agent<M> {
 impl<M> Agent<M> {
     /// Decides on a turn's calls, runs the approved ones and appends the
     /// turn and every answer; or stops the run for approval.
-    /// A call to a tool the round's `Allowed` choice leaves out (a model
-    /// that ignored it) is refused without asking the hook.
     async fn dispatch<F: FnMut(AgentEvent) + ?Sized>(
         &mut self,
         run: &mut Run,
@@ -338,22 +336,13 @@ impl<M> Agent<M> {
         on_event: &mut F,
     ) -> Result<(), AgentError> {
         let mut runnable = calls.runnable();
-        let refusals: Vec<Option<Approval>> = runnable.iter().map(|c| refusal(choice, c)).collect();
-        let asked: Vec<ToolCall> = (runnable.iter().zip(&refusals))
-            .filter(|(_, refused)| refused.is_none())
-            .map(|(call, _)| call.clone())
-            .collect();
-        let mut decided = match self.hook.decide(&asked).await {
-            Ok(decisions) => decisions.into_iter(),
+        let decisions = match self.hook.decide(&runnable, choice).await {
+            Ok(decisions) => decisions,
             Err(message) => {
                 let stopped = Box::new(run.stop(calls));
                 return Err(AgentError::Approval { message, stopped });
             }
         };
-        let decisions = refusals
-            .into_iter()
-            .map(|refused| refused.or_else(|| decided.next()).unwrap_or(Approval::Run))
-            .collect();
         let Some(settled) = approval::settle(&mut runnable, decisions) else {
             return Err(AgentError::Stopped(Box::new(run.stop(calls))));
         };
@@ -382,7 +371,7 @@ impl<M> Agent<M> {
                 message: message.clone(),
             });
         }
-        Ok(stopped.answered(answers))
+        Ok(stopped.into_conversation(answers))
     }
 
     /// Starts round `round` of `run`, unless the run was cancelled: reports
@@ -398,20 +387,6 @@ impl<M> Agent<M> {
         }
         on_event(AgentEvent::RoundStart { round });
         Ok(round_choice(&self.tool_choice, round))
-    }
-}
-
-/// The denial of `call` when `choice` allows a list of tools without it.
-fn refusal(choice: &ToolChoice, call: &ToolCall) -> Option<Approval> {
-    match choice {
-        ToolChoice::Allowed { tools, .. } if !choice.allows(&call.name) => {
-            Some(Approval::Deny(format!(
-                "`{}` is not among the tools allowed now ({})",
-                call.name,
-                tools.join(", ")
-            )))
-        }
-        _ => None,
     }
 }
 
