@@ -118,7 +118,7 @@ fn a_random_model_constrained_writes_100_of_100_valid_calls() {
         // A named tool makes exactly one call, so the token budget is never
         // the limit (`required` lets a random model call again and again).
         let name = ["book_table", "convert_currency"][seed as usize % 2];
-        let request = tool_use::models::agent::TurnRequest {
+        let request = TurnRequest {
             messages: &messages,
             tools: &ToolDefinition::list_from_json(&definitions).unwrap(),
             tool_choice: &ToolChoice::Named(name.into()),
@@ -155,7 +155,7 @@ fn unconstrained_a_random_model_does_not_manage_valid_calls() {
         .constrain(false)
         .options(GenerateOptions::sampled(64, 1.0, 3));
     let messages = [Message::user("Book a table.")];
-    let request = tool_use::models::agent::TurnRequest {
+    let request = TurnRequest {
         messages: &messages,
         tools: &ToolDefinition::list_from_json(&definitions).unwrap(),
         tool_choice: &ToolChoice::Required,
@@ -264,7 +264,7 @@ fn a_grounded_argument_is_always_a_run_of_the_users_words_and_the_prompt_hides_t
         Message::user(said),
     ];
     let mut chat = LocalChat::new(tiny_model(5)).unwrap();
-    let request = tool_use::models::agent::TurnRequest {
+    let request = TurnRequest {
         messages: &messages,
         tools: &ToolDefinition::list_from_json(&definitions).unwrap(),
         tool_choice: &ToolChoice::Named("weather_in".into()),
@@ -323,7 +323,7 @@ fn a_grounded_number_is_always_one_the_conversation_wrote() {
         Message::system("You are helpful; it is 2026."),
         Message::user("We were 4 at dinner and the bill came to $1,250.80, tip 7.5% included."),
     ];
-    let request = tool_use::models::agent::TurnRequest {
+    let request = TurnRequest {
         messages: &messages,
         tools: &ToolDefinition::list_from_json(&definitions).unwrap(),
         tool_choice: &ToolChoice::Named("split_bill".into()),

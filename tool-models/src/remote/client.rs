@@ -547,8 +547,6 @@ impl ChatModel for RemoteChat {
     }
 }
 
-/// A turn's text and statistics: the engine's token counts, and the time to
-/// the first output as prefill.
 /// The whole body of an answer.
 async fn answer_text(response: reqwest::Response) -> Result<String, RemoteError> {
     response
@@ -557,6 +555,8 @@ async fn answer_text(response: reqwest::Response) -> Result<String, RemoteError>
         .map_err(|e| RemoteError::Interrupted(e.to_string()))
 }
 
+/// A turn's text and statistics: the engine's token counts, and the time to
+/// the first output as prefill.
 fn finished_turn(
     text: String,
     started: Instant,
