@@ -42,6 +42,7 @@ pub mod grounding;
 pub mod message;
 pub mod partial_json;
 pub mod schema;
+pub mod shared_toolbox;
 pub mod suggest;
 pub mod tool;
 pub mod toolbox;
@@ -61,6 +62,7 @@ pub use format::DefinitionFormat;
 pub use grounding::{ground_free_numbers, ground_free_strings};
 pub use message::{Message, Role};
 pub use tool::{FromArgument, Invocation, Tool, ToolOutput, ToolResult};
+pub use shared_toolbox::{SharedToolbox, Subscription};
 pub use toolbox::{ToolSet, Toolbox, ToolboxError};
 pub use validate::Policy;
 

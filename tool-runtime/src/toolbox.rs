@@ -123,6 +123,17 @@ impl Toolbox {
         Ok(())
     }
 
+    /// Takes the tool called `name` out, if there is one; the others keep
+    /// their order.
+    pub fn remove(&mut self, name: &str) -> Option<Arc<dyn Tool>> {
+        let index = self.by_name.remove(name)?;
+        let tool = self.tools.remove(index);
+        for later in self.by_name.values_mut().filter(|i| **i > index) {
+            *later -= 1;
+        }
+        Some(tool)
+    }
+
     /// Builds from tools whose names were checked at compile time (`toolbox!`).
     #[doc(hidden)]
     pub fn __from_unique(tools: Vec<Arc<dyn Tool>>) -> Toolbox {
