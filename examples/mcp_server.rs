@@ -13,14 +13,15 @@
 //! that sent a progress token gets `notifications/progress`) and stops as
 //! soon as the host cancels it (`notifications/cancelled`). `text_stats`
 //! returns a struct: hosts get its `outputSchema` and a
-//! `structuredContent` result.
+//! `structuredContent` result. `enable_rot13` adds a tool while the server
+//! runs: connected hosts get `notifications/tools/list_changed`.
 
 use schemars::JsonSchema;
 use serde::Serialize;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tool_use::mcp::{HttpOptions, McpServer};
-use tool_use::{tool, tools, ToolContext};
+use tool_use::{tool, tools, RunContext, SharedToolbox, ToolContext};
 
 /// Count the words in a text.
 ///
@@ -87,6 +88,35 @@ async fn countdown(steps: u32, context: &ToolContext) -> String {
     "liftoff".into()
 }
 
+/// Encode a text with ROT13: each letter moves 13 places along the alphabet.
+///
+/// Args:
+///     text: The text.
+#[tool]
+fn rot13(text: String) -> String {
+    let turn = |c: char, base: u8| (((c as u8 - base + 13) % 26) + base) as char;
+    text.chars()
+        .map(|c| match c {
+            'a'..='z' => turn(c, b'a'),
+            'A'..='Z' => turn(c, b'A'),
+            _ => c,
+        })
+        .collect()
+}
+
+/// Offer the `rot13` tool from now on.
+#[tool]
+fn enable_rot13(context: &ToolContext) -> String {
+    // The server's context carries the toolbox it serves (see `main`).
+    let Some(tools) = context.get::<SharedToolbox>() else {
+        return "this server's tools cannot change".into();
+    };
+    match tools.merge(tool_use::toolbox![rot13]) {
+        Ok(()) => "rot13 is available now".into(),
+        Err(_) => "rot13 was available already".into(),
+    }
+}
+
 /// A notebook kept while the server runs: state behind `&self`.
 #[derive(Default)]
 struct Notebook {
@@ -119,10 +149,14 @@ impl Notebook {
 
 #[tokio::main]
 async fn main() {
-    let toolbox = tool_use::toolbox![count_words, countdown, text_stats]
+    let toolbox = tool_use::toolbox![count_words, countdown, text_stats, enable_rot13]
         .with_all_shared(Arc::new(Notebook::default()))
         .expect("the tool names are distinct");
-    let server = McpServer::new(toolbox).named("notebook", "0.1.0");
+    // Shared, so that a change reaches the server, which tells its clients.
+    let tools = SharedToolbox::new(toolbox);
+    let server = McpServer::new(tools.clone())
+        .named("notebook", "0.1.0")
+        .context(RunContext::new().with(tools));
 
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.as_slice() {

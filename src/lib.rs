@@ -50,8 +50,8 @@ pub use tool_models as models;
 pub use tool_runtime as runtime;
 pub use tool_runtime::{
     toolbox, ArgIssue, CancelToken, DefinitionFormat, Extensions, InvalidToolCall, Message, Role,
-    RunContext, Tool, ToolCall, ToolCallChunk, ToolChoice, ToolContext, ToolDefinition, ToolError,
-    ToolProgress, ToolSet, Toolbox, ToolboxError,
+    RunContext, SharedToolbox, Tool, ToolCall, ToolCallChunk, ToolChoice, ToolContext,
+    ToolDefinition, ToolError, ToolProgress, ToolSet, Toolbox, ToolboxError,
 };
 
 // What a first program types, at the root: the agent and the chat models

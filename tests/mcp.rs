@@ -1,7 +1,8 @@
 //! MCP both ways: `McpClient` against `tool-use mcp` (a child process over
 //! stdio) and against an in-process `McpServer` over streamable HTTP; MCP
 //! tools next to `#[tool]` functions in one toolbox; servers that die or
-//! answer garbage.
+//! answer garbage; progress and cancellation both ways; a toolbox kept in
+//! step with a server whose tools change.
 
 use serde_json::json;
 use std::process::Command;
@@ -331,4 +332,158 @@ async fn a_tool_sees_the_http_request_the_client_and_the_servers_data() {
     assert!(parts[3].starts_with("mcp-"), "the request's id: {answer:?}");
     let _ = stop.send(());
     task.await.unwrap();
+}
+
+/// Tells how far it got, a step each 100 ms, until cancelled.
+///
+/// Args:
+///     steps: How many steps.
+#[tool]
+async fn ticks(steps: u32, context: &tool_use::ToolContext) -> String {
+    for done in 1..=steps {
+        context.progress(f64::from(done), Some(f64::from(steps)), None);
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(100)) => {}
+            _ = context.cancelled() => {
+                TICKS_STOPPED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                return format!("stopped at {done}");
+            }
+        }
+    }
+    "done".into()
+}
+
+/// How many `ticks` calls saw their cancellation, server side.
+static TICKS_STOPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Polls `done` for up to five seconds.
+async fn eventually(mut done: impl FnMut() -> bool) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(5) {
+        if done() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    done()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_and_cancellation_cross_the_connection_both_ways() {
+    let (url, _stop, _task) = http_server(tool_use::toolbox![ticks]).await;
+    let client = McpClient::http(&url).await.unwrap();
+    let toolbox = Toolbox::new().with_mcp(&client).unwrap();
+
+    // The server's reports are the call's progress, in order.
+    let reports = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let heard = reports.clone();
+    let run = tool_use::RunContext::new().with_progress(move |report: tool_use::ToolProgress| {
+        heard
+            .lock()
+            .unwrap()
+            .push((report.call_id, report.done, report.total));
+    });
+    let answer = toolbox
+        .call_in(&ToolCall::new("t1", "ticks", json!({"steps": 3})), &run)
+        .await;
+    assert_eq!(answer.text(), "done");
+    let reports = reports.lock().unwrap().clone();
+    let expected: Vec<(String, f64, Option<f64>)> = (1..=3)
+        .map(|done| ("t1".to_owned(), f64::from(done), Some(3.0)))
+        .collect();
+    assert_eq!(reports, expected);
+
+    // Cancelling the run withdraws the call: the server's tool stops too.
+    let before = TICKS_STOPPED.load(std::sync::atomic::Ordering::SeqCst);
+    let token = tool_use::CancelToken::new();
+    let run = tool_use::RunContext::new().with_cancel(token.clone());
+    let canceller = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        token.cancel();
+    });
+    let started = Instant::now();
+    let answer = toolbox
+        .call_in(&ToolCall::new("t2", "ticks", json!({"steps": 100})), &run)
+        .await;
+    canceller.await.unwrap();
+    assert_eq!(answer.text(), "Error: the call to `ticks` was cancelled");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        eventually(|| TICKS_STOPPED.load(std::sync::atomic::Ordering::SeqCst) > before).await,
+        "the server's tool never saw the cancellation"
+    );
+
+    // So does a call that runs out of the client's time.
+    let before = TICKS_STOPPED.load(std::sync::atomic::Ordering::SeqCst);
+    let hurried = Toolbox::new()
+        .with_mcp(&client.clone().timeout(Duration::from_millis(250)))
+        .unwrap();
+    let answer = hurried
+        .call(&ToolCall::new("t3", "ticks", json!({"steps": 100})))
+        .await;
+    assert!(
+        answer.text().contains("did not finish within"),
+        "{}",
+        answer.text()
+    );
+    assert!(
+        eventually(|| TICKS_STOPPED.load(std::sync::atomic::Ordering::SeqCst) > before).await,
+        "the server's tool never saw the time limit"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_toolbox_kept_in_step_follows_the_servers_changes() {
+    let served = tool_use::SharedToolbox::new(tool_use::toolbox![nap]);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let server = McpServer::new(served.clone());
+    let _task = tokio::spawn(async move {
+        server
+            .serve_http(listener, &HttpOptions::default(), std::future::pending())
+            .await
+            .unwrap();
+    });
+    let client = McpClient::http(&url).await.unwrap();
+    let local = tool_use::SharedToolbox::new(tool_use::demo::toolbox());
+    client.sync(&local).unwrap();
+    let names = |t: &tool_use::SharedToolbox| -> Vec<String> {
+        t.snapshot().names().map(str::to_owned).collect()
+    };
+    assert_eq!(names(&local).last().map(String::as_str), Some("nap"));
+
+    // The server gains a tool and loses one: the client hears, lists again,
+    // and the local toolbox follows, its own tools untouched.
+    served
+        .update(|t| {
+            t.remove("nap");
+            t.add(tool_use::toolbox![ticks].get("ticks").unwrap().clone())
+        })
+        .unwrap();
+    assert!(
+        eventually(|| names(&local).contains(&"ticks".to_owned())).await,
+        "{:?}",
+        names(&local)
+    );
+    assert!(!names(&local).contains(&"nap".to_owned()));
+    assert_eq!(names(&local).len(), tool_use::demo::toolbox().len() + 1);
+    assert!(client.definitions().iter().all(|d| d.name != "nap"));
+    let answer = local
+        .snapshot()
+        .call(&ToolCall::new("t", "ticks", json!({"steps": 1})))
+        .await;
+    assert_eq!(answer.text(), "done");
+
+    // A name already taken is refused at first, and nothing is added.
+    let clashing = tool_use::SharedToolbox::new(tool_use::toolbox![ticks]);
+    let error = client.sync(&clashing).unwrap_err();
+    assert!(
+        matches!(&error, McpError::BadTool { tool, .. } if tool == "ticks"),
+        "{error}"
+    );
+    assert_eq!(names(&clashing), ["ticks"]);
 }

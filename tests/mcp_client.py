@@ -28,18 +28,19 @@ def check(condition, what, found=None):
 
 
 @asynccontextmanager
-async def session(mode, target, args=("mcp",)):
+async def session(mode, target, args=("mcp",), message_handler=None):
     """A session with the server: `target` started with `args` (stdio), or
-    the server at the URL `target` (http)."""
+    the server at the URL `target` (http). `message_handler` hears the
+    server's notifications."""
     if mode == "stdio":
         params = StdioServerParameters(command=target, args=list(args))
         async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as s:
+            async with ClientSession(read, write, message_handler=message_handler) as s:
                 yield s
     else:
         async with streamable_http_client(target) as streams:
             read, write = streams[0], streams[1]
-            async with ClientSession(read, write) as s:
+            async with ClientSession(read, write, message_handler=message_handler) as s:
                 yield s
 
 

@@ -1,5 +1,6 @@
 """The official MCP Python SDK against examples/mcp_server.rs: a long call's
-progress and its cancellation, and a structured result.
+progress and its cancellation, a structured result, and a tool added while
+the server runs.
 
     python tests/mcp_example.py stdio PATH/TO/examples/mcp_server
     python tests/mcp_example.py http http://127.0.0.1:PORT/mcp
@@ -14,12 +15,20 @@ import sys
 import time
 
 import mcp_client
+from mcp import types
 from mcp_client import check, session, text_of
 
 
 async def main(mode, target):
-    async with session(mode, target, args=()) as s:
-        await s.initialize()
+    list_changed = asyncio.Event()
+
+    async def hear(message):
+        if isinstance(message, types.ToolListChangedNotification):
+            list_changed.set()
+
+    async with session(mode, target, args=(), message_handler=hear) as s:
+        init = await s.initialize()
+        check(init.capabilities.tools.list_changed is True, "the server says its tool list may change", init.capabilities)
 
         listed = {t.name: t for t in (await s.list_tools()).tools}
         stats = listed["text_stats"]
@@ -66,8 +75,25 @@ async def main(mode, target):
         result = await s.call_tool("count_words", {"text": "one two three"})
         took = time.monotonic() - begun
         check(text_of(result) == "3" and took < 1.0, "the server answers the next request at once", (result, took))
+
+        before = {t.name for t in (await s.list_tools()).tools}
+        check("rot13" not in before and "enable_rot13" in before, "rot13 is not offered yet", before)
+        result = await s.call_tool("enable_rot13", {})
+        check(text_of(result) == "rot13 is available now", "a tool adds a tool", result)
+        await asyncio.wait_for(list_changed.wait(), 5)
+        check(True, "notifications/tools/list_changed arrives")
+        after = {t.name for t in (await s.list_tools()).tools}
+        check(after == before | {"rot13"}, "tools/list now has it", after)
+        result = await s.call_tool("rot13", {"text": "Hello, World!"})
+        check(not result.is_error and text_of(result) == "Uryyb, Jbeyq!", "and it runs", result)
+        list_changed.clear()
+        result = await s.call_tool("enable_rot13", {})
+        check(text_of(result) == "rot13 was available already", "adding it again changes nothing", result)
+        await asyncio.sleep(0.3)
+        check(not list_changed.is_set(), "and tells no one", list_changed)
+
         # Time for the cancelled tool to log that it stopped.
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.2)
 
     print(f"ok {mcp_client.CHECKS} checks")
 

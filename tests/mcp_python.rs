@@ -4,8 +4,10 @@
 //! protocol error, concurrent calls); against examples/mcp_server.rs,
 //! tests/mcp_example.py checks that `countdown`'s progress reaches the
 //! client with its token, that a cancelled `countdown` stops (the
-//! server's log shows the tool saw the cancel), and that `text_stats`
-//! has an `outputSchema` and answers with `structuredContent`.
+//! server's log shows the tool saw the cancel), that `text_stats`
+//! has an `outputSchema` and answers with `structuredContent`, and that a
+//! tool added while the server runs is announced
+//! (`notifications/tools/list_changed`), listed and called.
 
 mod python;
 
@@ -51,7 +53,7 @@ fn example() -> PathBuf {
 const STOPPED: &str = "countdown: cancelled after ";
 
 #[test]
-fn progress_cancellation_and_structured_results_over_stdio() {
+fn progress_cancellation_structured_results_and_list_changes_over_stdio() {
     let Some(python) = python::python_with("mcp") else {
         return;
     };
@@ -66,12 +68,12 @@ fn progress_cancellation_and_structured_results_over_stdio() {
     // The SDK passes the server's stderr on as its own.
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}{stderr}");
-    assert!(stdout.contains("\nok 9 checks"), "{stdout}");
+    assert!(stdout.contains("\nok 17 checks"), "{stdout}");
     assert!(stderr.contains(STOPPED), "{stderr}");
 }
 
 #[test]
-fn progress_cancellation_and_structured_results_over_http() {
+fn progress_cancellation_structured_results_and_list_changes_over_http() {
     let Some(python) = python::python_with("mcp") else {
         return;
     };
@@ -82,7 +84,7 @@ fn progress_cancellation_and_structured_results_over_http() {
     let (mut server, url) = python::listen(command);
     let mut log = server.0.stderr.take().unwrap();
     let out = python::run_script(&python, "mcp_example.py", &["http", &url]);
-    assert!(out.contains("\nok 9 checks"), "{out}");
+    assert!(out.contains("\nok 17 checks"), "{out}");
     drop(server);
     let mut logged = String::new();
     log.read_to_string(&mut logged).unwrap();

@@ -11,6 +11,10 @@
 //! A tool whose return type has an object schema is listed with it as
 //! `outputSchema`, and its results carry the value as `structuredContent`
 //! beside the text older hosts read.
+//!
+//! The toolbox is a [`SharedToolbox`]: add or remove a tool while clients
+//! are connected (from a tool, say) and each is sent
+//! `notifications/tools/list_changed`, and lists the new tools.
 
 use crate::error::McpError;
 use rmcp::model::{
@@ -18,39 +22,58 @@ use rmcp::model::{
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
     ServerCapabilities, ServerConfig, Tool as McpToolDef,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tool_runtime::{DefinitionFormat, RunContext, ToolCall, ToolError, ToolProgress, Toolbox};
+use tool_runtime::{
+    DefinitionFormat, RunContext, SharedToolbox, Subscription, ToolCall, ToolError, ToolProgress,
+    Toolbox,
+};
 
 /// Serves a [`Toolbox`] over MCP. Cheap to clone: the streamable HTTP
-/// transport makes one per session.
-#[derive(Clone, Debug)]
+/// transport makes one per session. Clones serve one toolbox.
+#[derive(Debug)]
 pub struct McpServer {
-    toolbox: Arc<Toolbox>,
-    tools: Arc<Vec<McpToolDef>>,
+    toolbox: SharedToolbox,
+    /// The tools as listed, and the toolbox version they list.
+    listed: Arc<Mutex<(u64, Arc<Vec<McpToolDef>>)>>,
     info: Implementation,
     instructions: Option<String>,
     context: RunContext,
+    /// This session's hearing of toolbox changes: its own in each clone,
+    /// so it ends with the session that dropped it.
+    listening: Mutex<Option<Subscription>>,
+}
+
+impl Clone for McpServer {
+    fn clone(&self) -> McpServer {
+        McpServer {
+            toolbox: self.toolbox.clone(),
+            listed: self.listed.clone(),
+            info: self.info.clone(),
+            instructions: self.instructions.clone(),
+            context: self.context.clone(),
+            listening: Mutex::new(None),
+        }
+    }
 }
 
 impl McpServer {
-    /// A server for `toolbox`, introduced as `tool-use` with this crate's version.
-    pub fn new(toolbox: Toolbox) -> McpServer {
-        let tools = toolbox
-            .definitions(DefinitionFormat::Mcp)
-            .into_iter()
-            .zip(toolbox.tool_definitions())
-            .map(|(mcp, def)| definition(mcp, output_schema(def)))
-            .collect();
+    /// A server for `toolbox`, introduced as `tool-use` with this crate's
+    /// version. Pass a [`SharedToolbox`] (and keep a clone) to change the
+    /// tools while it serves.
+    pub fn new(toolbox: impl Into<SharedToolbox>) -> McpServer {
+        let toolbox = toolbox.into();
+        let (version, tools) = toolbox.versioned();
         McpServer {
-            toolbox: Arc::new(toolbox),
-            tools: Arc::new(tools),
+            listed: Arc::new(Mutex::new((version, Arc::new(mcp_tools(&tools))))),
+            toolbox,
             info: Implementation::new("tool-use", env!("CARGO_PKG_VERSION")),
             instructions: None,
             context: RunContext::new(),
+            listening: Mutex::new(None),
         }
     }
 
@@ -75,15 +98,20 @@ impl McpServer {
         self
     }
 
-    /// The tools as `tools/list` gives them: a root `type: "object"` schema
-    /// each. `#[tool]` schemas carry no `$schema`; a hand-made tool's is kept,
-    /// as SEP-1613 asks.
-    pub fn tools(&self) -> &[McpToolDef] {
-        &self.tools
+    /// The tools as `tools/list` gives them now: a root `type: "object"`
+    /// schema each. `#[tool]` schemas carry no `$schema`; a hand-made
+    /// tool's is kept, as SEP-1613 asks.
+    pub fn tools(&self) -> Arc<Vec<McpToolDef>> {
+        let (version, toolbox) = self.toolbox.versioned();
+        let mut listed = self.listed.lock().unwrap_or_else(|p| p.into_inner());
+        if listed.0 != version {
+            *listed = (version, Arc::new(mcp_tools(&toolbox)));
+        }
+        listed.1.clone()
     }
 
-    /// The toolbox served.
-    pub fn toolbox(&self) -> &Toolbox {
+    /// The toolbox served: change it and clients are told.
+    pub fn toolbox(&self) -> &SharedToolbox {
         &self.toolbox
     }
 
@@ -119,7 +147,7 @@ impl McpServer {
         let call = ToolCall::new(id, params.name.as_ref(), arguments);
         // `invoke` answers with a result, not a message: the id is only
         // what the tool's context reports.
-        match self.toolbox.invoke_in(&call, run).await {
+        match self.toolbox.snapshot().invoke_in(&call, run).await {
             Ok(text) => Ok(self.answer(&call.name, text)),
             Err(e @ ToolError::UnknownTool(_)) => {
                 Err(ErrorData::invalid_params(e.to_string(), None))
@@ -135,7 +163,7 @@ impl McpServer {
     /// toolbox wrote of the tool's return value).
     fn answer(&self, tool: &str, text: String) -> CallToolResult {
         let structured = self
-            .tools
+            .tools()
             .iter()
             .any(|t| t.name == tool && t.output_schema.is_some());
         let value = structured.then(|| serde_json::from_str::<Value>(&text).ok());
@@ -178,6 +206,16 @@ impl McpServer {
     }
 }
 
+/// The toolbox's tools as MCP lists them.
+fn mcp_tools(toolbox: &Toolbox) -> Vec<McpToolDef> {
+    toolbox
+        .definitions(DefinitionFormat::Mcp)
+        .into_iter()
+        .zip(toolbox.tool_definitions())
+        .map(|(mcp, def)| definition(mcp, output_schema(def)))
+        .collect()
+}
+
 /// One MCP-form definition as the SDK's type. MCP requires an object at the
 /// schema's root: `#[tool]` always writes one, a hand-made tool may not.
 fn definition(def: Value, output: Option<Map<String, Value>>) -> McpToolDef {
@@ -212,8 +250,11 @@ fn output_schema(def: &tool_runtime::ToolDefinition) -> Option<Map<String, Value
 // in an `isError` result the model can act on.
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let mut config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(self.info.clone());
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        let mut config = ServerConfig::new(capabilities).with_server_info(self.info.clone());
         if let Some(text) = &self.instructions {
             config = config.with_instructions(text.clone());
         }
@@ -225,7 +266,28 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+        Ok(ListToolsResult::with_all_items(self.tools().to_vec()))
+    }
+
+    /// From now on, each change of the toolbox is sent to this client as
+    /// `notifications/tools/list_changed` (changes made while one is being
+    /// sent are told once more, together).
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let (changed, mut changes) = tokio::sync::mpsc::unbounded_channel::<()>();
+        let subscription = self.toolbox.on_change(move |_| {
+            let _ = changed.send(());
+        });
+        // Dropped with this session's server, which ends the task below.
+        *self.listening.lock().unwrap_or_else(|p| p.into_inner()) = Some(subscription);
+        let peer = context.peer;
+        tokio::spawn(async move {
+            while changes.recv().await.is_some() {
+                while changes.try_recv().is_ok() {}
+                if peer.notify_tool_list_changed().await.is_err() {
+                    break;
+                }
+            }
+        });
     }
 
     async fn call_tool(

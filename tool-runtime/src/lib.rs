@@ -62,7 +62,7 @@ pub use format::DefinitionFormat;
 pub use grounding::{ground_free_numbers, ground_free_strings};
 pub use message::{Message, Role};
 pub use tool::{FromArgument, Invocation, Tool, ToolOutput, ToolResult};
-pub use shared_toolbox::{SharedToolbox, Subscription};
+pub use shared_toolbox::{SharedToolbox, Subscription, WeakToolbox};
 pub use toolbox::{ToolSet, Toolbox, ToolboxError};
 pub use validate::Policy;
 

@@ -119,10 +119,7 @@ impl SharedToolbox {
     /// which replaces it if `change` succeeds. Readers see all of the
     /// changes or none, and listeners hear of them once; an error leaves
     /// the toolbox as it was, unheard of.
-    pub fn update<T, E>(
-        &self,
-        change: impl FnOnce(&mut Toolbox) -> Result<T, E>,
-    ) -> Result<T, E> {
+    pub fn update<T, E>(&self, change: impl FnOnce(&mut Toolbox) -> Result<T, E>) -> Result<T, E> {
         let writing = lock(&self.inner.writing);
         let mut next = Toolbox::clone(&self.snapshot());
         let out = change(&mut next)?;
@@ -142,6 +139,12 @@ impl SharedToolbox {
         }
         drop(writing);
         Ok(out)
+    }
+
+    /// A handle that does not keep the toolbox alive: for what the
+    /// toolbox's own tools hold (an MCP connection keeping it in step).
+    pub fn downgrade(&self) -> WeakToolbox {
+        WeakToolbox(Arc::downgrade(&self.inner))
     }
 
     /// Calls `listener` with the new tools after each change, on the thread
@@ -182,6 +185,24 @@ impl fmt::Debug for SharedToolbox {
     }
 }
 
+/// A [`SharedToolbox`] held without keeping it alive
+/// ([`SharedToolbox::downgrade`]).
+#[derive(Clone, Default)]
+pub struct WeakToolbox(Weak<Inner>);
+
+impl WeakToolbox {
+    /// The toolbox, if someone still holds it.
+    pub fn upgrade(&self) -> Option<SharedToolbox> {
+        self.0.upgrade().map(|inner| SharedToolbox { inner })
+    }
+}
+
+impl fmt::Debug for WeakToolbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("WeakToolbox")
+    }
+}
+
 /// A listener of [`SharedToolbox::on_change`]; dropping it stops the calls.
 #[must_use = "the listener stops when this is dropped"]
 pub struct Subscription {
@@ -199,7 +220,9 @@ impl Drop for Subscription {
 
 impl fmt::Debug for Subscription {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Subscription").field("id", &self.id).finish()
+        f.debug_struct("Subscription")
+            .field("id", &self.id)
+            .finish()
     }
 }
 

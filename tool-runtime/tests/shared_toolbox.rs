@@ -83,7 +83,10 @@ fn a_failed_change_changes_nothing_and_tells_no_one() {
         Err(ToolboxError::DuplicateName("a".into()))
     );
     assert_eq!(names(&shared.snapshot()), ["a"], "`b` was not kept either");
-    assert_eq!(shared.add(named("a")), Err(ToolboxError::DuplicateName("a".into())));
+    assert_eq!(
+        shared.add(named("a")),
+        Err(ToolboxError::DuplicateName("a".into()))
+    );
     assert!(shared.remove("nope").is_none());
     assert_eq!((shared.version(), heard.load(Ordering::SeqCst)), (0, 0));
 
