@@ -44,6 +44,8 @@ fn divide(a: f64, b: f64) -> Result<f64, String> {
 struct Scripted {
     turns: Vec<String>,
     seen: Vec<(usize, ToolChoice, usize)>,
+    /// The names of the tools offered, each round.
+    offered: Vec<Vec<String>>,
 }
 
 impl Scripted {
@@ -51,6 +53,7 @@ impl Scripted {
         Scripted {
             turns: turns.iter().map(|t| t.to_string()).collect(),
             seen: Vec::new(),
+            offered: Vec::new(),
         }
     }
 }
@@ -70,6 +73,8 @@ impl ChatModel for Scripted {
             request.tool_choice.clone(),
             request.tools.len(),
         ));
+        self.offered
+            .push(request.tools.iter().map(|t| t.name().to_owned()).collect());
         if self.turns.is_empty() {
             return Err("script exhausted".into());
         }
@@ -195,6 +200,7 @@ fn a_call_then_an_answer_builds_the_transcript_and_reports_each_step() {
     assert_eq!(
         agent
             .toolbox()
+            .snapshot()
             .definitions(DefinitionFormat::Transformers)
             .len(),
         2
@@ -643,5 +649,105 @@ fn allowed_tools_limit_every_round_and_a_call_to_another_is_refused() {
             tools: vec!["divide".into()],
             required: false
         }
+    );
+}
+
+/// Unlock division: `divide` joins the tools, and this one leaves.
+#[tool]
+fn unlock_division(context: &tool_use::ToolContext) -> String {
+    let Some(tools) = context.get::<tool_use::SharedToolbox>() else {
+        return "no toolbox in the context".into();
+    };
+    let divide = toolbox![divide].get("divide").unwrap().clone();
+    tools
+        .update(|t| {
+            t.remove("unlock_division");
+            t.add(divide)
+        })
+        .unwrap();
+    "division unlocked".into()
+}
+
+#[test]
+fn tools_added_and_removed_during_a_run_reach_the_next_round() {
+    let tools = tool_use::SharedToolbox::new(toolbox![get_current_temperature, unlock_division]);
+    let model = Scripted::new(&[
+        r#"<tool_call>{"name": "unlock_division", "arguments": {}}</tool_call>"#,
+        concat!(
+            r#"<tool_call>{"name": "divide", "arguments": {"a": 1, "b": 4}}</tool_call>"#,
+            r#"<tool_call>{"name": "unlock_division", "arguments": {}}</tool_call>"#
+        ),
+        "A quarter.",
+    ]);
+    let mut agent =
+        Agent::new(model, tools.clone()).context(tool_use::RunContext::new().with(tools.clone()));
+    let run = agent.run(user("Divide 1 by 4.")).unwrap();
+    assert_eq!(run.answer, "A quarter.");
+    assert_eq!(
+        agent.model().offered,
+        [
+            vec!["get_current_temperature", "unlock_division"],
+            vec!["get_current_temperature", "divide"],
+            vec!["get_current_temperature", "divide"],
+        ]
+    );
+    assert_eq!(texts(&run.messages[2..3]), ["division unlocked"]);
+    assert_eq!(texts(&run.messages[4..5]), ["0.25"]);
+    assert!(
+        run.messages[5]
+            .text()
+            .starts_with("Error: unknown tool `unlock_division`"),
+        "{}",
+        run.messages[5].text()
+    );
+
+    // Between runs too: the agent's toolbox is the shared one.
+    assert!(agent.toolbox().remove("divide").is_some());
+    assert_eq!(
+        tools.snapshot().names().collect::<Vec<_>>(),
+        ["get_current_temperature"]
+    );
+}
+
+#[test]
+fn choose_tools_decides_each_round_from_the_transcript() {
+    let mut agent = Agent::new(two_calls(), weather_box()).choose_tools(|round, transcript| {
+        if transcript.iter().any(|m| m.role == Role::Tool) {
+            ToolChoice::None
+        } else {
+            assert_eq!(round, 1);
+            ToolChoice::Allowed {
+                tools: vec!["get_current_temperature".into()],
+                required: true,
+            }
+        }
+    });
+    let run = agent.run(user("Go.")).unwrap();
+    assert_eq!(
+        texts(&run.messages[2..4]),
+        [
+            "22.0",
+            "Error: the call was denied: `divide` is not among the tools allowed now (get_current_temperature)",
+        ]
+    );
+    let choices: Vec<&ToolChoice> = agent.model().seen.iter().map(|s| &s.1).collect();
+    assert_eq!(
+        choices,
+        [
+            &ToolChoice::Allowed {
+                tools: vec!["get_current_temperature".into()],
+                required: true
+            },
+            &ToolChoice::None
+        ]
+    );
+
+    // A choice naming a tool the toolbox lacks ends the run, transcript kept.
+    let mut agent = Agent::new(two_calls(), weather_box())
+        .choose_tools(|_, _| ToolChoice::Named("nope".into()));
+    let error = agent.run(user("Go.")).unwrap_err();
+    assert!(
+        matches!(&error, AgentError::ToolChoice { messages, .. } if messages.len() == 1),
+        "{error:?}"
     );
 }

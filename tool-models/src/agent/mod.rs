@@ -66,7 +66,7 @@ pub use crate::chat::{
 pub use crate::local::{LocalChat, LocalChatError, PreparedTurn};
 
 use crate::setters::setters;
-use tool_runtime::{exec, Message, RunContext, Toolbox};
+use tool_runtime::{exec, Message, RunContext, SharedToolbox};
 
 use approval::Hook;
 use run::{Calls, Run, Step};
@@ -87,23 +87,31 @@ pub struct AgentRun {
 /// Runs a model and a toolbox until the model answers.
 pub struct Agent<M> {
     model: M,
-    toolbox: Toolbox,
+    toolbox: SharedToolbox,
     max_rounds: usize,
     tool_choice: ToolChoice,
+    choose: Option<ChooseTools>,
     answer_on_repeat: bool,
     context: RunContext,
     hook: Hook,
 }
 
+/// What decides each round's tool choice ([`Agent::choose_tools`]).
+type ChooseTools = Box<dyn FnMut(usize, &[Message]) -> ToolChoice + Send>;
+
 impl<M: ChatModel> Agent<M> {
     /// An agent with at most 8 rounds and `ToolChoice::Auto`, that asks
-    /// for an answer when the model repeats its last calls.
-    pub fn new(model: M, toolbox: Toolbox) -> Agent<M> {
+    /// for an answer when the model repeats its last calls. Pass a
+    /// [`SharedToolbox`] (and keep a clone) to change the tools during a
+    /// run: each round shows the model the tools of that moment, and a
+    /// turn's calls run against the tools there are when they run.
+    pub fn new(model: M, toolbox: impl Into<SharedToolbox>) -> Agent<M> {
         Agent {
             model,
-            toolbox,
+            toolbox: toolbox.into(),
             max_rounds: 8,
             tool_choice: ToolChoice::Auto,
+            choose: None,
             answer_on_repeat: true,
             context: RunContext::new(),
             hook: Hook::None,
@@ -151,6 +159,40 @@ impl<M: ChatModel> Agent<M> {
         self
     }
 
+    /// Decides each round's tool choice, in place of
+    /// [`tool_choice`](Agent::tool_choice): `choose(round, transcript)`,
+    /// rounds counted from 1. The tools it allows or names must be in the
+    /// toolbox (or the run ends with [`AgentError::ToolChoice`]); a call to
+    /// a tool it does not allow is answered as denied.
+    ///
+    /// ```
+    /// # use tool_models::agent::Agent;
+    /// # use tool_runtime::{Role, ToolChoice, Toolbox};
+    /// # fn demo<M: tool_models::agent::ChatModel>(agent: Agent<M>) -> Agent<M> {
+    /// // Search first; once results are in, only the tools that act on them.
+    /// agent.choose_tools(|round, transcript| {
+    ///     let searched = transcript.iter().any(|m| m.role == Role::Tool);
+    ///     if round == 1 || !searched {
+    ///         ToolChoice::Named("search".into())
+    ///     } else {
+    ///         ToolChoice::Allowed { tools: vec!["summarize".into(), "save".into()], required: false }
+    ///     }
+    /// })
+    /// # }
+    /// ```
+    pub fn choose_tools(
+        mut self,
+        choose: impl FnMut(usize, &[Message]) -> ToolChoice + Send + 'static,
+    ) -> Agent<M> {
+        self.choose = Some(Box::new(choose));
+        self
+    }
+
+    /// The tool choice, to change between runs.
+    pub fn set_tool_choice(&mut self, choice: ToolChoice) {
+        self.tool_choice = choice;
+    }
+
     /// The run context, to change between runs (a new user, a new token).
     pub fn context_mut(&mut self) -> &mut RunContext {
         &mut self.context
@@ -172,8 +214,9 @@ impl<M: ChatModel> Agent<M> {
         &mut self.model
     }
 
-    /// The toolbox.
-    pub fn toolbox(&self) -> &Toolbox {
+    /// The toolbox: add or remove tools through it, between runs or
+    /// during one (the next round sees the change).
+    pub fn toolbox(&self) -> &SharedToolbox {
         &self.toolbox
     }
 
@@ -204,12 +247,7 @@ impl<M: ChatModel> Agent<M> {
         messages: Vec<Message>,
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> Result<AgentRun, AgentError> {
-        let mut run = Run::new(
-            &self.toolbox,
-            self.model.format(),
-            &self.tool_choice,
-            messages,
-        )?;
+        let mut run = Run::new(&self.toolbox, self.model.format(), messages)?;
         for round in 1..=self.max_rounds {
             let choice = self.begin_round(&mut run, round, on_event)?;
             let mut state = run.round();
@@ -291,7 +329,7 @@ impl<M: AsyncChatModel> Agent<M> {
         on_event: &mut (dyn FnMut(AgentEvent) + Send),
     ) -> Result<AgentRun, AgentError> {
         let format = AsyncChatModel::format(&self.model);
-        let mut run = Run::new(&self.toolbox, format, &self.tool_choice, messages)?;
+        let mut run = Run::new(&self.toolbox, format, messages)?;
         for round in 1..=self.max_rounds {
             let choice = self.begin_round(&mut run, round, on_event)?;
             let mut state = run.round();
@@ -347,8 +385,8 @@ impl<M> Agent<M> {
             return Err(AgentError::Stopped(Box::new(run.stop(calls))));
         };
         calls.set_runnable(runnable);
-        let results =
-            dispatch::call_all(&self.toolbox, &settled.run, &self.context, on_event).await;
+        let toolbox = self.toolbox.snapshot();
+        let results = dispatch::call_all(&toolbox, &settled.run, &self.context, on_event).await;
         run.dispatched(calls, approval::merge(settled.answers, results), &mut |e| {
             on_event(e)
         });
@@ -363,8 +401,8 @@ impl<M> Agent<M> {
         on_event: &mut F,
     ) -> Result<Vec<Message>, AgentError> {
         let (stopped, settled) = stopped.settle(decisions)?;
-        let results =
-            dispatch::call_all(&self.toolbox, &settled.run, &self.context, on_event).await;
+        let toolbox = self.toolbox.snapshot();
+        let results = dispatch::call_all(&toolbox, &settled.run, &self.context, on_event).await;
         let answers = approval::merge(settled.answers, results);
         for message in &answers {
             on_event(AgentEvent::ToolResult {
@@ -374,10 +412,11 @@ impl<M> Agent<M> {
         Ok(stopped.into_conversation(answers))
     }
 
-    /// Starts round `round` of `run`, unless the run was cancelled: reports
-    /// it and gives the round's tool choice.
+    /// Starts round `round` of `run`, unless the run was cancelled: takes
+    /// the toolbox's changes, reports the round and gives its tool choice
+    /// (checked against the tools).
     fn begin_round<F: FnMut(AgentEvent) + ?Sized>(
-        &self,
+        &mut self,
         run: &mut Run,
         round: usize,
         on_event: &mut F,
@@ -385,8 +424,14 @@ impl<M> Agent<M> {
         if self.context.cancel_token().is_cancelled() {
             return Err(run.cancelled(round));
         }
+        run.refresh(&self.toolbox)?;
+        let choice = match &mut self.choose {
+            Some(choose) => choose(round, run.messages()),
+            None => round_choice(&self.tool_choice, round),
+        };
+        run.check(&choice)?;
         on_event(AgentEvent::RoundStart { round });
-        Ok(round_choice(&self.tool_choice, round))
+        Ok(choice)
     }
 }
 

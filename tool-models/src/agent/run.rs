@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use serde_json::Value;
-use tool_runtime::{InvalidToolCall, Message, ToolCall, ToolChoice, ToolDefinition, Toolbox};
+use tool_runtime::{InvalidToolCall, Message, SharedToolbox, ToolCall, ToolChoice, ToolDefinition};
 
 use super::{
     AgentError, AgentEvent, AgentRun, ModelDelta, RunStats, Stopped, Turn, TurnError, TurnRequest,
@@ -61,6 +61,8 @@ impl Calls {
 /// The run so far.
 pub(super) struct Run {
     started: Instant,
+    /// The toolbox version `tools` are of.
+    version: u64,
     tools: Vec<ToolDefinition>,
     format: Format,
     options: ParseOptions,
@@ -86,35 +88,64 @@ pub(super) struct Round {
 }
 
 impl Run {
-    /// A run of `toolbox`'s tools: their definitions and `choice` are
-    /// checked here, once, before the first round.
+    /// A run of `toolbox`'s tools, their definitions checked.
     pub(super) fn new(
-        toolbox: &Toolbox,
+        toolbox: &SharedToolbox,
         format: Format,
-        choice: &ToolChoice,
         messages: Vec<Message>,
     ) -> Result<Run, AgentError> {
-        let json = toolbox.tool_definitions().map(ToolDefinition::as_json);
-        let tools = match ToolDefinition::list_from_json(json) {
-            Ok(tools) => tools,
-            Err(error) => return Err(AgentError::Definitions { error, messages }),
-        };
-        if let Err(error) = choice.check(&tools) {
-            return Err(AgentError::ToolChoice { error, messages });
-        }
-        Ok(Run {
+        let mut run = Run {
             started: Instant::now(),
-            options: ParseOptions {
-                tools: tools.clone(),
-                ..ParseOptions::default()
-            },
-            tools,
+            version: 0,
+            tools: Vec::new(),
+            options: ParseOptions::default(),
             format,
             stats: RunStats::default(),
             messages,
             previous: Vec::new(),
             answer_now: false,
-        })
+        };
+        run.take_tools(toolbox)?;
+        Ok(run)
+    }
+
+    /// Takes the toolbox's tools, if they changed since the run last did.
+    pub(super) fn refresh(&mut self, toolbox: &SharedToolbox) -> Result<(), AgentError> {
+        if toolbox.version() == self.version {
+            return Ok(());
+        }
+        self.take_tools(toolbox)
+    }
+
+    fn take_tools(&mut self, toolbox: &SharedToolbox) -> Result<(), AgentError> {
+        let (version, toolbox) = toolbox.versioned();
+        let json = toolbox.tool_definitions().map(ToolDefinition::as_json);
+        let tools = match ToolDefinition::list_from_json(json) {
+            Ok(tools) => tools,
+            Err(error) => {
+                let messages = std::mem::take(&mut self.messages);
+                return Err(AgentError::Definitions { error, messages });
+            }
+        };
+        self.version = version;
+        self.options.tools = tools.clone();
+        self.tools = tools;
+        Ok(())
+    }
+
+    /// Checks a round's tool choice against the tools.
+    pub(super) fn check(&mut self, choice: &ToolChoice) -> Result<(), AgentError> {
+        choice
+            .check(&self.tools)
+            .map_err(|error| AgentError::ToolChoice {
+                error,
+                messages: std::mem::take(&mut self.messages),
+            })
+    }
+
+    /// The transcript so far.
+    pub(super) fn messages(&self) -> &[Message] {
+        &self.messages
     }
 
     /// A new round, parsing raw text in the model's format.
