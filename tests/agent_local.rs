@@ -118,11 +118,8 @@ fn a_random_model_constrained_writes_100_of_100_valid_calls() {
         // A named tool makes exactly one call, so the token budget is never
         // the limit (`required` lets a random model call again and again).
         let name = ["book_table", "convert_currency"][seed as usize % 2];
-        let request = TurnRequest {
-            messages: &messages,
-            tools: &ToolDefinition::list_from_json(&definitions).unwrap(),
-            tool_choice: &ToolChoice::Named(name.into()),
-        };
+        let choice = ToolChoice::Named(name.into());
+        let request = TurnRequest::new(&messages, &options.tools, &choice);
         let turn = chat.respond(&request, &mut |_| {}).unwrap();
         let parsed = Format::Hermes.parse(&turn.text, &options);
         assert_eq!(parsed.tool_calls.len(), 1, "seed {seed}: {}", turn.text);
@@ -155,11 +152,9 @@ fn unconstrained_a_random_model_does_not_manage_valid_calls() {
         .constrain(false)
         .options(GenerateOptions::sampled(64, 1.0, 3));
     let messages = [Message::user("Book a table.")];
-    let request = TurnRequest {
-        messages: &messages,
-        tools: &ToolDefinition::list_from_json(&definitions).unwrap(),
-        tool_choice: &ToolChoice::Required,
-    };
+    let tools = ToolDefinition::list_from_json(&definitions).unwrap();
+    let choice = ToolChoice::Required;
+    let request = TurnRequest::new(&messages, &tools, &choice);
     let turn = chat.respond(&request, &mut |_| {}).unwrap();
     let parsed = Format::Hermes.parse(&turn.text, &ParseOptions::default());
     assert!(parsed.tool_calls.is_empty(), "{:?}", turn.text);
@@ -264,11 +259,9 @@ fn a_grounded_argument_is_always_a_run_of_the_users_words_and_the_prompt_hides_t
         Message::user(said),
     ];
     let mut chat = LocalChat::new(tiny_model(5)).unwrap();
-    let request = TurnRequest {
-        messages: &messages,
-        tools: &ToolDefinition::list_from_json(&definitions).unwrap(),
-        tool_choice: &ToolChoice::Named("weather_in".into()),
-    };
+    let tools = ToolDefinition::list_from_json(&definitions).unwrap();
+    let choice = ToolChoice::Named("weather_in".into());
+    let request = TurnRequest::new(&messages, &tools, &choice);
     let prepared = chat.prepare(&request, None).unwrap();
     assert!(prepared.prompt().contains("The city, as the user wrote it"));
     assert!(
@@ -323,11 +316,9 @@ fn a_grounded_number_is_always_one_the_conversation_wrote() {
         Message::system("You are helpful; it is 2026."),
         Message::user("We were 4 at dinner and the bill came to $1,250.80, tip 7.5% included."),
     ];
-    let request = TurnRequest {
-        messages: &messages,
-        tools: &ToolDefinition::list_from_json(&definitions).unwrap(),
-        tool_choice: &ToolChoice::Named("split_bill".into()),
-    };
+    let tools = ToolDefinition::list_from_json(&definitions).unwrap();
+    let choice = ToolChoice::Named("split_bill".into());
+    let request = TurnRequest::new(&messages, &tools, &choice);
     let chat = LocalChat::new(tiny_model(9)).unwrap();
     let (mut totals, mut people) = (
         std::collections::BTreeSet::new(),
@@ -359,4 +350,46 @@ fn a_grounded_number_is_always_one_the_conversation_wrote() {
         outside >= 9,
         "{outside} of 12 outside the conversation's numbers"
     );
+}
+
+#[test]
+fn cancelling_a_run_stops_the_local_model_at_its_next_token() {
+    let chat = LocalChat::new(tiny_model(11))
+        .unwrap()
+        .options(GenerateOptions::sampled(400, 1.0, 5));
+    let token = tool_use::CancelToken::new();
+    // A random model rambles: uncancelled, it writes hundreds of tokens.
+    let mut agent = Agent::new(chat, toolbox![book_table])
+        .context(tool_use::RunContext::new().with_cancel(token.clone()));
+    let (mut before, mut after) = (0, 0);
+    let outcome = agent.run_with(vec![Message::user("Hello?")], &mut |event| {
+        if let tool_use::models::agent::AgentEvent::Stream(_) = event {
+            if token.is_cancelled() {
+                after += 1;
+            } else {
+                before += 1;
+                if before == 5 {
+                    token.cancel();
+                }
+            }
+        }
+    });
+    match outcome {
+        Err(AgentError::Cancelled { round: 1, messages }) => {
+            assert_eq!(messages.len(), 1, "the partial turn is dropped");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(before, 5);
+    assert!(after <= 1, "{after} pieces came after the cancel");
+
+    // The chat is usable again: the next run writes its whole turn.
+    *agent.context_mut() = tool_use::RunContext::new();
+    let mut pieces = 0;
+    let _ = agent.run_with(vec![Message::user("Hello?")], &mut |event| {
+        if let tool_use::models::agent::AgentEvent::Stream(_) = event {
+            pieces += 1;
+        }
+    });
+    assert!(pieces > 20, "{pieces}");
 }

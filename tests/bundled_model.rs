@@ -86,14 +86,12 @@ fn the_bundled_model_calls_a_demo_tool_that_validates() {
     let toolbox = tool_use::demo::toolbox();
     let tools = tool_use::demo::definitions();
     let messages = [Message::user("What's the temperature in Paris right now?")];
-    let request = TurnRequest {
-        messages: &messages,
-        tools: &ToolDefinition::list_from_json(&tools).unwrap(),
-        // One named call: the test is about the pipeline (template, tokenizer,
-        // weights, grammar), not the model's judgement, which `tool-train eval`
-        // measures.
-        tool_choice: &ToolChoice::Named("get_current_temperature".into()),
-    };
+    let tools = ToolDefinition::list_from_json(&tools).unwrap();
+    // One named call: the test is about the pipeline (template, tokenizer,
+    // weights, grammar), not the model's judgement, which `tool-train eval`
+    // measures.
+    let choice = ToolChoice::Named("get_current_temperature".into());
+    let request = TurnRequest::new(&messages, &tools, &choice);
     let turn = chat.respond(&request, &mut |_| {}).unwrap();
     assert!(
         turn.stats.prompt_tokens < 640,
@@ -103,7 +101,7 @@ fn the_bundled_model_calls_a_demo_tool_that_validates() {
     let parsed = Format::Hermes.parse(
         &turn.text,
         &ParseOptions {
-            tools: tool_use::ToolDefinition::list_from_json(&tools).unwrap(),
+            tools: tools.clone(),
             ..ParseOptions::default()
         },
     );

@@ -310,11 +310,7 @@ fn check(model: Model, args: &DoctorArgs, report: &mut Report) -> Option<Value> 
 
 /// The request of the sample prompt.
 fn sample_request<'a>(messages: &'a [Message], tools: &'a [ToolDefinition]) -> TurnRequest<'a> {
-    TurnRequest {
-        messages,
-        tools,
-        tool_choice: &ToolChoice::Auto,
-    }
+    TurnRequest::new(messages, tools, &ToolChoice::Auto)
 }
 
 /// The sample prompt, as `chat` renders it: it renders, fits the context,

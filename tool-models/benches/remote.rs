@@ -131,11 +131,7 @@ fn bench(c: &mut Criterion) {
             "required": ["location", "unit"]}}}),
     ];
     let tools = ToolDefinition::list_from_json(&tools).unwrap();
-    let request = TurnRequest {
-        messages: &messages,
-        tools: &tools,
-        tool_choice: &ToolChoice::Auto,
-    };
+    let request = TurnRequest::new(&messages, &tools, &ToolChoice::Auto);
     c.bench_function("remote/a streamed turn over HTTP on 127.0.0.1", |b| {
         b.iter(|| {
             black_box(

@@ -665,3 +665,32 @@ fn raw_completions_render_our_template_and_parse_the_calls_here() {
     let err = RemoteChat::completions("http://127.0.0.1:1", "m", "{% if %}").unwrap_err();
     assert!(matches!(err, RemoteError::Template(_)), "{err}");
 }
+
+#[test]
+fn cancelling_the_run_drops_the_request_at_once() {
+    let server = Server::start(vec![Reply::Hang]);
+    let chat = RemoteChat::openai_compatible(&server.url, "m").timeouts(Timeouts {
+        connect: Duration::from_secs(2),
+        first_byte: Duration::from_secs(10),
+        total: Duration::from_secs(10),
+    });
+    let token = tool_runtime::CancelToken::new();
+    let mut agent = Agent::new(chat, Toolbox::new())
+        .context(tool_runtime::RunContext::new().with_cancel(token.clone()));
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        token.cancel();
+    });
+    let started = Instant::now();
+    let outcome = agent.run(vec![Message::user("Hi")]);
+    canceller.join().unwrap();
+    assert!(
+        matches!(&outcome, Err(AgentError::Cancelled { round: 1, messages }) if messages.len() == 1),
+        "{outcome:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+}

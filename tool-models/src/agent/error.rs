@@ -28,11 +28,12 @@ pub enum AgentError {
         messages: Vec<Message>,
     },
     /// The run's [`CancelToken`](tool_runtime::CancelToken) was cancelled:
-    /// the run stopped before round `round`, its running calls were
+    /// the run stopped before round `round` or while the model wrote it
+    /// (what it had written is dropped); calls running then were
     /// cancelled and answered so.
-    #[error("the run was cancelled before round {round}")]
+    #[error("the run was cancelled in round {round}")]
     Cancelled {
-        /// The round that did not start (from 1).
+        /// The round that did not finish (from 1).
         round: usize,
         /// The transcript up to the stop.
         messages: Vec<Message>,

@@ -135,9 +135,10 @@ impl<M: ChatModel> Agent<M> {
         /// [`ToolContext`](tool_runtime::ToolContext): the data its tools
         /// read (the user a run acts for, a connection pool), the token that
         /// cancels the run, and a progress sink besides the run's
-        /// [`AgentEvent::ToolProgress`] events. A cancelled run stops before
-        /// its next round with [`AgentError::Cancelled`]; its running calls
-        /// end at once, answered as cancelled.
+        /// [`AgentEvent::ToolProgress`] events. A cancelled run stops at
+        /// once with [`AgentError::Cancelled`]: the model's turn ends (a
+        /// local model at its next token, a remote request is dropped) and
+        /// is not kept; running calls end, answered as cancelled.
         context(run: RunContext) => context;
     }
 
@@ -253,11 +254,17 @@ impl<M: ChatModel> Agent<M> {
             let mut state = run.round();
             let chat = trace::chat(model);
             let turn = chat.in_scope(|| {
-                self.model.respond(&run.request(&choice), &mut |delta| {
-                    state.take(delta, on_event)
-                })
+                let request = run
+                    .request(&choice)
+                    .cancelled_by(self.context.cancel_token());
+                self.model
+                    .respond(&request, &mut |delta| state.take(delta, on_event))
             });
             trace::turn(&chat, &turn);
+            // What a cancelled turn wrote is dropped, whole or not.
+            if self.context.cancel_token().is_cancelled() {
+                return Err(run.cancelled(round));
+            }
             let step = run.end_turn(round, state, turn, on_event)?;
             trace::finished(&chat, &step);
             match step {
@@ -335,11 +342,17 @@ impl<M: AsyncChatModel> Agent<M> {
             let mut state = run.round();
             let chat = trace::chat(model);
             let turn = {
-                let request = run.request(&choice);
+                let request = run
+                    .request(&choice)
+                    .cancelled_by(self.context.cancel_token());
                 let mut take = |delta: ModelDelta<'_>| state.take(delta, &mut *on_event);
                 trace::instrument(self.model.respond_async(&request, &mut take), &chat).await
             };
             trace::turn(&chat, &turn);
+            // What a cancelled turn wrote is dropped, whole or not.
+            if self.context.cancel_token().is_cancelled() {
+                return Err(run.cancelled(round));
+            }
             let step = run.end_turn(round, state, turn, on_event)?;
             trace::finished(&chat, &step);
             match step {

@@ -161,11 +161,11 @@ impl Run {
     /// What the model is asked this round: after calls repeated word for
     /// word, an answer (the results are in the transcript).
     pub(super) fn request<'a>(&'a self, choice: &'a ToolChoice) -> TurnRequest<'a> {
-        TurnRequest {
-            messages: &self.messages,
-            tools: &self.tools,
-            tool_choice: if self.answer_now { &NO_CALLS } else { choice },
-        }
+        TurnRequest::new(
+            &self.messages,
+            &self.tools,
+            if self.answer_now { &NO_CALLS } else { choice },
+        )
     }
 
     /// Whether `calls` are the last round's, word for word: a model (a small

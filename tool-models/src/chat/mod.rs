@@ -10,10 +10,11 @@
 pub use crate::stats::{RunStats, TurnStats, Usage};
 
 use crate::parse::{Format, StreamEvent};
-use tool_runtime::{Message, ToolChoice, ToolDefinition};
+use tool_runtime::{CancelToken, Message, ToolChoice, ToolDefinition};
 
 /// What the model is asked for in one round.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct TurnRequest<'a> {
     /// The conversation so far.
     pub messages: &'a [Message],
@@ -21,6 +22,33 @@ pub struct TurnRequest<'a> {
     pub tools: &'a [ToolDefinition],
     /// Whether and which tool the model must call this round.
     pub tool_choice: &'a ToolChoice,
+    /// Stops the turn once cancelled: a local model stops generating at
+    /// its next token (in place of its options' own token), a remote one
+    /// drops its request, closing the connection. The agent passes its
+    /// run's token.
+    pub cancel: Option<&'a CancelToken>,
+}
+
+impl<'a> TurnRequest<'a> {
+    /// A request for one turn, not cancellable.
+    pub fn new(
+        messages: &'a [Message],
+        tools: &'a [ToolDefinition],
+        tool_choice: &'a ToolChoice,
+    ) -> TurnRequest<'a> {
+        TurnRequest {
+            messages,
+            tools,
+            tool_choice,
+            cancel: None,
+        }
+    }
+
+    /// The request, stopped once `token` is cancelled.
+    pub fn cancelled_by(mut self, token: &'a CancelToken) -> TurnRequest<'a> {
+        self.cancel = Some(token);
+        self
+    }
 }
 
 /// One generated assistant turn.

@@ -124,11 +124,7 @@ pub fn evaluate(case: &Case, model: &mut dyn ChatModel, options: &RunOptions) ->
         Cow::Borrowed(&case.tools)
     };
     let choice = ToolChoice::Auto;
-    let request = TurnRequest {
-        messages: &case.messages,
-        tools: &tools,
-        tool_choice: &choice,
-    };
+    let request = TurnRequest::new(&case.messages, &tools, &choice);
     let prompt = model.prompt(&request);
     let started = Instant::now();
     let answer = ask(model, &request);

@@ -7,15 +7,16 @@
 
 use super::sampler::Sampler;
 use super::stop::StopMatcher;
-use super::{CancelFlag, GenerateError, GenerateOptions, Generation, StopReason, TokenConstraint};
+use super::{GenerateError, GenerateOptions, Generation, StopReason, TokenConstraint};
 use crate::model::{IncrementalDecoder, Model};
 use crate::stats::TurnStats;
 use std::time::{Duration, Instant};
+use tool_runtime::CancelToken;
 
 /// The state of one sequence's decoding.
 pub(crate) struct Decoding<'t> {
     max_new_tokens: usize,
-    cancel: Option<CancelFlag>,
+    cancel: Option<CancelToken>,
     eos: Vec<u32>,
     sampler: Sampler,
     decoder: IncrementalDecoder<'t>,
@@ -138,7 +139,7 @@ impl<'t> Decoding<'t> {
         }
         self.cancel
             .as_ref()
-            .is_some_and(CancelFlag::is_cancelled)
+            .is_some_and(CancelToken::is_cancelled)
             .then_some(StopReason::Cancelled)
     }
 

@@ -47,7 +47,6 @@
 #[cfg_attr(not(feature = "server"), allow(dead_code))]
 mod batch;
 mod cached;
-mod cancel;
 mod decoding;
 mod error;
 mod mask;
@@ -60,7 +59,6 @@ mod session;
 mod stop;
 
 pub use cached::DEFAULT_KV_BUDGET;
-pub use cancel::CancelFlag;
 pub use error::GenerateError;
 pub use mask::{TokenConstraint, TokenConstraintError, TokenSet};
 pub use options::{GenerateOptions, Generation, StopReason};

@@ -1,7 +1,7 @@
 //! What a generation is asked to do, and what it reports.
 
-use super::CancelFlag;
 use crate::stats::TurnStats;
+use tool_runtime::CancelToken;
 
 /// How to generate. The default is greedy decoding of up to 256 tokens,
 /// stopping at the model's end-of-sequence tokens.
@@ -25,8 +25,10 @@ pub struct GenerateOptions {
     /// Keep generating past the model's own eos ids (for benchmarks that
     /// need a fixed number of tokens); `eos_token_ids` still end generation.
     pub ignore_eos: bool,
-    /// Ends generation early once raised ([`StopReason::Cancelled`]).
-    pub cancel: Option<CancelFlag>,
+    /// Ends generation at the next token once cancelled
+    /// ([`StopReason::Cancelled`]): a server cancels it when its client goes
+    /// away, an agent when its run is cancelled.
+    pub cancel: Option<CancelToken>,
 }
 
 impl Default for GenerateOptions {
@@ -94,7 +96,7 @@ pub enum StopReason {
     ConstraintFinished,
     /// The context is full: no more tokens fit.
     ContextFull,
-    /// The [`CancelFlag`] was raised.
+    /// The [`CancelToken`] was cancelled.
     Cancelled,
 }
 

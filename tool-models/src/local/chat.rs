@@ -439,7 +439,10 @@ impl ChatModel for LocalChat {
     ) -> Result<Turn, crate::chat::TurnError> {
         let schema = self.schema.clone();
         let turn = self.prepare(request, schema.as_ref())?;
-        let options = self.options.clone();
+        let mut options = self.options.clone();
+        if let Some(token) = request.cancel {
+            options.cancel = Some(token.clone());
+        }
         let generation = self.generate(turn, &options, &mut |text| out(ModelDelta::Text(text)))?;
         Ok(Turn {
             text: generation.text,

@@ -327,12 +327,19 @@ impl RemoteChat {
         F: FnMut(ModelDelta<'_>) + ?Sized,
     {
         let total = self.timeouts.total;
-        match tokio::time::timeout(total, self.turn(request, out)).await {
-            Ok(result) => result,
-            Err(_) => Err(RemoteError::Timeout {
+        let turn = tokio::time::timeout(total, self.turn(request, out));
+        // Dropping the request closes its connection: the engine stops.
+        let finished = match request.cancel {
+            Some(token) => token.run_until_cancelled(turn).await,
+            None => Some(turn.await),
+        };
+        match finished {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(RemoteError::Timeout {
                 what: "the whole turn",
                 after: total,
             }),
+            None => Err(RemoteError::Cancelled),
         }
     }
 

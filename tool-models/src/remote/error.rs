@@ -32,6 +32,10 @@ pub enum RemoteError {
         /// The limit.
         after: std::time::Duration,
     },
+    /// The turn's [`CancelToken`](tool_runtime::CancelToken) was
+    /// cancelled; the request was dropped.
+    #[error("the turn was cancelled")]
+    Cancelled,
     /// The connection failed while the answer was arriving.
     #[error("the answer was interrupted: {0}")]
     Interrupted(String),

@@ -28,11 +28,10 @@ use std::time::Instant;
 
 use super::error::ApiError;
 use super::job::{options_for, prepare_turn, Forward, Job, Load, Reply};
-use crate::generate::{
-    CancelFlag, Decoding, GenerateError, GenerateOptions, Sequence, TokenConstraint,
-};
+use crate::generate::{Decoding, GenerateError, GenerateOptions, Sequence, TokenConstraint};
 use crate::local::{LocalChat, LocalChatError, PreparedTurn};
 use crate::model::{Model, Tokenizer};
+use tool_runtime::CancelToken;
 
 /// A request rendered and checked, waiting for room in the batch.
 struct Ready {
@@ -352,7 +351,7 @@ fn step<'t>(
                 if options
                     .cancel
                     .as_ref()
-                    .is_some_and(CancelFlag::is_cancelled)
+                    .is_some_and(CancelToken::is_cancelled)
                 {
                     // The client left: what of the prompt ran is kept for
                     // a request that continues it.

@@ -14,7 +14,7 @@ use super::job::{Job, Reply};
 use super::request;
 use super::responses::store::ResponseStore;
 use super::worker::Worker;
-use crate::generate::CancelFlag;
+use tool_runtime::CancelToken;
 
 /// What every handler shares.
 pub(crate) struct Shared {
@@ -40,7 +40,7 @@ pub(crate) fn unknown_model(shared: &Shared, id: &str) -> ApiError {
 
 /// Raises the job's flag when the handler or its stream is dropped: the
 /// client went away, or the answer is complete (then it is harmless).
-pub(crate) struct CancelOnDrop(CancelFlag);
+pub(crate) struct CancelOnDrop(CancelToken);
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
@@ -96,7 +96,7 @@ pub(crate) async fn submit(
     shared: &Shared,
     request: request::Request,
 ) -> Result<Accepted, ApiError> {
-    let cancel = CancelFlag::new();
+    let cancel = CancelToken::new();
     let guard = CancelOnDrop(cancel.clone());
     let (replies, mut rx) = unbounded_channel();
     shared.worker.submit(Job {

@@ -10,16 +10,17 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::error::ApiError;
 use super::request::{Finish, Request};
 use crate::chat::{ChatModel, TurnRequest, Usage};
-use crate::generate::{CancelFlag, GenerateOptions, Generation, StopReason};
+use crate::generate::{GenerateOptions, Generation, StopReason};
 use crate::local::{LocalChat, PreparedTurn};
 use crate::parse::{ParseOptions, StreamEvent, StreamParser};
+use tool_runtime::CancelToken;
 
 /// A request waiting for the model.
 pub(crate) struct Job {
     pub request: Request,
     /// Raised when the client goes away: a queued job is skipped, a running
     /// one stops at its next token.
-    pub cancel: CancelFlag,
+    pub cancel: CancelToken,
     pub replies: UnboundedSender<Reply>,
 }
 
@@ -54,11 +55,7 @@ pub(super) struct Load {
 /// checked against the context, its constraint built.
 pub(super) fn prepare_turn(chat: &mut LocalChat, job: &Job) -> Result<PreparedTurn, ApiError> {
     let r = &job.request;
-    let turn = TurnRequest {
-        messages: &r.messages,
-        tools: &r.tools,
-        tool_choice: &r.tool_choice,
-    };
+    let turn = TurnRequest::new(&r.messages, &r.tools, &r.tool_choice);
     Ok(chat.prepare(&turn, r.answer_schema.as_ref())?)
 }
 
@@ -66,7 +63,7 @@ pub(super) fn prepare_turn(chat: &mut LocalChat, job: &Job) -> Result<PreparedTu
 pub(super) fn options_for(
     r: &Request,
     defaults: &GenerateOptions,
-    cancel: &CancelFlag,
+    cancel: &CancelToken,
 ) -> GenerateOptions {
     GenerateOptions {
         max_new_tokens: r.max_tokens.unwrap_or(defaults.max_new_tokens),
@@ -88,7 +85,7 @@ pub(super) fn options_for(
 /// `parallel_tool_calls: false`, ends the answer after its first call.
 pub(super) struct Forward {
     replies: UnboundedSender<Reply>,
-    cancel: CancelFlag,
+    cancel: CancelToken,
     parser: StreamParser,
     one_call: bool,
     calls: usize,

@@ -345,11 +345,7 @@ fn score(
             ..ParseOptions::default()
         };
         for expected in &example.expectations {
-            let request = TurnRequest {
-                messages: example.prompt(expected),
-                tools: &tools,
-                tool_choice: &ToolChoice::Auto,
-            };
+            let request = TurnRequest::new(example.prompt(expected), &tools, &ToolChoice::Auto);
             let turn = chat
                 .respond(&request, &mut |_| {})
                 .map_err(|e| e.to_string())?;

@@ -30,11 +30,8 @@ fn writes_a_turn_as_the_messages_api_takes_it() {
         Message::tool("toolu_1", "get_weather", "22"),
     ];
     let tools = tools();
-    let turn = TurnRequest {
-        messages: &messages,
-        tools: &tools,
-        tool_choice: &ToolChoice::Named("get_weather".into()),
-    };
+    let choice = ToolChoice::Named("get_weather".into());
+    let turn = TurnRequest::new(&messages, &tools, &choice);
     let mut options = RequestOptions {
         temperature: Some(0.5),
         seed: Some(7),

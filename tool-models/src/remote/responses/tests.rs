@@ -200,11 +200,8 @@ fn the_request_body() {
         "return": {"type": "string"}}})])
     .unwrap();
     let messages = [Message::user("Weather in Paris?")];
-    let request = TurnRequest {
-        messages: &messages,
-        tools: &tools,
-        tool_choice: &ToolChoice::Named("get_weather".into()),
-    };
+    let choice = ToolChoice::Named("get_weather".into());
+    let request = TurnRequest::new(&messages, &tools, &choice);
     let mut extra = Map::new();
     extra.insert("temperature".into(), json!(0.2));
     extra.insert("reasoning".into(), json!({"effort": "low"}));
