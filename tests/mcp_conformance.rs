@@ -69,7 +69,7 @@ impl Tool for JsonSchema2020 {
         args: serde_json::Map<String, Value>,
         _: tool_use::ToolContext,
     ) -> Invocation {
-        Invocation::Blocking(Box::new(move || Ok(Value::Object(args).to_string())))
+        Invocation::Blocking(Box::new(move || Ok(Value::Object(args).to_string().into())))
     }
 }
 

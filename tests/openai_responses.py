@@ -7,6 +7,7 @@ Exits non-zero on the first failed check.
 
 import json
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import openai
 from openai import OpenAI
@@ -97,6 +98,129 @@ both = client.responses.create(model=MODEL, input=two, tools=TOOLS, tool_choice=
 check(len(calls_of(both)) == 2, f"parallel: {both.output}")
 one = client.responses.create(model=MODEL, input=two, tools=TOOLS, tool_choice="required", parallel_tool_calls=False)
 check(len(calls_of(one)) == 1, f"parallel_tool_calls=False: {one.output}")
+
+# allowed_tools: every tool is offered (the prompt holds all four
+# definitions), calls go only to the listed ones. Two more demo tools beside
+# the weather ones, so that the list can leave out what a question wants.
+CALCULATE = {
+    "type": "function",
+    "name": "calculate",
+    "description": "Do arithmetic on two numbers.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "operation": {"type": "string", "enum": ["add", "subtract", "multiply", "divide", "power"], "description": "The operation."},
+            "a": {"type": "number", "description": "The first number"},
+            "b": {"type": "number", "description": "The second number"},
+        },
+        "required": ["operation", "a", "b"],
+    },
+}
+TIME = {
+    "type": "function",
+    "name": "get_current_time",
+    "description": "Get the current date and time.",
+    "parameters": {
+        "type": "object",
+        "properties": {"timezone": {"type": "string", "description": 'A city or IANA time zone, e.g. "Tokyo"; UTC if omitted'}},
+    },
+}
+ALL_TOOLS = TOOLS + [CALCULATE, TIME]
+
+
+def allowed(mode, *names):
+    return {"type": "allowed_tools", "mode": mode, "tools": [{"type": "function", "name": n} for n in names]}
+
+
+def check_calculate(calls, what):
+    """Calls to `calculate` only, each with arguments its schema admits."""
+    check(calls and all(c.name == "calculate" for c in calls), f"{what}: {calls}")
+    for c in calls:
+        a = json.loads(c.arguments)
+        ok = a["operation"] in CALCULATE["parameters"]["properties"]["operation"]["enum"]
+        check(ok and all(isinstance(a[k], (int, float)) for k in "ab"), f"{what}: arguments {a}")
+
+
+# Required, naming one tool a weather question would not pick: the calls are
+# to it, and the choice is echoed in the API's form.
+only_calculate = allowed("required", "calculate")
+forced = client.responses.create(model=MODEL, input=weather, tools=ALL_TOOLS, tool_choice=only_calculate, temperature=0)
+check(forced.status == "completed", f"allowed_tools required: {forced}")
+check_calculate(calls_of(forced), "allowed_tools required")
+check(forced.tool_choice.model_dump() == only_calculate, f"echoed tool_choice: {forced.tool_choice}")
+check([t.name for t in forced.tools] == [t["name"] for t in ALL_TOOLS], f"echoed tools: {forced.tools}")
+# Unconstrained, the same question calls the temperature tool; the list
+# changes the answer, not the prompt: as many input tokens as with every
+# tool allowed, more than with `calculate` alone offered.
+free = client.responses.create(model=MODEL, input=weather, tools=ALL_TOOLS, tool_choice="required", temperature=0)
+check([c.name for c in calls_of(free)] == ["get_current_temperature"], f"without a list: {free.output}")
+alone = client.responses.create(model=MODEL, input=weather, tools=[CALCULATE], tool_choice="required", temperature=0)
+tokens = [x.usage.input_tokens for x in (forced, free, alone)]
+check(tokens[0] == tokens[1] > tokens[2], f"input tokens (listed, all, calculate alone): {tokens}")
+
+# Streamed: the items announced and the final response call the allowed tool
+# only, and they are the non-streamed answer.
+announced, deltas = [], ""
+with client.responses.stream(model=MODEL, input=weather, tools=ALL_TOOLS, tool_choice=only_calculate, temperature=0) as s:
+    for event in s:
+        if event.type == "response.output_item.added" and event.item.type == "function_call":
+            announced.append(event.item.name)
+        elif event.type == "response.function_call_arguments.delta":
+            deltas += event.delta
+    streamed = s.get_final_response()
+check(streamed.status == "completed", f"streamed allowed_tools: {streamed}")
+check_calculate(calls_of(streamed), "streamed allowed_tools required")
+check(announced == [c.name for c in calls_of(streamed)], f"announced {announced}")
+check(deltas == "".join(c.arguments for c in calls_of(streamed)), f"deltas {deltas!r}")
+check(without_ids(streamed) == without_ids(forced), f"streamed {streamed.output} differs from {forced.output}")
+
+# Required among two: every call is to one of them.
+pair = ("get_current_wind_speed", "get_current_time")
+r = client.responses.create(model=MODEL, input=weather, tools=ALL_TOOLS, tool_choice=allowed("required", *pair), temperature=0)
+check(calls_of(r) and all(c.name in pair for c in calls_of(r)), f"required among {pair}: {r.output}")
+
+# Auto: text or calls, but never a call to a tool outside the list, greedy or
+# sampled, whatever the question wants. Sent together (the server batches
+# them).
+runs = [
+    (question, names, temperature)
+    for question, names in [
+        (weather, pair),
+        (two, pair),
+        ("What is 12 times 7?", pair),
+        ("What time is it in Tokyo?", ("calculate",)),
+        ("What's the wind speed in Tokyo?", ("get_current_temperature", "calculate")),
+    ]
+    for temperature in (0, 1.0)
+]
+
+
+def auto_among(run):
+    question, names, temperature = run
+    return client.responses.create(
+        model=MODEL, input=question, tools=ALL_TOOLS, tool_choice=allowed("auto", *names), temperature=temperature, max_output_tokens=64
+    )
+
+
+called = set()
+with ThreadPoolExecutor(max_workers=len(runs)) as pool:
+    for (question, names, temperature), r in zip(runs, pool.map(auto_among, runs)):
+        outside = [c.name for c in calls_of(r) if c.name not in names]
+        check(not outside, f"auto among {names}, temperature {temperature}, {question!r}: called {outside}: {r.output}")
+        called.update(c.name for c in calls_of(r))
+check(len(called) >= 3, f"auto with a list still calls the listed tools: {called}")
+# …and still lets the model answer in words.
+r = client.responses.create(model=MODEL, input="Hello! Who are you?", tools=ALL_TOOLS, tool_choice=allowed("auto", *pair), temperature=0)
+check(not calls_of(r) and r.output_text, f"auto answers in words: {r.output}")
+
+# A listed tool that is not offered: 400, naming it, streamed or not.
+for stream in (False, True):
+    try:
+        client.responses.create(model=MODEL, input=weather, tools=ALL_TOOLS, tool_choice=allowed("required", "get_rain"), stream=stream)
+        check(False, f"expected BadRequestError (stream={stream})")
+    except openai.BadRequestError as e:
+        check(e.status_code == 400 and e.body.get("param") == "tool_choice", f"unknown allowed tool: {e.body}")
+        check("unknown tool `get_rain`" in e.body.get("message", ""), f"message names the tool: {e.body}")
 
 # Structured output through text.format.
 schema = {"type": "object", "properties": {"city": {"type": "string", "maxLength": 24}}, "required": ["city"], "additionalProperties": False}

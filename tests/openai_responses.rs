@@ -1,6 +1,7 @@
 //! The official OpenAI Python client's Responses API (`client.responses`)
 //! against `tool-use serve`, started as a user starts it:
-//! tests/openai_responses.py runs every check.
+//! tests/openai_responses.py runs every check (among them `allowed_tools`
+//! in `required` and `auto` mode, streamed and not, on the bundled model).
 
 mod python;
 

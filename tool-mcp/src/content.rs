@@ -1,7 +1,7 @@
 //! An MCP tool result as the text a model reads.
 
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
-use tool_runtime::{ToolError, ToolResult};
+use tool_runtime::{ToolError, ToolOutput, ToolResult};
 
 /// The text of a `tools/call` result: text blocks as they are, embedded text
 /// resources as their text, anything else (images, audio, blobs, links) named
@@ -52,9 +52,10 @@ fn decoded_len(base64: &str) -> usize {
     data.len() * 3 / 4
 }
 
-/// A result as the toolbox's outcome: `isError` results are the tool's error.
-/// The toolbox prefixes errors with `Error: `; a server that did so already
-/// (this crate's does) is not prefixed twice.
+/// A result as the toolbox's outcome: `isError` results are the tool's error,
+/// and `structuredContent` is the output's value. The toolbox prefixes
+/// errors with `Error: `; a server that did so already (this crate's does)
+/// is not prefixed twice.
 pub(crate) fn outcome(result: CallToolResult) -> ToolResult {
     let text = result_text(&result);
     if result.is_error == Some(true) {
@@ -68,7 +69,10 @@ pub(crate) fn outcome(result: CallToolResult) -> ToolResult {
             text
         }))
     } else {
-        Ok(text)
+        Ok(ToolOutput {
+            text,
+            value: result.structured_content,
+        })
     }
 }
 
@@ -124,5 +128,16 @@ mod tests {
         );
         let fine = parse(json!({"content": [{"type": "text", "text": "42"}]}));
         assert_eq!(outcome(fine), Ok("42".into()));
+        let structured = parse(json!({
+            "content": [{"type": "text", "text": "{\"celsius\":21}"}],
+            "structuredContent": {"celsius": 21}
+        }));
+        assert_eq!(
+            outcome(structured),
+            Ok(ToolOutput {
+                text: r#"{"celsius":21}"#.into(),
+                value: Some(json!({"celsius": 21}))
+            })
+        );
     }
 }

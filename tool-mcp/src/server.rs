@@ -28,8 +28,8 @@ use serde_json::{Map, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tool_runtime::{
-    DefinitionFormat, RunContext, SharedToolbox, Subscription, ToolCall, ToolError, ToolProgress,
-    Toolbox,
+    DefinitionFormat, RunContext, SharedToolbox, Subscription, ToolCall, ToolError, ToolOutput,
+    ToolProgress, Toolbox,
 };
 
 /// Serves a [`Toolbox`] over MCP. Cheap to clone: the streamable HTTP
@@ -148,7 +148,7 @@ impl McpServer {
         // `invoke` answers with a result, not a message: the id is only
         // what the tool's context reports.
         match self.toolbox.snapshot().invoke_in(&call, run).await {
-            Ok(text) => Ok(self.answer(&call.name, text)),
+            Ok(output) => Ok(self.answer(&call.name, output)),
             Err(e @ ToolError::UnknownTool(_)) => {
                 Err(ErrorData::invalid_params(e.to_string(), None))
             }
@@ -159,22 +159,17 @@ impl McpServer {
     }
 
     /// A call's result: its text, and for a tool with an `outputSchema`
-    /// the same value as `structuredContent` (the text is the JSON the
-    /// toolbox wrote of the tool's return value).
-    fn answer(&self, tool: &str, text: String) -> CallToolResult {
+    /// the value it returned as `structuredContent`.
+    fn answer(&self, tool: &str, output: ToolOutput) -> CallToolResult {
         let structured = self
             .tools()
             .iter()
             .any(|t| t.name == tool && t.output_schema.is_some());
-        let value = structured.then(|| serde_json::from_str::<Value>(&text).ok());
-        match value.flatten() {
-            Some(value @ Value::Object(_)) => {
-                let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-                result.structured_content = Some(value);
-                result
-            }
-            _ => CallToolResult::success(vec![ContentBlock::text(text)]),
+        let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
+        if let (true, Some(value @ Value::Object(_))) = (structured, output.value) {
+            result.structured_content = Some(value);
         }
+        result
     }
 
     /// Serves one client on stdin/stdout until it disconnects. Nothing but

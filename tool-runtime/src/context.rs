@@ -23,7 +23,7 @@
 //!     }
 //!     fn invoke(self: Arc<Self>, _: Map<String, Value>, context: ToolContext) -> Invocation {
 //!         Invocation::Blocking(Box::new(move || {
-//!             Ok(context.get::<User>().map_or("nobody", |u| u.0).to_owned())
+//!             Ok(context.get::<User>().map_or("nobody", |u| u.0).into())
 //!         }))
 //!     }
 //! }

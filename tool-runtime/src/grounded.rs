@@ -132,7 +132,7 @@ mod tests {
         }
         fn invoke(self: Arc<Self>, args: Map<String, Value>, _: ToolContext) -> Invocation {
             Invocation::Blocking(Box::new(move || -> ToolResult {
-                Ok(format!("sunny in {}", args["city"].as_str().unwrap_or("?")))
+                Ok(format!("sunny in {}", args["city"].as_str().unwrap_or("?")).into())
             }))
         }
     }

@@ -11,8 +11,67 @@ use serde_json::{Map, Value};
 use std::fmt::Display;
 use std::sync::Arc;
 
-/// What a tool call produces: the text for the tool message, or why not.
-pub type ToolResult = Result<String, ToolError>;
+/// What a tool call produces: its output, or why not.
+pub type ToolResult = Result<ToolOutput, ToolError>;
+
+/// What a call produced: the text the model reads in the tool message,
+/// and the value it was written from when the tool returned one (a
+/// `#[tool]` function always does; MCP sends an object as
+/// `structuredContent`).
+///
+/// ```
+/// use serde_json::json;
+/// use tool_runtime::ToolOutput;
+///
+/// let out = ToolOutput::json(json!({"words": 3}));
+/// assert_eq!(out.text, r#"{"words":3}"#);
+/// assert_eq!(out.value, Some(json!({"words": 3})));
+/// // A string is the text itself, not its JSON.
+/// assert_eq!(ToolOutput::json(json!("hi")).text, "hi");
+/// // Text alone, from a tool that has no value to give.
+/// assert_eq!(ToolOutput::from("done").value, None);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolOutput {
+    /// The tool message's text.
+    pub text: String,
+    /// The value returned, as JSON.
+    pub value: Option<Value>,
+}
+
+impl ToolOutput {
+    /// Text alone.
+    pub fn text(text: impl Into<String>) -> ToolOutput {
+        ToolOutput {
+            text: text.into(),
+            value: None,
+        }
+    }
+
+    /// A value, and its text: a string as-is, anything else as JSON.
+    pub fn json(value: Value) -> ToolOutput {
+        let text = match &value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        ToolOutput {
+            text,
+            value: Some(value),
+        }
+    }
+}
+
+impl From<String> for ToolOutput {
+    fn from(text: String) -> ToolOutput {
+        ToolOutput::text(text)
+    }
+}
+
+impl From<&str> for ToolOutput {
+    fn from(text: &str) -> ToolOutput {
+        ToolOutput::text(text)
+    }
+}
 
 /// How a tool runs once its arguments are read.
 pub enum Invocation {
@@ -67,9 +126,9 @@ impl<T: DeserializeOwned> FromArgument for T {}
     label = "a tool's return value must implement `serde::Serialize`",
     note = "for your own type, add `#[derive(serde::Serialize, schemars::JsonSchema)]`"
 )]
-pub trait ToolOutput: Serialize {}
+pub trait ToolReturn: Serialize {}
 
-impl<T: Serialize> ToolOutput for T {}
+impl<T: Serialize> ToolReturn for T {}
 
 /// Removes argument `name` and deserialises it; absent reads as `null` (so
 /// `Option` parameters become `None`).
@@ -95,11 +154,10 @@ pub fn take_arg<T: FromArgument>(
     })
 }
 
-/// A returned value as tool-message text: a string as-is, anything else as JSON.
-pub fn output<T: ToolOutput>(tool: &str, value: T) -> ToolResult {
+/// A returned value as the call's output ([`ToolOutput::json`]).
+pub fn output<T: ToolReturn>(tool: &str, value: T) -> ToolResult {
     match serde_json::to_value(&value) {
-        Ok(Value::String(s)) => Ok(s),
-        Ok(v) => Ok(v.to_string()),
+        Ok(value) => Ok(ToolOutput::json(value)),
         Err(e) => Err(ToolError::Output {
             tool: tool.to_owned(),
             message: e.to_string(),
@@ -108,7 +166,7 @@ pub fn output<T: ToolOutput>(tool: &str, value: T) -> ToolResult {
 }
 
 /// A returned `Result`: `Ok` as [`output`], `Err` as the tool's own error.
-pub fn result_output<T: ToolOutput, E: Display>(tool: &str, result: Result<T, E>) -> ToolResult {
+pub fn result_output<T: ToolReturn, E: Display>(tool: &str, result: Result<T, E>) -> ToolResult {
     match result {
         Ok(v) => output(tool, v),
         Err(e) => Err(ToolError::Failed(e.to_string())),
@@ -122,10 +180,12 @@ mod tests {
 
     #[test]
     fn outputs() {
-        assert_eq!(output("t", "plain").unwrap(), "plain");
-        assert_eq!(output("t", 22.5).unwrap(), "22.5");
-        assert_eq!(output("t", json!({"a": [1]})).unwrap(), r#"{"a":[1]}"#);
-        assert_eq!(output("t", ()).unwrap(), "null");
+        let text = |out: ToolResult| out.unwrap().text;
+        assert_eq!(text(output("t", "plain")), "plain");
+        assert_eq!(text(output("t", 22.5)), "22.5");
+        assert_eq!(text(output("t", json!({"a": [1]}))), r#"{"a":[1]}"#);
+        assert_eq!(text(output("t", ())), "null");
+        assert_eq!(output("t", 22.5).unwrap().value, Some(json!(22.5)));
         assert_eq!(
             result_output::<u8, _>("t", Err("division by zero")).unwrap_err(),
             ToolError::Failed("division by zero".into())

@@ -443,7 +443,7 @@ type Prepared = (Arc<dyn Tool>, Map<String, Value>);
 /// The tool message for a call's outcome; errors start with `Error: `.
 fn answer(call: &ToolCall, result: ToolResult) -> Message {
     let content = match result {
-        Ok(text) => text,
+        Ok(output) => output.text,
         Err(e) => format!("Error: {e}"),
     };
     Message::tool(call.id.clone(), call.name.clone(), content)

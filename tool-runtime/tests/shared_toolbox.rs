@@ -38,7 +38,7 @@ impl Tool for Named {
     }
 
     fn invoke(self: Arc<Self>, _: Map<String, Value>, _: ToolContext) -> Invocation {
-        Invocation::Blocking(Box::new(move || Ok(self.name.clone())))
+        Invocation::Blocking(Box::new(move || Ok(self.name.clone().into())))
     }
 }
 

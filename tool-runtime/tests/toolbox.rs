@@ -162,6 +162,28 @@ fn results_become_content() {
 }
 
 #[test]
+fn an_output_keeps_the_value_beside_its_text() {
+    let t = weather();
+    let invoke = |name: &str, args: Value| {
+        tool_runtime::exec::block_on(t.invoke(&call(name, args))).unwrap()
+    };
+    let out = invoke("summarise", json!({"items": [1, 2]}));
+    assert_eq!(out.text, r#"{"count":2,"sum":3,"tags":null}"#);
+    assert_eq!(out.value, Some(json!({"count": 2, "sum": 3, "tags": null})));
+    // A number is its JSON; a string is its own text, and still a value.
+    let out = invoke(
+        "get_current_temperature",
+        json!({"location": "Paris, France", "unit": "celsius"}),
+    );
+    assert_eq!((out.text.as_str(), out.value), ("22.0", Some(json!(22.0))));
+    let out = invoke("divide", json!({"a": 1, "b": 4}));
+    assert_eq!(
+        (out.text.as_str(), out.value),
+        ("0.25", Some(json!("0.25")))
+    );
+}
+
+#[test]
 fn every_failure_is_a_message() {
     let t = weather();
     let cases = [

@@ -92,7 +92,7 @@ mod tests {
                     context.progress(f64::from(i), Some(3.0), None);
                     std::thread::sleep(std::time::Duration::from_millis(5));
                 }
-                Ok(context.call_id().to_owned())
+                Ok(context.call_id().into())
             }))
         }
     }

@@ -19,7 +19,7 @@ impl<F: Fn(Map<String, Value>) -> String + Send + Sync + 'static> Tool for FnToo
         &self.definition
     }
     fn invoke(self: Arc<Self>, args: Map<String, Value>, _: ToolContext) -> Invocation {
-        Invocation::Blocking(Box::new(move || Ok((self.answer)(args))))
+        Invocation::Blocking(Box::new(move || Ok((self.answer)(args).into())))
     }
 }
 
