@@ -38,8 +38,10 @@ impl FieldError {
     /// A problem with the field at `path`; the message is prefixed with it.
     pub fn new(path: impl Into<String>, problem: impl std::fmt::Display) -> FieldError {
         let path = path.into();
-        let message = if path.is_empty() {
-            problem.to_string()
+        let problem = problem.to_string();
+        // Some errors name their field already (`tool_choice: unknown tool…`).
+        let message = if path.is_empty() || problem.starts_with(&format!("{path}: ")) {
+            problem
         } else {
             format!("{path}: {problem}")
         };
