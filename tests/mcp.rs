@@ -487,3 +487,33 @@ async fn a_toolbox_kept_in_step_follows_the_servers_changes() {
     );
     assert_eq!(names(&clashing), ["ticks"]);
 }
+
+/// Sleep, blocking the thread.
+///
+/// Args:
+///     ms: How long, in milliseconds.
+#[tool]
+fn doze(ms: u64) -> String {
+    std::thread::sleep(Duration::from_millis(ms));
+    format!("dozed {ms} ms")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blocking_tools_never_hold_up_the_server() {
+    let (url, _stop, _task) = http_server(tool_use::toolbox![doze]).await;
+    let client = McpClient::http(&url).await.unwrap();
+    let toolbox = Toolbox::new().with_mcp(&client).unwrap();
+    let dozes: Vec<ToolCall> = (0..4)
+        .map(|i| ToolCall::new(format!("d{i}"), "doze", json!({"ms": 400})))
+        .collect();
+    let started = Instant::now();
+    let answers = contents(&toolbox.call_all(&dozes).await);
+    // Run inline, the four would take turns on the runtime's two threads
+    // (800 ms at least), and the client's own tasks would wait with them.
+    assert!(
+        started.elapsed() < Duration::from_millis(750),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(answers, ["dozed 400 ms"; 4]);
+}

@@ -147,7 +147,9 @@ impl McpServer {
         let call = ToolCall::new(id, params.name.as_ref(), arguments);
         // `invoke` answers with a result, not a message: the id is only
         // what the tool's context reports.
-        match self.toolbox.snapshot().invoke_in(&call, run).await {
+        // A blocking tool gets a thread, so that this session (and, on one
+        // runtime, every other) keeps reading requests and cancellations.
+        match self.toolbox.snapshot().invoke_detached(&call, run).await {
             Ok(output) => Ok(self.answer(&call.name, output)),
             Err(e @ ToolError::UnknownTool(_)) => {
                 Err(ErrorData::invalid_params(e.to_string(), None))

@@ -212,6 +212,14 @@ impl Toolbox {
         self.start(call, run, false).await
     }
 
+    /// [`Toolbox::invoke_in`] for a server's request handler: a blocking
+    /// tool runs on a thread of its own even without a time limit, so the
+    /// async runtime that awaits it goes on serving (other requests, a
+    /// cancellation) meanwhile.
+    pub async fn invoke_detached(&self, call: &ToolCall, run: &RunContext) -> ToolResult {
+        self.start(call, run, true).await
+    }
+
     /// Runs one call; the tool message answering it (errors included).
     pub async fn call(&self, call: &ToolCall) -> Message {
         self.call_in(call, &RunContext::default()).await
