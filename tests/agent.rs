@@ -454,7 +454,7 @@ fn a_cancelled_run_stops_before_its_next_round_with_its_transcript() {
         matches!(err, AgentError::Cancelled { round: 2, .. }),
         "{err}"
     );
-    assert_eq!(err.to_string(), "the run was cancelled before round 2");
+    assert_eq!(err.to_string(), "the run was cancelled in round 2");
     // The call made before the stop is answered; what it returned after
     // its run was cancelled is discarded.
     let messages = err.messages();

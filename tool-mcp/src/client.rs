@@ -16,7 +16,7 @@ use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock, Weak};
 use std::time::Duration;
 use tokio::runtime::{Handle, Runtime};
 use tool_runtime::{
@@ -72,7 +72,14 @@ struct Heard {
 impl std::fmt::Debug for Heard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Heard")
-            .field("tools", &read(&self.tools).len())
+            .field(
+                "tools",
+                &self
+                    .tools
+                    .read()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .len(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -91,7 +98,11 @@ impl ClientHandler for Listener {
         // A server that cannot list its tools now keeps its old ones here;
         // calls to a tool that went away are answered by the server.
         if let Ok(tools) = context.peer.list_all_tools().await {
-            *write(&self.heard.tools) = tools;
+            *self
+                .heard
+                .tools
+                .write()
+                .unwrap_or_else(PoisonError::into_inner) = tools;
             self.heard.resync();
         }
     }
@@ -252,7 +263,12 @@ impl McpClient {
                 method: "tools/list",
                 message: e.to_string(),
             })?;
-        *write(&self.connection.heard.tools) = tools;
+        *self
+            .connection
+            .heard
+            .tools
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = tools;
         self.connection.heard.resync();
         Ok(())
     }
@@ -277,7 +293,12 @@ impl McpClient {
 
     /// The tools as the server last listed them.
     pub fn definitions(&self) -> Vec<McpToolDef> {
-        read(&self.connection.heard.tools).clone()
+        self.connection
+            .heard
+            .tools
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Every listed tool, ready for a [`Toolbox`](tool_runtime::Toolbox).
@@ -486,14 +507,8 @@ async fn call(
     outcome
 }
 
+/// The data behind each lock is whole between statements: a panic
+/// elsewhere poisons nothing worth refusing service for.
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-fn read<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    l.read().unwrap_or_else(|p| p.into_inner())
-}
-
-fn write<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
-    l.write().unwrap_or_else(|p| p.into_inner())
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -260,14 +260,7 @@ impl<M: ChatModel> Agent<M> {
                 self.model
                     .respond(&request, &mut |delta| state.take(delta, on_event))
             });
-            trace::turn(&chat, &turn);
-            // What a cancelled turn wrote is dropped, whole or not.
-            if self.context.cancel_token().is_cancelled() {
-                return Err(run.cancelled(round));
-            }
-            let step = run.end_turn(round, state, turn, on_event)?;
-            trace::finished(&chat, &step);
-            match step {
+            match self.end_turn(&mut run, round, state, turn, &chat, on_event)? {
                 Step::Answered(done) => return Ok(done),
                 Step::Calls(calls) if self.answer_on_repeat && run.repeats(&calls) => {}
                 Step::Calls(calls) => {
@@ -348,14 +341,7 @@ impl<M: AsyncChatModel> Agent<M> {
                 let mut take = |delta: ModelDelta<'_>| state.take(delta, &mut *on_event);
                 trace::instrument(self.model.respond_async(&request, &mut take), &chat).await
             };
-            trace::turn(&chat, &turn);
-            // What a cancelled turn wrote is dropped, whole or not.
-            if self.context.cancel_token().is_cancelled() {
-                return Err(run.cancelled(round));
-            }
-            let step = run.end_turn(round, state, turn, on_event)?;
-            trace::finished(&chat, &step);
-            match step {
+            match self.end_turn(&mut run, round, state, turn, &chat, on_event)? {
                 Step::Answered(done) => return Ok(done),
                 Step::Calls(calls) if self.answer_on_repeat && run.repeats(&calls) => {}
                 Step::Calls(calls) => self.dispatch(&mut run, calls, &choice, on_event).await?,
@@ -423,6 +409,27 @@ impl<M> Agent<M> {
             });
         }
         Ok(stopped.into_conversation(answers))
+    }
+
+    /// Ends round `round` of `run` with the model's `turn`, unless the run
+    /// was cancelled meanwhile: what a cancelled turn wrote is dropped,
+    /// whole or not.
+    fn end_turn<F: FnMut(AgentEvent) + ?Sized>(
+        &self,
+        run: &mut Run,
+        round: usize,
+        state: run::Round,
+        turn: Result<Turn, TurnError>,
+        chat: &trace::Span,
+        on_event: &mut F,
+    ) -> Result<Step, AgentError> {
+        trace::turn(chat, &turn);
+        if self.context.cancel_token().is_cancelled() {
+            return Err(run.cancelled(round));
+        }
+        let step = run.end_turn(round, state, turn, &mut |e| on_event(e))?;
+        trace::finished(chat, &step);
+        Ok(step)
     }
 
     /// Starts round `round` of `run`, unless the run was cancelled: takes
