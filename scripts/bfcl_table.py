@@ -10,7 +10,8 @@ import json
 import sys
 
 CATEGORIES = [
-    "simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance",
+    "simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
+    "parallel_multiple", "irrelevance",
     "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple",
     "live_irrelevance", "live_relevance",
 ]

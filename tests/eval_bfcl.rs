@@ -40,51 +40,57 @@ fn cases_by_id(data: &std::path::Path) -> BTreeMap<String, Case> {
 #[test]
 fn the_checker_agrees_with_bfcls_on_every_committed_output() {
     let Some((python, data)) = data() else { return };
-    let outputs = format!("{}/tests/bfcl/outputs.jsonl", env!("CARGO_MANIFEST_DIR"));
-    let theirs = python::run_script(&python, "bfcl/verdicts.py", &[&outputs]);
-    let ours = std::fs::read_to_string(&outputs).unwrap();
     let cases = cases_by_id(&data);
-
     let (mut compared, mut right, mut mismatches) = (0, 0, Vec::new());
     let mut categories = BTreeSet::new();
     let mut sources = BTreeSet::new();
-    for (line, verdict) in ours.lines().zip(theirs.lines()) {
-        let output: Value = serde_json::from_str(line).unwrap();
-        let verdict: Value = serde_json::from_str(verdict).unwrap();
-        assert_eq!(
-            output["id"], verdict["id"],
-            "verdicts come in the outputs' order"
-        );
-        assert!(
-            verdict["valid"].is_boolean(),
-            "BFCL's checker raised on {line}: {verdict}"
-        );
-        let case = &cases[output["id"].as_str().unwrap()];
-        let decoded = match &output["decoded"] {
-            Value::Array(calls) => Decoded::Calls(calls.clone()),
-            _ => Decoded::Failed(output["decode_error"].as_str().unwrap().to_owned()),
-        };
-        let mine = eval::check(case, &decoded);
-        let same = Value::Bool(mine.valid) == verdict["valid"]
-            && mine.error_type.as_deref() == verdict["error_type"].as_str();
-        if !same {
-            mismatches.push(format!(
-                "{}: BFCL {} {}, ours {} {:?} {:?}",
-                case.id,
-                verdict["valid"],
-                verdict["error_type"],
-                mine.valid,
-                mine.error_type,
-                mine.errors
-            ));
+    // Python's categories (scripts/bfcl_outputs.py), then Java's and
+    // JavaScript's (scripts/bfcl_outputs_java_js.py).
+    let mut lines = 0;
+    for file in ["outputs.jsonl", "outputs_java_js.jsonl"] {
+        let outputs = format!("{}/tests/bfcl/{file}", env!("CARGO_MANIFEST_DIR"));
+        let theirs = python::run_script(&python, "bfcl/verdicts.py", &[&outputs]);
+        let ours = std::fs::read_to_string(&outputs).unwrap();
+        assert_eq!(ours.lines().count(), theirs.lines().count(), "{file}");
+        lines += ours.lines().count();
+        for (line, verdict) in ours.lines().zip(theirs.lines()) {
+            let output: Value = serde_json::from_str(line).unwrap();
+            let verdict: Value = serde_json::from_str(verdict).unwrap();
+            assert_eq!(
+                output["id"], verdict["id"],
+                "verdicts come in the outputs' order"
+            );
+            assert!(
+                verdict["valid"].is_boolean(),
+                "BFCL's checker raised on {line}: {verdict}"
+            );
+            let case = &cases[output["id"].as_str().unwrap()];
+            let decoded = match &output["decoded"] {
+                Value::Array(calls) => Decoded::Calls(calls.clone()),
+                _ => Decoded::Failed(output["decode_error"].as_str().unwrap().to_owned()),
+            };
+            let mine = eval::check(case, &decoded);
+            let same = Value::Bool(mine.valid) == verdict["valid"]
+                && mine.error_type.as_deref() == verdict["error_type"].as_str();
+            if !same {
+                mismatches.push(format!(
+                    "{}: BFCL {} {}, ours {} {:?} {:?}",
+                    case.id,
+                    verdict["valid"],
+                    verdict["error_type"],
+                    mine.valid,
+                    mine.error_type,
+                    mine.errors
+                ));
+            }
+            compared += 1;
+            right += usize::from(mine.valid);
+            categories.insert(case.category);
+            let source = output["source"].as_str().unwrap();
+            sources.insert(source.split(':').next().unwrap().to_owned());
         }
-        compared += 1;
-        right += usize::from(mine.valid);
-        categories.insert(case.category);
-        let source = output["source"].as_str().unwrap();
-        sources.insert(source.split(':').next().unwrap().to_owned());
     }
-    assert_eq!(compared, theirs.lines().count());
+    assert_eq!(compared, lines);
     assert!(compared >= 300, "only {compared} outputs");
     assert_eq!(
         categories.len(),
@@ -230,7 +236,9 @@ fn bad_selections_are_refused_with_the_valid_choices() {
     };
     let e = run(&["--categories", "simple"]);
     assert!(
-        e.contains("unknown category `simple`; the categories are simple_python, multiple"),
+        e.contains(
+            "unknown category `simple`; the categories are simple_python, simple_java, simple_javascript, multiple"
+        ),
         "{e}"
     );
     let e = run(&["--ids", "simple_python_0,simple_python_9999"]);

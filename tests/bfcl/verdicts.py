@@ -54,6 +54,8 @@ from bfcl_eval.utils import (  # noqa: E402
     extract_test_category_from_id,
     is_empty_output,
     is_function_calling_format_output,
+    is_java,
+    is_js,
     is_relevance_or_irrelevance,
     load_dataset_entry,
     load_ground_truth_entry,
@@ -67,9 +69,10 @@ def load_category(category):
 
     BFCL's evaluate_task loads the questions with include_prereq=False and
     include_language_specific_hint=False (the hint is only added when
-    prompting). For these Python categories the hint only appends a sentence
-    to each description, which the checker never reads, so either way gives
-    the same verdicts; we mirror the runner. Possible answers pair with
+    prompting). That matters for Java and JavaScript, whose hint also turns
+    every parameter's type into "string": the checker reads the types as
+    written (HashMap, ArrayList…) to convert the model's strings. We mirror
+    the runner. Possible answers pair with
     questions by line index, not by id (BFCL's _subset_entries_by_model_ids
     does the same, as some answer ids differ in format).
     """
@@ -108,11 +111,18 @@ def judge(line):
         return False, "ast_decoder:decoder_failed"
     if not is_function_calling_format_output(decoded):
         return False, "ast_decoder:decoder_wrong_output_format"
+    # The runner's choice of language (eval_runner.py), by the name.
+    if is_java(category):
+        language = Language.JAVA
+    elif is_js(category):
+        language = Language.JAVASCRIPT
+    else:
+        language = Language.PYTHON
     result = ast_checker(
         entry["function"],
         decoded,
         answer["ground_truth"],
-        Language.PYTHON,
+        language,
         category,
         MODEL_NAME,
     )

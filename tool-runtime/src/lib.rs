@@ -61,8 +61,8 @@ pub use error::{ArgIssue, ToolError, UnknownTool};
 pub use format::DefinitionFormat;
 pub use grounding::{ground_free_numbers, ground_free_strings};
 pub use message::{Message, Role};
-pub use tool::{FromArgument, Invocation, Tool, ToolOutput, ToolResult, ToolReturn};
 pub use shared_toolbox::{SharedToolbox, Subscription, WeakToolbox};
+pub use tool::{FromArgument, Invocation, Tool, ToolOutput, ToolResult, ToolReturn};
 pub use toolbox::{ToolSet, Toolbox, ToolboxError};
 pub use validate::Policy;
 

@@ -4,14 +4,19 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::EvalError;
+use super::{EvalError, Language};
 
-/// A BFCL v4 test category with one user turn (multi-turn, memory, web
-/// search and the Java/JavaScript categories are not run yet).
+/// A BFCL v4 test category with one user turn (multi-turn, memory and web
+/// search are not run yet).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Category {
     /// One function offered, one call expected.
     SimplePython,
+    /// One Java method, one call, its arguments in Java's syntax.
+    SimpleJava,
+    /// One JavaScript function, one call, its arguments in JavaScript's
+    /// syntax.
+    SimpleJavascript,
     /// Several functions offered, one call to the right one expected.
     Multiple,
     /// One function, several calls to it expected, in any order.
@@ -52,7 +57,8 @@ pub enum Check {
 /// The groups BFCL's leaderboard reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Group {
-    /// Non-live AST: the unweighted mean of simple, multiple, parallel and
+    /// Non-live AST: the unweighted mean of simple (itself the mean of its
+    /// Python, Java and JavaScript categories), multiple, parallel and
     /// parallel_multiple.
     NonLiveAst,
     /// Live AST: the four live AST categories, weighted by their sizes.
@@ -91,8 +97,10 @@ impl Group {
 
 impl Category {
     /// Every category, in BFCL's order.
-    pub const ALL: [Category; 11] = [
+    pub const ALL: [Category; 13] = [
         Category::SimplePython,
+        Category::SimpleJava,
+        Category::SimpleJavascript,
         Category::Multiple,
         Category::Parallel,
         Category::ParallelMultiple,
@@ -109,6 +117,8 @@ impl Category {
     pub fn name(self) -> &'static str {
         match self {
             Category::SimplePython => "simple_python",
+            Category::SimpleJava => "simple_java",
+            Category::SimpleJavascript => "simple_javascript",
             Category::Multiple => "multiple",
             Category::Parallel => "parallel",
             Category::ParallelMultiple => "parallel_multiple",
@@ -132,7 +142,10 @@ impl Category {
     /// (`"parallel" in category`, then `"multiple" in category`).
     pub fn check(self) -> Check {
         match self {
-            Category::SimplePython | Category::LiveSimple => Check::Simple,
+            Category::SimplePython
+            | Category::SimpleJava
+            | Category::SimpleJavascript
+            | Category::LiveSimple => Check::Simple,
             Category::Multiple | Category::LiveMultiple => Check::Multiple,
             Category::Parallel
             | Category::ParallelMultiple
@@ -152,6 +165,8 @@ impl Category {
     pub fn group(self) -> Group {
         match self {
             Category::SimplePython
+            | Category::SimpleJava
+            | Category::SimpleJavascript
             | Category::Multiple
             | Category::Parallel
             | Category::ParallelMultiple => Group::NonLiveAst,
@@ -162,6 +177,25 @@ impl Category {
             Category::Irrelevance | Category::LiveIrrelevance => Group::Irrelevance,
             Category::LiveRelevance => Group::Relevance,
         }
+    }
+
+    /// The language its functions are written in (BFCL decides by the
+    /// name: `is_java`, `is_js`).
+    pub fn language(self) -> Language {
+        match self {
+            Category::SimpleJava => Language::Java,
+            Category::SimpleJavascript => Language::JavaScript,
+            _ => Language::Python,
+        }
+    }
+
+    /// Whether BFCL's non-live "simple" score averages it with the other
+    /// languages' simple categories before the group's mean.
+    pub fn is_simple(self) -> bool {
+        matches!(
+            self,
+            Category::SimplePython | Category::SimpleJava | Category::SimpleJavascript
+        )
     }
 
     /// The category a case id belongs to (`live_simple_12-3-4` →
@@ -217,7 +251,10 @@ mod tests {
             assert_eq!(Category::of_id(&format!("{}_17", c.name())), Some(c));
         }
         let e = "simple".parse::<Category>().unwrap_err().to_string();
-        assert!(e.contains("simple_python, multiple"), "{e}");
+        assert!(
+            e.contains("simple_python, simple_java, simple_javascript, multiple"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -235,6 +272,11 @@ mod tests {
             Some(Category::LiveMultiple)
         );
         assert_eq!(Category::of_id("multi_turn_base_0"), None);
+        assert_eq!(
+            Category::of_id("simple_javascript_7"),
+            Some(Category::SimpleJavascript)
+        );
+        assert_eq!(Category::of_id("simple_java_7"), Some(Category::SimpleJava));
     }
 
     #[test]

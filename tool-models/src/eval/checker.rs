@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::category::Check;
 use super::decoded::Decoded;
+use super::language::{Expected, Language};
 use super::python::{self, contains, eq, repr, standardize, standardized, PyType};
 use super::schema::tool_name;
 use super::Case;
@@ -56,7 +57,10 @@ pub fn check(case: &Case, decoded: &Decoded) -> Verdict {
                 "ast_decoder:decoder_wrong_output_format",
                 "Did not output in the specified format.",
             ),
-            Decoded::Calls(calls) => ast(check, &case.functions, calls, &case.answers),
+            Decoded::Calls(calls) => {
+                let language = case.category.language();
+                ast(check, language, &case.functions, calls, &case.answers)
+            }
         },
     }
 }
@@ -90,9 +94,15 @@ fn relevance(check: Check, decoded: &Decoded) -> Verdict {
 }
 
 /// `ast_checker`: the calls against the possible answers.
-fn ast(check: Check, functions: &[Value], calls: &[Value], answers: &[Value]) -> Verdict {
+fn ast(
+    check: Check,
+    language: Language,
+    functions: &[Value],
+    calls: &[Value],
+    answers: &[Value],
+) -> Verdict {
     match check {
-        Check::Parallel => parallel(functions, calls, answers),
+        Check::Parallel => parallel(language, functions, calls, answers),
         Check::Multiple => {
             if calls.len() != answers.len() {
                 return Verdict::invalid(
@@ -107,7 +117,7 @@ fn ast(check: Check, functions: &[Value], calls: &[Value], answers: &[Value]) ->
                 );
             };
             match find_function(functions, expected) {
-                Some(function) => simple(function, &calls[0], &answers[0]),
+                Some(function) => simple(language, function, &calls[0], &answers[0]),
                 None => missing_function(expected),
             }
         }
@@ -119,7 +129,7 @@ fn ast(check: Check, functions: &[Value], calls: &[Value], answers: &[Value]) ->
                 );
             }
             match (functions.first(), answers.first()) {
-                (Some(function), Some(answer)) => simple(function, &calls[0], answer),
+                (Some(function), Some(answer)) => simple(language, function, &calls[0], answer),
                 _ => missing_function("the first function"),
             }
         }
@@ -145,7 +155,12 @@ fn missing_function(name: &str) -> Verdict {
 
 /// `parallel_function_checker_no_order`: each possible answer, in order,
 /// takes the first unmatched call that fits it (greedy, as BFCL's).
-fn parallel(functions: &[Value], calls: &[Value], answers: &[Value]) -> Verdict {
+fn parallel(
+    language: Language,
+    functions: &[Value],
+    calls: &[Value],
+    answers: &[Value],
+) -> Verdict {
     if calls.len() != answers.len() {
         return Verdict::invalid(
             "parallel_function_checker_no_order:wrong_count",
@@ -162,7 +177,7 @@ fn parallel(functions: &[Value], calls: &[Value], answers: &[Value]) -> Verdict 
         };
         let mut errors = Vec::new();
         let found = (0..calls.len()).filter(|&j| !matched[j]).find(|&j| {
-            let verdict = simple(function, &calls[j], answer);
+            let verdict = simple(language, function, &calls[j], answer);
             if !verdict.valid {
                 errors.push(format!(
                     "Model Result Index {j}: {}",
@@ -196,22 +211,8 @@ fn parallel(functions: &[Value], calls: &[Value], answers: &[Value]) -> Verdict 
     Verdict::valid()
 }
 
-/// A parameter's type as BFCL's Python checker maps it
-/// (`PYTHON_TYPE_MAPPING`); `None` for a name it does not know.
-fn python_type(bfcl_type: &str) -> Option<PyType> {
-    Some(match bfcl_type {
-        "string" | "any" => PyType::Str,
-        "integer" => PyType::Int,
-        "float" => PyType::Float,
-        "boolean" => PyType::Bool,
-        "array" | "tuple" => PyType::List,
-        "dict" => PyType::Dict,
-        _ => return None,
-    })
-}
-
 /// `simple_function_checker`: one call against one possible answer.
-fn simple(function: &Value, call: &Value, answer: &Value) -> Verdict {
+fn simple(language: Language, function: &Value, call: &Value, answer: &Value) -> Verdict {
     let Some(possible) = answer
         .as_object()
         .and_then(|a| a.values().next())
@@ -257,23 +258,13 @@ fn simple(function: &Value, call: &Value, answer: &Value) -> Verdict {
         };
         let allowed = allowed.as_array().map_or(&[][..], Vec::as_slice);
         let description = details["type"].as_str().unwrap_or_default();
-        let Some(expected) = python_type(description) else {
-            return Verdict::invalid(
-                "checker:unknown_type",
-                format!("Parameter {} has type {description}, which BFCL's Python checker does not know.", python::str_repr(param)),
-            );
-        };
-        let nested = match description {
-            "array" | "tuple" => details["items"]["type"].as_str().and_then(python_type),
-            _ => None,
-        };
-        // Python lets an int stand for a float.
-        let value = match (description, value) {
-            ("float", Value::Number(n)) if !n.is_f64() => n
-                .as_f64()
-                .and_then(serde_json::Number::from_f64)
-                .map_or(value.clone(), Value::Number),
-            _ => value.clone(),
+        let Expected {
+            expected,
+            nested,
+            value,
+        } = match language.expect(param, value, description, details) {
+            Ok(expected) => expected,
+            Err(refused) => return Verdict::invalid(&refused.error_type, refused.error),
         };
         let typed = type_check(param, &value, allowed, description, expected, nested);
         if !typed.valid {

@@ -17,11 +17,6 @@ pub const DATA_ENV: &str = "TOOL_USE_BFCL_DATA";
 /// The package version the checker and the docs' numbers were made with.
 pub const BFCL_PACKAGE: &str = "bfcl-eval==2026.3.23";
 
-/// What BFCL appends to every function's description in the Python
-/// categories (`_get_language_specific_hint`), so models see what the
-/// leaderboard's models see.
-const PYTHON_HINT: &str = " Note that the provided function is in Python 3 syntax.";
-
 /// One question with its functions and possible answers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Case {
@@ -31,10 +26,12 @@ pub struct Case {
     pub category: Category,
     /// The conversation: BFCL's first (and, in these categories, only) turn.
     pub messages: Vec<Message>,
-    /// BFCL's function documents, with its Python hint, as its checker reads them.
+    /// BFCL's function documents, each description with its language's
+    /// hint, and the types as written: what its checker reads.
     pub functions: Vec<Value>,
-    /// The functions as tool definitions for the model (see [`super::schema`]),
-    /// checked.
+    /// The functions as tool definitions for the model: as BFCL shows them
+    /// ([`Language`](super::Language): in Java and JavaScript every
+    /// parameter a string), converted as [`super::schema`] says, checked.
     pub tools: Vec<ToolDefinition>,
     /// The possible answers (`ground_truth`): one `{name: {param: [values]}}`
     /// per expected call; empty where the category has none.
@@ -210,18 +207,21 @@ fn case(category: Category, question: Value, answer: Option<&Value>) -> Result<C
         .as_array()
         .ok_or("expected `function`, a list of function documents")?
         .clone();
+    let language = category.language();
+    let mut shown = Vec::with_capacity(functions.len());
     for function in &mut functions {
         let description = function
             .get("description")
             .and_then(Value::as_str)
             .ok_or("expected every function to have a `description` string")?;
-        function["description"] = Value::from(format!("{description}{PYTHON_HINT}"));
         if !function["parameters"]["properties"].is_object() {
             return Err(format!(
                 "function `{}` has no `parameters.properties` object",
                 function["name"]
             ));
         }
+        shown.push(language.shown(function));
+        function["description"] = Value::from(format!("{description}{}", language.hint()));
     }
     let answers = match answer {
         None => Vec::new(),
@@ -238,7 +238,7 @@ fn case(category: Category, question: Value, answer: Option<&Value>) -> Result<C
                 .clone()
         }
     };
-    let tools: Vec<Value> = functions.iter().map(tool_definition).collect();
+    let tools: Vec<Value> = shown.iter().map(tool_definition).collect();
     let tools = ToolDefinition::list_from_json(&tools).map_err(|e| e.to_string())?;
     Ok(Case {
         id,

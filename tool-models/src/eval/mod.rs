@@ -12,10 +12,11 @@
 //! BFCL's own code), and [`Summary`] averages the categories into BFCL's
 //! groups.
 //!
-//! The eleven single-turn categories run ([`Category::ALL`]); multi-turn,
-//! memory, web search and the Java/JavaScript categories do not yet. BFCL's
-//! non-live simple score also averages in Java and JavaScript, so our
-//! `non_live_ast` is over the Python categories only.
+//! The thirteen single-turn categories run ([`Category::ALL`]), Java and
+//! JavaScript among them: their arguments are strings in the language's
+//! syntax, read back by BFCL's own conversion rules ([`Language`]), and
+//! `non_live_ast` averages them into "simple" as BFCL does. Multi-turn,
+//! memory and web search do not run yet.
 //!
 //! ```no_run
 //! use tool_models::eval::{self, RunOptions, Selection, Summary};
@@ -34,8 +35,10 @@
 
 mod category;
 mod checker;
+mod convert;
 mod data;
 mod decoded;
+mod language;
 mod python;
 mod report;
 mod run;
@@ -45,6 +48,7 @@ pub use category::{Category, Check, Group};
 pub use checker::{check, Verdict};
 pub use data::{find_data, load_cases, load_category, Case, Selection, BFCL_PACKAGE, DATA_ENV};
 pub use decoded::Decoded;
+pub use language::Language;
 pub use report::{CategoryScore, GroupScore, Report, Summary};
 pub use run::{ask, evaluate, run, run_jobs, Answer, CaseResult, RunOptions};
 

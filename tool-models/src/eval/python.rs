@@ -132,6 +132,56 @@ pub(crate) fn repr(value: &Value) -> String {
     }
 }
 
+/// Python's `json.dumps(value)`: `", "` and `": "` between items, every
+/// non-ASCII character escaped, floats as Python writes them.
+pub(crate) fn json_dumps(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) if n.is_f64() => float_repr(n.as_f64().unwrap_or(f64::NAN)),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => json_string(s),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(json_dumps).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Value::Object(map) => {
+            let items: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {}", json_string(k), json_dumps(v)))
+                .collect();
+            format!("{{{}}}", items.join(", "))
+        }
+    }
+}
+
+/// A JSON string with `ensure_ascii`: `\uXXXX` (surrogate pairs beyond
+/// the BMP) for every non-ASCII character.
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if c.is_ascii() && !c.is_ascii_control() => out.push(c),
+            c => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// `repr(float)`: always a point or an exponent, as Python writes it.
 fn float_repr(x: f64) -> String {
     if x.is_nan() {

@@ -81,7 +81,16 @@ impl Summary {
                     let total: usize = members.iter().map(|s| s.total).sum();
                     right as f64 / total as f64
                 } else {
-                    members.iter().map(|s| s.accuracy).sum::<f64>() / members.len() as f64
+                    // BFCL's "simple" is the mean of its languages, then
+                    // one part of the group's mean like the others.
+                    let (simple, others): (Vec<&CategoryScore>, Vec<&CategoryScore>) =
+                        members.iter().partition(|s| s.category.is_simple());
+                    let mut parts: Vec<f64> = others.iter().map(|s| s.accuracy).collect();
+                    if !simple.is_empty() {
+                        let mean = simple.iter().map(|s| s.accuracy).sum::<f64>();
+                        parts.insert(0, mean / simple.len() as f64);
+                    }
+                    parts.iter().sum::<f64>() / parts.len() as f64
                 };
                 Some(GroupScore {
                     group: group.name(),
@@ -117,7 +126,19 @@ impl Summary {
             })
             .collect();
         for g in &self.groups {
-            let names: Vec<&str> = g.categories.iter().map(|c| c.name()).collect();
+            let simple: Vec<&str> = (g.categories.iter())
+                .filter(|c| c.is_simple())
+                .map(|c| c.name())
+                .collect();
+            let mut names: Vec<String> = (g.categories.iter())
+                .filter(|c| !c.is_simple())
+                .map(|c| c.name().to_owned())
+                .collect();
+            match simple.as_slice() {
+                [] => {}
+                [one] => names.insert(0, (*one).to_owned()),
+                several => names.insert(0, format!("simple (mean of {})", several.join(", "))),
+            }
             let how = if g.group == Group::LiveAst.name() {
                 "weighted mean"
             } else {
@@ -221,5 +242,26 @@ mod tests {
             "live_ast: 75.0% (weighted mean of live_simple, live_multiple)"
         );
         assert_eq!(lines.len(), 6);
+    }
+
+    #[test]
+    fn simple_is_the_mean_of_its_languages_before_the_groups() {
+        // Python 1/1, Java 0/2, JavaScript 1/2: simple is (100 + 0 + 50) / 3
+        // = 50%; with multiple at 100% non-live AST is 75%, not the 62.5%
+        // a plain mean of four categories would give.
+        let results = [
+            result(Category::SimplePython, true, false),
+            result(Category::SimpleJava, false, false),
+            result(Category::SimpleJava, false, false),
+            result(Category::SimpleJavascript, true, false),
+            result(Category::SimpleJavascript, false, false),
+            result(Category::Multiple, true, false),
+        ];
+        let summary = Summary::of(&results);
+        assert!((summary.groups[0].accuracy - 0.75).abs() < 1e-12);
+        assert_eq!(
+            summary.lines().last().unwrap(),
+            "non_live_ast: 75.0% (mean of simple (mean of simple_python, simple_java, simple_javascript), multiple)"
+        );
     }
 }

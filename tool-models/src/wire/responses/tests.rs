@@ -79,7 +79,8 @@ fn allowed_tools_read_checked_and_written_back() {
     let e = r.asked(&[], &[]).unwrap_err();
     assert_eq!(e.path, "tool_choice");
     assert!(
-        e.message.starts_with("tool_choice: unknown tool `get_rain`"),
+        e.message
+            .starts_with("tool_choice: unknown tool `get_rain`"),
         "the field is named once: {}",
         e.message
     );
