@@ -265,6 +265,11 @@ fn an_engine_that_knows_the_answers_answers_every_case_bfcl_lets_be_answered() {
         eprintln!("{line}");
     }
     assert_eq!(summary.categories.len(), Category::ALL.len());
+    // The single-turn parts carry 30% of the leaderboard's weight.
+    let overall = &summary.overall;
+    assert!((overall.weight_run - 0.3).abs() < 1e-9, "{overall:?}");
+    assert_eq!(overall.not_run, ["multi_turn", "agentic"]);
+    assert!(overall.accuracy_over_run > 0.99, "{overall:?}");
     let mut low = Vec::new();
     for score in &summary.categories {
         let wrong: Vec<_> = (results.iter())

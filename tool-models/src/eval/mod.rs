@@ -49,7 +49,7 @@ pub use checker::{check, Verdict};
 pub use data::{find_data, load_cases, load_category, Case, Selection, BFCL_PACKAGE, DATA_ENV};
 pub use decoded::Decoded;
 pub use language::Language;
-pub use report::{CategoryScore, GroupScore, Report, Summary};
+pub use report::{CategoryScore, GroupScore, Overall, Report, Summary};
 pub use run::{ask, evaluate, run, run_jobs, Answer, CaseResult, RunOptions};
 
 /// Why an evaluation cannot start.

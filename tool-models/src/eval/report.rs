@@ -42,6 +42,80 @@ pub struct Summary {
     pub categories: Vec<CategoryScore>,
     /// Each group with a category run.
     pub groups: Vec<GroupScore>,
+    /// BFCL v4's overall score, over the parts that ran.
+    pub overall: Overall,
+}
+
+/// BFCL v4's overall score: its parts weighted 10, 10, 10, 30 and 40
+/// (non-live AST, live AST, irrelevance, multi-turn, agentic), a part not
+/// run counting 0 as on the leaderboard.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Overall {
+    /// The score as the leaderboard computes it, as a fraction.
+    pub accuracy: f64,
+    /// The share of the weight the parts run carry (0.3 for the three
+    /// single-turn parts).
+    pub weight_run: f64,
+    /// The weighted mean over the parts run alone.
+    pub accuracy_over_run: f64,
+    /// The parts run.
+    pub run: Vec<&'static str>,
+    /// The parts not run (multi-turn and agentic are not yet).
+    pub not_run: Vec<&'static str>,
+}
+
+/// The overall score's parts and their weights (`eval_runner_helper.py`:
+/// `[10, 10, 10, 30, 40]`). Relevance is not among them.
+const OVERALL_PARTS: [(&str, f64); 5] = [
+    ("non_live_ast", 10.0),
+    ("live_ast", 10.0),
+    ("irrelevance_mean", 10.0),
+    ("multi_turn", 30.0),
+    ("agentic", 40.0),
+];
+
+impl Overall {
+    fn of(groups: &[GroupScore]) -> Overall {
+        let (mut accuracy, mut weight_run) = (0.0, 0.0);
+        let (mut run, mut not_run) = (Vec::new(), Vec::new());
+        for (part, weight) in OVERALL_PARTS {
+            match groups.iter().find(|g| g.group == part) {
+                Some(group) => {
+                    accuracy += weight / 100.0 * group.accuracy;
+                    weight_run += weight / 100.0;
+                    run.push(part);
+                }
+                None => not_run.push(part),
+            }
+        }
+        Overall {
+            accuracy,
+            weight_run,
+            accuracy_over_run: if weight_run > 0.0 {
+                accuracy / weight_run
+            } else {
+                0.0
+            },
+            run,
+            not_run,
+        }
+    }
+
+    /// `overall: 12.3% as the leaderboard computes it (…)`.
+    pub fn line(&self) -> String {
+        let not_run = if self.not_run.is_empty() {
+            String::new()
+        } else {
+            format!("; not run, counted 0: {}", self.not_run.join(", "))
+        };
+        format!(
+            "overall: {:.1}% as the leaderboard weighs it ({:.0}% of the weight run: {}{not_run}); {:.1}% over what ran",
+            100.0 * self.accuracy,
+            100.0 * self.weight_run,
+            self.run.join(", "),
+            100.0 * self.accuracy_over_run
+        )
+    }
 }
 
 impl Summary {
@@ -98,8 +172,13 @@ impl Summary {
                     categories: members.iter().map(|s| s.category).collect(),
                 })
             })
-            .collect();
-        Summary { categories, groups }
+            .collect::<Vec<GroupScore>>();
+        let overall = Overall::of(&groups);
+        Summary {
+            categories,
+            groups,
+            overall,
+        }
     }
 
     /// One line per category (`simple_python: 12/20 (60.0%) in 3.2 s`, with
@@ -151,6 +230,7 @@ impl Summary {
                 names.join(", ")
             ));
         }
+        lines.push(self.overall.line());
         lines
     }
 }
@@ -241,7 +321,12 @@ mod tests {
             lines[5],
             "live_ast: 75.0% (weighted mean of live_simple, live_multiple)"
         );
-        assert_eq!(lines.len(), 6);
+        assert_eq!(
+            lines[6],
+            "overall: 15.0% as the leaderboard weighs it (20% of the weight run: non_live_ast, live_ast; \
+             not run, counted 0: irrelevance_mean, multi_turn, agentic); 75.0% over what ran"
+        );
+        assert_eq!(lines.len(), 7);
     }
 
     #[test]
@@ -260,7 +345,7 @@ mod tests {
         let summary = Summary::of(&results);
         assert!((summary.groups[0].accuracy - 0.75).abs() < 1e-12);
         assert_eq!(
-            summary.lines().last().unwrap(),
+            summary.lines()[summary.lines().len() - 2],
             "non_live_ast: 75.0% (mean of simple (mean of simple_python, simple_java, simple_javascript), multiple)"
         );
     }
