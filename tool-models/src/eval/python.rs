@@ -111,44 +111,44 @@ pub(crate) fn standardized(value: &Value) -> Value {
 
 /// Python's `repr` of a value, for messages that read like BFCL's.
 pub(crate) fn repr(value: &Value) -> String {
-    match value {
-        Value::Null => "None".into(),
-        Value::Bool(true) => "True".into(),
-        Value::Bool(false) => "False".into(),
-        Value::Number(n) if n.is_f64() => float_repr(n.as_f64().unwrap_or(f64::NAN)),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => str_repr(s),
-        Value::Array(items) => {
-            let items: Vec<String> = items.iter().map(repr).collect();
-            format!("[{}]", items.join(", "))
-        }
-        Value::Object(map) => {
-            let items: Vec<String> = map
-                .iter()
-                .map(|(k, v)| format!("{}: {}", str_repr(k), repr(v)))
-                .collect();
-            format!("{{{}}}", items.join(", "))
-        }
-    }
+    text(value, Style::Repr)
 }
 
 /// Python's `json.dumps(value)`: `", "` and `": "` between items, every
 /// non-ASCII character escaped, floats as Python writes them.
 pub(crate) fn json_dumps(value: &Value) -> String {
+    text(value, Style::Json)
+}
+
+/// How Python writes a value: `repr`, or `json.dumps`.
+#[derive(Clone, Copy, PartialEq)]
+enum Style {
+    Repr,
+    Json,
+}
+
+/// `repr` and `json.dumps` differ only in their scalars' spelling.
+fn text(value: &Value, style: Style) -> String {
+    let string = |s: &str| match style {
+        Style::Repr => str_repr(s),
+        Style::Json => json_string(s),
+    };
     match value {
+        Value::Null if style == Style::Repr => "None".into(),
         Value::Null => "null".into(),
+        Value::Bool(b) if style == Style::Repr => if *b { "True" } else { "False" }.into(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) if n.is_f64() => float_repr(n.as_f64().unwrap_or(f64::NAN)),
         Value::Number(n) => n.to_string(),
-        Value::String(s) => json_string(s),
+        Value::String(s) => string(s),
         Value::Array(items) => {
-            let items: Vec<String> = items.iter().map(json_dumps).collect();
+            let items: Vec<String> = items.iter().map(|v| text(v, style)).collect();
             format!("[{}]", items.join(", "))
         }
         Value::Object(map) => {
             let items: Vec<String> = map
                 .iter()
-                .map(|(k, v)| format!("{}: {}", json_string(k), json_dumps(v)))
+                .map(|(k, v)| format!("{}: {}", string(k), text(v, style)))
                 .collect();
             format!("{{{}}}", items.join(", "))
         }
