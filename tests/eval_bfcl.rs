@@ -360,3 +360,109 @@ fn in_process_and_through_tool_use_serve_the_bundled_model_answers_alike() {
         }
     }
 }
+
+/// Runs `tool-use eval bfcl --data DATA ARGS` on the bundled model: whether
+/// it succeeded, and its stdout and stderr together.
+fn eval_run(data: &std::path::Path, args: &[&std::ffi::OsStr]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+        .args(["eval", "bfcl", "--data"])
+        .arg(data)
+        .args(args)
+        .env_remove("TOOL_USE_MODEL")
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+#[test]
+fn a_run_resumes_from_its_report_and_a_case_past_its_time_limit_is_an_engine_error() {
+    let Some((_, data)) = data() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first.json");
+    let second = dir.path().join("second.json");
+    let os = |s: &str| std::ffi::OsString::from(s);
+    let run = |args: Vec<std::ffi::OsString>| {
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        eval_run(&data, &args)
+    };
+    let (ok, text) = run(vec![
+        os("--categories"),
+        os("simple_python"),
+        os("--limit"),
+        os("2"),
+        os("--json"),
+        first.clone().into(),
+    ]);
+    assert!(ok, "{text}");
+    let (ok, text) = run(vec![
+        os("--categories"),
+        os("simple_python"),
+        os("--limit"),
+        os("3"),
+        os("--resume"),
+        first.clone().into(),
+        os("--json"),
+        second.clone().into(),
+    ]);
+    assert!(ok, "{text}");
+    assert!(text.contains("2 cases kept from"), "{text}");
+    let read = |p: &std::path::Path| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let (before, after) = (read(&first), read(&second));
+    let cases = after["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 3);
+    // The two kept are as they were, to their timings; the third is new.
+    assert_eq!(cases[..2], before["cases"].as_array().unwrap()[..]);
+    assert_eq!(cases[2]["id"], "simple_python_2");
+    assert_eq!(after["summary"]["categories"][0]["total"], 3);
+
+    // Another engine's (or settings') report is not resumed.
+    let (ok, text) = run(vec![
+        os("--categories"),
+        os("simple_python"),
+        os("--limit"),
+        os("3"),
+        os("--max-tokens"),
+        os("64"),
+        os("--resume"),
+        first.clone().into(),
+    ]);
+    assert!(
+        !ok && text.contains("was made by another engine or settings"),
+        "{text}"
+    );
+
+    // A millisecond is shorter than any case: each is cancelled and counted
+    // as an engine error, the run goes on.
+    let (ok, text) = run(vec![
+        os("--categories"),
+        os("simple_python,simple_java"),
+        os("--limit"),
+        os("2"),
+        os("--case-timeout"),
+        os("0.001"),
+        os("--json"),
+        second.clone().into(),
+    ]);
+    assert!(ok, "{text}");
+    let report = read(&second);
+    let cases = report["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 4);
+    for case in cases {
+        assert_eq!(
+            case["engine_error"], "the case ran past its time limit of 0.001 s",
+            "{case}"
+        );
+    }
+    let (ok, text) = run(vec![os("--case-timeout"), os("0")]);
+    assert!(
+        !ok && text.contains("--case-timeout must be a positive number"),
+        "{text}"
+    );
+}

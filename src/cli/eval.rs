@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
@@ -95,6 +95,14 @@ pub struct BfclArgs {
     /// time) and the summary to this JSON file; written on Ctrl-C too.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// The most seconds a case may take: past them its turn is cancelled
+    /// and the case counts as an engine error.
+    #[arg(long, value_name = "SECONDS")]
+    case_timeout: Option<f64>,
+    /// Go on with an earlier run: the cases this `--json` report holds are
+    /// kept as they are and not asked again (the engine must be the same).
+    #[arg(long, value_name = "REPORT")]
+    resume: Option<PathBuf>,
 }
 
 /// Runs `tool-use eval`.
@@ -127,15 +135,38 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
         limit: args.limit,
         ids: args.ids.clone(),
     };
-    let cases = eval::load_cases(&data, &selection).map_err(|e| e.to_string())?;
+    let mut cases = eval::load_cases(&data, &selection).map_err(|e| e.to_string())?;
     if cases.is_empty() {
         return Err("no case selected".into());
+    }
+    let case_timeout = match args.case_timeout {
+        Some(s) if !(s > 0.0 && s.is_finite()) => {
+            return Err(format!(
+                "--case-timeout must be a positive number of seconds, not {s}"
+            ))
+        }
+        s => s.map(Duration::from_secs_f64),
+    };
+    let earlier = match &args.resume {
+        Some(path) => earlier_cases(path, &cases)?,
+        None => Vec::new(),
+    };
+    let order: Vec<String> = cases.iter().map(|c| c.id.clone()).collect();
+    cases.retain(|c| !earlier.iter().any(|r| r.id == c.id));
+    if !earlier.is_empty() {
+        eprintln!(
+            "tool-use eval: {} cases kept from {}, {} to ask",
+            earlier.len(),
+            args.resume.as_deref().unwrap_or(Path::new("")).display(),
+            cases.len()
+        );
     }
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_ctrl_c(stop.clone());
     let options = RunOptions {
         grounded: args.grounded,
         stop: Some(stop.clone()),
+        case_timeout,
     };
     let bar = progress_bar(cases.len());
     let mut right = 0usize;
@@ -171,7 +202,7 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
             for _ in 1..args.jobs {
                 models.push(remote_chat(base_url, &args, Some(&name))?);
             }
-            let engine = describe_remote(base_url, &models[0], &args);
+            let engine = settled(describe_remote(base_url, &models[0], &args), &args)?;
             let results = eval::run_jobs(&cases, &mut models, &options, &mut on_result);
             (engine, results)
         }
@@ -183,16 +214,16 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
                 "format": ChatModel::format(&local).id(),
                 "constrained": !args.decoding.no_constrain && local.can_constrain(),
             });
+            let engine = settled(engine, &args)?;
             let results = eval::run(&cases, &mut local, &options, &mut on_result);
             (engine, results)
         }
     };
     bar.finish_and_clear();
     let interrupted = results.len() < cases.len();
-    let mut engine = engine;
-    engine["grounded"] = Value::Bool(args.grounded);
-    engine["max_tokens"] = Value::from(args.max_tokens);
-    engine["bfcl"] = Value::from(eval::BFCL_PACKAGE);
+    let mut results = results;
+    results.extend(earlier);
+    results.sort_by_key(|r| order.iter().position(|id| *id == r.id));
     let report = Report::new(
         engine,
         results,
@@ -297,6 +328,49 @@ fn stop_on_ctrl_c(stop: Arc<AtomicBool>) {
             }
         });
     });
+}
+
+/// The cases of an earlier report that the run selects again.
+fn earlier_cases(path: &Path, cases: &[eval::Case]) -> Result<Vec<CaseResult>, String> {
+    let report = read_report(path)?;
+    let results: Vec<CaseResult> =
+        serde_json::from_value(report["cases"].clone()).map_err(|e| {
+            format!(
+                "{} is not a `--json` report: its cases: {e}",
+                path.display()
+            )
+        })?;
+    Ok(results
+        .into_iter()
+        .filter(|r| cases.iter().any(|c| c.id == r.id))
+        .collect())
+}
+
+/// The engine's description with the run's settings; with `--resume`,
+/// refused unless the earlier report's is the same: one report holds one
+/// engine's answers.
+fn settled(mut engine: Value, args: &BfclArgs) -> Result<Value, String> {
+    engine["grounded"] = Value::Bool(args.grounded);
+    engine["max_tokens"] = Value::from(args.max_tokens);
+    engine["bfcl"] = Value::from(eval::BFCL_PACKAGE);
+    let Some(path) = &args.resume else {
+        return Ok(engine);
+    };
+    let earlier = &read_report(path)?["engine"];
+    if *earlier == engine {
+        return Ok(engine);
+    }
+    Err(format!(
+        "{} was made by another engine or settings ({earlier}); this run is {engine}: \
+         resume the same run, or start a new report",
+        path.display()
+    ))
+}
+
+fn read_report(path: &Path) -> Result<Value, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))
 }
 
 fn write_json(path: &Path, report: &Report) -> Result<(), String> {

@@ -263,6 +263,14 @@ impl Report {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for Category {
+    /// A category by its BFCL name, as reports write it.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Category, D::Error> {
+        let name = <String as serde::Deserialize>::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl Serialize for Category {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.name())

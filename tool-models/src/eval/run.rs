@@ -5,11 +5,11 @@
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tool_runtime::{Message, ToolCall, ToolChoice, ToolDefinition};
+use tool_runtime::{CancelToken, Message, ToolCall, ToolChoice, ToolDefinition};
 
 use super::checker::{check, Verdict};
 use super::decoded::Decoded;
@@ -28,6 +28,10 @@ pub struct RunOptions {
     /// Set to stop: no case starts after it is set; the cases already
     /// answered are kept.
     pub stop: Option<Arc<AtomicBool>>,
+    /// The longest a case may take: past it the model's turn is cancelled
+    /// (a local model stops at its next token, a remote request is
+    /// dropped) and the case counts as an engine error.
+    pub case_timeout: Option<Duration>,
 }
 
 impl RunOptions {
@@ -39,7 +43,8 @@ impl RunOptions {
 }
 
 /// One case's outcome: what the model was asked and wrote, and the verdict.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// A report's cases read back (`--resume`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaseResult {
     /// BFCL's id.
     pub id: String,
@@ -124,11 +129,24 @@ pub fn evaluate(case: &Case, model: &mut dyn ChatModel, options: &RunOptions) ->
         Cow::Borrowed(&case.tools)
     };
     let choice = ToolChoice::Auto;
-    let request = TurnRequest::new(&case.messages, &tools, &choice);
+    let cancel = CancelToken::new();
+    let request = TurnRequest::new(&case.messages, &tools, &choice).cancelled_by(&cancel);
     let prompt = model.prompt(&request);
     let started = Instant::now();
+    let watchdog = options
+        .case_timeout
+        .map(|limit| Watchdog::start(limit, cancel.clone()));
     let answer = ask(model, &request);
+    drop(watchdog);
     let seconds = started.elapsed().as_secs_f64();
+    // Whatever a cancelled turn wrote is not the model's answer.
+    let answer = match (answer, options.case_timeout) {
+        (_, Some(limit)) if cancel.is_cancelled() => Err(TurnError::from(format!(
+            "the case ran past its time limit of {} s",
+            limit.as_secs_f64()
+        ))),
+        (answer, _) => answer,
+    };
     let mut result = CaseResult {
         id: case.id.clone(),
         category: case.category,
@@ -175,6 +193,24 @@ pub fn evaluate(case: &Case, model: &mut dyn ChatModel, options: &RunOptions) ->
         }
     }
     result
+}
+
+/// Cancels a case's turn when its time limit passes, unless dropped first.
+struct Watchdog {
+    /// Dropped when the case ends, which wakes the thread at once.
+    _done: mpsc::Sender<()>,
+}
+
+impl Watchdog {
+    fn start(limit: Duration, cancel: CancelToken) -> Watchdog {
+        let (done, ended) = mpsc::channel::<()>();
+        std::thread::spawn(move || {
+            if let Err(mpsc::RecvTimeoutError::Timeout) = ended.recv_timeout(limit) {
+                cancel.cancel();
+            }
+        });
+        Watchdog { _done: done }
+    }
 }
 
 /// Runs `cases` on `model`, one after another, reporting each result to
