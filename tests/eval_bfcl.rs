@@ -465,4 +465,31 @@ fn a_run_resumes_from_its_report_and_a_case_past_its_time_limit_is_an_engine_err
         !ok && text.contains("--case-timeout must be a positive number"),
         "{text}"
     );
+
+    // The reports side by side: a table, and a page of bars.
+    let page = dir.path().join("page.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+        .args(["eval", "report"])
+        .arg(format!("answered={}", first.display()))
+        .arg(&second)
+        .arg("--html")
+        .arg(&page)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{table}");
+    let right = before["summary"]["categories"][0]["right"]
+        .as_u64()
+        .unwrap();
+    assert!(table.starts_with("| | answered | second |\n"), "{table}");
+    assert!(
+        table.contains(&format!("| simple_python | {right}/2 (")),
+        "{table}"
+    );
+    assert!(
+        table.contains("| simple_java | – | 0/2 (0.0%) |"),
+        "{table}"
+    );
+    let page = std::fs::read_to_string(&page).unwrap();
+    assert!(page.contains("<svg") && page.contains("answered"), "{page}");
 }

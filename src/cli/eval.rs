@@ -1,6 +1,6 @@
 //! `tool-use eval bfcl`: a local model or an engine's model measured on
 //! BFCL, with a progress bar, a summary per category and group, and every
-//! case in JSON.
+//! case in JSON; `tool-use eval report`: such reports side by side.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 use tool_use::models::agent::{ChatModel, LocalChat};
-use tool_use::models::eval::{self, CaseResult, Category, Report, RunOptions, Selection};
+use tool_use::models::eval::{self, chart, CaseResult, Category, Report, RunOptions, Selection};
 use tool_use::models::generate::GenerateOptions;
 use tool_use::models::remote::{Api, RemoteChat, RequestOptions};
 
@@ -23,6 +23,28 @@ pub enum EvalCommand {
     /// installed `bfcl-eval` package (`pip install --no-deps
     /// bfcl-eval==2026.3.23`); multi-turn categories are not run yet.
     Bfcl(BfclArgs),
+    /// `--json` reports side by side: a Markdown table (stdout, or
+    /// `--markdown FILE`) and, with `--html FILE`, a page of bars (inline
+    /// SVG, nothing fetched).
+    Report(ReportArgs),
+}
+
+/// Arguments of `tool-use eval report`.
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    /// The reports, each `FILE` or `TITLE=FILE` (the title defaults to the
+    /// file's name).
+    #[arg(required = true)]
+    reports: Vec<String>,
+    /// Write the Markdown table here instead of to stdout.
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
+    /// Write the page of bars here.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// The page's heading.
+    #[arg(long, default_value = "BFCL, side by side")]
+    title: String,
 }
 
 /// Arguments of `tool-use eval bfcl`.
@@ -32,7 +54,7 @@ pub struct BfclArgs {
     /// else the package `$TOOL_USE_PYTHON` (or `python3`) imports.
     #[arg(long)]
     data: Option<PathBuf>,
-    /// The categories to run, comma-separated (default: all eleven).
+    /// The categories to run, comma-separated (default: all thirteen).
     #[arg(long, value_delimiter = ',')]
     categories: Vec<String>,
     /// At most this many cases per category (the first ones).
@@ -109,7 +131,43 @@ pub struct BfclArgs {
 pub fn run(command: EvalCommand) -> Result<ExitCode, String> {
     match command {
         EvalCommand::Bfcl(args) => bfcl(args),
+        EvalCommand::Report(args) => report(args),
     }
+}
+
+fn report(args: ReportArgs) -> Result<ExitCode, String> {
+    let mut columns = Vec::new();
+    for given in &args.reports {
+        let (title, path) = match given.split_once('=') {
+            Some((title, path)) => (title.to_owned(), Path::new(path)),
+            None => {
+                let path = Path::new(given.as_str());
+                let stem = path
+                    .file_stem()
+                    .map_or(given.clone(), |s| s.to_string_lossy().into_owned());
+                (stem, path)
+            }
+        };
+        let report = read_report(path)?;
+        if !report["summary"]["categories"].is_array() {
+            return Err(format!(
+                "{} is not a `tool-use eval bfcl --json` report",
+                path.display()
+            ));
+        }
+        columns.push(chart::Column { title, report });
+    }
+    let table = chart::markdown(&columns);
+    match &args.markdown {
+        Some(path) => std::fs::write(path, &table)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        None => print!("{table}"),
+    }
+    if let Some(path) = &args.html {
+        std::fs::write(path, chart::html(&columns, &args.title))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {

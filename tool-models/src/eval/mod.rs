@@ -34,6 +34,7 @@
 //! ```
 
 mod category;
+pub mod chart;
 mod checker;
 mod convert;
 mod data;
