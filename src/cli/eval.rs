@@ -22,7 +22,7 @@ pub enum EvalCommand {
     /// categories, judged by BFCL's AST checker. The data comes from the
     /// installed `bfcl-eval` package (`pip install --no-deps
     /// bfcl-eval==2026.3.23`); multi-turn categories are not run yet.
-    Bfcl(BfclArgs),
+    Bfcl(Box<BfclArgs>),
     /// `--json` reports side by side: a Markdown table (stdout, or
     /// `--markdown FILE`) and, with `--html FILE`, a page of bars (inline
     /// SVG, nothing fetched).
@@ -130,7 +130,7 @@ pub struct BfclArgs {
 /// Runs `tool-use eval`.
 pub fn run(command: EvalCommand) -> Result<ExitCode, String> {
     match command {
-        EvalCommand::Bfcl(args) => bfcl(args),
+        EvalCommand::Bfcl(args) => bfcl(*args),
         EvalCommand::Report(args) => report(args),
     }
 }
