@@ -146,6 +146,18 @@ pub fn html(columns: &[Column], title: &str) -> String {
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12" role="img" aria-label="{}">"#,
         escape(title)
     );
+    // A page of its own, light or dark around it; the grid under the bars.
+    svg.push_str(r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let axis = legend_height + row_height * rows.len() as f64 + 5.0;
+    for tick in 0..=4 {
+        let x = label + chart_width * f64::from(tick) / 4.0;
+        let _ = write!(
+            svg,
+            r##"<line x1="{x}" y1="{legend_height}" x2="{x}" y2="{axis}" stroke="#ccc"/><text x="{x}" y="{}" text-anchor="middle" fill="#555">{}%</text>"##,
+            axis + 15.0,
+            tick * 25
+        );
+    }
     for (i, column) in columns.iter().enumerate() {
         let y = 10.0 + 22.0 * i as f64;
         let colour = COLOURS[i % COLOURS.len()];
@@ -193,16 +205,6 @@ pub fn html(columns: &[Column], title: &str) -> String {
                 }
             }
         }
-    }
-    let axis = legend_height + row_height * rows.len() as f64 + 5.0;
-    for tick in 0..=4 {
-        let x = label + chart_width * f64::from(tick) / 4.0;
-        let _ = write!(
-            svg,
-            r##"<line x1="{x}" y1="{legend_height}" x2="{x}" y2="{axis}" stroke="#ccc"/><text x="{x}" y="{}" text-anchor="middle" fill="#555">{}%</text>"##,
-            axis + 15.0,
-            tick * 25
-        );
     }
     svg.push_str("</svg>");
     format!(
