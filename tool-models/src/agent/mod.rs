@@ -2,8 +2,9 @@
 //!
 //! [`Agent::run`] renders the conversation with the toolbox's definitions,
 //! lets the model write a turn, reads the calls with the model family's
-//! streaming parser, runs them through the [`Toolbox`] (several calls of one
-//! turn concurrently), appends the assistant and tool messages, and goes
+//! streaming parser, runs them through the
+//! [`Toolbox`](tool_runtime::Toolbox) (several calls of one turn
+//! concurrently), appends the assistant and tool messages, and goes
 //! again until the model answers without a call. A failing tool or an
 //! unreadable call becomes a tool message starting with `Error: ` that the
 //! model reads next round; only a failing model or `max_rounds` stop a run.
