@@ -2,6 +2,7 @@
 //! BFCL, with a progress bar, a summary per category and group, and every
 //! case in JSON; `tool-use eval report`: such reports side by side.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -205,12 +206,20 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
         }
         s => s.map(Duration::from_secs_f64),
     };
-    let earlier = match &args.resume {
-        Some(path) => earlier_cases(path, &cases)?,
+    // Read once: its cases are kept, its engine compared with this run's.
+    let resumed = match &args.resume {
+        Some(path) => Some((path.as_path(), read_report(path)?)),
+        None => None,
+    };
+    let earlier = match &resumed {
+        Some((path, report)) => earlier_cases(path, report, &cases)?,
         None => Vec::new(),
     };
-    let order: Vec<String> = cases.iter().map(|c| c.id.clone()).collect();
-    cases.retain(|c| !earlier.iter().any(|r| r.id == c.id));
+    let order: HashMap<String, usize> = (cases.iter().enumerate())
+        .map(|(i, c)| (c.id.clone(), i))
+        .collect();
+    let kept: HashSet<&str> = earlier.iter().map(|r| r.id.as_str()).collect();
+    cases.retain(|c| !kept.contains(c.id.as_str()));
     if !earlier.is_empty() {
         eprintln!(
             "tool-use eval: {} cases kept from {}, {} to ask",
@@ -260,7 +269,8 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
             for _ in 1..args.jobs {
                 models.push(remote_chat(base_url, &args, Some(&name))?);
             }
-            let engine = settled(describe_remote(base_url, &models[0], &args), &args)?;
+            let engine = describe_remote(base_url, &models[0], &args);
+            let engine = settled(engine, &args, resumed.as_ref())?;
             let results = eval::run_jobs(&cases, &mut models, &options, &mut on_result);
             (engine, results)
         }
@@ -272,7 +282,7 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
                 "format": ChatModel::format(&local).id(),
                 "constrained": !args.decoding.no_constrain && local.can_constrain(),
             });
-            let engine = settled(engine, &args)?;
+            let engine = settled(engine, &args, resumed.as_ref())?;
             let results = eval::run(&cases, &mut local, &options, &mut on_result);
             (engine, results)
         }
@@ -281,7 +291,7 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
     let interrupted = results.len() < cases.len();
     let mut results = results;
     results.extend(earlier);
-    results.sort_by_key(|r| order.iter().position(|id| *id == r.id));
+    results.sort_by_key(|r| order.get(&r.id).copied());
     let report = Report::new(
         engine,
         results,
@@ -389,8 +399,12 @@ fn stop_on_ctrl_c(stop: Arc<AtomicBool>) {
 }
 
 /// The cases of an earlier report that the run selects again.
-fn earlier_cases(path: &Path, cases: &[eval::Case]) -> Result<Vec<CaseResult>, String> {
-    let report = read_report(path)?;
+fn earlier_cases(
+    path: &Path,
+    report: &Value,
+    cases: &[eval::Case],
+) -> Result<Vec<CaseResult>, String> {
+    let selected: HashSet<&str> = cases.iter().map(|c| c.id.as_str()).collect();
     let results: Vec<CaseResult> =
         serde_json::from_value(report["cases"].clone()).map_err(|e| {
             format!(
@@ -400,21 +414,25 @@ fn earlier_cases(path: &Path, cases: &[eval::Case]) -> Result<Vec<CaseResult>, S
         })?;
     Ok(results
         .into_iter()
-        .filter(|r| cases.iter().any(|c| c.id == r.id))
+        .filter(|r| selected.contains(r.id.as_str()))
         .collect())
 }
 
 /// The engine's description with the run's settings; with `--resume`,
 /// refused unless the earlier report's is the same: one report holds one
 /// engine's answers.
-fn settled(mut engine: Value, args: &BfclArgs) -> Result<Value, String> {
+fn settled(
+    mut engine: Value,
+    args: &BfclArgs,
+    resumed: Option<&(&Path, Value)>,
+) -> Result<Value, String> {
     engine["grounded"] = Value::Bool(args.grounded);
     engine["max_tokens"] = Value::from(args.max_tokens);
     engine["bfcl"] = Value::from(eval::BFCL_PACKAGE);
-    let Some(path) = &args.resume else {
+    let Some((path, report)) = resumed else {
         return Ok(engine);
     };
-    let earlier = &read_report(path)?["engine"];
+    let earlier = &report["engine"];
     if *earlier == engine {
         return Ok(engine);
     }

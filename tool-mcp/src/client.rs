@@ -72,14 +72,7 @@ struct Heard {
 impl std::fmt::Debug for Heard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Heard")
-            .field(
-                "tools",
-                &self
-                    .tools
-                    .read()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .len(),
-            )
+            .field("tools", &self.tools().len())
             .finish_non_exhaustive()
     }
 }
@@ -98,12 +91,7 @@ impl ClientHandler for Listener {
         // A server that cannot list its tools now keeps its old ones here;
         // calls to a tool that went away are answered by the server.
         if let Ok(tools) = context.peer.list_all_tools().await {
-            *self
-                .heard
-                .tools
-                .write()
-                .unwrap_or_else(PoisonError::into_inner) = tools;
-            self.heard.resync();
+            self.heard.listed(tools);
         }
     }
 
@@ -123,6 +111,21 @@ impl ClientHandler for Listener {
 }
 
 impl Heard {
+    /// The tools as last listed.
+    fn tools(&self) -> Vec<McpToolDef> {
+        self.tools
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Takes a new list of the server's tools, and puts it into every
+    /// toolbox kept in step.
+    fn listed(&self, tools: Vec<McpToolDef>) {
+        *self.tools.write().unwrap_or_else(PoisonError::into_inner) = tools;
+        self.resync();
+    }
+
     /// Puts the listed tools into every toolbox kept in step, in place of
     /// the ones put there before; a toolbox dropped meanwhile is forgotten.
     fn resync(&self) {
@@ -263,13 +266,7 @@ impl McpClient {
                 method: "tools/list",
                 message: e.to_string(),
             })?;
-        *self
-            .connection
-            .heard
-            .tools
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = tools;
-        self.connection.heard.resync();
+        self.connection.heard.listed(tools);
         Ok(())
     }
 
@@ -293,12 +290,7 @@ impl McpClient {
 
     /// The tools as the server last listed them.
     pub fn definitions(&self) -> Vec<McpToolDef> {
-        self.connection
-            .heard
-            .tools
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.connection.heard.tools()
     }
 
     /// Every listed tool, ready for a [`Toolbox`](tool_runtime::Toolbox).

@@ -149,8 +149,9 @@ impl McpServer {
         // what the tool's context reports.
         // A blocking tool gets a thread, so that this session (and, on one
         // runtime, every other) keeps reading requests and cancellations.
-        match self.toolbox.snapshot().invoke_detached(&call, run).await {
-            Ok(output) => Ok(self.answer(&call.name, output)),
+        let toolbox = self.toolbox.snapshot();
+        match toolbox.invoke_detached(&call, run).await {
+            Ok(output) => Ok(answer(&toolbox, &call.name, output)),
             Err(e @ ToolError::UnknownTool(_)) => {
                 Err(ErrorData::invalid_params(e.to_string(), None))
             }
@@ -158,20 +159,6 @@ impl McpServer {
                 "Error: {e}"
             ))])),
         }
-    }
-
-    /// A call's result: its text, and for a tool with an `outputSchema`
-    /// the value it returned as `structuredContent`.
-    fn answer(&self, tool: &str, output: ToolOutput) -> CallToolResult {
-        let structured = self
-            .tools()
-            .iter()
-            .any(|t| t.name == tool && t.output_schema.is_some());
-        let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
-        if let (true, Some(value @ Value::Object(_))) = (structured, output.value) {
-            result.structured_content = Some(value);
-        }
-        result
     }
 
     /// Serves one client on stdin/stdout until it disconnects. Nothing but
@@ -203,13 +190,26 @@ impl McpServer {
     }
 }
 
+/// A call's result: its text, and for a tool of `toolbox` with an
+/// `outputSchema` the value it returned as `structuredContent`.
+fn answer(toolbox: &Toolbox, tool: &str, output: ToolOutput) -> CallToolResult {
+    let structured = toolbox
+        .get(tool)
+        .is_some_and(|t| object_return(t.definition()).is_some());
+    let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
+    if let (true, Some(value @ Value::Object(_))) = (structured, output.value) {
+        result.structured_content = Some(value);
+    }
+    result
+}
+
 /// The toolbox's tools as MCP lists them.
 fn mcp_tools(toolbox: &Toolbox) -> Vec<McpToolDef> {
     toolbox
         .definitions(DefinitionFormat::Mcp)
         .into_iter()
         .zip(toolbox.tool_definitions())
-        .map(|(mcp, def)| definition(mcp, output_schema(def)))
+        .map(|(mcp, def)| definition(mcp, object_return(def).cloned()))
         .collect()
 }
 
@@ -233,10 +233,10 @@ fn definition(def: Value, output: Option<Map<String, Value>>) -> McpToolDef {
 /// The `outputSchema` of a tool whose definition has a `return` schema
 /// (what `#[tool]` writes for its return type) that is an object: MCP
 /// wants an object at the root of both the schema and `structuredContent`.
-fn output_schema(def: &tool_runtime::ToolDefinition) -> Option<Map<String, Value>> {
+fn object_return(def: &tool_runtime::ToolDefinition) -> Option<&Map<String, Value>> {
     match def.as_json()["function"].get("return") {
         Some(Value::Object(schema)) if schema.get("type") == Some(&Value::from("object")) => {
-            Some(schema.clone())
+            Some(schema)
         }
         _ => None,
     }
