@@ -3,8 +3,8 @@
 //! (`notifications/tools/list_changed`).
 //!
 //! Readers take a [`snapshot`](SharedToolbox::snapshot): an `Arc<Toolbox>`
-//! that no change touches, so a round's calls run against one set of tools
-//! however the set changes meanwhile. A change builds the next toolbox aside
+//! that no change touches, so a turn's calls run against one set of tools
+//! however the set changes while they run. A change builds the next toolbox aside
 //! and swaps it in whole, so no reader ever sees half of one.
 
 use crate::toolbox::{Toolbox, ToolboxError};
