@@ -20,9 +20,10 @@ use tool_use::models::remote::{Api, RemoteChat, RequestOptions};
 #[derive(clap::Subcommand)]
 pub enum EvalCommand {
     /// BFCL v4, the Berkeley Function Calling Leaderboard: its single-turn
-    /// categories, judged by BFCL's AST checker. The data comes from the
-    /// installed `bfcl-eval` package (`pip install --no-deps
-    /// bfcl-eval==2026.3.23`); multi-turn categories are not run yet.
+    /// categories, judged by BFCL's AST checker, and its multi-turn ones,
+    /// the calls run by BFCL's own tool classes. The data and the classes
+    /// come from the installed `bfcl-eval` package (`pip install --no-deps
+    /// bfcl-eval==2026.3.23 mpmath`).
     Bfcl(Box<BfclArgs>),
     /// `--json` reports side by side: a Markdown table (stdout, or
     /// `--markdown FILE`) and, with `--html FILE`, a page of bars (inline
@@ -55,7 +56,8 @@ pub struct BfclArgs {
     /// else the package `$TOOL_USE_PYTHON` (or `python3`) imports.
     #[arg(long)]
     data: Option<PathBuf>,
-    /// The categories to run, comma-separated (default: all thirteen).
+    /// The categories to run, comma-separated (default: all seventeen;
+    /// `multi_turn` names the four multi-turn ones).
     #[arg(long, value_delimiter = ',')]
     categories: Vec<String>,
     /// At most this many cases per category (the first ones).
@@ -182,12 +184,14 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
                 .into(),
         );
     }
-    let categories = args
-        .categories
-        .iter()
-        .map(|c| c.parse::<Category>())
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
+    let mut categories = Vec::new();
+    for name in &args.categories {
+        if name.trim() == "multi_turn" {
+            categories.extend(Category::ALL.into_iter().filter(|c| c.is_multi_turn()));
+        } else {
+            categories.push(name.parse::<Category>().map_err(|e| e.to_string())?);
+        }
+    }
     let data = eval::find_data(args.data.as_deref()).map_err(|e| e.to_string())?;
     let selection = Selection {
         categories,
@@ -198,6 +202,7 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
     if cases.is_empty() {
         return Err("no case selected".into());
     }
+    eval::check_tool_classes(&cases).map_err(|e| e.to_string())?;
     let case_timeout = match args.case_timeout {
         Some(s) if !(s > 0.0 && s.is_finite()) => {
             return Err(format!(
@@ -230,12 +235,22 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
     }
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_ctrl_c(stop.clone());
+    let bar = progress_bar(cases.len());
+    let steps = bar.clone();
     let options = RunOptions {
         grounded: args.grounded,
         stop: Some(stop.clone()),
         case_timeout,
+        progress: Some(Arc::new(move |at: &eval::CaseProgress<'_>| {
+            steps.set_prefix(format!(
+                "{}: turn {}/{}, step {} · ",
+                at.id,
+                at.turn + 1,
+                at.turns,
+                at.step + 1
+            ));
+        })),
     };
-    let bar = progress_bar(cases.len());
     let mut right = 0usize;
     let mut done = 0usize;
     // Without a terminal (a log file, CI) the bar is hidden: a line every
@@ -255,6 +270,7 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
         if done.is_multiple_of(every) {
             eprintln!("tool-use eval: {done}/{} cases, {so_far}", cases.len());
         }
+        bar.set_prefix("");
         bar.set_message(so_far);
         bar.inc(1);
     };
@@ -369,7 +385,7 @@ fn describe_remote(base_url: &str, chat: &RemoteChat, args: &BfclArgs) -> Value 
 fn progress_bar(len: usize) -> ProgressBar {
     let bar = ProgressBar::new(len as u64);
     if let Ok(style) = ProgressStyle::with_template(
-        "{bar:30} {pos}/{len} cases, {msg} [{elapsed_precise} < {eta}]",
+        "{bar:30} {pos}/{len} cases, {prefix}{msg} [{elapsed_precise} < {eta}]",
     ) {
         bar.set_style(style);
     }

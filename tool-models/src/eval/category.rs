@@ -1,13 +1,13 @@
-//! BFCL's single-turn categories, how each is checked, and the groups its
-//! leaderboard averages them in.
+//! BFCL's categories, how each is checked, and the groups its leaderboard
+//! averages them in.
 
 use std::fmt;
 use std::str::FromStr;
 
 use super::{EvalError, Language};
 
-/// A BFCL v4 test category with one user turn (multi-turn, memory and web
-/// search are not run yet).
+/// A BFCL v4 test category: the single-turn ones and multi-turn (memory
+/// and web search, BFCL's agentic part, are not run).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Category {
     /// One function offered, one call expected.
@@ -37,6 +37,18 @@ pub enum Category {
     LiveIrrelevance,
     /// User-contributed, a function fits: any call counts.
     LiveRelevance,
+    /// Several user turns, each answered by as many steps of calls as
+    /// needed, the calls run by BFCL's tool classes.
+    MultiTurnBase,
+    /// Multi-turn, with a function held out until a later turn: the model
+    /// should say it cannot, then call it once it arrives.
+    MultiTurnMissFunc,
+    /// Multi-turn, with a needed argument left unsaid at a turn: the model
+    /// should ask for it rather than guess.
+    MultiTurnMissParam,
+    /// Multi-turn, on classes loaded with long-context data (large file
+    /// systems, long lists).
+    MultiTurnLongContext,
 }
 
 /// How a category's answers are judged.
@@ -52,6 +64,9 @@ pub enum Check {
     NoCall,
     /// At least one call.
     AnyCall,
+    /// A conversation, judged by the state the calls leave and the results
+    /// they give, turn by turn.
+    MultiTurn,
 }
 
 /// The groups BFCL's leaderboard reports.
@@ -67,14 +82,17 @@ pub enum Group {
     Irrelevance,
     /// Relevance: live_relevance.
     Relevance,
+    /// Multi-turn: the unweighted mean of its four categories.
+    MultiTurn,
 }
 
 impl Group {
     /// Every group, in the leaderboard's order.
-    pub const ALL: [Group; 4] = [
+    pub const ALL: [Group; 5] = [
         Group::NonLiveAst,
         Group::LiveAst,
         Group::Irrelevance,
+        Group::MultiTurn,
         Group::Relevance,
     ];
 
@@ -85,6 +103,7 @@ impl Group {
             Group::LiveAst => "live_ast",
             Group::Irrelevance => "irrelevance_mean",
             Group::Relevance => "relevance_mean",
+            Group::MultiTurn => "multi_turn",
         }
     }
 
@@ -97,7 +116,7 @@ impl Group {
 
 impl Category {
     /// Every category, in BFCL's order.
-    pub const ALL: [Category; 13] = [
+    pub const ALL: [Category; 17] = [
         Category::SimplePython,
         Category::SimpleJava,
         Category::SimpleJavascript,
@@ -111,6 +130,10 @@ impl Category {
         Category::LiveParallelMultiple,
         Category::LiveIrrelevance,
         Category::LiveRelevance,
+        Category::MultiTurnBase,
+        Category::MultiTurnMissFunc,
+        Category::MultiTurnMissParam,
+        Category::MultiTurnLongContext,
     ];
 
     /// BFCL's name for it (`simple_python`…), also the prefix of its ids.
@@ -129,6 +152,10 @@ impl Category {
             Category::LiveParallelMultiple => "live_parallel_multiple",
             Category::LiveIrrelevance => "live_irrelevance",
             Category::LiveRelevance => "live_relevance",
+            Category::MultiTurnBase => "multi_turn_base",
+            Category::MultiTurnMissFunc => "multi_turn_miss_func",
+            Category::MultiTurnMissParam => "multi_turn_miss_param",
+            Category::MultiTurnLongContext => "multi_turn_long_context",
         }
     }
 
@@ -139,9 +166,14 @@ impl Category {
     }
 
     /// How answers are judged; BFCL decides this from the name
-    /// (`"parallel" in category`, then `"multiple" in category`).
+    /// (`"multi_turn" in category`, then `"parallel" in category`, then
+    /// `"multiple" in category`).
     pub fn check(self) -> Check {
         match self {
+            Category::MultiTurnBase
+            | Category::MultiTurnMissFunc
+            | Category::MultiTurnMissParam
+            | Category::MultiTurnLongContext => Check::MultiTurn,
             Category::SimplePython
             | Category::SimpleJava
             | Category::SimpleJavascript
@@ -176,7 +208,16 @@ impl Category {
             | Category::LiveParallelMultiple => Group::LiveAst,
             Category::Irrelevance | Category::LiveIrrelevance => Group::Irrelevance,
             Category::LiveRelevance => Group::Relevance,
+            Category::MultiTurnBase
+            | Category::MultiTurnMissFunc
+            | Category::MultiTurnMissParam
+            | Category::MultiTurnLongContext => Group::MultiTurn,
         }
+    }
+
+    /// Whether it is one of the multi-turn categories.
+    pub fn is_multi_turn(self) -> bool {
+        self.check() == Check::MultiTurn
     }
 
     /// The language its functions are written in (BFCL decides by the
@@ -271,7 +312,15 @@ mod tests {
             Category::of_id("live_multiple_1-2-3"),
             Some(Category::LiveMultiple)
         );
-        assert_eq!(Category::of_id("multi_turn_base_0"), None);
+        assert_eq!(
+            Category::of_id("multi_turn_base_0"),
+            Some(Category::MultiTurnBase)
+        );
+        assert_eq!(
+            Category::of_id("multi_turn_miss_func_12"),
+            Some(Category::MultiTurnMissFunc)
+        );
+        assert_eq!(Category::of_id("multi_turn_17"), None);
         assert_eq!(
             Category::of_id("simple_javascript_7"),
             Some(Category::SimpleJavascript)
@@ -282,7 +331,9 @@ mod tests {
     #[test]
     fn checks_follow_bfcls_name_rules() {
         for c in Category::ALL {
-            let expected = if c.name().contains("irrelevance") {
+            let expected = if c.name().contains("multi_turn") {
+                Check::MultiTurn
+            } else if c.name().contains("irrelevance") {
                 Check::NoCall
             } else if c.name().contains("relevance") {
                 Check::AnyCall

@@ -44,10 +44,16 @@ impl Verdict {
     }
 }
 
-/// Judges `decoded` as BFCL judges an answer to `case`.
+/// Judges `decoded` as BFCL judges an answer to `case`. A multi-turn
+/// case has no single answer: it is judged by
+/// [`MultiTurnChecker`](super::MultiTurnChecker), and here always wrong.
 pub fn check(case: &Case, decoded: &Decoded) -> Verdict {
     match case.category.check() {
         Check::NoCall | Check::AnyCall => relevance(case.category.check(), decoded),
+        Check::MultiTurn => Verdict::invalid(
+            "multi_turn:not_one_answer",
+            "A multi-turn case is judged turn by turn, by the state and results its calls leave.",
+        ),
         check => match decoded {
             Decoded::Failed(why) => Verdict::invalid(
                 "ast_decoder:decoder_failed",
@@ -563,6 +569,7 @@ mod tests {
             .unwrap()],
             functions: vec![function],
             answers,
+            multi_turn: None,
         }
     }
 

@@ -2,12 +2,14 @@
 //! `bfcl-eval` package (never downloaded): where they are, and the cases
 //! they make.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 use tool_runtime::{Message, ToolDefinition};
 
+use super::multi_turn::{self, MultiTurn};
 use super::schema::tool_definition;
 use super::{Category, EvalError};
 
@@ -24,7 +26,7 @@ pub struct Case {
     pub id: String,
     /// Its category.
     pub category: Category,
-    /// The conversation: BFCL's first (and, in these categories, only) turn.
+    /// The conversation: BFCL's first (in single-turn categories, only) turn.
     pub messages: Vec<Message>,
     /// BFCL's function documents, each description with its language's
     /// hint, and the types as written: what its checker reads.
@@ -34,8 +36,13 @@ pub struct Case {
     /// parameter a string), converted as [`super::schema`] says, checked.
     pub tools: Vec<ToolDefinition>,
     /// The possible answers (`ground_truth`): one `{name: {param: [values]}}`
-    /// per expected call; empty where the category has none.
+    /// per expected call; empty where the category has none, and in
+    /// multi-turn ones (their ground truth is in `multi_turn`).
     pub answers: Vec<Value>,
+    /// The later turns, the tool classes and the ground truth of a
+    /// multi-turn case; `functions` and `tools` are those offered from the
+    /// start.
+    pub multi_turn: Option<MultiTurn>,
 }
 
 /// Which cases to load.
@@ -74,7 +81,7 @@ pub fn find_data(explicit: Option<&Path>) -> Result<PathBuf, EvalError> {
     if let Some(dir) = std::env::var_os(DATA_ENV).filter(|d| !d.is_empty()) {
         return check(PathBuf::from(dir), DATA_ENV);
     }
-    let python = std::env::var("TOOL_USE_PYTHON").unwrap_or_else(|_| "python3".into());
+    let python = python();
     let script =
         "import bfcl_eval, os; print(os.path.join(os.path.dirname(bfcl_eval.__file__), 'data'))";
     let found = Command::new(&python)
@@ -92,6 +99,15 @@ pub fn find_data(explicit: Option<&Path>) -> Result<PathBuf, EvalError> {
              bfcl_eval/data folder"
         ))),
     }
+}
+
+/// The Python interpreter BFCL's package is asked of: `$TOOL_USE_PYTHON`,
+/// else `python3`.
+pub(crate) fn python() -> String {
+    std::env::var("TOOL_USE_PYTHON")
+        .ok()
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "python3".into())
 }
 
 /// The cases `selection` names, from the data folder `dir`.
@@ -152,18 +168,96 @@ pub fn load_category(dir: &Path, category: Category) -> Result<Vec<Case>, EvalEr
         Vec::new()
     };
     let file = dir.join(category.file_name()).display().to_string();
+    let docs = FunctionDocs::new(dir);
     questions
         .into_iter()
         .enumerate()
         .map(|(index, question)| {
             let answer = answers.get(index);
-            case(category, question, answer).map_err(|reason| EvalError::Data {
+            let case = if category.is_multi_turn() {
+                multi_turn_case(category, question, answer, &docs)
+            } else {
+                case(category, question, answer)
+            };
+            case.map_err(|reason| EvalError::Data {
                 file: file.clone(),
                 line: index + 1,
                 reason,
             })
         })
         .collect()
+}
+
+/// BFCL's multi-turn function documents, read once per class
+/// (`data/multi_turn_func_doc/`, as `MULTI_TURN_FUNC_DOC_FILE_MAPPING` names
+/// the files).
+struct FunctionDocs {
+    dir: PathBuf,
+    read: std::cell::RefCell<HashMap<String, Vec<Value>>>,
+}
+
+impl FunctionDocs {
+    fn new(data: &Path) -> FunctionDocs {
+        FunctionDocs {
+            dir: data.join("multi_turn_func_doc"),
+            read: Default::default(),
+        }
+    }
+
+    /// The documents of `class`' functions.
+    fn of(&self, class: &str) -> Result<Vec<Value>, String> {
+        if let Some(docs) = self.read.borrow().get(class) {
+            return Ok(docs.clone());
+        }
+        let file = match class {
+            "GorillaFileSystem" => "gorilla_file_system.json",
+            "MathAPI" => "math_api.json",
+            "MessageAPI" => "message_api.json",
+            "TwitterAPI" => "posting_api.json",
+            "TicketAPI" => "ticket_api.json",
+            "TradingBot" => "trading_bot.json",
+            "TravelAPI" => "travel_booking.json",
+            "VehicleControlAPI" => "vehicle_control.json",
+            other => return Err(format!("unknown tool class `{other}`")),
+        };
+        let docs = read_lines(&self.dir.join(file)).map_err(|e| e.to_string())?;
+        self.read
+            .borrow_mut()
+            .insert(class.to_owned(), docs.clone());
+        Ok(docs)
+    }
+}
+
+/// A multi-turn case from its question and possible-answer lines.
+fn multi_turn_case(
+    category: Category,
+    question: Value,
+    answer: Option<&Value>,
+    docs: &FunctionDocs,
+) -> Result<Case, String> {
+    let id = question["id"]
+        .as_str()
+        .ok_or("expected an `id` string")?
+        .to_owned();
+    if let Some(answer) = answer {
+        if answer["id"] != question["id"] {
+            return Err(format!(
+                "the possible answer on this line is for {}, not {id}",
+                answer["id"]
+            ));
+        }
+    }
+    let (functions, tools, multi_turn) =
+        multi_turn::case(category, &question, answer, &|class| docs.of(class))?;
+    Ok(Case {
+        id,
+        category,
+        messages: multi_turn.turns.first().cloned().unwrap_or_default(),
+        functions,
+        tools,
+        answers: Vec::new(),
+        multi_turn: Some(multi_turn),
+    })
 }
 
 /// The JSON objects of a JSON-lines file.
@@ -197,7 +291,7 @@ fn case(category: Category, question: Value, answer: Option<&Value>) -> Result<C
         .ok_or("expected `question`, a list of turns")?;
     let [turn] = turns.as_slice() else {
         return Err(format!(
-            "expected one turn in `question`, found {} (multi-turn categories are not run)",
+            "expected one turn in `question`, found {}",
             turns.len()
         ));
     };
@@ -247,6 +341,7 @@ fn case(category: Category, question: Value, answer: Option<&Value>) -> Result<C
         tools,
         functions,
         answers,
+        multi_turn: None,
     })
 }
 

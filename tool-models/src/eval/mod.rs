@@ -15,8 +15,13 @@
 //! The thirteen single-turn categories run ([`Category::ALL`]), Java and
 //! JavaScript among them: their arguments are strings in the language's
 //! syntax, read back by BFCL's own conversion rules ([`Language`]), and
-//! `non_live_ast` averages them into "simple" as BFCL does. Multi-turn,
-//! memory and web search do not run yet.
+//! `non_live_ast` averages them into "simple" as BFCL does. So do the four
+//! multi-turn categories: the model is driven through each conversation,
+//! its calls run by BFCL's own tool classes in a Python process
+//! ([`MultiTurn`]), and judged by the state and results they leave, as
+//! BFCL's multi-turn checker judges them ([`MultiTurnChecker`]). Memory and
+//! web search, BFCL's agentic part, do not run: they need a search API and
+//! embedding backends.
 //!
 //! ```no_run
 //! use tool_models::eval::{self, RunOptions, Selection, Summary};
@@ -40,18 +45,25 @@ mod convert;
 mod data;
 mod decoded;
 mod language;
+mod multi_turn;
+mod multi_turn_check;
 mod python;
 mod report;
 mod run;
 pub mod schema;
+mod tool_classes;
 
 pub use category::{Category, Check, Group};
 pub use checker::{check, Verdict};
 pub use data::{find_data, load_cases, load_category, Case, Selection, BFCL_PACKAGE, DATA_ENV};
 pub use decoded::Decoded;
 pub use language::Language;
+pub use multi_turn::{MultiTurn, Step, TurnLog, MORE_FUNCTIONS_PROMPT, STEP_LIMIT};
+pub use multi_turn_check::{check_tool_classes, MultiTurnChecker};
 pub use report::{CategoryScore, GroupScore, Overall, Report, Summary};
-pub use run::{ask, evaluate, run, run_jobs, Answer, CaseResult, RunOptions};
+pub use run::{
+    ask, evaluate, run, run_jobs, Answer, CaseProgress, CaseResult, OnProgress, RunOptions,
+};
 
 /// Why an evaluation cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -80,4 +92,7 @@ pub enum EvalError {
     /// Ids that no selected category has.
     #[error("no selected category has the case(s) {0}")]
     UnknownIds(String),
+    /// BFCL's tool classes, which run multi-turn calls, cannot run.
+    #[error("BFCL's tool classes: {0}")]
+    ToolClasses(String),
 }

@@ -60,7 +60,7 @@ pub struct Overall {
     pub accuracy_over_run: f64,
     /// The parts run.
     pub run: Vec<&'static str>,
-    /// The parts not run (multi-turn and agentic are not yet).
+    /// The parts not run (agentic always: web search and memory are not run).
     pub not_run: Vec<&'static str>,
 }
 
@@ -298,6 +298,7 @@ mod tests {
             seconds: 0.5,
             prompt_tokens: 0,
             generated_tokens: 0,
+            turns: Vec::new(),
         }
     }
 

@@ -1,6 +1,7 @@
 //! Asking a model each case and judging its answer: one model in the
 //! calling thread, or several (one per concurrent request) on threads of
-//! their own.
+//! their own. Each thread keeps its own process of BFCL's tool classes
+//! for multi-turn cases.
 
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -13,12 +14,30 @@ use tool_runtime::{CancelToken, Message, ToolCall, ToolChoice, ToolDefinition};
 
 use super::checker::{check, Verdict};
 use super::decoded::Decoded;
+use super::multi_turn::{self, TurnLog};
+use super::tool_classes::ToolClasses;
 use super::{Case, Category};
 use crate::chat::{ChatModel, ModelDelta, TurnError, TurnRequest, TurnStats};
 use crate::parse::{Collector, ParseOptions, ParsedResponse};
 
+/// Where a multi-turn case is, reported before each request to the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseProgress<'a> {
+    /// The case's id.
+    pub id: &'a str,
+    /// The user turn, from 0.
+    pub turn: usize,
+    /// How many turns the case has.
+    pub turns: usize,
+    /// The step within the turn, from 0 (each step with calls adds one).
+    pub step: usize,
+}
+
+/// What hears of multi-turn progress ([`RunOptions::progress`]).
+pub type OnProgress = Arc<dyn Fn(&CaseProgress<'_>) + Send + Sync>;
+
 /// How cases are run.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct RunOptions {
     /// Mark every free string and number parameter grounded (see
     /// [`tool_runtime::grounding`]): a local model may then only copy runs of
@@ -30,8 +49,22 @@ pub struct RunOptions {
     pub stop: Option<Arc<AtomicBool>>,
     /// The longest a case may take: past it the model's turn is cancelled
     /// (a local model stops at its next token, a remote request is
-    /// dropped) and the case counts as an engine error.
+    /// dropped) and the case counts as an engine error. A multi-turn case
+    /// gets it whole, all turns together.
     pub case_timeout: Option<Duration>,
+    /// Hears where each multi-turn case is (from the thread running it).
+    pub progress: Option<OnProgress>,
+}
+
+impl std::fmt::Debug for RunOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("grounded", &self.grounded)
+            .field("stop", &self.stop)
+            .field("case_timeout", &self.case_timeout)
+            .field("progress", &self.progress.as_ref().map(|_| "…"))
+            .finish()
+    }
 }
 
 impl RunOptions {
@@ -79,6 +112,34 @@ pub struct CaseResult {
     pub prompt_tokens: usize,
     /// Tokens generated.
     pub generated_tokens: usize,
+    /// A multi-turn case's turns: each step's calls and results, and what
+    /// the turn ended with (empty for single-turn cases).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<TurnLog>,
+}
+
+impl CaseResult {
+    /// A result for `case` with nothing asked yet: wrong, no output.
+    pub(super) fn blank(case: &Case, seconds: f64) -> CaseResult {
+        CaseResult {
+            id: case.id.clone(),
+            category: case.category,
+            messages: case.messages.clone(),
+            prompt: None,
+            raw: String::new(),
+            calls: Vec::new(),
+            decoded: None,
+            decode_error: None,
+            valid: false,
+            error_type: None,
+            errors: Vec::new(),
+            engine_error: None,
+            seconds,
+            prompt_tokens: 0,
+            generated_tokens: 0,
+            turns: Vec::new(),
+        }
+    }
 }
 
 /// A model's answer to one request, parsed.
@@ -116,8 +177,28 @@ pub fn ask(model: &mut dyn ChatModel, request: &TurnRequest<'_>) -> Result<Answe
     })
 }
 
-/// Asks `model` one case and judges the answer.
+/// Asks `model` one case and judges the answer. A multi-turn case starts
+/// a process of BFCL's tool classes for itself ([`run`] and [`run_jobs`]
+/// keep one per thread).
 pub fn evaluate(case: &Case, model: &mut dyn ChatModel, options: &RunOptions) -> CaseResult {
+    evaluate_in(case, model, options, &mut None)
+}
+
+/// [`evaluate`] with the thread's tool classes, started when first needed.
+fn evaluate_in(
+    case: &Case,
+    model: &mut dyn ChatModel,
+    options: &RunOptions,
+    classes: &mut Option<ToolClasses>,
+) -> CaseResult {
+    match &case.multi_turn {
+        Some(turns) => multi_turn::evaluate(case, turns, model, options, classes),
+        None => evaluate_single(case, model, options),
+    }
+}
+
+/// A single-turn case: one request, its calls judged by the AST checker.
+fn evaluate_single(case: &Case, model: &mut dyn ChatModel, options: &RunOptions) -> CaseResult {
     let tools: Cow<'_, [ToolDefinition]> = if options.grounded {
         Cow::Owned(
             case.tools
@@ -147,23 +228,8 @@ pub fn evaluate(case: &Case, model: &mut dyn ChatModel, options: &RunOptions) ->
         ))),
         (answer, _) => answer,
     };
-    let mut result = CaseResult {
-        id: case.id.clone(),
-        category: case.category,
-        messages: case.messages.clone(),
-        prompt,
-        raw: String::new(),
-        calls: Vec::new(),
-        decoded: None,
-        decode_error: None,
-        valid: false,
-        error_type: None,
-        errors: Vec::new(),
-        engine_error: None,
-        seconds,
-        prompt_tokens: 0,
-        generated_tokens: 0,
-    };
+    let mut result = CaseResult::blank(case, seconds);
+    result.prompt = prompt;
     match answer {
         Ok(answer) => {
             let decoded = Decoded::from_parsed(&answer.parsed);
@@ -196,13 +262,13 @@ pub fn evaluate(case: &Case, model: &mut dyn ChatModel, options: &RunOptions) ->
 }
 
 /// Cancels a case's turn when its time limit passes, unless dropped first.
-struct Watchdog {
+pub(super) struct Watchdog {
     /// Dropped when the case ends, which wakes the thread at once.
     _done: mpsc::Sender<()>,
 }
 
 impl Watchdog {
-    fn start(limit: Duration, cancel: CancelToken) -> Watchdog {
+    pub(super) fn start(limit: Duration, cancel: CancelToken) -> Watchdog {
         let (done, ended) = mpsc::channel::<()>();
         std::thread::spawn(move || {
             if let Err(mpsc::RecvTimeoutError::Timeout) = ended.recv_timeout(limit) {
@@ -223,11 +289,12 @@ pub fn run(
     on_result: &mut dyn FnMut(&CaseResult),
 ) -> Vec<CaseResult> {
     let mut results = Vec::with_capacity(cases.len());
+    let mut classes = None;
     for case in cases {
         if options.stopped() {
             break;
         }
-        let result = evaluate(case, model, options);
+        let result = evaluate_in(case, model, options, &mut classes);
         on_result(&result);
         results.push(result);
     }
@@ -253,16 +320,20 @@ pub fn run_jobs<M: ChatModel + Send>(
         for model in models.iter_mut() {
             let send = send.clone();
             let next = &next;
-            scope.spawn(move || loop {
-                if options.stopped() {
-                    break;
-                }
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                let Some(case) = cases.get(index) else {
-                    break;
-                };
-                if send.send((index, evaluate(case, model, options))).is_err() {
-                    break;
+            scope.spawn(move || {
+                let mut classes = None;
+                loop {
+                    if options.stopped() {
+                        break;
+                    }
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(case) = cases.get(index) else {
+                        break;
+                    };
+                    let result = evaluate_in(case, model, options, &mut classes);
+                    if send.send((index, result)).is_err() {
+                        break;
+                    }
                 }
             });
         }

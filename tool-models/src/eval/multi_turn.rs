@@ -1,0 +1,389 @@
+//! BFCL's multi-turn categories: a conversation of several user turns, each
+//! answered by as many steps of calls as the model needs, the calls run by
+//! BFCL's own tool classes ([`super::tool_classes`]) and their results fed
+//! back, as BFCL's `inference_multi_turn_FC` drives a tool API:
+//!
+//! - the model is asked; calls it writes are written as BFCL writes them
+//!   (`name(key=repr(value),…)`), run in order, and answered one tool
+//!   message each; then it is asked again;
+//! - a turn ends when the model writes no call, or calls BFCL's decoder
+//!   could not read (the step is not run);
+//! - more than [`STEP_LIMIT`] steps in a turn end the whole conversation
+//!   (BFCL's force-quit, judged wrong);
+//! - in `multi_turn_miss_func`, the held-out functions join the tools at
+//!   the turn BFCL names, asked with BFCL's prompt.
+//!
+//! Every call goes to the classes as written, as in BFCL: a misspelt name
+//! or a wrong argument is answered with Python's error, not refused here.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tool_runtime::{CancelToken, InvalidToolCall, Message, ToolCall, ToolChoice, ToolDefinition};
+
+use super::run::{ask, CaseProgress, RunOptions, Watchdog};
+use super::schema::tool_definition;
+use super::tool_classes::{Side, ToolClasses, Written};
+use super::{multi_turn_check, CaseResult, Category, Language};
+use crate::chat::{ChatModel, TurnError, TurnRequest};
+
+/// BFCL's `MAXIMUM_STEP_LIMIT`: a turn may have this many steps with
+/// calls; one more ends the conversation.
+pub const STEP_LIMIT: usize = 20;
+
+/// BFCL's `DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC`: the user's
+/// words at the turn held-out functions arrive.
+pub const MORE_FUNCTIONS_PROMPT: &str =
+    "I have updated some more functions you can choose from. What about now?";
+
+/// What a multi-turn case holds beyond a single-turn one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MultiTurn {
+    /// Each turn's new messages, as BFCL's `question` gives them; empty at
+    /// a turn where held-out functions arrive.
+    pub turns: Vec<Vec<Message>>,
+    /// The tool classes the case uses (`GorillaFileSystem`, `TwitterAPI`…).
+    pub classes: Vec<String>,
+    /// Each class's starting state.
+    pub initial_config: Value,
+    /// Whether the classes load BFCL's long-context data.
+    pub long_context: bool,
+    /// Functions held back from the start, by the turn they join at: the
+    /// documents (without the language hint, as BFCL adds them) and the
+    /// tool definitions.
+    pub held_out: BTreeMap<usize, (Vec<Value>, Vec<ToolDefinition>)>,
+    /// The ground truth: each turn's calls, written as Python calls.
+    pub ground_truth: Vec<Vec<String>>,
+}
+
+/// One step of a turn that called tools.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// What the model wrote.
+    pub raw: String,
+    /// Its calls, as BFCL writes them for execution.
+    pub calls: Vec<String>,
+    /// Each call's result.
+    pub results: Vec<String>,
+}
+
+/// One user turn of a multi-turn conversation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TurnLog {
+    /// The steps that called tools, in order.
+    pub steps: Vec<Step>,
+    /// What the turn ended with: the model's answer, or calls that could
+    /// not be run.
+    pub last: String,
+    /// Why the last output's calls could not be run, when so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undecodable: Option<String>,
+}
+
+impl TurnLog {
+    /// The turn's calls, step by step, as BFCL's checker reads a decoded
+    /// result (`list[list[str]]`).
+    pub fn calls(&self) -> Vec<Vec<String>> {
+        self.steps.iter().map(|s| s.calls.clone()).collect()
+    }
+}
+
+/// A multi-turn case from its question line, BFCL's function documents by
+/// class, and its possible-answer line: as `load_dataset_entry` prepares
+/// it (the classes' documents in order, the hint added, held-out
+/// functions taken out).
+pub(super) fn case(
+    category: Category,
+    question: &Value,
+    answer: Option<&Value>,
+    docs: &dyn Fn(&str) -> Result<Vec<Value>, String>,
+) -> Result<(Vec<Value>, Vec<ToolDefinition>, MultiTurn), String> {
+    let turns: Vec<Vec<Message>> = serde_json::from_value(question["question"].clone())
+        .map_err(|e| format!("expected `question`, a list of turns of messages: {e}"))?;
+    let classes: Vec<String> = serde_json::from_value(question["involved_classes"].clone())
+        .map_err(|e| format!("expected `involved_classes`, a list of class names: {e}"))?;
+    let mut functions = Vec::new();
+    for class in &classes {
+        functions.extend(docs(class)?);
+    }
+    let mut held_out = BTreeMap::new();
+    if let Some(missed) = question.get("missed_function") {
+        let missed = missed
+            .as_object()
+            .ok_or("expected `missed_function` to map turns to function names")?;
+        for (turn, names) in missed {
+            let turn: usize = turn
+                .parse()
+                .map_err(|_| format!("`missed_function` names turn `{turn}`"))?;
+            if turn >= turns.len() {
+                return Err(format!(
+                    "`missed_function` names turn {turn} of {}",
+                    turns.len()
+                ));
+            }
+            let mut docs = Vec::new();
+            for name in names.as_array().into_iter().flatten() {
+                if let Some(i) = functions.iter().position(|f| f["name"] == *name) {
+                    docs.push(functions.remove(i));
+                }
+            }
+            let tools = definitions(&docs)?;
+            held_out.insert(turn, (docs, tools));
+        }
+    }
+    let language = Language::Python;
+    let functions: Vec<Value> = functions.iter().map(|f| language.shown(f)).collect();
+    let tools = definitions(&functions)?;
+    let ground_truth: Vec<Vec<String>> = match answer {
+        Some(answer) => serde_json::from_value(answer["ground_truth"].clone()).map_err(|e| {
+            format!("expected the possible answer's `ground_truth`, a list of turns of calls: {e}")
+        })?,
+        None => return Err("expected a possible answer".into()),
+    };
+    if ground_truth.len() != turns.len() {
+        return Err(format!(
+            "{} turns of ground truth for {} turns of questions",
+            ground_truth.len(),
+            turns.len()
+        ));
+    }
+    let multi_turn = MultiTurn {
+        turns,
+        classes,
+        initial_config: question
+            .get("initial_config")
+            .cloned()
+            .unwrap_or(Value::Object(Default::default())),
+        long_context: category == Category::MultiTurnLongContext,
+        held_out,
+        ground_truth,
+    };
+    Ok((functions, tools, multi_turn))
+}
+
+fn definitions(functions: &[Value]) -> Result<Vec<ToolDefinition>, String> {
+    let tools: Vec<Value> = functions.iter().map(tool_definition).collect();
+    ToolDefinition::list_from_json(&tools).map_err(|e| e.to_string())
+}
+
+/// A conversation as far as it went.
+struct Conversation {
+    messages: Vec<Message>,
+    turns: Vec<TurnLog>,
+    prompt: Option<String>,
+    prompt_tokens: usize,
+    generated_tokens: usize,
+}
+
+/// Asks `model` through every turn of the case, then judges the run.
+pub(super) fn evaluate(
+    case: &super::Case,
+    multi_turn: &MultiTurn,
+    model: &mut dyn ChatModel,
+    options: &RunOptions,
+    classes: &mut Option<ToolClasses>,
+) -> CaseResult {
+    let started = Instant::now();
+    let cancel = CancelToken::new();
+    let watchdog = options
+        .case_timeout
+        .map(|limit| Watchdog::start(limit, cancel.clone()));
+    let mut conversation = Conversation {
+        messages: Vec::new(),
+        turns: Vec::new(),
+        prompt: None,
+        prompt_tokens: 0,
+        generated_tokens: 0,
+    };
+    let outcome = match ready(classes, options) {
+        Ok(classes) => converse(
+            case,
+            multi_turn,
+            model,
+            classes,
+            options,
+            &cancel,
+            &mut conversation,
+        )
+        .and_then(|()| {
+            let turns: Vec<Vec<Vec<String>>> =
+                conversation.turns.iter().map(TurnLog::calls).collect();
+            multi_turn_check::check(&case.id, multi_turn, &turns, classes)
+        }),
+        Err(e) => Err(e),
+    };
+    drop(watchdog);
+    let mut result = CaseResult::blank(case, started.elapsed().as_secs_f64());
+    result.prompt = conversation.prompt;
+    result.prompt_tokens = conversation.prompt_tokens;
+    result.generated_tokens = conversation.generated_tokens;
+    result.raw = conversation
+        .turns
+        .last()
+        .map(|t| t.last.clone())
+        .unwrap_or_default();
+    match outcome {
+        Ok(verdict) => {
+            result.valid = verdict.valid;
+            result.error_type = verdict.error_type;
+            result.errors = verdict.errors;
+        }
+        Err(e) => {
+            let e = match options.case_timeout {
+                Some(limit) if cancel.is_cancelled() => {
+                    format!(
+                        "the case ran past its time limit of {} s",
+                        limit.as_secs_f64()
+                    )
+                }
+                _ => e,
+            };
+            result.error_type = Some("inference_error".into());
+            result.errors = vec![e.clone()];
+            result.engine_error = Some(e);
+        }
+    }
+    result.messages = conversation.messages;
+    result.turns = conversation.turns;
+    result
+}
+
+/// The worker's classes, started (again, if the last one died).
+fn ready<'a>(
+    classes: &'a mut Option<ToolClasses>,
+    options: &RunOptions,
+) -> Result<&'a mut ToolClasses, String> {
+    if !classes.as_mut().is_some_and(ToolClasses::alive) {
+        *classes = Some(ToolClasses::start(options.case_timeout)?);
+    }
+    classes.as_mut().ok_or_else(|| "no tool classes".to_owned())
+}
+
+/// Drives the model through the turns, recording into `so_far`.
+fn converse(
+    case: &super::Case,
+    multi_turn: &MultiTurn,
+    model: &mut dyn ChatModel,
+    classes: &mut ToolClasses,
+    options: &RunOptions,
+    cancel: &CancelToken,
+    so_far: &mut Conversation,
+) -> Result<(), String> {
+    classes.begin(&case.id, multi_turn)?;
+    let mut tools = case.tools.clone();
+    let choice = ToolChoice::Auto;
+    let turns = multi_turn.turns.len();
+    for (index, messages) in multi_turn.turns.iter().enumerate() {
+        match multi_turn.held_out.get(&index) {
+            Some((_, more)) => {
+                tools.extend(more.iter().cloned());
+                so_far.messages.push(Message::user(MORE_FUNCTIONS_PROMPT));
+            }
+            None => so_far.messages.extend(messages.iter().cloned()),
+        }
+        let mut log = TurnLog::default();
+        let mut force_quit = false;
+        loop {
+            if let Some(report) = &options.progress {
+                report(&CaseProgress {
+                    id: &case.id,
+                    turn: index,
+                    turns,
+                    step: log.steps.len(),
+                });
+            }
+            let request = TurnRequest::new(&so_far.messages, &tools, &choice).cancelled_by(cancel);
+            if so_far.prompt.is_none() {
+                so_far.prompt = model.prompt(&request);
+            }
+            let answer = ask(model, &request).map_err(|e: TurnError| e.to_string())?;
+            if cancel.is_cancelled() {
+                return Err("cancelled".into());
+            }
+            so_far.prompt_tokens += answer.stats.prompt_tokens;
+            so_far.generated_tokens += answer.stats.generated_tokens;
+            let parsed = answer.parsed;
+            let content = parsed.content.clone();
+            if parsed.tool_calls.is_empty() && parsed.invalid_tool_calls.is_empty() {
+                log.last = content.clone().unwrap_or_default();
+                so_far.messages.push(Message::assistant(log.last.clone()));
+                break;
+            }
+            let (made, unreadable) = as_bfcl_reads(parsed.tool_calls, &parsed.invalid_tool_calls);
+            let written = match unreadable {
+                Some(why) => Written::Undecodable(why),
+                None => classes.write(&made)?,
+            };
+            let calls = match written {
+                Written::Calls(calls) => calls,
+                Written::Undecodable(why) => {
+                    log.last = answer.raw.clone();
+                    log.undecodable = Some(why);
+                    so_far.messages.push(Message::assistant(answer.raw));
+                    break;
+                }
+            };
+            let results = classes.run(Side::Conversation, &calls)?;
+            so_far
+                .messages
+                .push(Message::assistant_calls(content, made.clone()));
+            for (call, result) in made.iter().zip(&results) {
+                so_far.messages.push(tool_message(call, result));
+            }
+            log.steps.push(Step {
+                raw: answer.raw,
+                calls,
+                results,
+            });
+            if log.steps.len() > STEP_LIMIT {
+                force_quit = true;
+                break;
+            }
+        }
+        so_far.turns.push(log);
+        if force_quit {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The calls as BFCL's decoder reads them: a call to a function not
+/// offered (our parsers set it aside) is still a call, run by name as BFCL
+/// runs it; one whose arguments are not a JSON object fails the step.
+fn as_bfcl_reads(
+    mut made: Vec<ToolCall>,
+    set_aside: &[InvalidToolCall],
+) -> (Vec<ToolCall>, Option<String>) {
+    for invalid in set_aside {
+        let arguments = invalid.raw_arguments.as_deref().map(|raw| {
+            serde_json::from_str::<Value>(if raw.trim().is_empty() { "{}" } else { raw })
+        });
+        match (&invalid.name, arguments) {
+            (Some(name), Some(Ok(arguments @ Value::Object(_)))) => {
+                let id = invalid
+                    .id
+                    .clone()
+                    .unwrap_or_else(|| format!("call_{}", made.len()));
+                made.push(ToolCall::new(id, name.clone(), arguments));
+            }
+            (Some(name), _) => {
+                let why = format!("a call to `{name}` could not be read: {}", invalid.error);
+                return (made, Some(why));
+            }
+            (None, _) => {
+                return (
+                    made,
+                    Some(format!("a call could not be read: {}", invalid.error)),
+                )
+            }
+        }
+    }
+    (made, None)
+}
+
+fn tool_message(call: &ToolCall, result: &str) -> Message {
+    Message::tool(call.id.clone(), call.name.clone(), result)
+}
