@@ -379,15 +379,20 @@ fn an_engine_that_knows_the_answers_passes_every_multi_turn_case() {
     let mut results = Vec::new();
     for category in Category::ALL.into_iter().filter(|c| c.is_multi_turn()) {
         let cases = eval::load_category(&data, category).unwrap();
-        let mut oracle = Oracle {
-            cases: HashMap::new(),
-            conversations: (cases.iter())
-                .map(|c| (c.clone(), truth.remove(&c.id).unwrap()))
-                .collect(),
-        };
-        results.extend(eval::run(
+        let conversations: Vec<(Case, Vec<Vec<Value>>)> = (cases.iter())
+            .map(|c| (c.clone(), truth.remove(&c.id).unwrap()))
+            .collect();
+        // Two at once, as `--jobs 2` runs a remote engine: each thread
+        // with its own tool classes.
+        let mut oracles: Vec<Oracle> = (0..2)
+            .map(|_| Oracle {
+                cases: HashMap::new(),
+                conversations: conversations.clone(),
+            })
+            .collect();
+        results.extend(eval::run_jobs(
             &cases,
-            &mut oracle,
+            &mut oracles,
             &RunOptions::default(),
             &mut |_| {},
         ));

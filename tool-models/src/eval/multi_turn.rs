@@ -14,7 +14,8 @@
 //!   the turn BFCL names, asked with BFCL's prompt.
 //!
 //! Every call goes to the classes as written, as in BFCL: a misspelt name
-//! or a wrong argument is answered with Python's error, not refused here.
+//! or a wrong argument is answered with Python's error, not refused here,
+//! and a held-out function called before it is offered runs.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -23,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tool_runtime::{CancelToken, InvalidToolCall, Message, ToolCall, ToolChoice, ToolDefinition};
 
-use super::run::{ask, CaseProgress, RunOptions, Watchdog};
+use super::run::{ask_knowing, CaseProgress, RunOptions, Watchdog};
 use super::schema::tool_definition;
 use super::tool_classes::{Side, ToolClasses, Written};
 use super::{multi_turn_check, CaseResult, Category, Language};
@@ -273,6 +274,15 @@ fn converse(
 ) -> Result<(), String> {
     classes.begin(&case.id, multi_turn)?;
     let mut tools = case.tools.clone();
+    // The parser knows every function of the classes, held-out ones too:
+    // BFCL runs a call to one before it is offered, in its place.
+    let mut known = tools.clone();
+    known.extend(
+        multi_turn
+            .held_out
+            .values()
+            .flat_map(|(_, t)| t.iter().cloned()),
+    );
     let choice = ToolChoice::Auto;
     let turns = multi_turn.turns.len();
     for (index, messages) in multi_turn.turns.iter().enumerate() {
@@ -298,7 +308,8 @@ fn converse(
             if so_far.prompt.is_none() {
                 so_far.prompt = model.prompt(&request);
             }
-            let answer = ask(model, &request).map_err(|e: TurnError| e.to_string())?;
+            let answer =
+                ask_knowing(model, &request, &known).map_err(|e: TurnError| e.to_string())?;
             if cancel.is_cancelled() {
                 return Err("cancelled".into());
             }
@@ -350,9 +361,10 @@ fn converse(
     Ok(())
 }
 
-/// The calls as BFCL's decoder reads them: a call to a function not
-/// offered (our parsers set it aside) is still a call, run by name as BFCL
-/// runs it; one whose arguments are not a JSON object fails the step.
+/// The calls as BFCL's decoder reads them: a call to a function no class
+/// has (our parsers set it aside) is still a call, run by name as BFCL
+/// runs it, after the others (its NameError changes no state); one whose
+/// arguments are not a JSON object fails the step.
 fn as_bfcl_reads(
     mut made: Vec<ToolCall>,
     set_aside: &[InvalidToolCall],
@@ -386,4 +398,85 @@ fn as_bfcl_reads(
 
 fn tool_message(call: &ToolCall, result: &str) -> Message {
     Message::tool(call.id.clone(), call.name.clone(), result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn docs(class: &str) -> Result<Vec<Value>, String> {
+        let doc = |name: &str| {
+            json!({"name": name, "description": format!("{name} it."),
+                "parameters": {"type": "dict", "properties": {"file_name": {"type": "string", "description": "f"}}, "required": []}})
+        };
+        match class {
+            "GorillaFileSystem" => Ok(vec![doc("cd"), doc("sort"), doc("tail")]),
+            other => Err(format!("unknown tool class `{other}`")),
+        }
+    }
+
+    fn question() -> Value {
+        json!({"id": "multi_turn_miss_func_0",
+            "question": [[{"role": "user", "content": "Sort it."}], []],
+            "initial_config": {"GorillaFileSystem": {"root": {}}},
+            "involved_classes": ["GorillaFileSystem"],
+            "missed_function": {"1": ["sort"]}})
+    }
+
+    fn answer() -> Value {
+        json!({"id": "multi_turn_miss_func_0", "ground_truth": [[], ["sort(file_name='a')"]]})
+    }
+
+    #[test]
+    fn a_case_offers_its_classes_functions_and_holds_back_the_missed_ones() {
+        let (functions, tools, multi) = case(
+            Category::MultiTurnMissFunc,
+            &question(),
+            Some(&answer()),
+            &docs,
+        )
+        .unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+        assert_eq!(names, ["cd", "tail"]);
+        assert_eq!(
+            functions[0]["description"],
+            "cd it. Note that the provided function is in Python 3 syntax."
+        );
+        let (held_docs, held_tools) = &multi.held_out[&1];
+        assert_eq!(held_tools[0].name(), "sort");
+        // BFCL takes the missed functions out before it adds the hint, so
+        // they arrive without it.
+        assert_eq!(held_docs[0]["description"], "sort it.");
+        assert_eq!(multi.ground_truth[1], ["sort(file_name='a')"]);
+        assert!(!multi.long_context);
+        let (_, _, long) = case(
+            Category::MultiTurnLongContext,
+            &question(),
+            Some(&answer()),
+            &docs,
+        )
+        .unwrap();
+        assert!(long.long_context);
+    }
+
+    #[test]
+    fn malformed_lines_say_what_is_wrong() {
+        let mut q = question();
+        q["involved_classes"] = json!(["Nope"]);
+        let e = case(Category::MultiTurnBase, &q, Some(&answer()), &docs).unwrap_err();
+        assert!(e.contains("unknown tool class `Nope`"), "{e}");
+        let mut q = question();
+        q["missed_function"] = json!({"5": ["sort"]});
+        let e = case(Category::MultiTurnBase, &q, Some(&answer()), &docs).unwrap_err();
+        assert!(e.contains("turn 5 of 2"), "{e}");
+        let mut a = answer();
+        a["ground_truth"] = json!([[]]);
+        let e = case(Category::MultiTurnBase, &question(), Some(&a), &docs).unwrap_err();
+        assert!(e.contains("1 turns of ground truth for 2"), "{e}");
+        let mut q = question();
+        q["question"] = json!("Sort it.");
+        let e = case(Category::MultiTurnBase, &q, Some(&answer()), &docs).unwrap_err();
+        assert!(e.contains("expected `question`"), "{e}");
+    }
 }

@@ -358,4 +358,31 @@ mod tests {
             "non_live_ast: 75.0% (mean of simple (mean of simple_python, simple_java, simple_javascript), multiple)"
         );
     }
+
+    #[test]
+    fn multi_turn_is_the_mean_of_its_four_and_weighs_30_percent() {
+        // base 1/1, miss_func 0/2, miss_param 1/2, long_context 1/1:
+        // (100 + 0 + 50 + 100) / 4 = 62.5%, not the 60% of 3/5 pooled.
+        let results = [
+            result(Category::MultiTurnBase, true, false),
+            result(Category::MultiTurnMissFunc, false, false),
+            result(Category::MultiTurnMissFunc, false, true),
+            result(Category::MultiTurnMissParam, true, false),
+            result(Category::MultiTurnMissParam, false, false),
+            result(Category::MultiTurnLongContext, true, false),
+            result(Category::Irrelevance, true, false),
+        ];
+        let summary = Summary::of(&results);
+        let multi = summary
+            .groups
+            .iter()
+            .find(|g| g.group == "multi_turn")
+            .unwrap();
+        assert!((multi.accuracy - 0.625).abs() < 1e-12);
+        let overall = &summary.overall;
+        assert!((overall.weight_run - 0.4).abs() < 1e-12);
+        // 10% × 100% + 30% × 62.5% = 28.75%.
+        assert!((overall.accuracy - 0.2875).abs() < 1e-12, "{overall:?}");
+        assert_eq!(overall.not_run, ["non_live_ast", "live_ast", "agentic"]);
+    }
 }

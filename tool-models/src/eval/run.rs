@@ -159,8 +159,18 @@ pub struct Answer {
 /// # Errors
 /// The model's error.
 pub fn ask(model: &mut dyn ChatModel, request: &TurnRequest<'_>) -> Result<Answer, TurnError> {
+    ask_knowing(model, request, request.tools)
+}
+
+/// [`ask`], the parser knowing `known` (a call to a tool it does not know
+/// is set aside as invalid).
+pub(super) fn ask_knowing(
+    model: &mut dyn ChatModel,
+    request: &TurnRequest<'_>,
+    known: &[ToolDefinition],
+) -> Result<Answer, TurnError> {
     let options = ParseOptions {
-        tools: request.tools.to_vec(),
+        tools: known.to_vec(),
         ..ParseOptions::default()
     };
     let mut parser = model.format().stream(&options);

@@ -77,6 +77,8 @@ pub(crate) struct ToolClasses {
     /// The end of what the process wrote to stderr, for when it dies.
     stderr: Arc<Mutex<String>>,
     limit: Duration,
+    /// Killed or found dead: never asked again.
+    dead: bool,
 }
 
 impl ToolClasses {
@@ -131,6 +133,7 @@ impl ToolClasses {
             answers,
             stderr: tail,
             limit: limit.unwrap_or(DEFAULT_LIMIT),
+            dead: false,
         })
     }
 
@@ -210,7 +213,9 @@ impl ToolClasses {
         let line = match self.answers.recv_timeout(self.limit) {
             Ok(line) => line,
             Err(mpsc::RecvTimeoutError::Timeout) => {
+                self.dead = true;
                 let _ = self.child.kill();
+                let _ = self.child.wait();
                 return Err(format!(
                     "BFCL's tool classes did not answer within {} s",
                     self.limit.as_secs_f64()
@@ -229,6 +234,7 @@ impl ToolClasses {
 
     /// Why the process is gone: its status and the end of its stderr.
     fn died(&mut self) -> String {
+        self.dead = true;
         let status = self
             .child
             .wait()
@@ -244,7 +250,7 @@ impl ToolClasses {
 
     /// Whether the process still runs (a dead one is replaced).
     pub(crate) fn alive(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
+        !self.dead && matches!(self.child.try_wait(), Ok(None))
     }
 }
 
