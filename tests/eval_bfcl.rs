@@ -4,8 +4,9 @@
 //! says what its JSON holds.
 //!
 //! The package comes from `$TOOL_USE_PYTHON` (CI installs it there with
-//! `pip install --no-deps bfcl-eval==2026.3.23 filelock==3.20.0`: the
-//! questions, the answers and the AST checker need nothing else, and
+//! `pip install --no-deps bfcl-eval==2026.3.23 filelock==3.20.0 mpmath`:
+//! the questions, the answers, the checkers and the multi-turn tool
+//! classes need nothing else, and
 //! `tests/bfcl/verdicts.py` loads the checker without BFCL's model
 //! registry, which would import every provider's SDK). Without it the
 //! tests say so and pass, unless `TOOL_USE_REQUIRE_PYTHON_CLIENTS=1`.
@@ -124,7 +125,11 @@ fn the_multi_turn_checker_agrees_with_bfcls_on_every_committed_conversation() {
         env!("CARGO_MANIFEST_DIR")
     );
     let data_arg = data.to_str().unwrap();
-    let theirs = python::run_script(&python, "bfcl/multi_turn_verdicts.py", &[data_arg, &outputs]);
+    let theirs = python::run_script(
+        &python,
+        "bfcl/multi_turn_verdicts.py",
+        &[data_arg, &outputs],
+    );
     let ours = std::fs::read_to_string(&outputs).unwrap();
     assert_eq!(ours.lines().count(), theirs.lines().count());
     let mut checker = eval::MultiTurnChecker::start().unwrap();
@@ -178,7 +183,10 @@ fn the_multi_turn_checker_agrees_with_bfcls_on_every_committed_conversation() {
     ] {
         assert!(kinds.contains(kind), "no {kind} among {kinds:?}");
     }
-    assert!(right > compared / 5 && right < compared * 4 / 5, "{right} of {compared}");
+    assert!(
+        right > compared / 5 && right < compared * 4 / 5,
+        "{right} of {compared}"
+    );
     assert!(sources.len() >= 9, "{sources:?}");
 }
 

@@ -94,9 +94,9 @@ pub fn find_data(explicit: Option<&Path>) -> Result<PathBuf, EvalError> {
         Some(dir) if !dir.is_empty() => check(PathBuf::from(dir), &format!("{python}'s bfcl_eval")),
         _ => Err(EvalError::NoData(format!(
             "`{python}` cannot import bfcl_eval. Install BFCL's data with \
-             `{python} -m pip install --no-deps {BFCL_PACKAGE}` (its questions and answers \
-             are all the evaluation needs), or pass --data DIR / set {DATA_ENV} to its \
-             bfcl_eval/data folder"
+             `{python} -m pip install --no-deps {BFCL_PACKAGE} mpmath` (its questions, answers \
+             and multi-turn tool classes are all the evaluation needs; mpmath is for its math \
+             class), or pass --data DIR / set {DATA_ENV} to its bfcl_eval/data folder"
         ))),
     }
 }

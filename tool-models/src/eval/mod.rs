@@ -1,9 +1,10 @@
 //! Measuring any model and any engine on BFCL, the Berkeley Function
 //! Calling Leaderboard: how well does it call tools it has never seen?
 //!
-//! The questions, functions and possible answers come from the installed
-//! `bfcl-eval` package (`pip install --no-deps bfcl-eval==2026.3.23`; never
-//! downloaded at run time), found by [`find_data`]. Each [`Case`] is asked
+//! The questions, functions, possible answers and multi-turn tool classes
+//! come from the installed `bfcl-eval` package (`pip install --no-deps
+//! bfcl-eval==2026.3.23 mpmath`; never downloaded at run time), found by
+//! [`find_data`]. Each [`Case`] is asked
 //! through any [`ChatModel`](crate::chat::ChatModel) — a local model with
 //! its own template, parser and constrained calls, or an OpenAI-compatible
 //! engine — with BFCL's functions converted as BFCL converts them for tool
@@ -12,11 +13,12 @@
 //! BFCL's own code), and [`Summary`] averages the categories into BFCL's
 //! groups.
 //!
-//! The thirteen single-turn categories run ([`Category::ALL`]), Java and
-//! JavaScript among them: their arguments are strings in the language's
-//! syntax, read back by BFCL's own conversion rules ([`Language`]), and
-//! `non_live_ast` averages them into "simple" as BFCL does. So do the four
-//! multi-turn categories: the model is driven through each conversation,
+//! Seventeen categories run ([`Category::ALL`]). Thirteen are single-turn,
+//! Java and JavaScript among them: their arguments are strings in the
+//! language's syntax, read back by BFCL's own conversion rules
+//! ([`Language`]), and `non_live_ast` averages them into "simple" as BFCL
+//! does. In the four multi-turn ones the model is driven through each
+//! conversation,
 //! its calls run by BFCL's own tool classes in a Python process
 //! ([`MultiTurn`]), and judged by the state and results they leave, as
 //! BFCL's multi-turn checker judges them ([`MultiTurnChecker`]). Memory and
