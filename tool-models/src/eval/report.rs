@@ -385,4 +385,26 @@ mod tests {
         assert!((overall.accuracy - 0.2875).abs() < 1e-12, "{overall:?}");
         assert_eq!(overall.not_run, ["non_live_ast", "live_ast", "agentic"]);
     }
+
+    #[test]
+    fn a_multi_turn_result_reads_back_from_its_report() {
+        let mut multi = result(Category::MultiTurnBase, false, false);
+        multi.turns = vec![crate::eval::TurnLog {
+            steps: vec![crate::eval::Step {
+                raw: "<tool_call>…</tool_call>".into(),
+                calls: vec!["cd(folder='document')".into()],
+                results: vec![r#"{"current_working_directory": "document"}"#.into()],
+            }],
+            last: "Done.".into(),
+            undecodable: None,
+        }];
+        let single = result(Category::SimplePython, true, false);
+        let text = serde_json::to_string(&[&multi, &single]).unwrap();
+        assert!(
+            !text.contains("\"turns\":[]"),
+            "single-turn results carry no turns"
+        );
+        let back: Vec<CaseResult> = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, [multi, single]);
+    }
 }
