@@ -15,46 +15,11 @@ mod python;
 use std::process::Command;
 
 use serde_json::{json, Value};
-use tool_use::models::agent::{ChatModel, ModelDelta, Turn, TurnRequest};
+use tool_use::models::agent::TurnRequest;
+use tool_use::models::chat::ScriptedChat;
 use tool_use::models::eval::{self, Case, Category, RunOptions};
 use tool_use::models::parse::Format;
 use tool_use::{Message, Role};
-
-/// What a scripted model was asked: each request's messages and tool names.
-#[derive(Default)]
-struct Asked {
-    messages: Vec<Vec<Message>>,
-    tools: Vec<Vec<String>>,
-}
-
-/// A model whose every answer `script` writes, from the request.
-struct Scripted<F> {
-    script: F,
-    asked: Asked,
-}
-
-impl<F: FnMut(&TurnRequest<'_>) -> String> ChatModel for Scripted<F> {
-    fn format(&self) -> Format {
-        Format::Hermes
-    }
-
-    fn respond(
-        &mut self,
-        request: &TurnRequest<'_>,
-        out: &mut dyn FnMut(ModelDelta<'_>),
-    ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>> {
-        self.asked.messages.push(request.messages.to_vec());
-        self.asked
-            .tools
-            .push(request.tools.iter().map(|t| t.name().to_owned()).collect());
-        let text = (self.script)(request);
-        out(ModelDelta::Text(&text));
-        Ok(Turn {
-            text,
-            stats: Default::default(),
-        })
-    }
-}
 
 fn call(name: &str, arguments: Value) -> String {
     format!(
@@ -75,10 +40,7 @@ fn a_model_that_never_stops_calling_is_ended_by_bfcls_step_limit() {
     let Some(case) = case(Category::MultiTurnBase, "multi_turn_base_0") else {
         return;
     };
-    let mut model = Scripted {
-        script: |_: &TurnRequest<'_>| call("pwd", json!({})),
-        asked: Asked::default(),
-    };
+    let mut model = ScriptedChat::new(Format::Hermes, |_| call("pwd", json!({})));
     let result = eval::evaluate(&case, &mut model, &RunOptions::default());
     assert!(!result.valid);
     assert_eq!(
@@ -90,7 +52,7 @@ fn a_model_that_never_stops_calling_is_ended_by_bfcls_step_limit() {
     // conversation: one turn of 21 steps, 21 requests.
     assert_eq!(result.turns.len(), 1);
     assert_eq!(result.turns[0].steps.len(), eval::STEP_LIMIT + 1);
-    assert_eq!(model.asked.messages.len(), eval::STEP_LIMIT + 1);
+    assert_eq!(model.asked().len(), eval::STEP_LIMIT + 1);
     let step = &result.turns[0].steps[0];
     assert_eq!(step.calls, ["pwd()"]);
     assert_eq!(
@@ -104,8 +66,8 @@ fn calls_the_classes_cannot_run_are_answered_with_pythons_error_and_the_run_goes
     let Some(case) = case(Category::MultiTurnBase, "multi_turn_base_0") else {
         return;
     };
-    let mut model = Scripted {
-        script: |request: &TurnRequest<'_>| match request.messages.last().map(|m| m.role) {
+    let mut model = ScriptedChat::new(Format::Hermes, |request: &TurnRequest<'_>| {
+        match request.messages.last().map(|m| m.role) {
             Some(Role::User) => [
                 // A required argument missing, a function BFCL does not
                 // have, and one that works: all three run (the one no
@@ -116,9 +78,8 @@ fn calls_the_classes_cannot_run_are_answered_with_pythons_error_and_the_run_goes
             ]
             .concat(),
             _ => "Done.".to_owned(),
-        },
-        asked: Asked::default(),
-    };
+        }
+    });
     let result = eval::evaluate(&case, &mut model, &RunOptions::default());
     assert_eq!(result.engine_error, None, "{:?}", result.errors);
     let turns = case.multi_turn.as_ref().unwrap().turns.len();
@@ -144,7 +105,7 @@ fn calls_the_classes_cannot_run_are_answered_with_pythons_error_and_the_run_goes
         r#"{"current_working_directory": "document"}"#
     );
     // The model reads the three results, each answering its call.
-    let second = &model.asked.messages[1];
+    let second = &model.asked()[1].messages;
     let answered: Vec<&str> = (second.iter())
         .filter(|m| m.role == Role::Tool)
         .map(Message::text)
@@ -168,24 +129,22 @@ fn held_out_functions_arrive_at_their_turn_with_bfcls_words() {
     let multi_turn = case.multi_turn.clone().unwrap();
     let (&turn, (_, held)) = multi_turn.held_out.iter().next().unwrap();
     let held: Vec<String> = held.iter().map(|t| t.name().to_owned()).collect();
-    let mut model = Scripted {
-        script: |_: &TurnRequest<'_>| "I cannot do that.".to_owned(),
-        asked: Asked::default(),
-    };
+    let mut model = ScriptedChat::new(Format::Hermes, |_| "I cannot do that.".to_owned());
     let result = eval::evaluate(&case, &mut model, &RunOptions::default());
     assert_eq!(result.turns.len(), multi_turn.turns.len());
     // One request per turn, the model never calling.
-    assert_eq!(model.asked.tools.len(), multi_turn.turns.len());
-    for (index, tools) in model.asked.tools.iter().enumerate() {
+    assert_eq!(model.asked().len(), multi_turn.turns.len());
+    for (index, asked) in model.asked().iter().enumerate() {
+        let tools = asked.tool_names();
         for name in &held {
             assert_eq!(
-                tools.contains(name),
+                tools.contains(&name.as_str()),
                 index >= turn,
                 "turn {index}: {tools:?}"
             );
         }
     }
-    let asked = &model.asked.messages[turn];
+    let asked = &model.asked()[turn].messages;
     assert_eq!(asked.last().unwrap().text(), eval::MORE_FUNCTIONS_PROMPT);
     assert_eq!(
         result.error_type.as_deref(),

@@ -19,7 +19,8 @@ mod python;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
-use tool_use::models::agent::{ChatModel, ModelDelta, Turn, TurnRequest};
+use tool_use::models::agent::TurnRequest;
+use tool_use::models::chat::ScriptedChat;
 use tool_use::models::eval::{self, Case, Category, Check, Language, RunOptions, Summary};
 use tool_use::models::parse::Format;
 use tool_use::Role;
@@ -108,22 +109,10 @@ impl Oracle {
     }
 }
 
-impl ChatModel for Oracle {
-    fn format(&self) -> Format {
-        Format::Hermes
-    }
-
-    fn respond(
-        &mut self,
-        request: &TurnRequest<'_>,
-        out: &mut dyn FnMut(ModelDelta<'_>),
-    ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>> {
-        let text = self.answer(request);
-        out(ModelDelta::Text(&text));
-        Ok(Turn {
-            text,
-            stats: Default::default(),
-        })
+impl Oracle {
+    /// The oracle as a chat model writing Hermes tool calls.
+    fn model(self) -> ScriptedChat {
+        ScriptedChat::new(Format::Hermes, move |request| self.answer(request))
     }
 }
 
@@ -306,7 +295,8 @@ fn an_engine_that_knows_the_answers_answers_every_case_bfcl_lets_be_answered() {
                 })
                 .collect(),
             conversations: Vec::new(),
-        };
+        }
+        .model();
         results.extend(eval::run(
             &cases,
             &mut oracle,
@@ -384,10 +374,13 @@ fn an_engine_that_knows_the_answers_passes_every_multi_turn_case() {
             .collect();
         // Two at once, as `--jobs 2` runs a remote engine: each thread
         // with its own tool classes.
-        let mut oracles: Vec<Oracle> = (0..2)
-            .map(|_| Oracle {
-                cases: HashMap::new(),
-                conversations: conversations.clone(),
+        let mut oracles: Vec<ScriptedChat> = (0..2)
+            .map(|_| {
+                Oracle {
+                    cases: HashMap::new(),
+                    conversations: conversations.clone(),
+                }
+                .model()
             })
             .collect();
         results.extend(eval::run_jobs(

@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use tool_use::models::agent::{Agent, ChatModel, ModelDelta, Turn, TurnRequest, TurnStats};
+use tool_use::models::agent::{Agent, TurnStats};
+use tool_use::models::chat::ScriptedChat;
 use tool_use::models::parse::Format;
 use tool_use::{tool, toolbox, Message};
 use tracing::span::{Attributes, Id, Record};
@@ -72,37 +73,22 @@ fn divide(a: f64, b: f64) -> Result<f64, String> {
     }
 }
 
-/// Two turns: two calls (one fails), then the answer.
-struct Scripted(Vec<&'static str>);
-
-impl ChatModel for Scripted {
-    fn format(&self) -> Format {
-        Format::Hermes
-    }
-    fn respond(
-        &mut self,
-        _: &TurnRequest<'_>,
-        out: &mut dyn FnMut(ModelDelta<'_>),
-    ) -> Result<Turn, Box<dyn std::error::Error + Send + Sync>> {
-        let text = self.0.remove(0).to_string();
-        out(ModelDelta::Text(&text));
-        let stats = TurnStats {
+/// The turns given, reporting the same token counts each.
+fn scripted(turns: &[&str]) -> ScriptedChat {
+    ScriptedChat::replies(Format::Hermes, turns.iter().copied())
+        .stats(TurnStats {
             prompt_tokens: 120,
             generated_tokens: 17,
             ..TurnStats::default()
-        };
-        Ok(Turn { text, stats })
-    }
-    fn model_name(&self) -> Option<String> {
-        Some("scripted-1".into())
-    }
+        })
+        .name("scripted-1")
 }
 
 #[test]
 fn a_run_is_an_invoke_agent_span_with_chat_and_execute_tool_spans_inside() {
     let capture = Capture::default();
     let subscriber = tracing_subscriber::registry().with(capture.clone());
-    let model = Scripted(vec![
+    let model = scripted(&[
         concat!(
             r#"<tool_call>{"name": "divide", "arguments": {"a": 1, "b": 4}}</tool_call>"#,
             r#"<tool_call>{"name": "divide", "arguments": {"a": 1, "b": 0}}</tool_call>"#
@@ -181,9 +167,8 @@ fn a_run_is_an_invoke_agent_span_with_chat_and_execute_tool_spans_inside() {
 fn a_run_that_fails_records_why_on_its_span() {
     let capture = Capture::default();
     let subscriber = tracing_subscriber::registry().with(capture.clone());
-    let model = Scripted(vec![
-        r#"<tool_call>{"name": "divide", "arguments": {"a": 1, "b": 2}}</tool_call>"#,
-    ]);
+    let model =
+        scripted(&[r#"<tool_call>{"name": "divide", "arguments": {"a": 1, "b": 2}}</tool_call>"#]);
     let err = tracing::subscriber::with_default(subscriber, || {
         Agent::new(model, toolbox![divide])
             .max_rounds(1)

@@ -1,13 +1,17 @@
 //! The chat-model contract: what a model that writes assistant turns
 //! implements ([`ChatModel`], [`AsyncChatModel`]), what it is asked
 //! ([`TurnRequest`]) and what it gives back ([`Turn`], [`ModelDelta`],
-//! [`TurnStats`], [`Usage`]).
+//! [`TurnStats`], [`Usage`]); and [`ScriptedChat`], a model whose turns
+//! are scripted, for tests.
 //!
 //! The agent loop drives it; local generation, remote engines, the server,
 //! the wire types and the evaluation harness build on it. It depends on
 //! none of them.
 
+mod scripted;
+
 pub use crate::stats::{RunStats, TurnStats, Usage};
+pub use scripted::{Asked, ScriptedChat};
 
 use crate::parse::{Format, StreamEvent};
 use tool_runtime::{CancelToken, Message, ToolChoice, ToolDefinition};
