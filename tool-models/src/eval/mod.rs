@@ -40,21 +40,26 @@
 //! # Ok::<(), tool_models::eval::EvalError>(())
 //! ```
 
+mod ask;
 mod category;
 pub mod chart;
 mod checker;
+mod conversation;
 mod convert;
 mod data;
 mod decoded;
 mod language;
 mod multi_turn;
 mod multi_turn_check;
+mod options;
 mod python;
 mod report;
+mod result;
 mod run;
 pub mod schema;
 mod tool_classes;
 
+pub use ask::{ask, Answer};
 pub use category::{Category, Check, Group};
 pub use checker::{check, Verdict};
 pub use data::{find_data, load_cases, load_category, Case, Selection, BFCL_PACKAGE, DATA_ENV};
@@ -62,10 +67,10 @@ pub use decoded::Decoded;
 pub use language::Language;
 pub use multi_turn::{MultiTurn, Step, TurnLog, MORE_FUNCTIONS_PROMPT, STEP_LIMIT};
 pub use multi_turn_check::{check_tool_classes, MultiTurnChecker};
+pub use options::{CaseProgress, OnProgress, RunOptions};
 pub use report::{CategoryScore, GroupScore, Overall, Report, Summary};
-pub use run::{
-    ask, evaluate, run, run_jobs, Answer, CaseProgress, CaseResult, OnProgress, RunOptions,
-};
+pub use result::CaseResult;
+pub use run::{evaluate, run, run_jobs};
 
 /// Why an evaluation cannot start.
 #[derive(Debug, thiserror::Error)]

@@ -1,7 +1,9 @@
-//! BFCL's multi-turn categories: a conversation of several user turns, each
-//! answered by as many steps of calls as the model needs, the calls run by
-//! BFCL's own tool classes ([`super::tool_classes`]) and their results fed
-//! back, as BFCL's `inference_multi_turn_FC` drives a tool API:
+//! BFCL's multi-turn categories: what a case holds and what a conversation
+//! records. A conversation has several user turns, each answered by as
+//! many steps of calls as the model needs, the calls run by BFCL's own
+//! tool classes ([`super::tool_classes`]) and their results fed back, as
+//! BFCL's `inference_multi_turn_FC` drives a tool API
+//! ([`super::conversation`]):
 //!
 //! - the model is asked; calls it writes are written as BFCL writes them
 //!   (`name(key=repr(value),…)`), run in order, and answered one tool
@@ -18,17 +20,13 @@
 //! and a held-out function called before it is offered runs.
 
 use std::collections::BTreeMap;
-use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tool_runtime::{CancelToken, InvalidToolCall, Message, ToolCall, ToolChoice, ToolDefinition};
+use tool_runtime::{Message, ToolDefinition};
 
-use super::run::{ask_knowing, CaseProgress, RunOptions, Watchdog};
 use super::schema::tool_definition;
-use super::tool_classes::{Side, ToolClasses, Written};
-use super::{multi_turn_check, CaseResult, Category, Language};
-use crate::chat::{ChatModel, TurnError, TurnRequest};
+use super::{Category, Language};
 
 /// BFCL's `MAXIMUM_STEP_LIMIT`: a turn may have this many steps with
 /// calls; one more ends the conversation.
@@ -167,237 +165,6 @@ pub(super) fn case(
 fn definitions(functions: &[Value]) -> Result<Vec<ToolDefinition>, String> {
     let tools: Vec<Value> = functions.iter().map(tool_definition).collect();
     ToolDefinition::list_from_json(&tools).map_err(|e| e.to_string())
-}
-
-/// A conversation as far as it went.
-struct Conversation {
-    messages: Vec<Message>,
-    turns: Vec<TurnLog>,
-    prompt: Option<String>,
-    prompt_tokens: usize,
-    generated_tokens: usize,
-}
-
-/// Asks `model` through every turn of the case, then judges the run.
-pub(super) fn evaluate(
-    case: &super::Case,
-    multi_turn: &MultiTurn,
-    model: &mut dyn ChatModel,
-    options: &RunOptions,
-    classes: &mut Option<ToolClasses>,
-) -> CaseResult {
-    let started = Instant::now();
-    let cancel = CancelToken::new();
-    let watchdog = options
-        .case_timeout
-        .map(|limit| Watchdog::start(limit, cancel.clone()));
-    let mut conversation = Conversation {
-        messages: Vec::new(),
-        turns: Vec::new(),
-        prompt: None,
-        prompt_tokens: 0,
-        generated_tokens: 0,
-    };
-    let outcome = match ready(classes, options) {
-        Ok(classes) => converse(
-            case,
-            multi_turn,
-            model,
-            classes,
-            options,
-            &cancel,
-            &mut conversation,
-        )
-        .and_then(|()| {
-            let turns: Vec<Vec<Vec<String>>> =
-                conversation.turns.iter().map(TurnLog::calls).collect();
-            multi_turn_check::check(&case.id, multi_turn, &turns, classes)
-        }),
-        Err(e) => Err(e),
-    };
-    drop(watchdog);
-    let mut result = CaseResult::blank(case, started.elapsed().as_secs_f64());
-    result.prompt = conversation.prompt;
-    result.prompt_tokens = conversation.prompt_tokens;
-    result.generated_tokens = conversation.generated_tokens;
-    result.raw = conversation
-        .turns
-        .last()
-        .map(|t| t.last.clone())
-        .unwrap_or_default();
-    match outcome {
-        Ok(verdict) => {
-            result.valid = verdict.valid;
-            result.error_type = verdict.error_type;
-            result.errors = verdict.errors;
-        }
-        Err(e) => {
-            let e = match options.case_timeout {
-                Some(limit) if cancel.is_cancelled() => {
-                    format!(
-                        "the case ran past its time limit of {} s",
-                        limit.as_secs_f64()
-                    )
-                }
-                _ => e,
-            };
-            result.error_type = Some("inference_error".into());
-            result.errors = vec![e.clone()];
-            result.engine_error = Some(e);
-        }
-    }
-    result.messages = conversation.messages;
-    result.turns = conversation.turns;
-    result
-}
-
-/// The worker's classes, started (again, if the last one died).
-fn ready<'a>(
-    classes: &'a mut Option<ToolClasses>,
-    options: &RunOptions,
-) -> Result<&'a mut ToolClasses, String> {
-    if !classes.as_mut().is_some_and(ToolClasses::alive) {
-        *classes = Some(ToolClasses::start(options.case_timeout)?);
-    }
-    classes.as_mut().ok_or_else(|| "no tool classes".to_owned())
-}
-
-/// Drives the model through the turns, recording into `so_far`.
-fn converse(
-    case: &super::Case,
-    multi_turn: &MultiTurn,
-    model: &mut dyn ChatModel,
-    classes: &mut ToolClasses,
-    options: &RunOptions,
-    cancel: &CancelToken,
-    so_far: &mut Conversation,
-) -> Result<(), String> {
-    classes.begin(&case.id, multi_turn)?;
-    let mut tools = case.tools.clone();
-    // The parser knows every function of the classes, held-out ones too:
-    // BFCL runs a call to one before it is offered, in its place.
-    let mut known = tools.clone();
-    known.extend(
-        multi_turn
-            .held_out
-            .values()
-            .flat_map(|(_, t)| t.iter().cloned()),
-    );
-    let choice = ToolChoice::Auto;
-    let turns = multi_turn.turns.len();
-    for (index, messages) in multi_turn.turns.iter().enumerate() {
-        match multi_turn.held_out.get(&index) {
-            Some((_, more)) => {
-                tools.extend(more.iter().cloned());
-                so_far.messages.push(Message::user(MORE_FUNCTIONS_PROMPT));
-            }
-            None => so_far.messages.extend(messages.iter().cloned()),
-        }
-        let mut log = TurnLog::default();
-        let mut force_quit = false;
-        loop {
-            if let Some(report) = &options.progress {
-                report(&CaseProgress {
-                    id: &case.id,
-                    turn: index,
-                    turns,
-                    step: log.steps.len(),
-                });
-            }
-            let request = TurnRequest::new(&so_far.messages, &tools, &choice).cancelled_by(cancel);
-            if so_far.prompt.is_none() {
-                so_far.prompt = model.prompt(&request);
-            }
-            let answer =
-                ask_knowing(model, &request, &known).map_err(|e: TurnError| e.to_string())?;
-            if cancel.is_cancelled() {
-                return Err("cancelled".into());
-            }
-            so_far.prompt_tokens += answer.stats.prompt_tokens;
-            so_far.generated_tokens += answer.stats.generated_tokens;
-            let parsed = answer.parsed;
-            let content = parsed.content.clone();
-            if parsed.tool_calls.is_empty() && parsed.invalid_tool_calls.is_empty() {
-                log.last = content.clone().unwrap_or_default();
-                so_far.messages.push(Message::assistant(log.last.clone()));
-                break;
-            }
-            let (made, unreadable) = as_bfcl_reads(parsed.tool_calls, &parsed.invalid_tool_calls);
-            let written = match unreadable {
-                Some(why) => Written::Undecodable(why),
-                None => classes.write(&made)?,
-            };
-            let calls = match written {
-                Written::Calls(calls) => calls,
-                Written::Undecodable(why) => {
-                    log.last = answer.raw.clone();
-                    log.undecodable = Some(why);
-                    so_far.messages.push(Message::assistant(answer.raw));
-                    break;
-                }
-            };
-            let results = classes.run(Side::Conversation, &calls)?;
-            so_far
-                .messages
-                .push(Message::assistant_calls(content, made.clone()));
-            for (call, result) in made.iter().zip(&results) {
-                so_far.messages.push(tool_message(call, result));
-            }
-            log.steps.push(Step {
-                raw: answer.raw,
-                calls,
-                results,
-            });
-            if log.steps.len() > STEP_LIMIT {
-                force_quit = true;
-                break;
-            }
-        }
-        so_far.turns.push(log);
-        if force_quit {
-            break;
-        }
-    }
-    Ok(())
-}
-
-/// The calls as BFCL's decoder reads them: a call to a function no class
-/// has (our parsers set it aside) is still a call, run by name as BFCL
-/// runs it, after the others (its NameError changes no state); one whose
-/// arguments are not a JSON object fails the step.
-fn as_bfcl_reads(
-    mut made: Vec<ToolCall>,
-    set_aside: &[InvalidToolCall],
-) -> (Vec<ToolCall>, Option<String>) {
-    for invalid in set_aside {
-        let arguments = invalid.raw_arguments.as_deref().map(|raw| {
-            serde_json::from_str::<Value>(if raw.trim().is_empty() { "{}" } else { raw })
-        });
-        match (&invalid.name, arguments) {
-            (Some(name), Some(Ok(arguments @ Value::Object(_)))) => {
-                let id = invalid
-                    .id
-                    .clone()
-                    .unwrap_or_else(|| format!("call_{}", made.len()));
-                made.push(ToolCall::new(id, name.clone(), arguments));
-            }
-            (Some(name), _) => {
-                let why = format!("a call to `{name}` could not be read: {}", invalid.error);
-                return (made, Some(why));
-            }
-            (None, _) => {
-                return (
-                    made,
-                    Some(format!("a call could not be read: {}", invalid.error)),
-                )
-            }
-        }
-    }
-    (made, None)
-}
-
-fn tool_message(call: &ToolCall, result: &str) -> Message {
-    Message::tool(call.id.clone(), call.name.clone(), result)
 }
 
 #[cfg(test)]
