@@ -393,3 +393,28 @@ fn cancelling_a_run_stops_the_local_model_at_its_next_token() {
     });
     assert!(pieces > 20, "{pieces}");
 }
+
+#[test]
+fn the_models_own_token_still_stops_it_inside_a_run_with_a_token_of_its_own() {
+    let own = tool_use::CancelToken::new();
+    let mut options = GenerateOptions::sampled(400, 1.0, 5);
+    options.cancel = Some(own.clone());
+    let chat = LocalChat::new(tiny_model(11)).unwrap().options(options);
+    // The run has its own token, never cancelled; the model's is.
+    let mut agent = Agent::new(chat, toolbox![book_table])
+        .context(tool_use::RunContext::new().with_cancel(tool_use::CancelToken::new()));
+    let mut pieces = 0;
+    let outcome = agent.run_with(vec![Message::user("Hello?")], &mut |event| {
+        if let tool_use::models::agent::AgentEvent::Stream(_) = event {
+            pieces += 1;
+            if pieces == 5 {
+                own.cancel();
+            }
+        }
+    });
+    assert!(
+        pieces <= 6,
+        "{pieces} pieces: the model's token was ignored"
+    );
+    assert!(outcome.is_ok() || matches!(outcome, Err(AgentError::Cancelled { .. })));
+}

@@ -45,7 +45,8 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 /// A flag that says "stop", shared by whoever may cancel and whoever works.
-/// A [`child`](CancelToken::child) is cancelled with its parent, and alone.
+/// A [`child`](CancelToken::child) is cancelled with its parent, and alone;
+/// one made by [`or`](CancelToken::or) with either of its two.
 #[derive(Clone, Default)]
 pub struct CancelToken(Arc<CancelState>);
 
@@ -54,7 +55,8 @@ struct CancelState {
     cancelled: AtomicBool,
     /// Tasks waiting in [`CancelToken::cancelled`], woken on cancellation.
     waiting: Mutex<Vec<Waker>>,
-    parent: Option<CancelToken>,
+    /// Cancelling any of these cancels this one.
+    parents: Vec<CancelToken>,
 }
 
 impl CancelToken {
@@ -66,7 +68,17 @@ impl CancelToken {
     /// A token cancelled when this one is, or on its own.
     pub fn child(&self) -> CancelToken {
         CancelToken(Arc::new(CancelState {
-            parent: Some(self.clone()),
+            parents: vec![self.clone()],
+            ..CancelState::default()
+        }))
+    }
+
+    /// A token cancelled when this one or `other` is, or on its own: work
+    /// that two callers may each stop (a model's own options and the run
+    /// asking it).
+    pub fn or(&self, other: &CancelToken) -> CancelToken {
+        CancelToken(Arc::new(CancelState {
+            parents: vec![self.clone(), other.clone()],
             ..CancelState::default()
         }))
     }
@@ -83,11 +95,7 @@ impl CancelToken {
     /// Whether this token or one of its ancestors was cancelled.
     pub fn is_cancelled(&self) -> bool {
         self.0.cancelled.load(Ordering::SeqCst)
-            || self
-                .0
-                .parent
-                .as_ref()
-                .is_some_and(CancelToken::is_cancelled)
+            || self.0.parents.iter().any(CancelToken::is_cancelled)
     }
 
     /// Resolves once the token is cancelled (at once if it already is).
@@ -113,13 +121,14 @@ impl CancelToken {
     /// Registers `waker` with this token and every ancestor: any of them
     /// being cancelled wakes it.
     fn wait(&self, waker: &Waker) {
-        let mut token = Some(self);
-        while let Some(t) = token {
-            let mut waiting = lock(&t.0.waiting);
+        {
+            let mut waiting = lock(&self.0.waiting);
             if !waiting.iter().any(|w| w.will_wake(waker)) {
                 waiting.push(waker.clone());
             }
-            token = t.0.parent.as_ref();
+        }
+        for parent in &self.0.parents {
+            parent.wait(waker);
         }
     }
 }
@@ -418,7 +427,7 @@ mod tests {
     #[test]
     fn cancelled_wakes_a_waiting_task_from_another_thread() {
         let token = CancelToken::new().child();
-        let parent_side = token.0.parent.clone().unwrap();
+        let parent_side = token.0.parents[0].clone();
         let canceller = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(20));
             parent_side.cancel();
@@ -426,6 +435,32 @@ mod tests {
         block_on(token.cancelled());
         assert!(token.is_cancelled());
         canceller.join().unwrap();
+    }
+
+    #[test]
+    fn either_of_two_cancels_their_or_and_wakes_its_waiter() {
+        for which in 0..2 {
+            let (a, b) = (CancelToken::new(), CancelToken::new());
+            let both = a.or(&b);
+            assert!(!both.is_cancelled());
+            let side = [a.clone(), b.clone()][which].clone();
+            let canceller = std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(20));
+                side.cancel();
+            });
+            block_on(both.cancelled());
+            assert!(both.is_cancelled());
+            assert_eq!(a.is_cancelled(), which == 0);
+            assert_eq!(b.is_cancelled(), which == 1);
+            canceller.join().unwrap();
+        }
+        let (a, b) = (CancelToken::new(), CancelToken::new());
+        let both = a.or(&b);
+        both.cancel();
+        assert!(
+            !a.is_cancelled() && !b.is_cancelled(),
+            "alone, it cancels only itself"
+        );
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub struct TurnRequest<'a> {
     /// Whether and which tool the model must call this round.
     pub tool_choice: &'a ToolChoice,
     /// Stops the turn once cancelled: a local model stops generating at
-    /// its next token (in place of its options' own token), a remote one
+    /// its next token (as it does when its options' own token is), a remote one
     /// drops its request, closing the connection. The agent passes its
     /// run's token.
     pub cancel: Option<&'a CancelToken>,

@@ -440,9 +440,11 @@ impl ChatModel for LocalChat {
         let schema = self.schema.clone();
         let turn = self.prepare(request, schema.as_ref())?;
         let mut options = self.options.clone();
-        if let Some(token) = request.cancel {
-            options.cancel = Some(token.clone());
-        }
+        // The run's token stops the turn, and so does the model's own.
+        options.cancel = match (&options.cancel, request.cancel) {
+            (Some(own), Some(run)) => Some(own.or(run)),
+            (own, run) => run.or(own.as_ref()).cloned(),
+        };
         let generation = self.generate(turn, &options, &mut |text| out(ModelDelta::Text(text)))?;
         Ok(Turn {
             text: generation.text,
