@@ -99,7 +99,8 @@ pub enum EvalError {
     /// Ids that no selected category has.
     #[error("no selected category has the case(s) {0}")]
     UnknownIds(String),
-    /// BFCL's tool classes, which run multi-turn calls, cannot run.
-    #[error("BFCL's tool classes: {0}")]
+    /// BFCL's tool classes, which run multi-turn calls, cannot run (the
+    /// message names them).
+    #[error("{0}")]
     ToolClasses(String),
 }

@@ -42,7 +42,10 @@ impl MultiTurnChecker {
     /// classes fail (the process is started again for the next case).
     pub fn check(&mut self, case: &Case, turns: &[Vec<Vec<String>>]) -> Result<Verdict, EvalError> {
         let multi_turn = case.multi_turn.as_ref().ok_or_else(|| {
-            EvalError::ToolClasses(format!("{} is not a multi-turn case", case.id))
+            EvalError::ToolClasses(format!(
+                "{} is not a multi-turn case: BFCL's tool classes judge only those",
+                case.id
+            ))
         })?;
         if !self.classes.alive() {
             self.classes = ToolClasses::start(None).map_err(EvalError::ToolClasses)?;
