@@ -186,11 +186,7 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
     }
     let mut categories = Vec::new();
     for name in &args.categories {
-        if name.trim() == "multi_turn" {
-            categories.extend(Category::ALL.into_iter().filter(|c| c.is_multi_turn()));
-        } else {
-            categories.push(name.parse::<Category>().map_err(|e| e.to_string())?);
-        }
+        categories.extend(Category::select(name).map_err(|e| e.to_string())?);
     }
     let data = eval::find_data(args.data.as_deref()).map_err(|e| e.to_string())?;
     let selection = Selection {

@@ -103,7 +103,7 @@ impl Group {
             Group::LiveAst => "live_ast",
             Group::Irrelevance => "irrelevance_mean",
             Group::Relevance => "relevance_mean",
-            Group::MultiTurn => "multi_turn",
+            Group::MultiTurn => MULTI_TURN,
         }
     }
 
@@ -258,6 +258,21 @@ impl Category {
     pub fn names() -> String {
         Category::ALL.map(Category::name).join(", ")
     }
+
+    /// The categories `name` selects: one by its BFCL name, or the four
+    /// multi-turn ones by `multi_turn`.
+    ///
+    /// # Errors
+    /// [`EvalError::UnknownCategory`], listing the valid names.
+    pub fn select(name: &str) -> Result<Vec<Category>, EvalError> {
+        if name.trim() == MULTI_TURN {
+            return Ok(Category::ALL
+                .into_iter()
+                .filter(|c| c.is_multi_turn())
+                .collect());
+        }
+        name.parse().map(|c| vec![c])
+    }
 }
 
 impl fmt::Display for Category {
@@ -265,6 +280,9 @@ impl fmt::Display for Category {
         f.write_str(self.name())
     }
 }
+
+/// The name that selects every multi-turn category ([`Category::select`]).
+const MULTI_TURN: &str = "multi_turn";
 
 impl FromStr for Category {
     type Err = EvalError;
@@ -276,7 +294,7 @@ impl FromStr for Category {
             .find(|c| c.name() == name.trim())
             .ok_or_else(|| EvalError::UnknownCategory {
                 name: name.to_owned(),
-                known: Category::names(),
+                known: format!("{} (or {MULTI_TURN} for its four)", Category::names()),
             })
     }
 }
@@ -296,6 +314,16 @@ mod tests {
             e.contains("simple_python, simple_java, simple_javascript, multiple"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn multi_turn_selects_its_four_and_other_names_one() {
+        let four = Category::select("multi_turn").unwrap();
+        assert_eq!(four.len(), 4);
+        assert!(four.iter().all(|c| c.is_multi_turn()));
+        assert_eq!(Category::select("parallel").unwrap(), [Category::Parallel]);
+        let e = Category::select("multi").unwrap_err().to_string();
+        assert!(e.contains("(or multi_turn for its four)"), "{e}");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use tool_runtime::{CancelToken, InvalidToolCall, Message, ToolCall, ToolChoice};
 use super::ask::ask_knowing;
 use super::multi_turn::{MultiTurn, Step, TurnLog, MORE_FUNCTIONS_PROMPT, STEP_LIMIT};
 use super::multi_turn_check;
-use super::options::{CaseProgress, RunOptions, Watchdog};
+use super::options::{CaseProgress, RunOptions};
 use super::tool_classes::{Side, ToolClasses, Written};
 use super::{Case, CaseResult};
 use crate::chat::{ChatModel, TurnError, TurnRequest};
@@ -34,9 +34,7 @@ pub(super) fn evaluate(
 ) -> CaseResult {
     let started = Instant::now();
     let cancel = CancelToken::new();
-    let watchdog = options
-        .case_timeout
-        .map(|limit| Watchdog::start(limit, cancel.clone()));
+    let watchdog = options.watch(&cancel);
     let mut conversation = Conversation {
         messages: Vec::new(),
         turns: Vec::new(),
@@ -44,8 +42,8 @@ pub(super) fn evaluate(
         prompt_tokens: 0,
         generated_tokens: 0,
     };
-    let outcome = match ready(classes, options) {
-        Ok(classes) => converse(
+    let outcome = ready(classes, options).and_then(|classes| {
+        converse(
             case,
             multi_turn,
             model,
@@ -53,44 +51,21 @@ pub(super) fn evaluate(
             options,
             &cancel,
             &mut conversation,
-        )
-        .and_then(|()| {
-            let turns: Vec<Vec<Vec<String>>> =
-                conversation.turns.iter().map(TurnLog::calls).collect();
-            multi_turn_check::check(&case.id, multi_turn, &turns, classes)
-        }),
-        Err(e) => Err(e),
-    };
+        )?;
+        let turns: Vec<Vec<Vec<String>>> = conversation.turns.iter().map(TurnLog::calls).collect();
+        multi_turn_check::check(&case.id, multi_turn, &turns, classes)
+    });
     drop(watchdog);
     let mut result = CaseResult::blank(case, started.elapsed().as_secs_f64());
     result.prompt = conversation.prompt;
     result.prompt_tokens = conversation.prompt_tokens;
     result.generated_tokens = conversation.generated_tokens;
-    result.raw = conversation
-        .turns
-        .last()
+    result.raw = (conversation.turns.last())
         .map(|t| t.last.clone())
         .unwrap_or_default();
     match outcome {
-        Ok(verdict) => {
-            result.valid = verdict.valid;
-            result.error_type = verdict.error_type;
-            result.errors = verdict.errors;
-        }
-        Err(e) => {
-            let e = match options.case_timeout {
-                Some(limit) if cancel.is_cancelled() => {
-                    format!(
-                        "the case ran past its time limit of {} s",
-                        limit.as_secs_f64()
-                    )
-                }
-                _ => e,
-            };
-            result.error_type = Some("inference_error".into());
-            result.errors = vec![e.clone()];
-            result.engine_error = Some(e);
-        }
+        Ok(verdict) => result.judged(verdict),
+        Err(e) => result.failed(options.past_limit(&cancel).unwrap_or(e)),
     }
     result.messages = conversation.messages;
     result.turns = conversation.turns;
@@ -102,10 +77,12 @@ fn ready<'a>(
     classes: &'a mut Option<ToolClasses>,
     options: &RunOptions,
 ) -> Result<&'a mut ToolClasses, String> {
-    if !classes.as_mut().is_some_and(ToolClasses::alive) {
-        *classes = Some(ToolClasses::start(options.case_timeout)?);
-    }
-    classes.as_mut().ok_or_else(|| "no tool classes".to_owned())
+    let alive = classes.take().and_then(|mut c| c.alive().then_some(c));
+    let current = match alive {
+        Some(current) => current,
+        None => ToolClasses::start(options.case_timeout)?,
+    };
+    Ok(classes.insert(current))
 }
 
 /// Drives the model through the turns, recording into `so_far`.
@@ -119,7 +96,7 @@ fn converse(
     so_far: &mut Conversation,
 ) -> Result<(), String> {
     classes.begin(&case.id, multi_turn)?;
-    let mut tools = case.tools.clone();
+    let mut tools = options.shown(&case.tools).into_owned();
     // The parser knows every function of the classes, held-out ones too:
     // BFCL runs a call to one before it is offered, in its place.
     let mut known = tools.clone();
@@ -134,7 +111,7 @@ fn converse(
     for (index, messages) in multi_turn.turns.iter().enumerate() {
         match multi_turn.held_out.get(&index) {
             Some((_, more)) => {
-                tools.extend(more.iter().cloned());
+                tools.extend(options.shown(more).iter().cloned());
                 so_far.messages.push(Message::user(MORE_FUNCTIONS_PROMPT));
             }
             None => so_far.messages.extend(messages.iter().cloned()),
@@ -162,9 +139,8 @@ fn converse(
             so_far.prompt_tokens += answer.stats.prompt_tokens;
             so_far.generated_tokens += answer.stats.generated_tokens;
             let parsed = answer.parsed;
-            let content = parsed.content.clone();
             if parsed.tool_calls.is_empty() && parsed.invalid_tool_calls.is_empty() {
-                log.last = content.clone().unwrap_or_default();
+                log.last = parsed.content.unwrap_or_default();
                 so_far.messages.push(Message::assistant(log.last.clone()));
                 break;
             }
@@ -183,12 +159,14 @@ fn converse(
                 }
             };
             let results = classes.run(Side::Conversation, &calls)?;
+            let mut answers = Vec::with_capacity(made.len());
+            for (call, result) in made.iter().zip(&results) {
+                answers.push(Message::tool(call.id.clone(), call.name.clone(), result));
+            }
             so_far
                 .messages
-                .push(Message::assistant_calls(content, made.clone()));
-            for (call, result) in made.iter().zip(&results) {
-                so_far.messages.push(tool_message(call, result));
-            }
+                .push(Message::assistant_calls(parsed.content, made));
+            so_far.messages.append(&mut answers);
             log.steps.push(Step {
                 raw: answer.raw,
                 calls,
@@ -240,8 +218,4 @@ fn as_bfcl_reads(
         }
     }
     (made, None)
-}
-
-fn tool_message(call: &ToolCall, result: &str) -> Message {
-    Message::tool(call.id.clone(), call.name.clone(), result)
 }

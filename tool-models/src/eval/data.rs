@@ -228,6 +228,22 @@ impl FunctionDocs {
     }
 }
 
+/// The question's id, checked against its possible answer's (answers pair
+/// with questions by line).
+fn paired_id(question: &Value, answer: Option<&Value>) -> Result<String, String> {
+    let id = question["id"]
+        .as_str()
+        .ok_or("expected an `id` string")?
+        .to_owned();
+    match answer {
+        Some(answer) if answer["id"] != question["id"] => Err(format!(
+            "the possible answer on this line is for {}, not {id}",
+            answer["id"]
+        )),
+        _ => Ok(id),
+    }
+}
+
 /// A multi-turn case from its question and possible-answer lines.
 fn multi_turn_case(
     category: Category,
@@ -235,18 +251,7 @@ fn multi_turn_case(
     answer: Option<&Value>,
     docs: &FunctionDocs,
 ) -> Result<Case, String> {
-    let id = question["id"]
-        .as_str()
-        .ok_or("expected an `id` string")?
-        .to_owned();
-    if let Some(answer) = answer {
-        if answer["id"] != question["id"] {
-            return Err(format!(
-                "the possible answer on this line is for {}, not {id}",
-                answer["id"]
-            ));
-        }
-    }
+    let id = paired_id(&question, answer)?;
     let (functions, tools, multi_turn) =
         multi_turn::case(category, &question, answer, &|class| docs.of(class))?;
     Ok(Case {
@@ -282,10 +287,7 @@ fn read_lines(path: &Path) -> Result<Vec<Value>, EvalError> {
 
 /// One case from its question line and possible-answer line.
 fn case(category: Category, question: Value, answer: Option<&Value>) -> Result<Case, String> {
-    let id = question["id"]
-        .as_str()
-        .ok_or("expected an `id` string")?
-        .to_owned();
+    let id = paired_id(&question, answer)?;
     let turns = question["question"]
         .as_array()
         .ok_or("expected `question`, a list of turns")?;
@@ -319,18 +321,10 @@ fn case(category: Category, question: Value, answer: Option<&Value>) -> Result<C
     }
     let answers = match answer {
         None => Vec::new(),
-        Some(answer) => {
-            if answer["id"] != question["id"] {
-                return Err(format!(
-                    "the possible answer on this line is for {}, not {id}",
-                    answer["id"]
-                ));
-            }
-            answer["ground_truth"]
-                .as_array()
-                .ok_or("expected the possible answer's `ground_truth` list")?
-                .clone()
-        }
+        Some(answer) => answer["ground_truth"]
+            .as_array()
+            .ok_or("expected the possible answer's `ground_truth` list")?
+            .clone(),
     };
     let tools: Vec<Value> = shown.iter().map(tool_definition).collect();
     let tools = ToolDefinition::list_from_json(&tools).map_err(|e| e.to_string())?;

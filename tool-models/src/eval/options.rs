@@ -1,11 +1,12 @@
 //! How cases are run: the options, the progress a multi-turn case
 //! reports, and the watchdog that enforces a case's time limit.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
-use tool_runtime::CancelToken;
+use tool_runtime::{CancelToken, ToolDefinition};
 
 /// Where a multi-turn case is, reported before each request to the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,6 +61,36 @@ impl RunOptions {
             .as_ref()
             .is_some_and(|s| s.load(Ordering::Relaxed))
     }
+
+    /// The tools as the model is shown them: every free string and number
+    /// grounded when [`grounded`](Self::grounded) asks for it.
+    pub(super) fn shown<'a>(&self, tools: &'a [ToolDefinition]) -> Cow<'a, [ToolDefinition]> {
+        if !self.grounded {
+            return Cow::Borrowed(tools);
+        }
+        Cow::Owned(
+            tools
+                .iter()
+                .map(|t| t.free_strings_grounded().free_numbers_grounded())
+                .collect(),
+        )
+    }
+
+    /// Starts the case's time limit, which cancels `cancel` when it passes
+    /// (nothing when the run sets none); dropping the watchdog ends it.
+    pub(super) fn watch(&self, cancel: &CancelToken) -> Option<Watchdog> {
+        self.case_timeout
+            .map(|limit| Watchdog::start(limit, cancel.clone()))
+    }
+
+    /// Why the case failed, when its time limit cancelled `cancel`.
+    pub(super) fn past_limit(&self, cancel: &CancelToken) -> Option<String> {
+        let limit = self.case_timeout.filter(|_| cancel.is_cancelled())?;
+        Some(format!(
+            "the case ran past its time limit of {} s",
+            limit.as_secs_f64()
+        ))
+    }
 }
 
 /// Cancels a case's turn when its time limit passes, unless dropped first.
@@ -69,7 +100,7 @@ pub(super) struct Watchdog {
 }
 
 impl Watchdog {
-    pub(super) fn start(limit: Duration, cancel: CancelToken) -> Watchdog {
+    fn start(limit: Duration, cancel: CancelToken) -> Watchdog {
         let (done, ended) = mpsc::channel::<()>();
         std::thread::spawn(move || {
             if let Err(mpsc::RecvTimeoutError::Timeout) = ended.recv_timeout(limit) {

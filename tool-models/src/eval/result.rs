@@ -5,7 +5,7 @@ use serde_json::Value;
 use tool_runtime::{Message, ToolCall};
 
 use super::multi_turn::TurnLog;
-use super::{Case, Category};
+use super::{Case, Category, Verdict};
 
 /// One case's outcome: what the model was asked and wrote, and the verdict.
 /// A report's cases read back (`--resume`).
@@ -71,5 +71,21 @@ impl CaseResult {
             generated_tokens: 0,
             turns: Vec::new(),
         }
+    }
+
+    /// Takes the checker's verdict.
+    pub(super) fn judged(&mut self, verdict: Verdict) {
+        self.valid = verdict.valid;
+        self.error_type = verdict.error_type;
+        self.errors = verdict.errors;
+    }
+
+    /// The engine failed: wrong whatever the category, since a failed
+    /// engine has shown nothing, not the absence of a call.
+    pub(super) fn failed(&mut self, why: String) {
+        self.valid = false;
+        self.error_type = Some("inference_error".into());
+        self.errors = vec![why.clone()];
+        self.engine_error = Some(why);
     }
 }

@@ -3,21 +3,20 @@
 //! their own. Each thread keeps its own process of BFCL's tool classes
 //! for multi-turn cases ([`super::conversation`]).
 
-use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
-use tool_runtime::{CancelToken, ToolChoice, ToolDefinition};
+use tool_runtime::{CancelToken, ToolChoice};
 
 use super::ask::ask;
-use super::checker::{check, Verdict};
+use super::checker::check;
 use super::conversation;
 use super::decoded::Decoded;
-use super::options::{RunOptions, Watchdog};
+use super::options::RunOptions;
 use super::tool_classes::ToolClasses;
 use super::{Case, CaseResult};
-use crate::chat::{ChatModel, TurnError, TurnRequest};
+use crate::chat::{ChatModel, TurnRequest};
 
 /// Asks `model` one case and judges the answer. A multi-turn case starts
 /// a process of BFCL's tool classes for itself ([`run`] and [`run_jobs`]
@@ -41,48 +40,24 @@ fn evaluate_in(
 
 /// A single-turn case: one request, its calls judged by the AST checker.
 fn evaluate_single(case: &Case, model: &mut dyn ChatModel, options: &RunOptions) -> CaseResult {
-    let tools: Cow<'_, [ToolDefinition]> = if options.grounded {
-        Cow::Owned(
-            case.tools
-                .iter()
-                .map(|t| t.free_strings_grounded().free_numbers_grounded())
-                .collect(),
-        )
-    } else {
-        Cow::Borrowed(&case.tools)
-    };
+    let tools = options.shown(&case.tools);
     let choice = ToolChoice::Auto;
     let cancel = CancelToken::new();
     let request = TurnRequest::new(&case.messages, &tools, &choice).cancelled_by(&cancel);
     let prompt = model.prompt(&request);
     let started = Instant::now();
-    let watchdog = options
-        .case_timeout
-        .map(|limit| Watchdog::start(limit, cancel.clone()));
+    let watchdog = options.watch(&cancel);
     let answer = ask(model, &request);
     drop(watchdog);
-    let seconds = started.elapsed().as_secs_f64();
-    // Whatever a cancelled turn wrote is not the model's answer.
-    let answer = match (answer, options.case_timeout) {
-        (_, Some(limit)) if cancel.is_cancelled() => Err(TurnError::from(format!(
-            "the case ran past its time limit of {} s",
-            limit.as_secs_f64()
-        ))),
-        (answer, _) => answer,
-    };
-    let mut result = CaseResult::blank(case, seconds);
+    let mut result = CaseResult::blank(case, started.elapsed().as_secs_f64());
     result.prompt = prompt;
-    match answer {
-        Ok(answer) => {
+    // Whatever a cancelled turn wrote is not the model's answer.
+    match (answer, options.past_limit(&cancel)) {
+        (_, Some(why)) => result.failed(why),
+        (Err(e), None) => result.failed(e.to_string()),
+        (Ok(answer), None) => {
             let decoded = Decoded::from_parsed(&answer.parsed);
-            let Verdict {
-                valid,
-                error_type,
-                errors,
-            } = check(case, &decoded);
-            result.valid = valid;
-            result.error_type = error_type;
-            result.errors = errors;
+            result.judged(check(case, &decoded));
             match decoded {
                 Decoded::Calls(calls) => result.decoded = Some(calls),
                 Decoded::Failed(why) => result.decode_error = Some(why),
@@ -91,13 +66,6 @@ fn evaluate_single(case: &Case, model: &mut dyn ChatModel, options: &RunOptions)
             result.calls = answer.parsed.tool_calls;
             result.prompt_tokens = answer.stats.prompt_tokens;
             result.generated_tokens = answer.stats.generated_tokens;
-        }
-        Err(e) => {
-            // Counted wrong whatever the category: a failed engine has
-            // shown nothing, not the absence of a call.
-            result.error_type = Some("inference_error".into());
-            result.errors = vec![e.to_string()];
-            result.engine_error = Some(e.to_string());
         }
     }
     result

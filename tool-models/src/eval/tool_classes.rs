@@ -261,14 +261,15 @@ impl Drop for ToolClasses {
     }
 }
 
+/// A list of strings the process answered.
 fn strings(value: &Value) -> Result<Vec<String>, String> {
-    value
-        .as_array()
-        .map(|items| {
-            items
-                .iter()
-                .map(|v| v.as_str().unwrap_or_default().to_owned())
-                .collect()
-        })
-        .ok_or_else(|| format!("BFCL's tool classes answered without a list: {value}"))
+    let listed = value.as_array().and_then(|items| {
+        items
+            .iter()
+            .map(|v| v.as_str().map(str::to_owned))
+            .collect::<Option<Vec<String>>>()
+    });
+    listed.ok_or_else(|| {
+        format!("BFCL's tool classes answered something other than a list of strings: {value}")
+    })
 }
