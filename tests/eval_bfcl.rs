@@ -462,29 +462,29 @@ fn a_run_resumes_from_its_report_and_a_case_past_its_time_limit_is_an_engine_err
     let dir = tempfile::tempdir().unwrap();
     let first = dir.path().join("first.json");
     let second = dir.path().join("second.json");
-    let os = |s: &str| std::ffi::OsString::from(s);
-    let run = |args: Vec<std::ffi::OsString>| {
-        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    let (first_path, second_path) = (first.to_str().unwrap(), second.to_str().unwrap());
+    let run = |args: &[&str]| {
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
         eval_run(&data, &args)
     };
-    let (ok, text) = run(vec![
-        os("--categories"),
-        os("simple_python"),
-        os("--limit"),
-        os("2"),
-        os("--json"),
-        first.clone().into(),
+    let (ok, text) = run(&[
+        "--categories",
+        "simple_python",
+        "--limit",
+        "2",
+        "--json",
+        first_path,
     ]);
     assert!(ok, "{text}");
-    let (ok, text) = run(vec![
-        os("--categories"),
-        os("simple_python"),
-        os("--limit"),
-        os("3"),
-        os("--resume"),
-        first.clone().into(),
-        os("--json"),
-        second.clone().into(),
+    let (ok, text) = run(&[
+        "--categories",
+        "simple_python",
+        "--limit",
+        "3",
+        "--resume",
+        first_path,
+        "--json",
+        second_path,
     ]);
     assert!(ok, "{text}");
     assert!(text.contains("2 cases kept from"), "{text}");
@@ -500,15 +500,15 @@ fn a_run_resumes_from_its_report_and_a_case_past_its_time_limit_is_an_engine_err
     assert_eq!(after["summary"]["categories"][0]["total"], 3);
 
     // Another engine's (or settings') report is not resumed.
-    let (ok, text) = run(vec![
-        os("--categories"),
-        os("simple_python"),
-        os("--limit"),
-        os("3"),
-        os("--max-tokens"),
-        os("64"),
-        os("--resume"),
-        first.clone().into(),
+    let (ok, text) = run(&[
+        "--categories",
+        "simple_python",
+        "--limit",
+        "3",
+        "--max-tokens",
+        "64",
+        "--resume",
+        first_path,
     ]);
     assert!(
         !ok && text.contains("was made by another engine or settings"),
@@ -517,15 +517,15 @@ fn a_run_resumes_from_its_report_and_a_case_past_its_time_limit_is_an_engine_err
 
     // A millisecond is shorter than any case: each is cancelled and counted
     // as an engine error, the run goes on.
-    let (ok, text) = run(vec![
-        os("--categories"),
-        os("simple_python,simple_java"),
-        os("--limit"),
-        os("2"),
-        os("--case-timeout"),
-        os("0.001"),
-        os("--json"),
-        second.clone().into(),
+    let (ok, text) = run(&[
+        "--categories",
+        "simple_python,simple_java",
+        "--limit",
+        "2",
+        "--case-timeout",
+        "0.001",
+        "--json",
+        second_path,
     ]);
     assert!(ok, "{text}");
     let report = read(&second);
@@ -537,7 +537,7 @@ fn a_run_resumes_from_its_report_and_a_case_past_its_time_limit_is_an_engine_err
             "{case}"
         );
     }
-    let (ok, text) = run(vec![os("--case-timeout"), os("0")]);
+    let (ok, text) = run(&["--case-timeout", "0"]);
     assert!(
         !ok && text.contains("--case-timeout must be a positive number"),
         "{text}"
