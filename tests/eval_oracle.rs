@@ -25,19 +25,25 @@ use tool_use::models::eval::{self, Case, Category, Check, Language, RunOptions, 
 use tool_use::models::parse::Format;
 use tool_use::Role;
 
-/// Answers each question with its first possible answer.
+/// Answers each single-turn question with its first possible answer.
 struct Oracle {
     /// The cases by their question's text.
     cases: HashMap<String, Case>,
-    /// Multi-turn cases, each with its ground truth's calls per turn.
-    conversations: Vec<(Case, Vec<Vec<Value>>)>,
+}
+
+/// Follows each multi-turn conversation with its ground truth's calls.
+struct Conversations {
+    /// The cases, each with its ground truth's calls per turn.
+    cases: Vec<(Case, Vec<Vec<Value>>)>,
 }
 
 impl Oracle {
+    /// The oracle as a chat model writing Hermes tool calls.
+    fn model(self) -> ScriptedChat {
+        ScriptedChat::new(Format::Hermes, move |request| self.answer(request))
+    }
+
     fn answer(&self, request: &TurnRequest<'_>) -> String {
-        if let Some(answer) = self.converse(request) {
-            return answer;
-        }
         let names = request.tools.iter().map(|t| t.name().to_owned());
         let key = question(request.messages, names);
         let Some(case) = self.cases.get(&key) else {
@@ -63,18 +69,26 @@ impl Oracle {
     }
 }
 
-impl Oracle {
+impl Conversations {
+    /// The oracle as a chat model writing Hermes tool calls.
+    fn model(self) -> ScriptedChat {
+        ScriptedChat::new(Format::Hermes, move |request| {
+            self.answer(request)
+                .unwrap_or_else(|| "I do not know this conversation.".into())
+        })
+    }
+
     /// A multi-turn case's next step: at a turn's start, all the ground
     /// truth's calls of the turn in one step (or words, where it calls
     /// nothing); after the results, words that end the turn.
-    fn converse(&self, request: &TurnRequest<'_>) -> Option<String> {
+    fn answer(&self, request: &TurnRequest<'_>) -> Option<String> {
         // The user's words so far must be the case's, turn by turn: a
         // question can open several conversations.
         let said: Vec<&str> = (request.messages.iter())
             .filter(|m| m.role == Role::User)
             .map(|m| m.text())
             .collect();
-        let (_, turns) = self.conversations.iter().find(|(case, _)| {
+        let (_, turns) = self.cases.iter().find(|(case, _)| {
             let multi_turn = case.multi_turn.as_ref().unwrap();
             let expected = multi_turn.turns.iter().enumerate().map(|(i, turn)| {
                 if multi_turn.held_out.contains_key(&i) {
@@ -106,13 +120,6 @@ impl Oracle {
                 })
                 .collect(),
         )
-    }
-}
-
-impl Oracle {
-    /// The oracle as a chat model writing Hermes tool calls.
-    fn model(self) -> ScriptedChat {
-        ScriptedChat::new(Format::Hermes, move |request| self.answer(request))
     }
 }
 
@@ -294,7 +301,6 @@ fn an_engine_that_knows_the_answers_answers_every_case_bfcl_lets_be_answered() {
                     (question(&c.messages, names), c.clone())
                 })
                 .collect(),
-            conversations: Vec::new(),
         }
         .model();
         results.extend(eval::run(
@@ -376,9 +382,8 @@ fn an_engine_that_knows_the_answers_passes_every_multi_turn_case() {
         // with its own tool classes.
         let mut oracles: Vec<ScriptedChat> = (0..2)
             .map(|_| {
-                Oracle {
-                    cases: HashMap::new(),
-                    conversations: conversations.clone(),
+                Conversations {
+                    cases: conversations.clone(),
                 }
                 .model()
             })
