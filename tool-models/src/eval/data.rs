@@ -10,7 +10,7 @@ use serde_json::Value;
 use tool_runtime::{Message, ToolDefinition};
 
 use super::multi_turn::{self, MultiTurn};
-use super::schema::tool_definition;
+use super::schema::tool_definitions;
 use super::{Category, EvalError};
 
 /// The environment variable naming BFCL's data folder (`bfcl_eval/data`).
@@ -326,8 +326,7 @@ fn case(category: Category, question: Value, answer: Option<&Value>) -> Result<C
             .ok_or("expected the possible answer's `ground_truth` list")?
             .clone(),
     };
-    let tools: Vec<Value> = shown.iter().map(tool_definition).collect();
-    let tools = ToolDefinition::list_from_json(&tools).map_err(|e| e.to_string())?;
+    let tools = tool_definitions(&shown)?;
     Ok(Case {
         id,
         category,

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tool_runtime::{Message, ToolDefinition};
 
-use super::schema::tool_definition;
+use super::schema::tool_definitions;
 use super::{Category, Language};
 
 /// BFCL's `MAXIMUM_STEP_LIMIT`: a turn may have this many steps with
@@ -128,13 +128,13 @@ pub(super) fn case(
                     docs.push(functions.remove(i));
                 }
             }
-            let tools = definitions(&docs)?;
+            let tools = tool_definitions(&docs)?;
             held_out.insert(turn, (docs, tools));
         }
     }
     let language = Language::Python;
     let functions: Vec<Value> = functions.iter().map(|f| language.shown(f)).collect();
-    let tools = definitions(&functions)?;
+    let tools = tool_definitions(&functions)?;
     let ground_truth: Vec<Vec<String>> = match answer {
         Some(answer) => serde_json::from_value(answer["ground_truth"].clone()).map_err(|e| {
             format!("expected the possible answer's `ground_truth`, a list of turns of calls: {e}")
@@ -160,11 +160,6 @@ pub(super) fn case(
         ground_truth,
     };
     Ok((functions, tools, multi_turn))
-}
-
-fn definitions(functions: &[Value]) -> Result<Vec<ToolDefinition>, String> {
-    let tools: Vec<Value> = functions.iter().map(tool_definition).collect();
-    ToolDefinition::list_from_json(&tools).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

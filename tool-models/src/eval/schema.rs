@@ -24,6 +24,17 @@ pub fn tool_name(bfcl_name: &str) -> String {
     bfcl_name.replace('.', "_")
 }
 
+/// BFCL's function documents as checked tool definitions for the model.
+///
+/// # Errors
+/// Why a converted document is not a valid definition.
+pub(crate) fn tool_definitions(
+    functions: &[Value],
+) -> Result<Vec<tool_runtime::ToolDefinition>, String> {
+    let tools: Vec<Value> = functions.iter().map(tool_definition).collect();
+    tool_runtime::ToolDefinition::list_from_json(&tools).map_err(|e| e.to_string())
+}
+
 /// One BFCL function document as a transformers-form tool definition
 /// (`{"type": "function", "function": {...}}`), key order kept.
 pub fn tool_definition(function: &Value) -> Value {
