@@ -221,6 +221,8 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
         .collect();
     let kept: HashSet<&str> = earlier.iter().map(|r| r.id.as_str()).collect();
     cases.retain(|c| !kept.contains(c.id.as_str()));
+    // Only the cases to ask need BFCL's tool classes.
+    eval::check_tool_classes(&cases).map_err(|e| e.to_string())?;
     if !earlier.is_empty() {
         eprintln!(
             "tool-use eval: {} cases kept from {}, {} to ask",
