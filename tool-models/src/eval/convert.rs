@@ -32,6 +32,15 @@ fn re(pattern: &str) -> Regex {
     Regex::new(&pattern).expect("BFCL's patterns compile")
 }
 
+// The number patterns both converters (and Java's untyped values) share.
+
+/// An integer in Java or JavaScript.
+static INTEGER: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+$"));
+/// A Java `float` literal (`1.5f`).
+static JAVA_FLOAT: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?[fF]$"));
+/// A Java `long` literal (`5L`).
+static JAVA_LONG: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+[lL]$"));
+
 /// `re.match`: a match at the start.
 fn matches_at_start<'t>(regex: &Regex, text: &'t str) -> Option<fancy_regex::Captures<'t, str>> {
     regex
@@ -129,15 +138,12 @@ pub(crate) fn java(
     expected: &str,
     nested: Option<&str>,
 ) -> Result<Value, Unconverted> {
-    static INTEGER: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+$"));
-    static FLOAT: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?[fF]$"));
     static DOUBLE: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$"));
-    static LONG: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+[lL]$"));
     Ok(match expected {
         "byte" | "short" | "integer" if full(&INTEGER, value) => int(value),
-        "float" if full(&FLOAT, value) => float(value.trim_end_matches(['f', 'F'])),
+        "float" if full(&JAVA_FLOAT, value) => float(value.trim_end_matches(['f', 'F'])),
         "double" if full(&DOUBLE, value) => float(value),
-        "long" if full(&LONG, value) => int(value.trim_end_matches(['l', 'L'])),
+        "long" if full(&JAVA_LONG, value) => int(value.trim_end_matches(['l', 'L'])),
         "boolean" if value == "true" || value == "false" => Value::Bool(value == "true"),
         // BFCL's char pattern (`^\'.$\'`) can never match: the value stays.
         "byte" | "short" | "integer" | "float" | "double" | "long" | "boolean" | "char"
@@ -239,14 +245,12 @@ fn java_hash_map(text: &str) -> Value {
 
 /// `parse_java_value`: a value whose type is not given.
 fn java_value(text: &str) -> Value {
-    static LONG: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+[lL]$"));
-    static FLOAT: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?[fF]$"));
     match text {
         "true" => Value::Bool(true),
         "false" => Value::Bool(false),
         _ if text.starts_with('"') && text.ends_with('"') => string(inner(text)),
-        _ if full(&LONG, text) => int(&text[..text.len() - 1]),
-        _ if full(&FLOAT, text) => float(text.trim_end_matches(['f', 'F'])),
+        _ if full(&JAVA_LONG, text) => int(&text[..text.len() - 1]),
+        _ if full(&JAVA_FLOAT, text) => float(text.trim_end_matches(['f', 'F'])),
         _ => py_int(text)
             .or_else(|| py_float(text))
             .unwrap_or_else(|| string(text)),
@@ -259,7 +263,6 @@ pub(crate) fn javascript(
     expected: &str,
     nested: Option<&str>,
 ) -> Result<Value, Unconverted> {
-    static INTEGER: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+$"));
     static FLOAT: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+(\.\d+)?$"));
     static BIGINT: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+n$"));
     Ok(match expected {

@@ -192,13 +192,9 @@ mod tests {
 
     #[test]
     fn a_case_offers_its_classes_functions_and_holds_back_the_missed_ones() {
-        let (functions, tools, multi) = case(
-            Category::MultiTurnMissFunc,
-            &question(),
-            Some(&answer()),
-            &docs,
-        )
-        .unwrap();
+        let (q, a) = (question(), answer());
+        let (functions, tools, multi) =
+            case(Category::MultiTurnMissFunc, &q, Some(&a), &docs).unwrap();
         let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
         assert_eq!(names, ["cd", "tail"]);
         assert_eq!(
@@ -212,13 +208,7 @@ mod tests {
         assert_eq!(held_docs[0]["description"], "sort it.");
         assert_eq!(multi.ground_truth[1], ["sort(file_name='a')"]);
         assert!(!multi.long_context);
-        let (_, _, long) = case(
-            Category::MultiTurnLongContext,
-            &question(),
-            Some(&answer()),
-            &docs,
-        )
-        .unwrap();
+        let (_, _, long) = case(Category::MultiTurnLongContext, &q, Some(&a), &docs).unwrap();
         assert!(long.long_context);
     }
 

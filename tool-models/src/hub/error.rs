@@ -26,7 +26,10 @@ pub enum HubError {
         endpoint: String,
     },
     /// The repository has no such file.
-    #[error("{repo} has no file {file:?}; its GGUF files: {}", list(gguf_files))]
+    #[error(
+        "{repo} has no file {file:?}; its GGUF files: {}",
+        list_or_none(gguf_files)
+    )]
     FileNotFound {
         /// `ORG/REPO`.
         repo: String,
@@ -38,7 +41,7 @@ pub enum HubError {
     /// No GGUF file of the repository carries the quant tag.
     #[error(
         "{repo} has no GGUF file with the quant tag {quant:?}; its GGUF files: {}",
-        list(gguf_files)
+        list_or_none(gguf_files)
     )]
     QuantNotFound {
         /// `ORG/REPO`.
@@ -49,7 +52,7 @@ pub enum HubError {
         gguf_files: Vec<String>,
     },
     /// The repository holds neither a GGUF file nor a safetensors model.
-    #[error("{repo} holds no model: expected a .gguf file, or config.json with model.safetensors (or model.safetensors.index.json); found {}", list(files))]
+    #[error("{repo} holds no model: expected a .gguf file, or config.json with model.safetensors (or model.safetensors.index.json); found {}", list_or_none(files))]
     NoModel {
         /// `ORG/REPO`.
         repo: String,
@@ -145,7 +148,9 @@ impl HubError {
     }
 }
 
-fn list(files: &[String]) -> String {
+/// `files` joined by commas, or `none`: how messages name what a repository
+/// or the cache holds.
+pub(super) fn list_or_none(files: &[String]) -> String {
     if files.is_empty() {
         "none".into()
     } else {

@@ -39,6 +39,7 @@ pub use options::{HubOptions, DEFAULT_ENDPOINT};
 use cache::RepoCache;
 use choose::{choose_gguf, gguf_files, index_shards, safetensors_files, WEIGHTS_INDEX};
 use client::HubClient;
+use error::list_or_none;
 use std::path::PathBuf;
 
 /// The local path `name` stands for, downloading what the cache lacks:
@@ -179,12 +180,4 @@ fn read_index(path: &std::path::Path) -> Result<Vec<String>, HubError> {
         url: path.display().to_string(),
         reason,
     })
-}
-
-fn list_or_none(files: &[String]) -> String {
-    if files.is_empty() {
-        "none".into()
-    } else {
-        files.join(", ")
-    }
 }
