@@ -6,15 +6,12 @@ Run by tests/anthropic_client.rs with the server's base URL (without
 Exits non-zero on the first failed check.
 """
 
-import sys
-
 import anthropic
 from anthropic import Anthropic
 
-from clients import MODEL, MESSAGES_TOOLS, check, checks
+from clients import MODEL, MESSAGES_TOOLS, check, checks, connect
 
-base_url, key = sys.argv[1], sys.argv[2]
-client = Anthropic(base_url=base_url, api_key=key, max_retries=0, timeout=120)
+client, base_url = connect(Anthropic)
 TOOLS = MESSAGES_TOOLS
 
 

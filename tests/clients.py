@@ -5,6 +5,8 @@ Imported by tests/openai_client.py, tests/openai_responses.py and
 tests/anthropic_client.py (Python puts the script's folder on its path).
 """
 
+import sys
+
 MODEL = "tool-use-mini"
 _checks = 0
 
@@ -20,6 +22,14 @@ def check(ok, what):
 def checks():
     """How many checks have passed."""
     return _checks
+
+
+def connect(client_class):
+    """A `client_class` (OpenAI's or Anthropic's client) for the server the
+    script was given on its command line (base URL, API key), with no retries
+    and a two-minute timeout; and that base URL."""
+    base_url, key = sys.argv[1], sys.argv[2]
+    return client_class(base_url=base_url, api_key=key, max_retries=0, timeout=120), base_url
 
 
 FUNCTIONS = [

@@ -6,15 +6,13 @@ Exits non-zero on the first failed check.
 """
 
 import json
-import sys
 
 import openai
 from openai import OpenAI
 
-from clients import MODEL, CHAT_TOOLS, check, checks
+from clients import MODEL, CHAT_TOOLS, check, checks, connect
 
-base_url, key = sys.argv[1], sys.argv[2]
-client = OpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=120)
+client, base_url = connect(OpenAI)
 TOOLS = CHAT_TOOLS
 
 

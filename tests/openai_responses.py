@@ -6,16 +6,14 @@ Exits non-zero on the first failed check.
 """
 
 import json
-import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import openai
 from openai import OpenAI
 
-from clients import MODEL, RESPONSES_TOOLS, check, checks
+from clients import MODEL, RESPONSES_TOOLS, check, checks, connect
 
-base_url, key = sys.argv[1], sys.argv[2]
-client = OpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=120)
+client, base_url = connect(OpenAI)
 TOOLS = RESPONSES_TOOLS
 
 

@@ -61,3 +61,22 @@ pub fn run_script(python: &str, script: &str, args: &[&str]) -> String {
     );
     stdout
 }
+
+/// Runs the Python client script `tests/SCRIPT` (it needs the package
+/// `package`) against `tool-use serve`, started as a user starts it with an
+/// API key: the script gets `base(url)` and that key, and must print `ok: …`.
+/// Passes without checking anything where no Python has `package`.
+#[allow(dead_code)] // Only the client tests run a client against the server.
+pub fn check_client_against_serve(package: &str, script: &str, base: fn(&str) -> &str) {
+    let Some(python) = python_with(package) else {
+        return;
+    };
+    let (server, url) = start_listening(
+        &["serve", "--port", "0", "--api-key-env", "TOOL_USE_TEST_KEY"],
+        &[("TOOL_USE_TEST_KEY", "sk-local-test")],
+    );
+    let stdout = run_script(&python, script, &[base(&url), "sk-local-test"]);
+    drop(server);
+    assert!(stdout.starts_with("ok: "), "{stdout}");
+    println!("{stdout}");
+}
