@@ -175,22 +175,10 @@ fn format_float(f: f64) -> String {
     format!("{f:?}")
 }
 
+/// `s` as a JSON string, escaped as `serde_json` escapes it.
 fn write_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    // Displaying a JSON value cannot fail.
+    out.push_str(&serde_json::Value::from(s).to_string());
 }
 
 /// Parses JSON text (the `choices` list of a doc comment, one line).

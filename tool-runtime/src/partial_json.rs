@@ -189,90 +189,95 @@ impl Partial<'_> {
     }
 
     fn array(&mut self, depth: usize) -> Result<Value, String> {
-        self.i += 1;
         let mut items = Vec::new();
+        self.items(b']', |p| {
+            let item = p.value(depth + 1)?;
+            let whole = item.is_some();
+            items.extend(item);
+            Ok(whole)
+        })?;
+        Ok(Value::Array(items))
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Value, String> {
+        let mut map = Map::new();
+        self.items(b'}', |p| {
+            let Some((key, value)) = p.member(depth)? else {
+                return Ok(false);
+            };
+            map.insert(key, value);
+            Ok(true)
+        })?;
+        Ok(Value::Object(map))
+    }
+
+    /// The items of the array or object opening here, up to `close`:
+    /// `item` reads one, and says whether the text went on past it.
+    fn items(
+        &mut self,
+        close: u8,
+        mut item: impl FnMut(&mut Self) -> Result<bool, String>,
+    ) -> Result<(), String> {
+        self.i += 1;
         loop {
             self.ws();
-            match self.s.get(self.i) {
-                None => return Ok(Value::Array(items)),
-                Some(b']') => {
-                    self.i += 1;
-                    return Ok(Value::Array(items));
-                }
-                _ => {}
-            }
-            match self.value(depth + 1)? {
-                Some(v) => items.push(v),
-                None => return Ok(Value::Array(items)),
-            }
-            self.ws();
-            match self.s.get(self.i) {
-                None => return Ok(Value::Array(items)),
-                Some(b',') => self.i += 1,
-                Some(b']') => {
-                    self.i += 1;
-                    return Ok(Value::Array(items));
-                }
-                Some(&c) => {
-                    return Err(format!(
-                        "expected `,` or `]`, found `{}` at byte {}",
-                        c as char, self.i
-                    ))
-                }
+            if self.ends(close) || !item(self)? || self.after_item(close)? {
+                return Ok(());
             }
         }
     }
 
-    fn object(&mut self, depth: usize) -> Result<Value, String> {
-        self.i += 1;
-        let mut map = Map::new();
-        loop {
-            self.ws();
-            match self.s.get(self.i) {
-                None => return Ok(Value::Object(map)),
-                Some(b'}') => {
-                    self.i += 1;
-                    return Ok(Value::Object(map));
-                }
-                Some(b'"') => {}
-                Some(&c) => {
-                    return Err(format!(
-                        "expected a key, found `{}` at byte {}",
-                        c as char, self.i
-                    ))
-                }
-            }
-            let (key, closed) = self.string()?;
-            self.ws();
-            if !closed || self.at_end() {
-                return Ok(Value::Object(map));
-            }
-            if self.s[self.i] != b':' {
-                return Err(format!("expected `:` after key {key:?} at byte {}", self.i));
-            }
-            self.i += 1;
-            match self.value(depth + 1)? {
-                Some(v) => {
-                    map.insert(key, v);
-                }
-                None => return Ok(Value::Object(map)),
-            }
-            self.ws();
-            match self.s.get(self.i) {
-                None => return Ok(Value::Object(map)),
-                Some(b',') => self.i += 1,
-                Some(b'}') => {
-                    self.i += 1;
-                    return Ok(Value::Object(map));
-                }
-                Some(&c) => {
-                    return Err(format!(
-                        "expected `,` or `}}`, found `{}` at byte {}",
-                        c as char, self.i
-                    ))
-                }
-            }
+    /// An object's `"key": value`; `None` when the text ends before the
+    /// value starts.
+    fn member(&mut self, depth: usize) -> Result<Option<(String, Value)>, String> {
+        if self.s[self.i] != b'"' {
+            return Err(format!(
+                "expected a key, found `{}` at byte {}",
+                self.s[self.i] as char, self.i
+            ));
         }
+        let (key, closed) = self.string()?;
+        self.ws();
+        if !closed || self.at_end() {
+            return Ok(None);
+        }
+        if self.s[self.i] != b':' {
+            return Err(format!("expected `:` after key {key:?} at byte {}", self.i));
+        }
+        self.i += 1;
+        Ok(self.value(depth + 1)?.map(|value| (key, value)))
+    }
+
+    /// Whether the array or object closed by `close` ends here: the text
+    /// ran out (a cut-off container is complete as far as it goes), or
+    /// `close` is next, and consumed.
+    fn ends(&mut self, close: u8) -> bool {
+        match self.s.get(self.i) {
+            None => true,
+            Some(&c) if c == close => {
+                self.i += 1;
+                true
+            }
+            Some(_) => false,
+        }
+    }
+
+    /// After an item of the container closed by `close`: whether the
+    /// container ends here (see [`Partial::ends`]), or a `,` (consumed)
+    /// leads to another item.
+    fn after_item(&mut self, close: u8) -> Result<bool, String> {
+        self.ws();
+        if self.ends(close) {
+            return Ok(true);
+        }
+        if self.s[self.i] != b',' {
+            return Err(format!(
+                "expected `,` or `{}`, found `{}` at byte {}",
+                close as char, self.s[self.i] as char, self.i
+            ));
+        }
+        self.i += 1;
+        Ok(false)
     }
 }
 
