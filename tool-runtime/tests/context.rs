@@ -68,6 +68,20 @@ fn account(context: &ToolContext) -> String {
     context.get::<Account>().map_or("none", |a| a.0).to_owned()
 }
 
+/// Waits until the tool on its own thread sets `flag` to say it saw the
+/// cancellation; fails after five seconds.
+#[track_caller]
+fn wait_until_set(flag: &AtomicBool) {
+    let start = Instant::now();
+    while !flag.load(Ordering::SeqCst) {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "the tool never saw it"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 #[test]
 fn a_timeout_cancels_the_call_and_the_model_reads_the_timeout() {
     let t = toolbox![patient].timeout(Some(Duration::from_millis(50)));
@@ -80,14 +94,7 @@ fn a_timeout_cancels_the_call_and_the_model_reads_the_timeout() {
     );
     // The tool's thread sees the cancellation and stops; its late answer
     // is discarded.
-    let seen = Instant::now();
-    while !SAW_CANCEL.load(Ordering::SeqCst) {
-        assert!(
-            seen.elapsed() < Duration::from_secs(5),
-            "the tool never saw it"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_until_set(&SAW_CANCEL);
 }
 
 #[test]
@@ -148,14 +155,7 @@ fn dropping_a_running_call_cancels_its_context_alone() {
         let out = tokio::time::timeout(Duration::from_millis(30), t.call_in(&call, &run)).await;
         assert!(out.is_err());
     });
-    let start = Instant::now();
-    while !WATCHER_SAW.load(Ordering::SeqCst) {
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "the tool never saw it"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_until_set(&WATCHER_SAW);
     // The run itself goes on: only the dropped call was cancelled.
     assert!(!token.is_cancelled());
 }
