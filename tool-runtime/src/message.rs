@@ -143,8 +143,9 @@ impl<'de> Deserialize<'de> for Message {
         #[derive(Deserialize)]
         struct Wire {
             role: Role,
-            #[serde(default)]
-            content: Option<Value>,
+            // Read by a field reader so that an error names `content`.
+            #[serde(default, deserialize_with = "content")]
+            content: Option<String>,
             #[serde(default, alias = "reasoning")]
             reasoning_content: Option<String>,
             #[serde(default)]
@@ -154,12 +155,13 @@ impl<'de> Deserialize<'de> for Message {
             #[serde(default)]
             name: Option<String>,
         }
+        fn content<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+            content_text(Option::<Value>::deserialize(d)?).map_err(D::Error::custom)
+        }
         let w = Wire::deserialize(deserializer)?;
-        let content = content_text(w.content)
-            .map_err(|e| D::Error::custom(format!("message content: {e}")))?;
         Ok(Message {
             role: w.role,
-            content,
+            content: w.content,
             reasoning: w.reasoning_content,
             tool_calls: w.tool_calls.unwrap_or_default(),
             tool_call_id: w.tool_call_id,

@@ -4,11 +4,11 @@ use serde_json::{Map, Value};
 use tool_runtime::{Message, ToolChoice, ToolDefinition};
 
 use super::options::{add_sampling, RequestOptions};
-use crate::wire::chat::{Request, Tool, WireMessage};
+use crate::wire::chat::{Request, Tool};
 
 /// The body of `POST /v1/chat/completions`.
 ///
-/// Messages are written as the API takes them ([`WireMessage`]: assistant
+/// Messages are written as the API takes them ([`WireMessage`](crate::wire::chat::WireMessage): assistant
 /// calls carry their arguments as JSON text, tool results their call's
 /// id). `tools` are transformers/OpenAI definitions (`{"type": "function",
 /// "function": {...}}`); keys the API does not know (transformers'
@@ -62,7 +62,7 @@ pub fn chat_request(
     let offered = !tools.is_empty();
     let request = Request {
         model: Some(model.to_owned()),
-        messages: messages.iter().map(WireMessage::from).collect(),
+        messages: messages.to_vec(),
         tools,
         tool_choice: offered.then(|| tool_choice.mode()),
         parallel_tool_calls: options.parallel_tool_calls.filter(|_| offered),

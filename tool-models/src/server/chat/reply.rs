@@ -8,8 +8,9 @@ use crate::server::ids::{call_id, random_id, unix_time};
 use crate::server::request::Finish;
 use crate::wire::chat::{
     CallDelta, CalledFunction, Choice, Chunk, ChunkChoice, Completion, Delta, FunctionDelta,
-    FunctionKind, WireCall, WireMessage, WireRole,
+    FunctionKind, WireCall, WireMessage,
 };
+use tool_runtime::Role;
 
 /// `finish_reason`: Chat Completions does not say which stop string.
 fn finish_reason(finish: &Finish) -> String {
@@ -125,7 +126,7 @@ impl Assembler {
     /// The non-streamed message: every delta merged.
     pub fn message(&self) -> WireMessage {
         WireMessage {
-            role: WireRole::Assistant,
+            role: Role::Assistant,
             content: self.content.clone(),
             reasoning_content: self.reasoning.clone(),
             tool_calls: self.calls.iter().map(|c| c.call.clone()).collect(),

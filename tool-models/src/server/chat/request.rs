@@ -59,7 +59,7 @@ impl ChatRequest {
             stream: wire.stream.unwrap_or(false),
             include_usage: wire.include_usage(),
             request: Request {
-                messages: wire.conversation(),
+                messages: wire.messages.clone(),
                 tools,
                 tool_choice,
                 parallel_tool_calls: wire.parallel_tool_calls.unwrap_or(true),

@@ -1,52 +1,18 @@
-//! Messages as Chat Completions carries them, both ways.
+//! Messages as Chat Completions writes them. A request's conversation is
+//! read by [`Message`]'s own reader; what is read here is an answer's
+//! message, whose call arguments stay the text the engine wrote.
 
 use serde::de::Error as _;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
-use tool_runtime::Role;
+use tool_runtime::{Message, Role};
 
 use super::{json_text, FunctionKind};
 use crate::wire::null_as_default;
 
-/// Who wrote a message, with OpenAI's newer name for the system role.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum WireRole {
-    /// Instructions.
-    System,
-    /// OpenAI's newer name for `system`.
-    Developer,
-    /// The person.
-    User,
-    /// The model.
-    Assistant,
-    /// A tool's result.
-    Tool,
-}
-
-impl From<WireRole> for Role {
-    fn from(role: WireRole) -> Role {
-        match role {
-            WireRole::System | WireRole::Developer => Role::System,
-            WireRole::User => Role::User,
-            WireRole::Assistant => Role::Assistant,
-            WireRole::Tool => Role::Tool,
-        }
-    }
-}
-
-impl From<Role> for WireRole {
-    fn from(role: Role) -> WireRole {
-        match role {
-            Role::System => WireRole::System,
-            Role::User => WireRole::User,
-            Role::Assistant => WireRole::Assistant,
-            Role::Tool => WireRole::Tool,
-        }
-    }
-}
-
-/// A message as the API carries it.
+/// A message as the API carries it: each message of a request, written
+/// from a [`Message`], and the message of a [`Completion`](super::Completion),
+/// both ways.
 ///
 /// ```
 /// use serde_json::json;
@@ -65,7 +31,7 @@ impl From<Role> for WireRole {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WireMessage {
     /// Who wrote it.
-    pub role: WireRole,
+    pub role: Role,
     /// The text: a string, `null`, or a list of parts whose text parts are
     /// joined when read. Written as a string, or `null` for a message
     /// that only calls tools.
@@ -94,29 +60,16 @@ fn content<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>,
         .map_err(D::Error::custom)
 }
 
-impl WireMessage {
-    /// The message in the crate's terms.
-    pub fn into_message(self) -> tool_runtime::Message {
-        tool_runtime::Message {
-            role: self.role.into(),
-            content: self.content,
-            reasoning: self.reasoning_content,
-            tool_calls: self
-                .tool_calls
-                .into_iter()
-                .map(WireCall::into_call)
-                .collect(),
-            tool_call_id: self.tool_call_id,
-            name: self.name,
-        }
-    }
+/// For `#[serde(serialize_with)]`: a conversation as the API takes it.
+pub(super) fn write_all<S: Serializer>(messages: &[Message], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(messages.iter().map(WireMessage::from))
 }
 
-impl From<&tool_runtime::Message> for WireMessage {
-    fn from(m: &tool_runtime::Message) -> WireMessage {
+impl From<&Message> for WireMessage {
+    fn from(m: &Message) -> WireMessage {
         let calls_only = m.role == Role::Assistant && !m.tool_calls.is_empty();
         WireMessage {
-            role: m.role.into(),
+            role: m.role,
             content: if calls_only {
                 m.content.clone()
             } else {
@@ -158,14 +111,6 @@ pub struct CalledFunction {
     /// its text.
     #[serde(default, deserialize_with = "json_text")]
     pub arguments: String,
-}
-
-impl WireCall {
-    /// The call in the crate's terms: arguments that are not JSON stay a
-    /// string, for the toolbox to report; empty ones are `{}`.
-    pub fn into_call(self) -> tool_runtime::ToolCall {
-        tool_runtime::ToolCall::from_text(self.id, self.function.name, &self.function.arguments)
-    }
 }
 
 impl From<&tool_runtime::ToolCall> for WireCall {

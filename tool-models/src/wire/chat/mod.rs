@@ -10,7 +10,7 @@
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Value};
-use tool_runtime::{json_kind, DefinitionFormat, ToolChoice, ToolDefinition};
+use tool_runtime::{json_kind, DefinitionFormat, Message, ToolChoice, ToolDefinition};
 
 use super::{null_as_default, FieldError};
 
@@ -22,7 +22,7 @@ mod tests;
 pub use answer::{
     CallDelta, Choice, Chunk, ChunkChoice, Completion, Delta, FunctionDelta, PromptDetails, Usage,
 };
-pub use message::{CalledFunction, WireCall, WireMessage, WireRole};
+pub use message::{CalledFunction, WireCall, WireMessage};
 
 /// A request body.
 ///
@@ -34,9 +34,8 @@ pub use message::{CalledFunction, WireCall, WireMessage, WireRole};
 ///     {"role": "developer", "content": "Be brief."},
 ///     {"role": "user", "content": [{"type": "text", "text": "Hi"}]}],
 ///     "stop": "END", "max_tokens": 9}"#)?;
-/// let messages = request.conversation();
-/// assert_eq!(messages[0], tool_runtime::Message::system("Be brief."));
-/// assert_eq!(messages[1].text(), "Hi");
+/// assert_eq!(request.messages[0], tool_runtime::Message::system("Be brief."));
+/// assert_eq!(request.messages[1].text(), "Hi");
 /// assert_eq!(request.stop_strings(), ["END"]);
 /// # Ok::<(), tool_models::wire::FieldError>(())
 /// ```
@@ -45,8 +44,12 @@ pub struct Request {
     /// The model asked for (OpenAI requires it; local servers may not).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    /// The conversation.
-    pub messages: Vec<WireMessage>,
+    /// The conversation. Read by [`Message`]'s own reader (the one reader
+    /// of the OpenAI message form: `developer` is `system`, content parts
+    /// are joined, arguments may be text or an object); written as the API
+    /// takes it ([`WireMessage`]).
+    #[serde(serialize_with = "message::write_all")]
+    pub messages: Vec<Message>,
     /// The tools the model may call.
     #[serde(
         default,
@@ -101,15 +104,6 @@ pub struct Request {
 }
 
 impl Request {
-    /// The conversation in the crate's terms (`developer` read as `system`).
-    pub fn conversation(&self) -> Vec<tool_runtime::Message> {
-        self.messages
-            .iter()
-            .cloned()
-            .map(WireMessage::into_message)
-            .collect()
-    }
-
     /// The tools as checked definitions.
     ///
     /// # Errors
