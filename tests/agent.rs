@@ -1,6 +1,9 @@
 //! The agent loop with a scripted model: what it appends, what it reports,
 //! how it dispatches, and how it stops.
 
+#[path = "common/tools.rs"]
+mod tools;
+
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
@@ -12,6 +15,7 @@ use tool_use::models::agent::{
 use tool_use::models::parse::{Format, StreamEvent};
 use tool_use::ToolChoice;
 use tool_use::{tool, toolbox, DefinitionFormat, Message, Role, Toolbox};
+use tools::divide;
 
 /// Get the current temperature at a location.
 ///
@@ -26,18 +30,12 @@ fn get_current_temperature(location: String) -> f64 {
     }
 }
 
-/// Divide two numbers.
-///
-/// Args:
-///     a: The dividend
-///     b: The divisor
-#[tool]
-fn divide(a: f64, b: f64) -> Result<f64, String> {
-    if b == 0.0 {
-        Err("division by zero".into())
-    } else {
-        Ok(a / b)
-    }
+/// Asserts that `message`'s text starts with `prefix`, showing the text if
+/// not.
+#[track_caller]
+fn assert_text_starts_with(message: &Message, prefix: &str) {
+    let text = message.text();
+    assert!(text.starts_with(prefix), "{text}");
 }
 
 /// Replays canned turns and records what it was asked.
@@ -232,19 +230,13 @@ fn tool_errors_and_unreadable_calls_go_back_to_the_model() {
     let calls = &run.messages[1].tool_calls;
     assert_eq!(calls.len(), 3, "every call, readable or not, is recorded");
     assert_eq!(run.messages[2].text(), "Error: division by zero");
-    assert!(
-        run.messages[3].text().starts_with("Error: "),
-        "{}",
-        run.messages[3].text()
-    );
+    assert_text_starts_with(&run.messages[3], "Error: ");
     assert!(
         calls[1].arguments.is_string(),
         "raw text kept: {:?}",
         calls[1]
     );
-    assert!(run.messages[4]
-        .text()
-        .starts_with("Error: unknown tool `get_weather`"));
+    assert_text_starts_with(&run.messages[4], "Error: unknown tool `get_weather`");
     for (call, answer) in calls.iter().zip(&run.messages[2..5]) {
         assert_eq!(answer.tool_call_id.as_deref(), Some(call.id.as_str()));
     }
@@ -516,12 +508,9 @@ fn an_edit_is_checked_against_the_schema_again() {
     });
     let run = agent.run(user("Go.")).unwrap();
     assert_eq!(run.messages[2].text(), "22.0");
-    assert!(
-        run.messages[3]
-            .text()
-            .starts_with("Error: invalid arguments for `divide`: missing required argument `b`"),
-        "{}",
-        run.messages[3].text()
+    assert_text_starts_with(
+        &run.messages[3],
+        "Error: invalid arguments for `divide`: missing required argument `b`",
     );
 }
 
@@ -693,13 +682,7 @@ fn tools_added_and_removed_during_a_run_reach_the_next_round() {
     );
     assert_eq!(texts(&run.messages[2..3]), ["division unlocked"]);
     assert_eq!(texts(&run.messages[4..5]), ["0.25"]);
-    assert!(
-        run.messages[5]
-            .text()
-            .starts_with("Error: unknown tool `unlock_division`"),
-        "{}",
-        run.messages[5].text()
-    );
+    assert_text_starts_with(&run.messages[5], "Error: unknown tool `unlock_division`");
 
     // Between runs too: the agent's toolbox is the shared one.
     assert!(agent.toolbox().remove("divide").is_some());

@@ -4,13 +4,17 @@
 //! per call inside the run's, with failures recorded. Captured by a
 //! subscriber of the test's own, names, attributes and nesting checked.
 
+#[path = "common/tools.rs"]
+mod tools;
+
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use tool_use::models::agent::{Agent, TurnStats};
 use tool_use::models::chat::ScriptedChat;
 use tool_use::models::parse::Format;
-use tool_use::{tool, toolbox, Message};
+use tool_use::{toolbox, Message};
+use tools::divide;
 use tracing::span::{Attributes, Id, Record};
 use tracing::{field::Field, field::Visit, Subscriber};
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
@@ -56,20 +60,6 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Capture {
         if let Some((_, span)) = spans.iter_mut().rev().find(|(i, _)| *i == id.into_u64()) {
             values.record(&mut Fields(&mut span.fields));
         }
-    }
-}
-
-/// Divide two numbers.
-///
-/// Args:
-///     a: The dividend
-///     b: The divisor
-#[tool]
-fn divide(a: f64, b: f64) -> Result<f64, String> {
-    if b == 0.0 {
-        Err("division by zero".into())
-    } else {
-        Ok(a / b)
     }
 }
 
