@@ -160,11 +160,7 @@ async fn calls_in_flight_overlap_and_mix_with_local_tools() {
     let started = Instant::now();
     let answers = contents(&toolbox.call_all(&naps).await);
     // Four 400 ms naps one after another would take 1.6 s.
-    assert!(
-        started.elapsed() < Duration::from_millis(1400),
-        "{:?}",
-        started.elapsed()
-    );
+    assert_took_less(started, Duration::from_millis(1400));
     assert_eq!(
         answers,
         [
@@ -356,6 +352,13 @@ async fn ticks(steps: u32, context: &tool_use::ToolContext) -> String {
 /// How many `ticks` calls saw their cancellation, server side.
 static TICKS_STOPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+/// Asserts that less than `limit` has passed since `started`.
+#[track_caller]
+fn assert_took_less(started: Instant, limit: Duration) {
+    let took = started.elapsed();
+    assert!(took < limit, "{took:?}");
+}
+
 /// Polls `done` for up to five seconds.
 async fn eventually(mut done: impl FnMut() -> bool) -> bool {
     let started = Instant::now();
@@ -407,11 +410,7 @@ async fn progress_and_cancellation_cross_the_connection_both_ways() {
         .await;
     canceller.await.unwrap();
     assert_eq!(answer.text(), "Error: the call to `ticks` was cancelled");
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
+    assert_took_less(started, Duration::from_secs(2));
     assert!(
         eventually(|| TICKS_STOPPED.load(std::sync::atomic::Ordering::SeqCst) > before).await,
         "the server's tool never saw the cancellation"
@@ -510,10 +509,6 @@ async fn blocking_tools_never_hold_up_the_server() {
     let answers = contents(&toolbox.call_all(&dozes).await);
     // Run inline, the four would take turns on the runtime's two threads
     // (800 ms at least), and the client's own tasks would wait with them.
-    assert!(
-        started.elapsed() < Duration::from_millis(750),
-        "{:?}",
-        started.elapsed()
-    );
+    assert_took_less(started, Duration::from_millis(750));
     assert_eq!(answers, ["dozed 400 ms"; 4]);
 }
