@@ -35,6 +35,7 @@ mod scenarios;
 mod schemas;
 pub mod tokenizer;
 pub mod tools;
+mod transcript;
 pub mod values;
 mod vocabulary;
 mod weights;

@@ -84,12 +84,11 @@ pub(super) fn calendar(cx: &mut Cx, fail: bool) -> Follow {
         pairs.push(("attendees", json!(people)));
     }
     let r = cx.call_one("create_calendar_event", args(pairs));
-    if cx.answered_error(&r) {
+    let Some(result) = cx.result_object(&r) else {
         return Follow::Nothing;
-    }
-    let result: Value = serde_json::from_str(&r).unwrap_or(Value::Null);
-    let start = result["start"].as_str().unwrap_or_default().to_owned();
-    let end = result["end"].as_str().unwrap_or_default().to_owned();
+    };
+    let start = text_at(&result, "start");
+    let end = text_at(&result, "end");
     let invited = if people.is_empty() {
         String::new()
     } else {
@@ -109,11 +108,7 @@ pub(super) fn calendar(cx: &mut Cx, fail: bool) -> Follow {
 }
 
 pub(super) fn reminder(cx: &mut Cx, fail: bool) -> Follow {
-    let task = if cx.invents() {
-        v::invented_text(&mut cx.rng, cx.split, 2, 5)
-    } else {
-        (*v::pick(&mut cx.rng, v::REMINDERS, cx.split)).to_owned()
-    };
+    let task = cx.text(v::REMINDERS);
     let n = if fail {
         cx.rng.range(10_081, 99_999).to_string()
     } else {
@@ -129,11 +124,10 @@ pub(super) fn reminder(cx: &mut Cx, fail: bool) -> Follow {
         "set_reminder",
         json!({"text": task, "minutes_from_now": num(&n)}),
     );
-    if cx.answered_error(&r) {
+    let Some(result) = cx.result_object(&r) else {
         return Follow::Nothing;
-    }
-    let result: Value = serde_json::from_str(&r).unwrap_or(Value::Null);
-    let due = result["due"].as_str().unwrap_or_default().to_owned();
+    };
+    let due = text_at(&result, "due");
     cx.answer_from(
         p::REMINDER_ANSWERS,
         &[("task", &task), ("due", &due)],
@@ -226,11 +220,10 @@ pub(super) fn email(cx: &mut Cx, fail: bool) -> Follow {
         pairs.push(("urgent", json!(true)));
     }
     let r = cx.call_one("send_email", args(pairs));
-    if cx.answered_error(&r) {
+    let Some(result) = cx.result_object(&r) else {
         return Follow::Nothing;
-    }
-    let result: Value = serde_json::from_str(&r).unwrap_or(Value::Null);
-    let id = result["message_id"].as_str().unwrap_or_default().to_owned();
+    };
+    let id = text_at(&result, "message_id");
     cx.answer_from(
         p::EMAIL_ANSWERS,
         &[("to", &to), ("subject", subject), ("id", &id)],

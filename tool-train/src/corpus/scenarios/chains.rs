@@ -52,8 +52,8 @@ pub(super) fn flight_in_currency(cx: &mut Cx) -> Follow {
     let result: Value = serde_json::from_str(&r).unwrap_or(Value::Null);
     let price = result["price_usd"].to_string();
     let converted = currency_call(cx, &price, "USD", cur);
-    let flight = result["flight"].as_str().unwrap_or_default().to_owned();
-    let departs = result["departs"].as_str().unwrap_or_default().to_owned();
+    let flight = text_at(&result, "flight");
+    let departs = text_at(&result, "departs");
     cx.answer_from(
         p::FLIGHT_IN_CURRENCY_ANSWERS,
         &[
@@ -75,16 +75,7 @@ pub(super) fn temperature_difference(cx: &mut Cx) -> Follow {
         &[("a", &a), ("b", &b)],
         |rng, held_out| practice::temperature_difference(rng, &a, &b, held_out),
     );
-    let results = cx.call(vec![
-        (
-            "get_current_temperature",
-            json!({"location": a, "unit": "celsius"}),
-        ),
-        (
-            "get_current_temperature",
-            json!({"location": b, "unit": "celsius"}),
-        ),
-    ]);
+    let results = temperatures_call(cx, [&a, &b], "celsius");
     let d = cx.calculate("subtract", &results[0], &results[1]);
     cx.answer_from(
         p::TEMPERATURE_DIFFERENCE_ANSWERS,
@@ -133,10 +124,7 @@ pub(super) fn forecast_average(cx: &mut Cx) -> Follow {
         &[("loc", &loc), ("n", &n)],
         |rng, held_out| practice::forecast(rng, true, [&loc, &n], held_out),
     );
-    let highs = cx.call_one(
-        "get_weather_forecast",
-        json!({"location": loc, "days": num(&n)}),
-    );
+    let highs = forecast_call(cx, &loc, &n);
     let list: Value = serde_json::from_str(&highs).unwrap_or(Value::Null);
     let r = cx.call_one(
         "calculate_statistics",

@@ -8,9 +8,7 @@ pub(crate) struct Cx<'a> {
     pub(super) rng: Rng,
     pub(super) split: Split,
     pub(super) toolbox: &'a Toolbox,
-    pub(super) messages: Vec<Message>,
-    pub(super) expectations: Vec<Expectation>,
-    pub(super) next_id: usize,
+    pub(super) transcript: Transcript,
     /// The extended held-out split's case being written, if any.
     pub(super) case: Option<Case>,
     pub(super) practice: Practice,
@@ -24,9 +22,7 @@ impl<'a> Cx<'a> {
             rng,
             split,
             toolbox,
-            messages: Vec::new(),
-            expectations: Vec::new(),
-            next_id: 1,
+            transcript: Transcript::new(),
             case: None,
             practice,
             places: Vec::new(),
@@ -161,7 +157,7 @@ impl<'a> Cx<'a> {
     }
 
     pub(super) fn user(&mut self, text: String) {
-        self.messages.push(Message::user(text));
+        self.transcript.messages.push(Message::user(text));
     }
 
     /// A request, sometimes with an opening and without its final mark.
@@ -189,26 +185,12 @@ impl<'a> Cx<'a> {
 
     /// The assistant calls tools; their results are appended and returned.
     pub(super) fn call(&mut self, calls: Vec<(&str, Value)>) -> Vec<String> {
-        let calls: Vec<ToolCall> = calls
-            .into_iter()
-            .map(|(name, args)| {
-                let id = format!("call_{}", self.next_id);
-                self.next_id += 1;
-                ToolCall::new(id, name, args)
-            })
-            .collect();
-        self.expectations.push(Expectation {
-            index: self.messages.len(),
-            calls: calls.clone(),
-            must_contain: Vec::new(),
-        });
-        self.messages
-            .push(Message::assistant_calls(None, calls.clone()));
+        let calls = self.transcript.call(calls);
         let mut results = Vec::with_capacity(calls.len());
         for call in &calls {
             let message = self.toolbox.call_blocking(call);
             results.push(message.text().to_owned());
-            self.messages.push(message);
+            self.transcript.messages.push(message);
         }
         results
     }
@@ -220,12 +202,7 @@ impl<'a> Cx<'a> {
 
     /// The assistant answers in words; `must_contain` are the facts it gives.
     pub(super) fn answer(&mut self, text: String, must_contain: Vec<String>) {
-        self.expectations.push(Expectation {
-            index: self.messages.len(),
-            calls: Vec::new(),
-            must_contain,
-        });
-        self.messages.push(Message::assistant(text));
+        self.transcript.answer(text, must_contain);
     }
 
     /// Whether `result` is a failed call's, answered then with its error
@@ -236,6 +213,15 @@ impl<'a> Cx<'a> {
             self.answer_error(result);
         }
         failed
+    }
+
+    /// A call's `result` as the JSON object it holds, or `None` when the
+    /// call failed (answered then with its error message).
+    pub(super) fn result_object(&mut self, result: &str) -> Option<Value> {
+        if self.answered_error(result) {
+            return None;
+        }
+        Some(serde_json::from_str(result).unwrap_or(Value::Null))
     }
 
     /// Answers a failed call with its error message.
@@ -329,6 +315,16 @@ impl<'a> Cx<'a> {
         self.asked_place(city)
     }
 
+    /// A text of two to five made-up words when the values are made up (see
+    /// [`Cx::invents`]), or else one of `list`, of this split.
+    pub(super) fn text(&mut self, list: &[&str]) -> String {
+        if self.invents() {
+            v::invented_text(&mut self.rng, self.split, 2, 5)
+        } else {
+            (*v::pick(&mut self.rng, list, self.split)).to_owned()
+        }
+    }
+
     /// Whether the next place is made up: most of them in training, so that
     /// guessing a known city never pays and the model learns to copy.
     pub(super) fn invents(&mut self) -> bool {
@@ -361,17 +357,12 @@ impl<'a> Cx<'a> {
 
     /// The finished conversation, offering the tools named `offered`.
     pub(super) fn into_example(self, offered: &[String], scenario: Scenario) -> Example {
-        Example {
-            tools: offered
-                .iter()
-                .filter_map(|name| crate::corpus::tools::definition(self.toolbox, name))
-                .collect(),
-            messages: self.messages,
-            scenario,
-            expectations: self.expectations,
-            split: self.split,
-            case: self.case,
-        }
+        let tools = offered
+            .iter()
+            .filter_map(|name| crate::corpus::tools::definition(self.toolbox, name))
+            .collect();
+        self.transcript
+            .into_example(tools, scenario, self.split, self.case)
     }
 
     pub(super) fn stock(&mut self) -> (String, String) {

@@ -3,11 +3,7 @@
 use super::*;
 
 pub(super) fn search(cx: &mut Cx, fail: bool) -> Follow {
-    let q = if cx.invents() {
-        v::invented_text(&mut cx.rng, cx.split, 2, 5)
-    } else {
-        (*v::pick(&mut cx.rng, v::QUERIES, cx.split)).to_owned()
-    };
+    let q = cx.text(v::QUERIES);
     let count = if fail {
         Some(cx.rng.range(6, 20))
     } else if cx.rng.chance(0.3) {

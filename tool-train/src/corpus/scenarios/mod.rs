@@ -11,11 +11,12 @@
 use super::phrasing::{self as p, fill};
 use super::practice::{self, Practice};
 use super::rng::Rng;
+use super::transcript::Transcript;
 use super::values::{self as v, NumberKind};
-use super::{Case, Example, Expectation, Scenario, Split};
+use super::{Case, Example, Scenario, Split};
 use serde_json::{json, Map, Value};
 use tool_use::models::template::{Clock, DateTime};
-use tool_use::{demo, Message, ToolCall, Toolbox};
+use tool_use::{demo, Message, Toolbox};
 
 mod cases;
 pub(crate) use cases::case_example;
@@ -53,8 +54,8 @@ use parallel::{
 use time::{time, time_answer};
 use travel::{distance, flights};
 use weather::{
-    answer_temperature, forecast, number_list, symbol, temperature, temperature_call, unit_phrase,
-    wind, wind_call,
+    answer_temperature, forecast, forecast_call, number_list, symbol, temperature,
+    temperature_call, temperatures_call, unit_phrase, wind, wind_call,
 };
 
 /// What a request needs: its tools, and how a refusal names the ability.
@@ -295,6 +296,11 @@ pub(crate) fn and_list(items: &[String]) -> String {
     }
 }
 
+/// The text at `key` of a tool's result object (empty where there is none).
+fn text_at(result: &Value, key: &str) -> String {
+    result[key].as_str().unwrap_or_default().to_owned()
+}
+
 fn is_error(result: &str) -> bool {
     result.starts_with("Error: ")
 }
@@ -497,7 +503,7 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
     let conversation_rng = Rng::for_example(rng.next_u64(), 0);
     let mut cx = Cx::new(conversation_rng, split, &toolbox, practice);
     if let Some(system) = system {
-        cx.messages.push(Message::system(system));
+        cx.transcript.messages.push(Message::system(system));
     }
     let offered = match scenario {
         Scenario::Single | Scenario::FollowUp => {
@@ -595,6 +601,7 @@ pub(crate) fn example(mut rng: Rng, split: Split, all: &[String], practice: Prac
             );
             run(&mut scratch, intent, false);
             let request = scratch
+                .transcript
                 .messages
                 .first()
                 .map(|m| m.text().to_owned())
@@ -715,7 +722,7 @@ fn wide_weight(scenario: Scenario, weight: u32) -> u32 {
 /// answer; the tools it needs are added to `needed`.
 fn another_request(cx: &mut Cx, rng: &mut Rng, needed: &mut Vec<&str>) {
     let intent = weighted(rng, SINGLE);
-    let before = cx.messages.len();
+    let before = cx.transcript.messages.len();
     run(cx, intent, false);
     prefix_also(cx, before);
     needed.extend(intent.tools());
@@ -727,7 +734,7 @@ fn prefix_also(cx: &mut Cx, at: usize) {
     if also.is_empty() {
         return;
     }
-    if let Some(message) = cx.messages.get_mut(at) {
+    if let Some(message) = cx.transcript.messages.get_mut(at) {
         let text = message.text().to_owned();
         if also.ends_with(". ") {
             message.content = Some(format!("{also}{text}"));

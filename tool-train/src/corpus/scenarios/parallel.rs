@@ -26,16 +26,7 @@ pub(super) fn two_temperatures(cx: &mut Cx) -> Follow {
     let (a, b) = cx.two_locations();
     let (unit, said) = unit_phrase(cx);
     cx.ask_phrase(p::TWO_TEMPERATURES, &[("a", &a), ("b", &b), ("unit", said)]);
-    let results = cx.call(vec![
-        (
-            "get_current_temperature",
-            json!({"location": a, "unit": unit}),
-        ),
-        (
-            "get_current_temperature",
-            json!({"location": b, "unit": unit}),
-        ),
-    ]);
+    let results = temperatures_call(cx, [&a, &b], unit);
     cx.answer_from(
         p::TWO_TEMPERATURES_ANSWERS,
         &[

@@ -55,12 +55,11 @@ fn flight_request(cx: &mut Cx, fail: bool) -> String {
 
 pub(super) fn flights(cx: &mut Cx, fail: bool) -> Follow {
     let r = flight_request(cx, fail);
-    if cx.answered_error(&r) {
+    let Some(result) = cx.result_object(&r) else {
         return Follow::Nothing;
-    }
-    let result: Value = serde_json::from_str(&r).unwrap_or(Value::Null);
-    let flight = result["flight"].as_str().unwrap_or_default().to_owned();
-    let departs = result["departs"].as_str().unwrap_or_default().to_owned();
+    };
+    let flight = text_at(&result, "flight");
+    let departs = text_at(&result, "departs");
     let price = result["price_usd"].to_string();
     let stops = stops_phrase(result["stops"].as_u64().unwrap_or(0));
     cx.answer_from(

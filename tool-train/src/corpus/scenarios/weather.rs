@@ -28,6 +28,13 @@ pub(super) fn temperature_call(cx: &mut Cx, loc: &str, unit: &str) -> String {
     )
 }
 
+/// The temperatures at `a` and at `b` in `unit`, called for at once.
+pub(super) fn temperatures_call(cx: &mut Cx, [a, b]: [&str; 2], unit: &str) -> Vec<String> {
+    let tool = "get_current_temperature";
+    let args = |loc: &str| json!({"location": loc, "unit": unit});
+    cx.call(vec![(tool, args(a)), (tool, args(b))])
+}
+
 pub(super) fn answer_temperature(cx: &mut Cx, loc: &str, unit: &str, t: &str) {
     cx.answer_from(
         p::TEMPERATURE_ANSWERS,
@@ -67,6 +74,14 @@ pub(super) fn number_list(result: &str) -> Vec<String> {
     values.iter().map(Value::to_string).collect()
 }
 
+/// The high temperatures at `loc` for the next `days` days.
+pub(super) fn forecast_call(cx: &mut Cx, loc: &str, days: &str) -> String {
+    cx.call_one(
+        "get_weather_forecast",
+        json!({"location": loc, "days": num(days)}),
+    )
+}
+
 pub(super) fn forecast(cx: &mut Cx, fail: bool) -> Follow {
     let loc = cx.location();
     let n = if fail {
@@ -83,10 +98,7 @@ pub(super) fn forecast(cx: &mut Cx, fail: bool) -> Follow {
         &[("loc", &loc), ("n", &n)],
         |rng, held_out| practice::forecast(rng, false, [&loc, &n], held_out),
     );
-    let r = cx.call_one(
-        "get_weather_forecast",
-        json!({"location": loc, "days": num(&n)}),
-    );
+    let r = forecast_call(cx, &loc, &n);
     if cx.answered_error(&r) {
         return Follow::Nothing;
     }

@@ -28,11 +28,12 @@ mod values;
 
 use super::rng::Rng;
 use super::scenarios::and_list;
+use super::transcript::Transcript;
 use super::words::{words, Words};
-use super::{Example, Expectation, Scenario, Split};
+use super::{Example, Scenario, Split};
 use request::Said;
 use tool::Tool;
-use tool_use::{Message, ToolCall};
+use tool_use::Message;
 
 /// The most tools a conversation offers, so that it fits the 1,536 tokens
 /// the model is trained on.
@@ -90,12 +91,11 @@ pub(crate) fn example(mut rng: Rng, split: Split) -> (Example, SchemaCase) {
     let case = SchemaCase::WEIGHTS[rng.weighted(&weights)].0;
     let mut cx = Conversation {
         split,
-        messages: Vec::new(),
-        expectations: Vec::new(),
-        next_id: 1,
+        transcript: Transcript::new(),
     };
     if rng.chance(0.2) {
-        cx.messages
+        cx.transcript
+            .messages
             .push(Message::system(*rng.pick(super::values::SYSTEM_PROMPTS)));
     }
     let offered = match case {
@@ -149,9 +149,9 @@ pub(crate) fn example(mut rng: Rng, split: Split) -> (Example, SchemaCase) {
             let said = request::say(&mut rng, split, &wanted);
             let tail = request::joined(&mut rng, &said.mentions);
             let text = request::request(&mut rng, &wanted, &tail);
-            cx.messages.push(Message::user(text));
+            cx.transcript.messages.push(Message::user(text));
             let answer = request::decline(&mut rng, &wanted);
-            cx.answer(answer, Vec::new());
+            cx.transcript.answer(answer, Vec::new());
             tools
         }
     };
@@ -160,15 +160,11 @@ pub(crate) fn example(mut rng: Rng, split: Split) -> (Example, SchemaCase) {
         SchemaCase::Parallel | SchemaCase::ParallelMultiple => Scenario::Parallel,
         SchemaCase::Irrelevant => Scenario::Unavailable,
     };
-    let example = Example {
-        messages: cx.messages,
-        tools: offered.into_iter().map(|t| t.definition).collect(),
-        scenario,
-        expectations: cx.expectations,
-        split,
-        case: None,
-    };
-    (example, case)
+    let tools = offered.into_iter().map(|t| t.definition).collect();
+    (
+        cx.transcript.into_example(tools, scenario, split, None),
+        case,
+    )
 }
 
 /// `count` tools, no two on the same object or with the same name, within
@@ -228,47 +224,29 @@ fn offer(rng: &mut Rng, split: Split, needed: Vec<Tool>, others: usize) -> Vec<T
 /// The conversation being written.
 struct Conversation {
     split: Split,
-    messages: Vec<Message>,
-    expectations: Vec<Expectation>,
-    next_id: usize,
+    transcript: Transcript,
 }
 
 impl Conversation {
     /// The assistant calls: `calls` as (tool name, arguments), each answered
     /// with a made-up result; the results' texts.
     fn call(&mut self, rng: &mut Rng, calls: Vec<(&Tool, serde_json::Value)>) -> Vec<String> {
-        let made: Vec<ToolCall> = calls
-            .iter()
-            .map(|(tool, args)| {
-                let id = format!("call_{}", self.next_id);
-                self.next_id += 1;
-                ToolCall::new(id, tool.name.clone(), args.clone())
-            })
-            .collect();
-        self.expectations.push(Expectation {
-            index: self.messages.len(),
-            calls: made.clone(),
-            must_contain: Vec::new(),
-        });
-        self.messages
-            .push(Message::assistant_calls(None, made.clone()));
+        let made = self.transcript.call(
+            calls
+                .iter()
+                .map(|(tool, args)| (tool.name.clone(), args.clone())),
+        );
         let mut results = Vec::new();
         for (call, (tool, _)) in made.iter().zip(&calls) {
             let (text, content) = request::result(rng, self.split, tool);
-            self.messages
-                .push(Message::tool(call.id.clone(), call.name.clone(), content));
+            self.transcript.messages.push(Message::tool(
+                call.id.clone(),
+                call.name.clone(),
+                content,
+            ));
             results.push(text);
         }
         results
-    }
-
-    fn answer(&mut self, text: String, must_contain: Vec<String>) {
-        self.expectations.push(Expectation {
-            index: self.messages.len(),
-            calls: Vec::new(),
-            must_contain,
-        });
-        self.messages.push(Message::assistant(text));
     }
 
     /// One request, one call, one answer.
@@ -276,13 +254,13 @@ impl Conversation {
         let said = request::say(rng, self.split, tool);
         let tail = request::joined(rng, &said.mentions);
         let text = request::request(rng, tool, &tail);
-        self.messages.push(Message::user(text));
+        self.transcript.messages.push(Message::user(text));
         let args = request::arguments(tool, &said.values);
         let results = self.call(rng, vec![(tool, args)]);
         let r = results.into_iter().next().unwrap_or_default();
         let first = said.mentions.first().cloned().unwrap_or_default();
         let answer = request::answer(rng, tool, &first, &r);
-        self.answer(answer, vec![r]);
+        self.transcript.answer(answer, vec![r]);
     }
 
     /// One request naming several values of one parameter: one call per
@@ -335,7 +313,7 @@ impl Conversation {
         }
         let tail = request::joined(rng, &mentions);
         let text = request::request(rng, tool, &tail);
-        self.messages.push(Message::user(text));
+        self.transcript.messages.push(Message::user(text));
         let calls: Vec<(&Tool, serde_json::Value)> = drawn
             .iter()
             .map(|d| {
@@ -351,7 +329,7 @@ impl Conversation {
             .map(|(r, t)| format!("{r} for {t}"))
             .collect();
         let answer = request::answer_many(rng, tool, &described);
-        self.answer(answer, results);
+        self.transcript.answer(answer, results);
     }
 
     /// One request asking the same of one tool two or three times, each
@@ -376,10 +354,10 @@ impl Conversation {
             text.push_str(" respectively");
         }
         text.push(mark);
-        self.messages.push(Message::user(text));
+        self.transcript.messages.push(Message::user(text));
         let results = self.call(rng, calls);
         let answer = format!("Here you go: {}.", and_list(&results));
-        self.answer(answer, results);
+        self.transcript.answer(answer, results);
     }
 
     /// One request asking each tool once: all calls together, then one
@@ -394,7 +372,7 @@ impl Conversation {
             calls.push((tool, request::arguments(tool, &said.values)));
         }
         let text = request::and_also(rng, &texts);
-        self.messages.push(Message::user(text));
+        self.transcript.messages.push(Message::user(text));
         let results = self.call(rng, calls);
         let described: Vec<String> = results
             .iter()
@@ -402,6 +380,6 @@ impl Conversation {
             .map(|(r, t)| format!("{r} for the {}", t.object))
             .collect();
         let answer = format!("Here you go: {}.", and_list(&described));
-        self.answer(answer, results);
+        self.transcript.answer(answer, results);
     }
 }
