@@ -132,32 +132,36 @@ fn a_file_cut_inside_a_tensor_names_the_tensor() {
     assert!(err.contains("ends past the file's"), "{err}");
 }
 
-#[test]
-fn a_type_ggml_does_not_define_is_named() {
+/// The error loading the file with `blk.0.attn_q.weight`'s ggml type
+/// overwritten with `ggml_type`, after checking that it says `message`.
+#[track_caller]
+fn attn_q_type_error(ggml_type: u32, message: &str) -> String {
     let mut bytes = original().to_vec();
     // Two dimensions, then the type.
     let at = table_entry(&bytes, "blk.0.attn_q.weight") + 4 + 16;
-    bytes[at..at + 4].copy_from_slice(&99u32.to_le_bytes());
+    bytes[at..at + 4].copy_from_slice(&ggml_type.to_le_bytes());
     let err = load(&bytes).unwrap_err();
-    assert!(
-        err.contains("tensor blk.0.attn_q.weight has ggml type 99, which is not one ggml defines"),
-        "{err}"
+    assert!(err.contains(message), "{err}");
+    err
+}
+
+#[test]
+fn a_type_ggml_does_not_define_is_named() {
+    attn_q_type_error(
+        99,
+        "tensor blk.0.attn_q.weight has ggml type 99, which is not one ggml defines",
     );
 }
 
 #[test]
 fn a_format_the_decoder_does_not_compute_with_is_named_with_those_it_does() {
-    let mut bytes = original().to_vec();
-    let at = table_entry(&bytes, "blk.0.attn_q.weight") + 4 + 16;
     // Q8_0 → IQ2_XXS would change the size; Q8_1 (36 bytes a block) is
     // also larger, so the tensor would overrun. IQ4_NL is the same size as
     // Q4_0, and MXFP4 (17 bytes) smaller than Q8_0 (34): a format ggml
     // defines that the decoder does not read, whose data lies in the file.
-    bytes[at..at + 4].copy_from_slice(&39u32.to_le_bytes());
-    let err = load(&bytes).unwrap_err();
-    assert!(
-        err.contains("tensor blk.0.attn_q.weight is MXFP4, which the decoder does not read"),
-        "{err}"
+    let err = attn_q_type_error(
+        39,
+        "tensor blk.0.attn_q.weight is MXFP4, which the decoder does not read",
     );
     assert!(err.contains("IQ4_NL, IQ4_XS"), "{err}");
 }
