@@ -57,6 +57,14 @@ struct Models {
     reference: Session,
 }
 
+impl Models {
+    /// What the reference generates from `prompt` after an empty cache.
+    fn from_scratch(&mut self, prompt: &[u32]) -> Generation {
+        self.reference.reset_cache();
+        greedy(&mut self.reference, prompt)
+    }
+}
+
 fn models(spec: &TinySpec) -> Models {
     let dir = tempfile::tempdir().unwrap();
     write_tiny_model(dir.path(), spec).unwrap();
@@ -77,17 +85,46 @@ fn models(spec: &TinySpec) -> Models {
     }
 }
 
+/// What a case sends: the tokens every conversation starts with, each
+/// conversation's own opening, the requests in order, and the tokens a
+/// rewritten answer is written back in.
+#[derive(Debug, Clone)]
+struct Script {
+    shared: Vec<u32>,
+    openings: Vec<Vec<u32>>,
+    steps: Vec<Step>,
+    rewrite_with: Vec<u32>,
+}
+
+fn script() -> impl Strategy<Value = Script> {
+    (
+        proptest::collection::vec(token(), 0..12),
+        proptest::collection::vec(proptest::collection::vec(token(), 1..10), CONVERSATIONS),
+        proptest::collection::vec(step(), 1..12),
+        proptest::collection::vec(token(), 3),
+    )
+        .prop_map(|(shared, openings, steps, rewrite_with)| Script {
+            shared,
+            openings,
+            steps,
+            rewrite_with,
+        })
+}
+
 /// The conversations' next prompts, request by request: each starts with
 /// the shared tokens and its own opening; what was generated last is
 /// appended (or rewritten) at its next request. `request` runs a prompt and
 /// returns what the model generates from an empty cache.
 fn drive(
-    shared: &[u32],
-    openings: &[Vec<u32>],
-    steps: &[Step],
-    rewrite_with: &[u32],
+    script: &Script,
     mut request: impl FnMut(&[u32]) -> Result<Vec<u32>, TestCaseError>,
 ) -> Result<(), TestCaseError> {
+    let Script {
+        shared,
+        openings,
+        steps,
+        rewrite_with,
+    } = script;
     let mut histories: Vec<Vec<u32>> = openings
         .iter()
         .map(|own| shared.iter().chain(own).copied().collect())
@@ -111,16 +148,10 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
     #[test]
-    fn interleavings_generate_as_from_scratch_and_reuse_at_least_one_cache(
-        shared in proptest::collection::vec(token(), 0..12),
-        openings in proptest::collection::vec(proptest::collection::vec(token(), 1..10), CONVERSATIONS),
-        steps in proptest::collection::vec(step(), 1..12),
-        rewrite_with in proptest::collection::vec(token(), 3),
-    ) {
+    fn interleavings_generate_as_from_scratch_and_reuse_at_least_one_cache(script in script()) {
         let mut m = models(&TinySpec::llama(31));
-        drive(&shared, &openings, &steps, &rewrite_with, |prompt| {
-            m.reference.reset_cache();
-            let expected = greedy(&mut m.reference, prompt);
+        drive(&script, |prompt| {
+            let expected = m.from_scratch(prompt);
             let pooled = greedy(&mut m.pooled, prompt);
             let small = greedy(&mut m.small, prompt);
             let single = greedy(&mut m.single, prompt);
@@ -142,16 +173,10 @@ proptest! {
     /// sequences cut back, forked and parked still generate as from an
     /// empty cache.
     #[test]
-    fn hybrid_interleavings_generate_as_from_scratch(
-        shared in proptest::collection::vec(token(), 0..12),
-        openings in proptest::collection::vec(proptest::collection::vec(token(), 1..10), CONVERSATIONS),
-        steps in proptest::collection::vec(step(), 1..12),
-        rewrite_with in proptest::collection::vec(token(), 3),
-    ) {
+    fn hybrid_interleavings_generate_as_from_scratch(script in script()) {
         let mut m = models(&TinySpec::granite_h(31));
-        drive(&shared, &openings, &steps, &rewrite_with, |prompt| {
-            m.reference.reset_cache();
-            let expected = greedy(&mut m.reference, prompt);
+        drive(&script, |prompt| {
+            let expected = m.from_scratch(prompt);
             for session in [&mut m.pooled, &mut m.small, &mut m.single] {
                 let out = greedy(session, prompt);
                 prop_assert_eq!(&out.tokens, &expected.tokens);
