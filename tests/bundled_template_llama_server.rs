@@ -12,8 +12,6 @@
 mod llama_server;
 
 use serde_json::{json, Value};
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::time::Duration;
 use tool_use::models::template::ChatTemplate;
 
@@ -23,30 +21,6 @@ fn bundled_template() -> String {
     ))
     .unwrap();
     config["chat_template"].as_str().unwrap().to_owned()
-}
-
-/// POSTs JSON to `url` + `path` (HTTP/1.1, one request) and returns the
-/// status line and the body.
-fn post(url: &str, path: &str, body: &Value) -> (String, String) {
-    let addr = url.trim_start_matches("http://");
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    let body = body.to_string();
-    write!(
-        stream,
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut reply = String::new();
-    stream.read_to_string(&mut reply).unwrap();
-    let (head, body) = reply.split_once("\r\n\r\n").unwrap_or((&reply, ""));
-    (
-        head.lines().next().unwrap_or("").to_owned(),
-        body.to_owned(),
-    )
 }
 
 /// A request in the OpenAI wire form, and the same conversation as
@@ -104,7 +78,12 @@ fn llama_server_renders_the_bundled_template_as_we_do() {
         .unwrap()
         .render_json(&ours)
         .unwrap();
-    let (status, body) = post(&server.url, "/apply-template", &wire);
+    let (status, body) = llama_server::post_json(
+        &server.url,
+        "/apply-template",
+        &wire,
+        Duration::from_secs(30),
+    );
     assert!(status.contains("200"), "{status}: {body}");
     let reply: Value = serde_json::from_str(&body).unwrap();
     let prompt = reply["prompt"].as_str().unwrap();

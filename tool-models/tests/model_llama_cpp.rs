@@ -18,7 +18,7 @@
 mod llama_server;
 
 use serde_json::{json, Value};
-use std::io::{Read, Write};
+use std::time::Duration;
 use tool_models::generate::Session;
 use tool_models::model::tiny::{write_tiny_gguf, TinySpec};
 use tool_models::model::Model;
@@ -33,25 +33,12 @@ const PROMPT: [u32; 16] = [
     276, 72, 101, 108, 108, 111, 256, 261, 44, 32, 119, 111, 114, 108, 100, 278,
 ];
 
-/// POSTs `body` to `url` + `path` and reads the JSON reply.
+/// POSTs `body` to `url` + `path` and reads the JSON reply, which must
+/// come with status 200.
 fn post(url: &str, path: &str, body: &Value) -> Value {
-    let address = url.trim_start_matches("http://");
-    let mut stream = std::net::TcpStream::connect(address).unwrap();
-    stream
-        .set_read_timeout(Some(std::time::Duration::from_secs(60)))
-        .unwrap();
-    let body = body.to_string();
-    write!(
-        stream,
-        "POST {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut reply = String::new();
-    stream.read_to_string(&mut reply).unwrap();
-    let (head, json) = reply.split_once("\r\n\r\n").unwrap();
-    assert!(head.starts_with("HTTP/1.1 200"), "{reply}");
-    serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {json}"))
+    let (status, reply) = llama_server::post_json(url, path, body, Duration::from_secs(60));
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}\n{reply}");
+    serde_json::from_str(&reply).unwrap_or_else(|e| panic!("{e}: {reply}"))
 }
 
 fn log_softmax(logits: &[f32]) -> Vec<f32> {

@@ -136,3 +136,33 @@ pub fn serve(binary: &Path, model: &Path, log: &Path, extra: &[&str]) -> Served 
         std::thread::sleep(Duration::from_millis(200));
     }
 }
+
+/// POSTs JSON to `url` + `path` as one HTTP/1.1 request (no client library:
+/// what llama-server reads, byte for byte), waiting at most `timeout` for
+/// the reply; returns its status line and its body.
+#[allow(dead_code)] // Only the tests that ask llama-server themselves post.
+pub fn post_json(
+    url: &str,
+    path: &str,
+    body: &serde_json::Value,
+    timeout: Duration,
+) -> (String, String) {
+    use std::io::{Read, Write};
+    let address = url.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    stream.set_read_timeout(Some(timeout)).unwrap();
+    let body = body.to_string();
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).unwrap();
+    let (head, body) = reply.split_once("\r\n\r\n").unwrap_or((&reply, ""));
+    (
+        head.lines().next().unwrap_or("").to_owned(),
+        body.to_owned(),
+    )
+}
