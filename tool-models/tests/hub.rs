@@ -58,6 +58,12 @@ impl Setup {
             .timeout(Duration::from_secs(10))
     }
 
+    /// The `HF_HOME` the cache lies in (`$HF_HOME/hub`), for a Python
+    /// huggingface_hub sharing it.
+    fn hf_home(&self) -> String {
+        self.cache.parent().unwrap().to_string_lossy().into_owned()
+    }
+
     fn served(&self, repo: &str, file: &str) -> PathBuf {
         self.mirror.repo_dir(repo).join(file)
     }
@@ -486,13 +492,19 @@ fn model_load_takes_hf_names_from_the_environment() {
     assert!(bad.unwrap_err().contains("expected hf:ORG/REPO"));
 }
 
+/// A Python that has huggingface_hub (`None`, after saying so, where there
+/// is none), and a fresh mirror and cache for it to share.
+fn python_and_setup() -> Option<(String, Setup)> {
+    let python = python::python_with("huggingface_hub")?;
+    Some((python, Setup::new()))
+}
+
 #[test]
 fn python_downloads_from_the_mirror_and_rust_finds_the_file_offline() {
-    let Some(python) = python::python_with("huggingface_hub") else {
+    let Some((python, setup)) = python_and_setup() else {
         return;
     };
-    let setup = Setup::new();
-    let home = setup.cache.parent().unwrap().to_string_lossy().into_owned();
+    let home = setup.hf_home();
     let code = "import sys; from huggingface_hub import hf_hub_download; \
                 print(hf_hub_download(sys.argv[1], sys.argv[2]))";
     let for_file = |file: &str| {
@@ -518,11 +530,10 @@ fn python_downloads_from_the_mirror_and_rust_finds_the_file_offline() {
 
 #[test]
 fn rust_downloads_from_the_mirror_and_python_finds_the_files_offline() {
-    let Some(python) = python::python_with("huggingface_hub") else {
+    let Some((python, setup)) = python_and_setup() else {
         return;
     };
-    let setup = Setup::new();
-    let home = setup.cache.parent().unwrap().to_string_lossy().into_owned();
+    let home = setup.hf_home();
     let gguf = resolve_str(&format!("hf:{GGUF_REPO}"), &setup.options()).unwrap();
     let readme = resolve_str(&format!("hf:{GGUF_REPO}/README.md"), &setup.options()).unwrap();
     let dir = resolve_str(&format!("hf:{ST_REPO}"), &setup.options()).unwrap();
