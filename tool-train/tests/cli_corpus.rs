@@ -12,28 +12,37 @@ use tool_train::corpus::{self, LossWeights, Practice, Split};
 use tool_train::train::bpe::Tokenizer;
 use tool_train::train::{fingerprint, Example};
 
-fn corpus(args: &[&str]) -> Output {
+/// `tool-train corpus --dir DIR` with `args`.
+fn corpus(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tool-train"))
         .arg("corpus")
+        .arg("--dir")
+        .arg(dir)
         .args(args)
         .output()
         .unwrap()
 }
 
-/// `tool-train corpus` with `args`, which must fail: its error output.
-fn refused(args: &[&str]) -> String {
-    let output = corpus(args);
+/// `tool-train corpus --dir DIR` with `args`, which must fail: its error
+/// output.
+fn refused(dir: &Path, args: &[&str]) -> String {
+    let output = corpus(dir, args);
     assert!(!output.status.success(), "expected {args:?} to be refused");
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-fn read_u32(path: &Path) -> Vec<u32> {
+/// The file at `path` as little-endian numbers of `N` bytes each.
+fn read_le<T, const N: usize>(path: &Path, from_le_bytes: fn([u8; N]) -> T) -> Vec<T> {
     let bytes = std::fs::read(path).unwrap();
-    assert_eq!(bytes.len() % 4, 0, "{}", path.display());
+    assert_eq!(bytes.len() % N, 0, "{}", path.display());
     bytes
-        .chunks_exact(4)
-        .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+        .chunks_exact(N)
+        .map(|b| from_le_bytes(b.try_into().unwrap()))
         .collect()
+}
+
+fn read_u32(path: &Path) -> Vec<u32> {
+    read_le(path, u32::from_le_bytes)
 }
 
 fn read_f32(path: &Path) -> Vec<f32> {
@@ -41,12 +50,7 @@ fn read_f32(path: &Path) -> Vec<f32> {
 }
 
 fn read_u64(path: &Path) -> Vec<u64> {
-    let bytes = std::fs::read(path).unwrap();
-    assert_eq!(bytes.len() % 8, 0, "{}", path.display());
-    bytes
-        .chunks_exact(8)
-        .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
-        .collect()
+    read_le(path, u64::from_le_bytes)
 }
 
 /// The examples as one thread draws and encodes them, as `train` did
@@ -111,16 +115,17 @@ fn check_split(dir: &Path, name: &str, examples: &[Example], manifest: &serde_js
 fn the_files_hold_the_examples_train_trains_on_in_order() {
     let dir = scratch_path("corpus-files");
     // More conversations than threads, and not a multiple of their number.
-    let output = corpus(&[
-        "--dir",
-        dir.to_str().unwrap(),
-        "--examples",
-        "37",
-        "--held-out",
-        "3",
-        "--practice",
-        "schemas",
-    ]);
+    let output = corpus(
+        &dir,
+        &[
+            "--examples",
+            "37",
+            "--held-out",
+            "3",
+            "--practice",
+            "schemas",
+        ],
+    );
     assert!(
         output.status.success(),
         "{}",
@@ -155,14 +160,7 @@ fn the_files_hold_the_examples_train_trains_on_in_order() {
 #[test]
 fn bad_arguments_and_paths_are_named_and_nothing_is_written() {
     let dir = scratch_path("corpus-bad");
-    let stderr = refused(&[
-        "--dir",
-        dir.to_str().unwrap(),
-        "--examples",
-        "2",
-        "--prompt-loss",
-        "1.5",
-    ]);
+    let stderr = refused(&dir, &["--examples", "2", "--prompt-loss", "1.5"]);
     assert!(
         stderr.contains("--prompt-loss must be between 0 and 1, found 1.5"),
         "{stderr}"
@@ -171,19 +169,14 @@ fn bad_arguments_and_paths_are_named_and_nothing_is_written() {
 
     // A file where the directory should be.
     std::fs::write(&dir, "not a directory").unwrap();
-    let stderr = refused(&["--dir", dir.to_str().unwrap(), "--examples", "2"]);
+    let stderr = refused(&dir, &["--examples", "2"]);
     assert!(stderr.contains(dir.to_str().unwrap()), "{stderr}");
     std::fs::remove_file(&dir).unwrap();
 
     // A model directory without a tokenizer.
     let empty = scratch_path("corpus-no-tokenizer");
     std::fs::create_dir_all(&empty).unwrap();
-    let stderr = refused(&[
-        "--dir",
-        dir.to_str().unwrap(),
-        "--model",
-        empty.to_str().unwrap(),
-    ]);
+    let stderr = refused(&dir, &["--model", empty.to_str().unwrap()]);
     assert!(
         stderr.contains("--model") && stderr.contains("tokenizer.json"),
         "{stderr}"

@@ -22,6 +22,12 @@ fn init(args: &[&str]) -> Output {
     tool_train("init", args)
 }
 
+/// `tool-train init --out OUT ARGS`, which must succeed.
+#[track_caller]
+fn init_into(out: &Path, args: &[&str]) {
+    assert!(succeeded(&init(&[&["--out", path(out)], args].concat())));
+}
+
 fn succeeded(output: &Output) -> bool {
     if !output.status.success() {
         eprintln!("{}", String::from_utf8_lossy(&output.stderr));
@@ -59,9 +65,7 @@ fn seeded_weights_are_those_train_starts_from() {
     let dir = scratch_path("init-seeded");
     let (made, trained, run) = (dir.join("init"), dir.join("train"), dir.join("run"));
     let shape = ["--hidden", "64", "--layers", "2", "--seed", "3"];
-    assert!(succeeded(&init(
-        &[&["--out", path(&made)], &shape[..]].concat()
-    )));
+    init_into(&made, &shape);
 
     std::fs::create_dir_all(&trained).unwrap();
     let bundled = tool_use::bundled::model_dir();
@@ -103,16 +107,7 @@ fn seeded_weights_are_those_train_starts_from() {
 
     // Another seed, other weights.
     let other = dir.join("other");
-    assert!(succeeded(&init(&[
-        "--out",
-        path(&other),
-        "--hidden",
-        "64",
-        "--layers",
-        "2",
-        "--seed",
-        "4"
-    ])));
+    init_into(&other, &["--hidden", "64", "--layers", "2", "--seed", "4"]);
     assert_ne!(
         std::fs::read(made.join("model.safetensors")).unwrap(),
         std::fs::read(other.join("model.safetensors")).unwrap()
@@ -124,22 +119,8 @@ fn seeded_weights_are_those_train_starts_from() {
 fn a_model_grown_deeper_predicts_as_the_one_it_grew_from() {
     let dir = scratch_path("init-deepen");
     let (small, deep) = (dir.join("small"), dir.join("deep"));
-    assert!(succeeded(&init(&[
-        "--out",
-        path(&small),
-        "--hidden",
-        "64",
-        "--layers",
-        "1"
-    ])));
-    assert!(succeeded(&init(&[
-        "--out",
-        path(&deep),
-        "--init-from",
-        path(&small),
-        "--layers",
-        "3"
-    ])));
+    init_into(&small, &["--hidden", "64", "--layers", "1"]);
+    init_into(&deep, &["--init-from", path(&small), "--layers", "3"]);
     let small = Llama::load_hf_dir(&small).unwrap();
     let deep = Llama::load_hf_dir(&deep).unwrap();
     assert_eq!(deep.config().num_hidden_layers, 3);
@@ -155,14 +136,7 @@ fn a_model_grown_deeper_predicts_as_the_one_it_grew_from() {
 fn what_cannot_be_made_is_refused_and_nothing_is_overwritten() {
     let dir = scratch_path("init-refused");
     let model = dir.join("model");
-    assert!(succeeded(&init(&[
-        "--out",
-        path(&model),
-        "--hidden",
-        "64",
-        "--layers",
-        "2"
-    ])));
+    init_into(&model, &["--hidden", "64", "--layers", "2"]);
     let weights = std::fs::read(model.join("model.safetensors")).unwrap();
 
     // A directory that holds a model already (the bundled one, by mistake).

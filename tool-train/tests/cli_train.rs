@@ -21,6 +21,15 @@ fn out_dir(name: &str) -> PathBuf {
     out
 }
 
+/// A test's folders: `NAME-out` for `--out` (see [`out_dir`]), and
+/// `NAME-run` for the run.
+fn out_and_run(name: &str) -> (PathBuf, PathBuf) {
+    (
+        out_dir(&format!("{name}-out")),
+        scratch_path(&format!("{name}-run")),
+    )
+}
+
 /// `tool-train train` on a one-layer model (unless `extra` says otherwise),
 /// two conversations a step.
 fn train(out: &Path, run: &Path, extra: &[&str]) -> Output {
@@ -59,25 +68,25 @@ fn succeeded(output: &Output) -> bool {
 }
 
 /// Trains the first cycle's two steps and one of the second, and loads the
-/// model the second starts from.
+/// model the second starts from: the first's one-layer export.
 fn into_the_second_cycle(out: &Path, run: &Path, cycles: &[&str]) -> Llama {
     assert!(succeeded(&train(
         out,
         run,
         &[cycles, &["--until", "3"]].concat()
     )));
-    Llama::load_hf_dir(&run.join("cycle2/start")).unwrap()
+    let start2 = Llama::load_hf_dir(&run.join("cycle2/start")).unwrap();
+    assert_eq!(start2.config().num_hidden_layers, 1);
+    start2
 }
 
 #[test]
 fn train_runs_its_cycles_each_from_the_one_before_its_model() {
-    let out = out_dir("cli-out");
-    let run = scratch_path("cli-run");
+    let (out, run) = out_and_run("cli");
     // The third on the corpus with value-end practice.
     let cycles = ["--extend", "2@5e-4,2@3e-4+ends"];
 
     let start2 = into_the_second_cycle(&out, &run, &cycles);
-    assert_eq!(start2.config().num_hidden_layers, 1);
     assert_eq!(log_lines(&run.join("train_log.jsonl")).len(), 2);
     let second = log_lines(&run.join("cycle2/train_log.jsonl"));
     assert_eq!(second.len(), 1);
@@ -135,14 +144,14 @@ fn train_runs_its_cycles_each_from_the_one_before_its_model() {
     assert_eq!(Trainer::resume(&run.join("cycle3")).unwrap().step(), 2);
     let exported = Llama::load_hf_dir(&out).unwrap();
     assert_ne!(params(&exported), params(&start3));
-    std::fs::remove_dir_all(&out).unwrap();
-    std::fs::remove_dir_all(&run).unwrap();
+    for dir in [&out, &run] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }
 
 #[test]
 fn extend_alone_is_one_cycle_and_a_malformed_cycle_is_refused() {
-    let out = out_dir("cli-one-out");
-    let run = scratch_path("cli-one-run");
+    let (out, run) = out_and_run("cli-one");
     assert!(succeeded(&train(&out, &run, &["--extend"])));
     assert_eq!(log_lines(&run.join("train_log.jsonl")).len(), 2);
     assert!(!run.join("cycle2").exists());
@@ -189,20 +198,17 @@ fn extend_alone_is_one_cycle_and_a_malformed_cycle_is_refused() {
         "{err}"
     );
     assert!(!bare.join("model.safetensors").exists());
-    std::fs::remove_dir_all(&bare).unwrap();
-    std::fs::remove_dir_all(&out).unwrap();
-    std::fs::remove_dir_all(&run).unwrap();
+    for dir in [&bare, &out, &run] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }
 
 #[test]
 fn a_cycle_can_grow_the_model_deeper_and_later_cycles_keep_it() {
-    let out = out_dir("cli-grow-out");
-    let run = scratch_path("cli-grow-run");
+    let (out, run) = out_and_run("cli-grow");
     let cycles = ["--extend", "2@5e-4+wording+layers=3,2@3e-4"];
 
-    // The second cycle starts from the first's one-layer export.
-    let start2 = into_the_second_cycle(&out, &run, &cycles);
-    assert_eq!(start2.config().num_hidden_layers, 1);
+    into_the_second_cycle(&out, &run, &cycles);
     let grown = Trainer::resume(&run.join("cycle2")).unwrap();
     assert_eq!(grown.model().config().num_hidden_layers, 3);
     drop(grown);
@@ -326,8 +332,7 @@ fn the_default_recipe_ends_with_the_bundled_models_shape() {
 
 #[test]
 fn the_export_is_the_mean_of_the_last_cycles_ends() {
-    let out = out_dir("cli-avg-out");
-    let run = scratch_path("cli-avg-run");
+    let (out, run) = out_and_run("cli-avg");
     let cycles = ["--extend", "2@5e-4,2@3e-4"];
     // The last cycle's own end, then the mean of it and the one before's.
     assert!(succeeded(&train(

@@ -28,27 +28,14 @@ fn the_toolbox_holds_every_tool_once() {
 
 #[test]
 fn currency_conversion_uses_fixed_rates() {
-    assert_eq!(
-        call(
-            "convert_currency",
-            json!({"amount": 100, "from_currency": "USD", "to_currency": "EUR"})
-        ),
-        "92"
-    );
-    assert_eq!(
-        call(
-            "convert_currency",
-            json!({"amount": 50, "from_currency": "eur", "to_currency": "GBP"})
-        ),
-        "42.93"
-    );
-    assert_eq!(
-        call(
-            "convert_currency",
-            json!({"amount": 1, "from_currency": "XYZ", "to_currency": "EUR"})
-        ),
-        "Error: unknown currency \"XYZ\""
-    );
+    for (amount, from, to, expected) in [
+        (100, "USD", "EUR", "92"),
+        (50, "eur", "GBP", "42.93"),
+        (1, "XYZ", "EUR", "Error: unknown currency \"XYZ\""),
+    ] {
+        let args = json!({"amount": amount, "from_currency": from, "to_currency": to});
+        assert_eq!(call("convert_currency", args), expected);
+    }
 }
 
 #[test]
