@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::max_diff;
+use common::{gguf, max_diff};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::Path;
@@ -398,7 +398,7 @@ fn a_qwen3_gguf_gives_the_logits_of_its_safetensors_original() {
         })
         .collect();
     let path = tmp.path().join("qwen3.gguf");
-    write_gguf(&path, meta.iter().map(|(k, v)| (k.as_str(), v)), &tensors);
+    gguf::write(&path, meta.iter().map(|(k, v)| (k.as_str(), v)), &tensors);
 
     let mut original = Session::new(Model::load(&dir).unwrap());
     let mut quantized = Session::new(Model::load(&path).unwrap());
@@ -530,29 +530,17 @@ fn every_decoder_architecture_gives_transformers_logits_from_gguf_and_both_confi
 /// rather than run with either set throughout.
 #[test]
 fn a_longrope_gguf_without_its_original_context_is_refused_by_name() {
-    use candle_core::quantized::gguf_file::Content;
-    use candle_core::quantized::QTensor;
-    use candle_core::Device;
     let tmp = tempfile::tempdir().unwrap();
     let good = tmp.path().join("phi4.gguf");
     tool_models::model::tiny::write_tiny_gguf(&good, &TinySpec::phi4_mini(7)).unwrap();
-    let mut file = std::fs::File::open(&good).unwrap();
-    let content = Content::read(&mut file).unwrap();
-    let tensors: Vec<(String, QTensor)> = content
-        .tensor_infos
-        .keys()
-        .map(|name| {
-            let t = content.tensor(&mut file, name, &Device::Cpu).unwrap();
-            (name.clone(), t)
-        })
-        .collect();
+    let (content, tensors) = gguf::read(&good);
     let bad = tmp.path().join("phi4-no-original.gguf");
     let metadata = content
         .metadata
         .iter()
         .filter(|(k, _)| k.as_str() != "phi3.rope.scaling.original_context_length")
         .map(|(k, v)| (k.as_str(), v));
-    write_gguf(&bad, metadata, &tensors);
+    gguf::write(&bad, metadata, &tensors);
     assert!(Model::load(&good).is_ok());
     let e = Model::load(&bad).unwrap_err().to_string();
     assert!(
@@ -560,18 +548,6 @@ fn a_longrope_gguf_without_its_original_context_is_refused_by_name() {
             && e.contains("phi3.rope.scaling.original_context_length"),
         "{e}"
     );
-}
-
-/// Writes a GGUF file of this metadata and these tensors.
-fn write_gguf<'a>(
-    path: &Path,
-    metadata: impl Iterator<Item = (&'a str, &'a candle_core::quantized::gguf_file::Value)>,
-    tensors: &[(String, candle_core::quantized::QTensor)],
-) {
-    let metadata: Vec<_> = metadata.collect();
-    let tensors: Vec<_> = tensors.iter().map(|(n, t)| (n.as_str(), t)).collect();
-    let mut file = std::fs::File::create(path).unwrap();
-    candle_core::quantized::gguf_file::write(&mut file, &metadata, &tensors).unwrap();
 }
 
 /// A SmolLM3 or Granite `config.json` whose NoPE layers or multipliers

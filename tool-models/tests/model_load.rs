@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::max_diff;
+use common::{gguf, max_diff};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tool_models::generate::Session;
@@ -500,21 +500,11 @@ fn a_model_in_memory_names_what_is_missing_or_broken() {
 /// rendered prompt, which holds its own special tokens, never does.
 #[test]
 fn plain_text_gets_the_bos_a_gguf_file_asks_for() {
-    use candle_core::quantized::gguf_file::{self, Content, Value as G};
-    use candle_core::quantized::QTensor;
+    use candle_core::quantized::gguf_file::Value as G;
     let tmp = tempfile::tempdir().unwrap();
     let plain = tmp.path().join("plain.gguf");
     write_tiny_gguf(&plain, &TinySpec::qwen2(1)).unwrap();
-    let mut file = std::fs::File::open(&plain).unwrap();
-    let content = Content::read(&mut file).unwrap();
-    let tensors: Vec<(String, QTensor)> = content
-        .tensor_infos
-        .keys()
-        .map(|n| {
-            let t = content.tensor(&mut file, n, &candle_core::Device::Cpu);
-            (n.clone(), t.unwrap())
-        })
-        .collect();
+    let (content, tensors) = gguf::read(&plain);
     let with_flag = |name: &str, flag: Option<bool>| -> PathBuf {
         let path = tmp.path().join(name);
         let mut meta: Vec<(&str, G)> = content
@@ -525,10 +515,7 @@ fn plain_text_gets_the_bos_a_gguf_file_asks_for() {
         if let Some(flag) = flag {
             meta.push(("tokenizer.ggml.add_bos_token", G::Bool(flag)));
         }
-        let meta: Vec<(&str, &G)> = meta.iter().map(|(k, v)| (*k, v)).collect();
-        let tensors: Vec<(&str, &QTensor)> = tensors.iter().map(|(n, t)| (n.as_str(), t)).collect();
-        let mut out = std::fs::File::create(&path).unwrap();
-        gguf_file::write(&mut out, &meta, &tensors).unwrap();
+        gguf::write(&path, meta.iter().map(|(k, v)| (*k, v)), &tensors);
         path
     };
     let bos = tiny_token_id("<|endoftext|>").unwrap();

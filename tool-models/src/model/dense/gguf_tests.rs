@@ -1,10 +1,13 @@
 //! The decoder on quantized GGUF files against candle's quantized models
 //! reading the same files, and a prompt against the same tokens one by one.
 
+#[path = "../../../tests/common/gguf.rs"]
+mod gguf;
+
 use super::{Dense, Scratch};
 use crate::model::gguf::candle_metadata;
 use crate::model::tiny::{write_tiny_gguf_as, GgufWeights, TinyArch, TinySpec};
-use candle_core::quantized::gguf_file::{self, Content, Value};
+use candle_core::quantized::gguf_file::Content;
 use candle_core::quantized::{GgmlDType, QTensor};
 use candle_core::{Device, Tensor};
 use candle_transformers::models::{quantized_llama, quantized_qwen2};
@@ -114,27 +117,16 @@ const TOKENS: [u32; 12] = [1, 50, 60, 70, 80, 90, 100, 33, 7, 250, 120, 3];
 /// The file at `path` with every tensor widened to f32: the same weights
 /// without the quantization of the activations.
 fn widened(path: &Path, to: &Path) {
-    let mut file = File::open(path).unwrap();
-    let content = Content::read(&mut file).unwrap();
-    let tensors: Vec<(String, QTensor)> = content
-        .tensor_infos
-        .keys()
-        .map(|name| {
-            let t = content.tensor(&mut file, name, &Device::Cpu).unwrap();
+    let (content, tensors) = gguf::read(path);
+    let tensors: Vec<(String, QTensor)> = tensors
+        .into_iter()
+        .map(|(name, t)| {
             let wide = t.dequantize(&Device::Cpu).unwrap();
-            (
-                name.clone(),
-                QTensor::quantize(&wide, GgmlDType::F32).unwrap(),
-            )
+            (name, QTensor::quantize(&wide, GgmlDType::F32).unwrap())
         })
         .collect();
-    let meta: Vec<(&str, &Value)> = content
-        .metadata
-        .iter()
-        .map(|(k, v)| (k.as_str(), v))
-        .collect();
-    let refs: Vec<(&str, &QTensor)> = tensors.iter().map(|(k, v)| (k.as_str(), v)).collect();
-    gguf_file::write(&mut File::create(to).unwrap(), &meta, &refs).unwrap();
+    let metadata = content.metadata.iter().map(|(k, v)| (k.as_str(), v));
+    gguf::write(to, metadata, &tensors);
 }
 
 /// Each quantized file, run by the decoder and by candle, against the
