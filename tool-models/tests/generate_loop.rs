@@ -15,11 +15,26 @@ fn load(spec: &TinySpec) -> (tempfile::TempDir, Session) {
     (tmp, session)
 }
 
+/// `spec` with a context of 32 positions, loaded.
+fn load_with_32_positions(spec: TinySpec) -> (tempfile::TempDir, Session) {
+    load(&TinySpec {
+        max_position_embeddings: 32,
+        ..spec
+    })
+}
+
 fn prompt(model: &Model) -> Vec<u32> {
     model
         .tokenizer()
         .encode("<|im_start|>user\nCall a tool please<|im_end|>\n<|im_start|>assistant\n")
         .unwrap()
+}
+
+/// `spec` loaded, and [`prompt`] in its tokens.
+fn load_with_prompt(spec: &TinySpec) -> (tempfile::TempDir, Session, Vec<u32>) {
+    let (tmp, session) = load(spec);
+    let p = prompt(session.model());
+    (tmp, session, p)
 }
 
 /// Greedy for exactly `n` tokens: an end-of-sequence token does not stop it.
@@ -59,8 +74,7 @@ fn greedy_generation_is_deterministic_across_loads() {
 
 #[test]
 fn seeded_sampling_is_deterministic_and_the_seed_matters() {
-    let (_tmp, mut session) = load(&TinySpec::llama(23));
-    let p = prompt(session.model());
+    let (_tmp, mut session, p) = load_with_prompt(&TinySpec::llama(23));
     let sample = |session: &mut Session, seed| {
         let options = GenerateOptions {
             top_k: 50,
@@ -85,10 +99,8 @@ fn seeded_sampling_is_deterministic_and_the_seed_matters() {
 
 #[test]
 fn max_new_tokens_is_exact() {
-    let (_tmp, mut session) = load(&TinySpec::qwen2(24));
-    let p = prompt(session.model());
-    let options = greedy_past_eos(13);
-    let (out, _) = run(&mut session, &p, &options);
+    let (_tmp, mut session, p) = load_with_prompt(&TinySpec::qwen2(24));
+    let (out, _) = run(&mut session, &p, &greedy_past_eos(13));
     assert_eq!(out.stop_reason, StopReason::MaxTokens);
     assert_eq!(out.tokens.len(), 13);
     let (zero, deltas) = run(&mut session, &p, &GenerateOptions::greedy(0));
@@ -100,8 +112,7 @@ fn max_new_tokens_is_exact() {
 #[test]
 fn streamed_deltas_concatenate_to_the_text() {
     for spec in [TinySpec::llama(25), TinySpec::qwen2(26)] {
-        let (_tmp, mut session) = load(&spec);
-        let p = prompt(session.model());
+        let (_tmp, mut session, p) = load_with_prompt(&spec);
         for seed in 0..4 {
             let (out, deltas) = run(&mut session, &p, &GenerateOptions::sampled(40, 1.0, seed));
             assert_eq!(deltas.concat(), out.text);
@@ -124,8 +135,7 @@ fn a_stop_string_ends_generation_and_is_not_returned_or_streamed() {
     // back until the next token shows it is final): find one whose text has
     // a plain stretch to take a stop string from.
     let found = (0..20).find_map(|seed| {
-        let (tmp, mut session) = load(&TinySpec::llama(seed));
-        let p = prompt(session.model());
+        let (tmp, mut session, p) = load_with_prompt(&TinySpec::llama(seed));
         let (free, _) = run(&mut session, &p, &options);
         let chars: Vec<char> = free.text.chars().collect();
         let start = (3..chars.len().saturating_sub(2))
@@ -149,8 +159,7 @@ fn a_stop_string_ends_generation_and_is_not_returned_or_streamed() {
 
 #[test]
 fn extra_eos_ids_end_generation_without_text() {
-    let (_tmp, mut session) = load(&TinySpec::qwen2(28));
-    let p = prompt(session.model());
+    let (_tmp, mut session, p) = load_with_prompt(&TinySpec::qwen2(28));
     let (free, _) = run(&mut session, &p, &GenerateOptions::greedy(5));
     let first = free.tokens[0];
     let options = GenerateOptions {
@@ -206,8 +215,7 @@ fn only(model: &Model, text: &str, limit: usize) -> Only {
 #[test]
 fn a_constraint_is_obeyed_at_every_step_and_can_finish_generation() {
     for spec in [TinySpec::llama(29), TinySpec::qwen2(30)] {
-        let (_tmp, mut session) = load(&spec);
-        let p = prompt(session.model());
+        let (_tmp, mut session, p) = load_with_prompt(&spec);
         for seed in 0..5 {
             let mut c = only(session.model(), "0123456789", 12);
             let out = session
@@ -232,8 +240,7 @@ fn a_constraint_is_obeyed_at_every_step_and_can_finish_generation() {
 
 #[test]
 fn a_constraint_allowing_only_eos_ends_at_once() {
-    let (_tmp, mut session) = load(&TinySpec::llama(31));
-    let p = prompt(session.model());
+    let (_tmp, mut session, p) = load_with_prompt(&TinySpec::llama(31));
     let mut c = only(session.model(), "<|im_end|>", 99);
     let out = session
         .generate(&p, &GenerateOptions::greedy(10), Some(&mut c), &mut |_| {})
@@ -245,8 +252,7 @@ fn a_constraint_allowing_only_eos_ends_at_once() {
 
 #[test]
 fn a_constraint_allowing_nothing_is_an_error_not_a_panic() {
-    let (_tmp, mut session) = load(&TinySpec::llama(32));
-    let p = prompt(session.model());
+    let (_tmp, mut session, p) = load_with_prompt(&TinySpec::llama(32));
     let mut c = Only {
         set: TokenSet::empty(session.model().tokenizer().vocab_size()),
         committed: Vec::new(),
@@ -268,11 +274,7 @@ fn a_constraint_allowing_nothing_is_an_error_not_a_panic() {
 
 #[test]
 fn bad_prompts_and_options_are_errors_before_anything_runs() {
-    let spec = TinySpec {
-        max_position_embeddings: 32,
-        ..TinySpec::llama(33)
-    };
-    let (_tmp, mut session) = load(&spec);
+    let (_tmp, mut session) = load_with_32_positions(TinySpec::llama(33));
     let long: Vec<u32> = (0..33).collect();
     let err = session
         .generate(&long, &GenerateOptions::greedy(1), None, &mut |_| {})
@@ -333,11 +335,7 @@ fn bad_prompts_and_options_are_errors_before_anything_runs() {
 
 #[test]
 fn a_full_context_stops_generation() {
-    let spec = TinySpec {
-        max_position_embeddings: 32,
-        ..TinySpec::qwen2(34)
-    };
-    let (_tmp, mut session) = load(&spec);
+    let (_tmp, mut session) = load_with_32_positions(TinySpec::qwen2(34));
     let p: Vec<u32> = (40..70).collect();
     let options = greedy_past_eos(50);
     let out = session.generate(&p, &options, None, &mut |_| {}).unwrap();
@@ -350,10 +348,8 @@ fn a_full_context_stops_generation() {
 
 #[test]
 fn timings_and_counts_are_reported() {
-    let (_tmp, mut session) = load(&TinySpec::llama(35));
-    let p = prompt(session.model());
-    let options = greedy_past_eos(8);
-    let (out, _) = run(&mut session, &p, &options);
+    let (_tmp, mut session, p) = load_with_prompt(&TinySpec::llama(35));
+    let (out, _) = run(&mut session, &p, &greedy_past_eos(8));
     assert_eq!(out.stats.prompt_tokens, p.len());
     assert!(out.stats.time_to_first_token >= out.stats.prefill);
     assert!(out.stats.prefill_tokens_per_second() > 0.0);
