@@ -15,7 +15,7 @@ mod one_tool;
 use std::time::Duration;
 
 use one_tool::one_tool;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tool_models::agent::{Agent, AgentEvent};
 use tool_models::model::tiny::TINY_CHAT_TEMPLATE;
 use tool_models::parse::StreamEvent;
@@ -24,11 +24,7 @@ use tool_runtime::{Message, Role, Toolbox};
 
 /// The one tool offered.
 fn toolbox() -> Toolbox {
-    let definition = json!({"type": "function", "function": {"name": "lookup",
-        "description": "Look a word up.",
-        "parameters": {"type": "object", "properties": {"word": {"type": "string"}},
-            "required": ["word"]}}});
-    one_tool(definition, |args| {
+    one_tool("lookup", "Look a word up.", "word", |args| {
         format!("looked up {}", Value::Object(args))
     })
 }
@@ -57,6 +53,22 @@ fn chat_over(api: Api, url: &str, stream: bool) -> RemoteChat {
             first_byte: Duration::from_secs(60),
             total: Duration::from_secs(120),
         })
+}
+
+/// The assistant's turn answering "Look up the word tree." through `chat`,
+/// in at most `rounds` rounds: a run that fails after it (random weights
+/// may call badly) still gives it. `context` names the case in failures.
+fn answer(chat: RemoteChat, rounds: usize, context: &str) -> Message {
+    let mut agent = Agent::new(chat, toolbox()).max_rounds(rounds);
+    let messages = match agent.run(vec![Message::user("Look up the word tree.")]) {
+        Ok(run) => run.messages,
+        Err(e) => {
+            assert!(e.messages().len() > 1, "{context}: {e}");
+            e.messages().to_vec()
+        }
+    };
+    assert_eq!(messages[1].role, Role::Assistant, "{context}");
+    messages[1].clone()
 }
 
 #[test]
@@ -120,21 +132,16 @@ fn raw_completions_run_against_llama_server_with_our_template() {
     let Some(server) = llama_server::serve_tiny() else {
         return;
     };
-    let question = vec![Message::user("Look up the word tree.")];
-    let mut turns = Vec::new();
-    for stream in [true, false] {
-        let chat = RemoteChat::completions(&server.url, "tiny", TINY_CHAT_TEMPLATE)
-            .unwrap()
-            .stream(stream)
-            .options(greedy());
-        let mut agent = Agent::new(chat, toolbox()).max_rounds(2);
-        let messages = match agent.run(question.clone()) {
-            Ok(run) => run.messages,
-            Err(e) => e.messages().to_vec(),
-        };
-        assert_eq!(messages[1].role, Role::Assistant);
-        turns.push(messages[1].clone());
-    }
+    let turns: Vec<Message> = [true, false]
+        .into_iter()
+        .map(|stream| {
+            let chat = RemoteChat::completions(&server.url, "tiny", TINY_CHAT_TEMPLATE)
+                .unwrap()
+                .stream(stream)
+                .options(greedy());
+            answer(chat, 2, &format!("stream: {stream}"))
+        })
+        .collect();
     assert_eq!(turns[0], turns[1], "streamed and whole completions differ");
 }
 
@@ -146,21 +153,11 @@ fn messages_and_responses_give_the_chat_completions_turn() {
     let Some(server) = llama_server::serve_tiny() else {
         return;
     };
-    let question = vec![Message::user("Look up the word tree.")];
     let mut turns = Vec::new();
     for api in Api::ALL {
         for stream in [true, false] {
-            let mut agent =
-                Agent::new(chat_over(api, &server.url, stream), toolbox()).max_rounds(1);
-            let messages = match agent.run(question.clone()) {
-                Ok(run) => run.messages,
-                Err(e) => {
-                    assert!(e.messages().len() > 1, "{api}, stream: {stream}: {e}");
-                    e.messages().to_vec()
-                }
-            };
-            assert_eq!(messages[1].role, Role::Assistant, "{api}, stream: {stream}");
-            let mut turn = messages[1].clone();
+            let chat = chat_over(api, &server.url, stream);
+            let mut turn = answer(chat, 1, &format!("{api}, stream: {stream}"));
             // Engines number calls their own way.
             for call in &mut turn.tool_calls {
                 call.id.clear();

@@ -1,9 +1,9 @@
-//! A toolbox of one tool written by hand: its definition and a function of
-//! its arguments (the `#[tool]` macro belongs to the `tool-use` facade).
+//! A toolbox of one tool written by hand: a string argument and a function
+//! of the arguments (the `#[tool]` macro belongs to the `tool-use` facade).
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use tool_runtime::{Invocation, Tool, ToolContext, ToolDefinition, Toolbox};
 
 struct FnTool<F> {
@@ -23,12 +23,18 @@ impl<F: Fn(Map<String, Value>) -> String + Send + Sync + 'static> Tool for FnToo
     }
 }
 
-/// A toolbox offering `definition` (the transformers form), whose calls
-/// `answer` answers.
+/// A toolbox of one tool, `name`, described as `description`, that takes
+/// one string argument, `parameter` (required); `answer` answers its calls.
 pub fn one_tool(
-    definition: Value,
+    name: &str,
+    description: &str,
+    parameter: &str,
     answer: impl Fn(Map<String, Value>) -> String + Send + Sync + 'static,
 ) -> Toolbox {
+    let definition = json!({"type": "function", "function": {"name": name,
+        "description": description,
+        "parameters": {"type": "object", "properties": {parameter: {"type": "string"}},
+            "required": [parameter]}}});
     let definition = ToolDefinition::from_json(&definition).unwrap();
     Toolbox::new().with(FnTool { definition, answer }).unwrap()
 }
