@@ -2,6 +2,8 @@
 //! the agent's whole loop over HTTP, streamed and not, each failure a
 //! connection can end in, and the API key kept out of sight.
 
+#[path = "common/events.rs"]
+mod events;
 #[path = "common/one_tool.rs"]
 mod one_tool;
 
@@ -11,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use events::streamed_content;
 use one_tool::one_tool;
 use serde_json::{json, Value};
 use tool_models::agent::{Agent, AgentError, AgentEvent, AgentRun, ChatModel};
@@ -216,13 +219,12 @@ fn streamed_answer(text: &str) -> Vec<String> {
 /// The toolbox the tests' model calls: one tool, written by hand (the
 /// `#[tool]` macro belongs to the `tool-use` facade).
 fn toolbox() -> Toolbox {
-    let definition = json!({"type": "function", "function": {"name": "get_temperature",
-        "description": "The temperature in a city.",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
-            "required": ["city"]}}});
-    one_tool(definition, |args| {
-        format!("21.5 in {}", args["city"].as_str().unwrap_or(""))
-    })
+    one_tool(
+        "get_temperature",
+        "The temperature in a city.",
+        "city",
+        |args| format!("21.5 in {}", args["city"].as_str().unwrap_or("")),
+    )
 }
 
 /// Asks `agent` how warm Paris is: the run, and the events it gave.
@@ -292,14 +294,7 @@ fn the_agent_runs_a_streamed_tool_round_trip_over_http() {
         .filter(|e| matches!(e, AgentEvent::Stream(StreamEvent::ToolCallArguments { .. })))
         .count();
     assert_eq!(pieces, 2);
-    let streamed: String = events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::Stream(StreamEvent::Content(t)) => Some(t.as_str()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(streamed, run.answer);
+    assert_eq!(streamed_content(&events), run.answer);
 
     // What the engine was sent: the model, the tools, the call's result.
     let seen = server.seen();
