@@ -1,12 +1,15 @@
 //! The agent loop with a scripted model: what it appends, what it reports,
 //! how it dispatches, and how it stops.
 
+#[path = "../tool-models/tests/common/events.rs"]
+mod events;
 #[path = "common/tools.rs"]
 mod tools;
 
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
+use events::streamed_content;
 use serde_json::json;
 use tool_use::models::agent::{
     Agent, AgentError, AgentEvent, Approval, ChatModel, ModelDelta, Stopped, Turn, TurnRequest,
@@ -181,14 +184,7 @@ fn a_call_then_an_answer_builds_the_transcript_and_reports_each_step() {
         e,
         AgentEvent::Stream(StreamEvent::ToolCallStart { index: 0, id, name }) if *id == call.id && name == "get_current_temperature"
     )));
-    let streamed: String = events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::Stream(StreamEvent::Content(s)) => Some(s.as_str()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(streamed, run.answer);
+    assert_eq!(streamed_content(&events), run.answer);
 
     // The model saw the toolbox's definitions, and the growing transcript.
     let model = agent.model();
