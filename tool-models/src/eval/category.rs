@@ -193,25 +193,20 @@ impl Category {
         !matches!(self.check(), Check::NoCall | Check::AnyCall)
     }
 
-    /// The leaderboard group it counts in.
+    /// The leaderboard group it counts in: by how it is checked, and for
+    /// the AST groups whether it is live (BFCL decides by the name too).
     pub fn group(self) -> Group {
-        match self {
-            Category::SimplePython
-            | Category::SimpleJava
-            | Category::SimpleJavascript
-            | Category::Multiple
-            | Category::Parallel
-            | Category::ParallelMultiple => Group::NonLiveAst,
-            Category::LiveSimple
-            | Category::LiveMultiple
-            | Category::LiveParallel
-            | Category::LiveParallelMultiple => Group::LiveAst,
-            Category::Irrelevance | Category::LiveIrrelevance => Group::Irrelevance,
-            Category::LiveRelevance => Group::Relevance,
-            Category::MultiTurnBase
-            | Category::MultiTurnMissFunc
-            | Category::MultiTurnMissParam
-            | Category::MultiTurnLongContext => Group::MultiTurn,
+        match self.check() {
+            Check::MultiTurn => Group::MultiTurn,
+            Check::NoCall => Group::Irrelevance,
+            Check::AnyCall => Group::Relevance,
+            Check::Simple | Check::Multiple | Check::Parallel => {
+                if self.name().starts_with("live_") {
+                    Group::LiveAst
+                } else {
+                    Group::NonLiveAst
+                }
+            }
         }
     }
 

@@ -25,6 +25,9 @@ use serde_json::{Map, Number, Value};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Unconverted(pub(crate) String);
 
+/// What a converter returns: the value, or the type BFCL raises on.
+pub(crate) type Converted = Result<Value, Unconverted>;
+
 /// A regular expression as Python's `re` writes it; `$` is Python's (end,
 /// or before a final newline).
 fn re(pattern: &str) -> Regex {
@@ -32,7 +35,7 @@ fn re(pattern: &str) -> Regex {
     Regex::new(&pattern).expect("BFCL's patterns compile")
 }
 
-// The number patterns both converters (and Java's untyped values) share.
+// The number patterns of both converters (Java's also read untyped values).
 
 /// An integer in Java or JavaScript.
 static INTEGER: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+$"));
@@ -40,6 +43,12 @@ static INTEGER: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+$"));
 static JAVA_FLOAT: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?[fF]$"));
 /// A Java `long` literal (`5L`).
 static JAVA_LONG: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+[lL]$"));
+/// A Java `double` literal.
+static JAVA_DOUBLE: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$"));
+/// A JavaScript `float`: digits, perhaps with a fraction.
+static JS_FLOAT: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+(\.\d+)?$"));
+/// A JavaScript `BigInt` literal (`5n`).
+static JS_BIGINT: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+n$"));
 
 /// `re.match`: a match at the start.
 fn matches_at_start<'t>(regex: &Regex, text: &'t str) -> Option<fancy_regex::Captures<'t, str>> {
@@ -133,16 +142,11 @@ fn int(text: &str) -> Value {
 }
 
 /// `java_type_converter(value, expected_type, nested_type)`.
-pub(crate) fn java(
-    value: &str,
-    expected: &str,
-    nested: Option<&str>,
-) -> Result<Value, Unconverted> {
-    static DOUBLE: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$"));
+pub(crate) fn java(value: &str, expected: &str, nested: Option<&str>) -> Converted {
     Ok(match expected {
         "byte" | "short" | "integer" if full(&INTEGER, value) => int(value),
         "float" if full(&JAVA_FLOAT, value) => float(value.trim_end_matches(['f', 'F'])),
-        "double" if full(&DOUBLE, value) => float(value),
+        "double" if full(&JAVA_DOUBLE, value) => float(value),
         "long" if full(&JAVA_LONG, value) => int(value.trim_end_matches(['l', 'L'])),
         "boolean" if value == "true" || value == "false" => Value::Bool(value == "true"),
         // BFCL's char pattern (`^\'.$\'`) can never match: the value stays.
@@ -161,14 +165,14 @@ pub(crate) fn java(
 }
 
 /// `parse_arraylist`: `Arrays.asList(…)`, double-brace `add(…)`s, or empty.
-fn java_array_list(text: &str, nested: Option<&str>) -> Result<Value, Unconverted> {
+fn java_array_list(text: &str, nested: Option<&str>) -> Converted {
     static AS_LIST: LazyLock<Regex> =
         LazyLock::new(|| re(r"new\s+ArrayList<\w*>\(Arrays\.asList\((.+?)\)\)"));
     static ADDS: LazyLock<Regex> =
         LazyLock::new(|| re(r"(?s)new\s+ArrayList<\w*>\(\)\s*\{\{\s*(.+?)\s*\}\}"));
     static ADD: LazyLock<Regex> = LazyLock::new(|| re(r"add\((.+?)\)"));
     static EMPTY: LazyLock<Regex> = LazyLock::new(|| re(r"new\s+ArrayList<\w*>\(\)"));
-    let element = |text: &str| -> Result<Value, Unconverted> {
+    let element = |text: &str| -> Converted {
         let text = text.trim();
         match nested {
             Some("char" | "String") => Ok(string(inner(text))),
@@ -201,7 +205,7 @@ fn java_array_list(text: &str, nested: Option<&str>) -> Result<Value, Unconverte
 
 /// `parse_array`: `new T[]{…}`; elements converted as `nested` (a
 /// `String` keeps its quotes: BFCL converts it with the `String` rule).
-fn java_array(text: &str, nested: Option<&str>) -> Result<Value, Unconverted> {
+fn java_array(text: &str, nested: Option<&str>) -> Converted {
     static ARRAY: LazyLock<Regex> = LazyLock::new(|| re(r"new\s+\w+\[\]\s*\{(.*?)\}"));
     let Some(found) = search(&ARRAY, text) else {
         return Ok(string(text));
@@ -258,18 +262,12 @@ fn java_value(text: &str) -> Value {
 }
 
 /// `js_type_converter(value, expected_type, nested_type)`.
-pub(crate) fn javascript(
-    value: &str,
-    expected: &str,
-    nested: Option<&str>,
-) -> Result<Value, Unconverted> {
-    static FLOAT: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+(\.\d+)?$"));
-    static BIGINT: LazyLock<Regex> = LazyLock::new(|| re(r"^-?\d+n$"));
+pub(crate) fn javascript(value: &str, expected: &str, nested: Option<&str>) -> Converted {
     Ok(match expected {
         "String" if quoted(value) => string(inner(value)),
         "integer" if full(&INTEGER, value) => int(value),
-        "float" if full(&FLOAT, value) => float(value),
-        "Bigint" if full(&BIGINT, value) => int(&value[..value.len() - 1]),
+        "float" if full(&JS_FLOAT, value) => float(value),
+        "Bigint" if full(&JS_BIGINT, value) => int(&value[..value.len() - 1]),
         "Boolean" if value == "true" || value == "false" => Value::Bool(value == "true"),
         "String" | "integer" | "float" | "Bigint" | "Boolean" | "any" => string(value),
         "array" => js_array(value, nested),

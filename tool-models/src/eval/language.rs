@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use super::convert::{self, Unconverted};
+use super::convert::{self, Converted, Unconverted};
 use super::python::{self, repr, PyType};
 
 /// The language a category's functions are written in.
@@ -207,7 +207,7 @@ impl Language {
         }
     }
 
-    fn convert(self, text: &str, kind: &str, items: Option<&str>) -> Result<Value, Unconverted> {
+    fn convert(self, text: &str, kind: &str, items: Option<&str>) -> Converted {
         match self {
             Language::Java => convert::java(text, kind, items),
             _ => convert::javascript(text, kind, items),

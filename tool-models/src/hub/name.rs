@@ -209,33 +209,38 @@ mod tests {
             })
     }
 
+    /// `hf:{org}/{name}{suffix}` parses to the repository `org/name` and
+    /// `target`, and prints back as it was written.
+    fn round_trips(
+        org: &str,
+        name: &str,
+        suffix: &str,
+        target: HubTarget,
+    ) -> Result<(), TestCaseError> {
+        let text = format!("hf:{org}/{name}{suffix}");
+        let parsed: HubName = text.parse().unwrap();
+        prop_assert_eq!(parsed.org(), org);
+        prop_assert_eq!(parsed.name(), name);
+        prop_assert_eq!(parsed.repo(), format!("{org}/{name}"));
+        prop_assert_eq!(parsed.target(), &target);
+        prop_assert_eq!(parsed.to_string(), text);
+        Ok(())
+    }
+
     proptest! {
         #[test]
         fn repo_names_round_trip(org in part(), name in part()) {
-            let text = format!("hf:{org}/{name}");
-            let parsed: HubName = text.parse().unwrap();
-            prop_assert_eq!(parsed.org(), org.as_str());
-            prop_assert_eq!(parsed.name(), name.as_str());
-            prop_assert_eq!(parsed.target(), &HubTarget::Default);
-            prop_assert_eq!(parsed.to_string(), text);
+            round_trips(&org, &name, "", HubTarget::Default)?;
         }
 
         #[test]
         fn quant_names_round_trip(org in part(), name in part(), q in quant()) {
-            let text = format!("hf:{org}/{name}:{q}");
-            let parsed: HubName = text.parse().unwrap();
-            prop_assert_eq!(parsed.repo(), format!("{org}/{name}"));
-            prop_assert_eq!(parsed.target(), &HubTarget::Quant(q.clone()));
-            prop_assert_eq!(parsed.to_string(), text);
+            round_trips(&org, &name, &format!(":{q}"), HubTarget::Quant(q))?;
         }
 
         #[test]
         fn file_names_round_trip(org in part(), name in part(), f in file()) {
-            let text = format!("hf:{org}/{name}/{f}");
-            let parsed: HubName = text.parse().unwrap();
-            prop_assert_eq!(parsed.repo(), format!("{org}/{name}"));
-            prop_assert_eq!(parsed.target(), &HubTarget::File(f.clone()));
-            prop_assert_eq!(parsed.to_string(), text);
+            round_trips(&org, &name, &format!("/{f}"), HubTarget::File(f))?;
         }
 
         #[test]

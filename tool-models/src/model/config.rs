@@ -268,12 +268,10 @@ impl HfConfig {
                 ArchConfig::Phi3(deserialize(cfg, &name, path)?)
             }
             "Gemma2ForCausalLM" => {
-                gemma_defaults(&mut cfg, heads);
+                gemma_defaults(&mut cfg, heads, 8192, 10000.0);
                 defaults(
                     &mut cfg,
                     &[
-                        ("max_position_embeddings", json!(8192)),
-                        ("rope_theta", json!(10000.0)),
                         ("final_logit_softcapping", json!(30.0)),
                         ("attn_logit_softcapping", json!(50.0)),
                     ],
@@ -318,12 +316,10 @@ impl HfConfig {
                 }
             }
             "Gemma3ForCausalLM" => {
-                gemma_defaults(&mut cfg, heads);
+                gemma_defaults(&mut cfg, heads, 131072, 1_000_000.0);
                 defaults(
                     &mut cfg,
                     &[
-                        ("max_position_embeddings", json!(131072)),
-                        ("rope_theta", json!(1_000_000.0)),
                         ("rope_local_base_freq", json!(10000.0)),
                         ("final_logit_softcapping", Value::Null),
                         ("attn_logit_softcapping", Value::Null),
@@ -508,8 +504,9 @@ fn gemma_activation(cfg: &mut Map<String, Value>) {
 
 /// The activation and the defaults Gemma 2 and Gemma 3 share: 256-wide
 /// heads scaled by 256, no attention bias, a 4096-token sliding window, and
-/// one key/value head per query head when `num_key_value_heads` is unsaid.
-fn gemma_defaults(cfg: &mut Map<String, Value>, heads: usize) {
+/// one key/value head per query head when `num_key_value_heads` is unsaid;
+/// and each generation's own `context` length and rotary base `theta`.
+fn gemma_defaults(cfg: &mut Map<String, Value>, heads: usize, context: usize, theta: f64) {
     gemma_activation(cfg);
     defaults(
         cfg,
@@ -520,6 +517,8 @@ fn gemma_defaults(cfg: &mut Map<String, Value>, heads: usize) {
             ("rms_norm_eps", json!(1e-6)),
             ("num_key_value_heads", json!(heads)),
             ("sliding_window", json!(4096)),
+            ("max_position_embeddings", json!(context)),
+            ("rope_theta", json!(theta)),
         ],
     );
 }

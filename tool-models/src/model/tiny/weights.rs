@@ -29,6 +29,47 @@ impl SplitMix64 {
     }
 }
 
+/// The scale of a projection that reads `n` values.
+fn fan_in(n: usize) -> Option<f32> {
+    Some(1.0 / (n as f32).sqrt())
+}
+
+/// The scale of a layer's output projection that reads `n` values: large
+/// enough to outweigh the token's own embedding in the residual stream
+/// (with tied embeddings a small-output model only ever repeats its input
+/// token).
+fn out_scale(n: usize) -> Option<f32> {
+    Some(OUTPUT_GAIN / (n as f32).sqrt())
+}
+
+/// Draws the q, k, v and output projections (named `output`) of the
+/// attention `prefix` for a width of `h`, `q` query values and `kv`
+/// key/value values, in that order.
+fn attention(
+    add: &mut impl FnMut(String, &[usize], Option<f32>) -> candle_core::Result<()>,
+    prefix: &str,
+    output: &str,
+    [h, q, kv]: [usize; 3],
+) -> candle_core::Result<()> {
+    add(format!("{prefix}.q_proj.weight"), &[q, h], fan_in(h))?;
+    add(format!("{prefix}.k_proj.weight"), &[kv, h], fan_in(h))?;
+    add(format!("{prefix}.v_proj.weight"), &[kv, h], fan_in(h))?;
+    add(format!("{prefix}.{output}.weight"), &[h, q], out_scale(q))
+}
+
+/// Draws the gate, up and down projections (`names`, in that order) of the
+/// MLP `prefix` for a width of `h` and `i` inner values.
+fn mlp(
+    add: &mut impl FnMut(String, &[usize], Option<f32>) -> candle_core::Result<()>,
+    prefix: &str,
+    [gate, up, down]: [&str; 3],
+    [h, i]: [usize; 2],
+) -> candle_core::Result<()> {
+    add(format!("{prefix}.{gate}.weight"), &[i, h], fan_in(h))?;
+    add(format!("{prefix}.{up}.weight"), &[i, h], fan_in(h))?;
+    add(format!("{prefix}.{down}.weight"), &[h, i], out_scale(i))
+}
+
 /// The model's tensors by name, in f32.
 pub(crate) fn tensors(
     spec: &TinySpec,
@@ -50,11 +91,6 @@ pub(crate) fn tensors(
         out.insert(name, Tensor::from_vec(data, shape, &Device::Cpu)?);
         Ok(())
     };
-    let fan_in = |n: usize| Some(1.0 / (n as f32).sqrt());
-    // Layer outputs large enough to outweigh the token's own embedding in
-    // the residual stream: with tied embeddings a small-output model only
-    // ever repeats its input token.
-    let out_scale = |n: usize| Some(OUTPUT_GAIN / (n as f32).sqrt());
     add("model.embed_tokens.weight".into(), &[vocab, h], Some(0.5))?;
     if spec.arch == TinyArch::Lfm2 {
         for (layer, &attends) in spec.attention_layers().iter().enumerate() {
@@ -62,14 +98,7 @@ pub(crate) fn tensors(
             add(format!("{p}.operator_norm.weight"), &[h], None)?;
             add(format!("{p}.ffn_norm.weight"), &[h], None)?;
             if attends {
-                add(format!("{p}.self_attn.q_proj.weight"), &[q, h], fan_in(h))?;
-                add(format!("{p}.self_attn.k_proj.weight"), &[kv, h], fan_in(h))?;
-                add(format!("{p}.self_attn.v_proj.weight"), &[kv, h], fan_in(h))?;
-                add(
-                    format!("{p}.self_attn.out_proj.weight"),
-                    &[h, q],
-                    out_scale(q),
-                )?;
+                attention(&mut add, &format!("{p}.self_attn"), "out_proj", [h, q, kv])?;
                 for part in ["q_layernorm", "k_layernorm"] {
                     add(format!("{p}.self_attn.{part}.weight"), &[head_dim], None)?;
                 }
@@ -88,9 +117,8 @@ pub(crate) fn tensors(
                 )?;
                 add(format!("{p}.conv.out_proj.weight"), &[h, h], out_scale(h))?;
             }
-            add(format!("{p}.feed_forward.w1.weight"), &[i, h], fan_in(h))?;
-            add(format!("{p}.feed_forward.w3.weight"), &[i, h], fan_in(h))?;
-            add(format!("{p}.feed_forward.w2.weight"), &[h, i], out_scale(i))?;
+            let names = ["w1", "w3", "w2"];
+            mlp(&mut add, &format!("{p}.feed_forward"), names, [h, i])?;
         }
         add("model.embedding_norm.weight".into(), &[h], None)?;
         if !spec.tie_word_embeddings {
@@ -102,22 +130,14 @@ pub(crate) fn tensors(
         let p = format!("model.layers.{layer}");
         add(format!("{p}.input_layernorm.weight"), &[h], None)?;
         add(format!("{p}.post_attention_layernorm.weight"), &[h], None)?;
-        add(format!("{p}.self_attn.q_proj.weight"), &[q, h], fan_in(h))?;
-        add(format!("{p}.self_attn.k_proj.weight"), &[kv, h], fan_in(h))?;
-        add(format!("{p}.self_attn.v_proj.weight"), &[kv, h], fan_in(h))?;
-        add(
-            format!("{p}.self_attn.o_proj.weight"),
-            &[h, q],
-            out_scale(q),
-        )?;
+        attention(&mut add, &format!("{p}.self_attn"), "o_proj", [h, q, kv])?;
         if spec.arch == TinyArch::Qwen2 {
             add(format!("{p}.self_attn.q_proj.bias"), &[q], Some(0.1))?;
             add(format!("{p}.self_attn.k_proj.bias"), &[kv], Some(0.1))?;
             add(format!("{p}.self_attn.v_proj.bias"), &[kv], Some(0.1))?;
         }
-        add(format!("{p}.mlp.gate_proj.weight"), &[i, h], fan_in(h))?;
-        add(format!("{p}.mlp.up_proj.weight"), &[i, h], fan_in(h))?;
-        add(format!("{p}.mlp.down_proj.weight"), &[h, i], out_scale(i))?;
+        let names = ["gate_proj", "up_proj", "down_proj"];
+        mlp(&mut add, &format!("{p}.mlp"), names, [h, i])?;
     }
     add("model.norm.weight".into(), &[h], None)?;
     if !spec.tie_word_embeddings {

@@ -89,8 +89,9 @@ pub const TWO_OPERATIONS: &[&str] = &[
     "Start with {a} {op1} {b}; then {op2} {c}. What's the answer?",
 ];
 
-/// How a second operation is asked for, in operation order (`add` ... `power`).
-pub const THEN_WORDS: [&str; 5] = ["plus", "minus", "times", "divided by", "to the power of"];
+/// How a second operation is asked for, in operation order (`add` ... `power`):
+/// in the words answers say it with.
+pub const THEN_WORDS: [&str; 5] = OPERATION_WORDS;
 
 /// Answers: `{a}`, `{op1}`, `{b}`, `{r1}`, `{op2}`, `{c}`, `{r}`.
 pub const TWO_OPERATIONS_ANSWERS: &[&str] = &[

@@ -92,8 +92,8 @@ pub(super) fn two_stocks(cx: &mut Cx) -> Follow {
 struct Both {
     asks: &'static [&'static str],
     answers: &'static [&'static str],
-    tool: &'static str,
-    argument: &'static str,
+    /// The tool called for each value, and the argument the value is.
+    tool: (&'static str, &'static str),
     /// The answer's slots for the results of `a` and `b`.
     results: (&'static str, &'static str),
 }
@@ -101,24 +101,23 @@ struct Both {
 const TWO_TIMES: Both = Both {
     asks: p::TWO_TIMES,
     answers: p::TWO_TIMES_ANSWERS,
-    tool: "get_current_time",
-    argument: "timezone",
+    tool: ("get_current_time", "timezone"),
     results: ("ra", "rb"),
 };
 
 const TWO_STOCKS: Both = Both {
     asks: p::TWO_STOCKS,
     answers: p::TWO_STOCKS_ANSWERS,
-    tool: "get_stock_price",
-    argument: "symbol",
+    tool: ("get_stock_price", "symbol"),
     results: ("pa", "pb"),
 };
 
 fn ask_both(cx: &mut Cx, a: &str, b: &str, both: &Both) {
     cx.ask_phrase(both.asks, &[("a", a), ("b", b)]);
+    let (tool, argument) = both.tool;
     let results = cx.call(vec![
-        (both.tool, json!({ both.argument: a })),
-        (both.tool, json!({ both.argument: b })),
+        (tool, json!({ argument: a })),
+        (tool, json!({ argument: b })),
     ]);
     cx.answer_from(
         both.answers,
