@@ -6,21 +6,26 @@
 
 use super::family::{grammar_fn, Family, Rule};
 use super::partial_call::NamedArguments;
-use super::stream::{content_past, Emitter, Find, Machine, Search, Text};
+use super::stream::{content_past, Emitter, Find, Machine, Search, Tags, Text};
 use super::think::ThinkMarkers;
 use super::think::THINK;
 use super::Format;
 
-const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
-const CALLS_END: &str = "<｜tool▁calls▁end｜>";
-const CALL_BEGIN: &str = "<｜tool▁call▁begin｜>";
+const SECTION: Tags = Tags::new("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>");
+const CALL: Tags = Tags::new("<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>");
+/// Between a call's name and its arguments.
 const SEP: &str = "<｜tool▁sep｜>";
-const CALL_END: &str = "<｜tool▁call▁end｜>";
 
 enum State {
     Content,
-    Section,
-    Call,
+    Section {
+        /// The section's text while it has no call yet.
+        pending: Option<String>,
+    },
+    Call {
+        /// The arguments of the call, once its name is known.
+        streamed: Option<NamedArguments>,
+    },
     Done,
 }
 
@@ -28,18 +33,12 @@ struct Deepseek {
     state: State,
     /// Where the search for the state's markers stands.
     search: Search,
-    /// The section's text while it has no call yet.
-    pending: Option<String>,
-    /// The arguments of the call being read, once its name is known.
-    streamed: Option<NamedArguments>,
 }
 
 pub(crate) fn machine() -> Box<dyn Machine> {
     Box::new(Deepseek {
         state: State::Content,
         search: Search::default(),
-        pending: None,
-        streamed: None,
     })
 }
 
@@ -90,27 +89,17 @@ fn emit_call(body: &str, em: &mut Emitter) {
     em.json_arguments_call(None, name.to_owned(), args);
 }
 
-impl Deepseek {
-    /// Streams the arguments of the call whose `body` is written so far;
-    /// `whole` when it is complete.
-    fn progress(&mut self, body: &str, whole: bool, em: &mut Emitter) {
-        let Some((name, args)) = head(body).filter(|(name, _)| !name.is_empty()) else {
-            return;
-        };
-        let streamed = self
-            .streamed
-            .get_or_insert_with(|| NamedArguments::new(name, None));
-        match unfenced(args) {
-            Some(object) if whole => streamed.finish(object, em),
-            Some(object) => streamed.feed(object, em),
-            None => {}
-        }
-    }
-
-    fn hold(&mut self, s: &str) {
-        if let Some(p) = &mut self.pending {
-            p.push_str(s);
-        }
+/// Streams the arguments of the call whose `body` is written so far;
+/// `whole` when it is complete.
+fn progress(streamed: &mut Option<NamedArguments>, body: &str, whole: bool, em: &mut Emitter) {
+    let Some((name, args)) = head(body).filter(|(name, _)| !name.is_empty()) else {
+        return;
+    };
+    let streamed = streamed.get_or_insert_with(|| NamedArguments::new(name, None));
+    match unfenced(args) {
+        Some(object) if whole => streamed.finish(object, em),
+        Some(object) => streamed.feed(object, em),
+        None => {}
     }
 }
 
@@ -119,69 +108,64 @@ impl Machine for Deepseek {
         let rest = text.rest();
         let markers: &[&str] = match self.state {
             State::Content => {
-                self.state = match content_past(text, em, &[CALLS_BEGIN, CALL_BEGIN], end) {
+                self.state = match content_past(text, em, &[SECTION.open, CALL.open], end) {
                     None => return false,
-                    Some(0) => {
-                        self.pending = Some(CALLS_BEGIN.to_owned());
-                        State::Section
-                    }
-                    Some(_) => State::Call,
+                    Some(0) => State::Section {
+                        pending: Some(SECTION.open.to_owned()),
+                    },
+                    Some(_) => State::Call { streamed: None },
                 };
                 return true;
             }
-            State::Section => &[CALL_BEGIN, CALLS_END],
-            State::Call => &[CALL_END, CALLS_END],
+            State::Section { .. } => &[CALL.open, SECTION.close],
+            State::Call { .. } => &[CALL.close, SECTION.close],
             State::Done => {
                 text.consume(rest.len());
                 return false;
             }
         };
         let found = self.search.find(rest, markers);
-        match (&self.state, found) {
-            (State::Section, Find::At { at, which }) => {
-                let s = rest[..at + markers[which].len()].to_owned();
-                text.consume(s.len());
-                if which == 0 {
-                    self.pending = None;
-                    self.state = State::Call;
-                } else {
-                    self.hold(&s);
-                    self.state = State::Done;
-                }
-            }
-            (State::Call, Find::At { at, which }) => {
-                let body = rest[..at].to_owned();
+        match (&mut self.state, found) {
+            // What follows the section is dropped, and so is a closed
+            // section that held no call.
+            (State::Section { .. }, Find::At { at, which }) => {
                 text.consume(at + markers[which].len());
-                self.progress(&body, true, em);
-                self.streamed = None;
-                emit_call(&body, em);
                 self.state = if which == 0 {
-                    State::Section
+                    State::Call { streamed: None }
                 } else {
                     State::Done
                 };
             }
-            (State::Call, Find::Partial { .. }) if end => {
+            (State::Call { streamed }, Find::At { at, which }) => {
+                let body = rest[..at].to_owned();
+                text.consume(at + markers[which].len());
+                progress(streamed, &body, true, em);
+                emit_call(&body, em);
+                self.state = if which == 0 {
+                    State::Section { pending: None }
+                } else {
+                    State::Done
+                };
+            }
+            (State::Call { streamed }, Find::Partial { .. }) if end => {
                 let body = rest.to_owned();
                 text.consume(body.len());
                 if !body.trim().is_empty() {
-                    self.progress(&body, true, em);
+                    progress(streamed, &body, true, em);
                     emit_call(&body, em);
                 }
-                self.streamed = None;
                 self.state = State::Done;
             }
-            (State::Section, Find::Partial { .. }) if end => {
-                let s = rest.to_owned();
-                text.consume(s.len());
-                self.hold(&s);
-                if let Some(p) = self.pending.take() {
+            (State::Section { pending }, Find::Partial { .. }) if end => {
+                if let Some(mut p) = pending.take() {
+                    p.push_str(rest);
                     em.content(&p);
                 }
+                text.consume(rest.len());
                 self.state = State::Done;
             }
-            (State::Call, Find::Partial { safe }) => {
-                self.progress(&rest[..safe], false, em);
+            (State::Call { streamed }, Find::Partial { safe }) => {
+                progress(streamed, &rest[..safe], false, em);
                 return false;
             }
             // Content and Done are decided before any search.
@@ -212,14 +196,14 @@ pub(crate) const DEEPSEEK_V31: Family =
 
 /// Reasoning ends where the calls begin.
 const THINK_DEEPSEEK: ThinkMarkers = ThinkMarkers {
-    exits: &[CALLS_BEGIN],
+    exits: &[SECTION.open],
     ..THINK
 };
 
 /// A section of calls; V3 fences the arguments, V3.1 does not.
 #[cfg(feature = "local")]
 mod grammar {
-    use super::{CALLS_BEGIN, CALLS_END, CALL_END};
+    use super::{CALL, SECTION};
     use crate::constrain::syntax::{args_json, lit, CallFn, CallRule, Lark, Syntax, ToolDef};
 
     pub(super) fn syntax_v3(_: &Lark) -> Option<Syntax> {
@@ -231,8 +215,8 @@ mod grammar {
     }
 
     fn section(call: CallFn) -> Syntax {
-        let mut s = Syntax::per_tool(&[CALLS_BEGIN], Some(CALLS_END), call, true);
-        s.value_forbidden = vec![CALL_END];
+        let mut s = Syntax::per_tool(&[SECTION.open], Some(SECTION.close), call, true);
+        s.value_forbidden = vec![CALL.close];
         s
     }
 

@@ -10,17 +10,18 @@ use super::family::{grammar_fn, Family, Rule};
 use super::partial_call::Compactor;
 use super::schema::Tools;
 use super::stream::{
-    content_until, find_any, optional_closer, skip_ws, starts, valid_name, Balance, Emitter, Find,
-    Machine, Scan, Text,
+    content_until, find_any, past_optional_closer, skip_ws, starts, valid_name, Balance, Emitter,
+    Find, Machine, Scan, Tags, Text,
 };
 use super::Format;
 use serde_json::{json, Value};
 
-const FUNCTION: &str = "<function=";
-const FUNCTION_END: &str = "</function>";
+const FUNCTION: Tags = Tags::new("<function=", "</function>");
 const PYTHON_TAG: &str = "<|python_tag|>";
 const RECIPIENT: &str = ">>>";
 const ALL: &str = "all";
+/// The longest recipient line (`>>>name`) read as one.
+const MAX_RECIPIENT_LINE: usize = 128;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Version {
@@ -78,13 +79,10 @@ pub(crate) fn machine_v32(tools: &Tools) -> Box<dyn Machine> {
 /// The markers that end content.
 fn markers(version: Version) -> &'static [&'static str] {
     match version {
-        Version::V31 => &[FUNCTION, PYTHON_TAG],
+        Version::V31 => &[FUNCTION.open, PYTHON_TAG],
         Version::V32 => &[RECIPIENT],
     }
 }
-
-/// The longest recipient line (`>>>name`) read as one.
-const MAX_RECIPIENT_LINE: usize = 128;
 
 impl Functionary {
     fn args(name: String) -> State {
@@ -184,7 +182,7 @@ impl Machine for Functionary {
                 };
                 match (self.version, which) {
                     (Version::V31, 0) => {
-                        text.consume(FUNCTION.len());
+                        text.consume(FUNCTION.open.len());
                         self.state = State::Header;
                     }
                     (Version::V31, _) => {
@@ -205,7 +203,7 @@ impl Machine for Functionary {
                 None if !end && rest.len() < 256 => false,
                 _ => {
                     // Not a call header: it was text.
-                    em.content(FUNCTION);
+                    em.content(FUNCTION.open);
                     self.state = State::Content;
                     true
                 }
@@ -305,14 +303,9 @@ impl Machine for Functionary {
                 self.state = State::Content;
                 true
             }
-            State::After => match optional_closer(rest, FUNCTION_END, end) {
-                Some(n) => {
-                    text.consume(n);
-                    self.state = State::Content;
-                    true
-                }
-                None => false,
-            },
+            State::After => {
+                past_optional_closer(text, FUNCTION.close, end, &mut self.state, State::Content)
+            }
         }
     }
 }
@@ -321,7 +314,7 @@ impl Machine for Functionary {
 pub(crate) const FUNCTIONARY_V31: Family =
     Family::new(Format::FunctionaryV31, "functionary_v31", |_| machine_v31())
         .aliases(&["functionary_v3_1"])
-        .detect(&[Rule::at(90, &[FUNCTION, "start_tag => `<function`"])])
+        .detect(&[Rule::at(90, &[FUNCTION.open, "start_tag => `<function`"])])
         .grammar(grammar_fn!(grammar::syntax));
 
 /// Functionary v3.2 (segments, not blocks: a layout of its own).
@@ -335,16 +328,16 @@ pub(crate) const FUNCTIONARY_V32: Family =
 /// segments to recipients, a layout of its own.
 #[cfg(feature = "local")]
 mod grammar {
-    use super::{FUNCTION, FUNCTION_END, PYTHON_TAG};
+    use super::{FUNCTION, PYTHON_TAG};
     use crate::constrain::syntax::{
         args_json, lit, text_without, CallRule, ConstrainError, Lark, Syntax, ToolDef, ANY,
     };
     use tool_runtime::ToolChoice;
 
     pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
-        let mut s = Syntax::per_tool(&[FUNCTION], None, functionary_v31, false);
+        let mut s = Syntax::per_tool(&[FUNCTION.open], None, functionary_v31, false);
         s.ws_after_open = false;
-        s.value_forbidden = vec![FUNCTION_END];
+        s.value_forbidden = vec![FUNCTION.close];
         s.text_forbidden.push(lit(PYTHON_TAG));
         Some(s)
     }

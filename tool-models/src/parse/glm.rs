@@ -6,18 +6,15 @@
 use super::family::{grammar_fn, Family, Rule};
 use super::schema::Tools;
 use super::stream::{
-    content_past, find_any, next_tag, valid_name, Emitter, Find, Machine, Next, Text,
+    content_past, find_any, next_tag, valid_name, Emitter, Find, Machine, Next, Tags, Text,
 };
 use super::think::THINK;
 use super::xml_call::{OpenValue, Skipped, XmlCall};
 use super::Format;
 
-const CALL: &str = "<tool_call>";
-const CALL_END: &str = "</tool_call>";
-const KEY: &str = "<arg_key>";
-const KEY_END: &str = "</arg_key>";
-const VALUE: &str = "<arg_value>";
-const VALUE_END: &str = "</arg_value>";
+const CALL: Tags = Tags::new("<tool_call>", "</tool_call>");
+const KEY: Tags = Tags::new("<arg_key>", "</arg_key>");
+const VALUE: Tags = Tags::new("<arg_value>", "</arg_value>");
 
 enum State {
     Content,
@@ -47,7 +44,7 @@ struct Glm {
 pub(crate) fn machine(tools: &Tools) -> Box<dyn Machine> {
     Box::new(Glm {
         state: State::Content,
-        call: XmlCall::new(tools, CALL_END),
+        call: XmlCall::new(tools, CALL.close),
     })
 }
 
@@ -71,7 +68,7 @@ impl Machine for Glm {
         let rest = text.rest();
         match &mut self.state {
             State::Content => {
-                if content_past(text, em, &[CALL], end).is_none() {
+                if content_past(text, em, &[CALL.open], end).is_none() {
                     return false;
                 }
                 self.state = State::Name { scanned: 0 };
@@ -98,19 +95,19 @@ impl Machine for Glm {
                 self.state = State::Args;
                 true
             }
-            State::Args => match next_tag(rest, &[KEY, CALL_END], end) {
+            State::Args => match next_tag(rest, &[KEY.open, CALL.close], end) {
                 Next::Wait => false,
                 Next::Blank => {
                     text.consume(rest.len());
                     true
                 }
                 Next::Tag { ws, which: 0 } => {
-                    text.consume(ws + KEY.len());
+                    text.consume(ws + KEY.open.len());
                     self.state = State::Key { scanned: 0 };
                     true
                 }
                 Next::Tag { ws, .. } => {
-                    text.consume(ws + CALL_END.len());
+                    text.consume(ws + CALL.close.len());
                     self.call.finish(em);
                     self.state = State::Content;
                     true
@@ -120,10 +117,10 @@ impl Machine for Glm {
                     true
                 }
             },
-            State::Key { scanned } => match find_any(rest, *scanned, &[KEY_END]) {
+            State::Key { scanned } => match find_any(rest, *scanned, &[KEY.close]) {
                 Find::At { at, .. } => {
                     let key = rest[..at].to_owned();
-                    text.consume(at + KEY_END.len());
+                    text.consume(at + KEY.close.len());
                     self.state = State::BeforeValue { key };
                     true
                 }
@@ -137,7 +134,7 @@ impl Machine for Glm {
                     false
                 }
             },
-            State::BeforeValue { key } => match next_tag(rest, &[VALUE], end) {
+            State::BeforeValue { key } => match next_tag(rest, &[VALUE.open], end) {
                 Next::Wait => false,
                 Next::Blank => {
                     text.consume(rest.len());
@@ -146,25 +143,25 @@ impl Machine for Glm {
                 Next::Tag { ws, .. } => {
                     // Whitespace around a key is layout, not part of it.
                     let value = OpenValue::new(key.trim());
-                    text.consume(ws + VALUE.len());
+                    text.consume(ws + VALUE.open.len());
                     self.state = State::Value(value);
                     true
                 }
                 Next::Other { .. } => {
-                    let raw = format!("{KEY}{key}{KEY_END}");
+                    let raw = format!("{}{key}{}", KEY.open, KEY.close);
                     self.state = State::Skip(Skipped::new(raw));
                     true
                 }
             },
             State::Value(value) => {
-                if !self.call.read_value(value, text, em, &[VALUE_END], end) {
+                if !self.call.read_value(value, text, em, &[VALUE.close], end) {
                     return false;
                 }
                 self.state = State::Args;
                 true
             }
             State::Skip(skipped) => {
-                let Some(raw) = skipped.read(text, &[CALL_END], end) else {
+                let Some(raw) = skipped.read(text, &[CALL.close], end) else {
                     return false;
                 };
                 self.state = State::Content;
@@ -189,33 +186,33 @@ impl Machine for Glm {
 /// GLM-4.5/4.6/4.7.
 pub(crate) const GLM45: Family = Family::new(Format::Glm45, "glm45", machine)
     .aliases(&["glm47", "glm4_moe"])
-    .detect(&[Rule::at(130, &[CALL, KEY, VALUE])])
+    .detect(&[Rule::at(130, &[CALL.open, KEY.open, VALUE.open])])
     .think(THINK)
     .grammar(grammar_fn!(grammar::syntax));
 
 /// The name, then `<arg_key>`/`<arg_value>` pairs.
 #[cfg(feature = "local")]
 mod grammar {
-    use super::{CALL, CALL_END, KEY, KEY_END, VALUE, VALUE_END};
+    use super::{CALL, KEY, VALUE};
     use crate::constrain::syntax::{
         each_param, lit, raw_end, raw_value, xml, xml_key_ok, CallRule, Lark, Syntax, ToolDef,
     };
 
     pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
-        let mut s = xml(&[CALL], CALL_END, glm, &[VALUE_END, KEY]);
+        let mut s = xml(&[CALL.open], CALL.close, glm, &[VALUE.close, KEY.open]);
         s.ws_after_open = false;
         Some(s)
     }
 
     fn glm(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> CallRule {
-        let end = raw_end(l, VALUE_END, vf);
+        let end = raw_end(l, VALUE.close, vf);
         let args = each_param(l, t, "glm45", xml_key_ok, "", |l, k, s, d| {
             format!(
                 "{} {} {} \"\\n\"? {} {} \"\\n\"?",
-                l.mark(KEY),
+                l.mark(KEY.open),
                 lit(k),
-                l.mark(KEY_END),
-                l.mark(VALUE),
+                l.mark(KEY.close),
+                l.mark(VALUE.open),
                 raw_value(l, s, d, &end)
             )
         })?;

@@ -7,17 +7,16 @@
 use super::family::{grammar_fn, Family, Rule};
 use super::partial_call::NamedArguments;
 use super::schema::Tools;
-use super::stream::{content_past, json_arguments, Emitter, Find, Machine, Search, Text};
+use super::stream::{content_past, json_arguments, Emitter, Find, Machine, Search, Tags, Text};
 use super::think::ThinkMarkers;
 use super::think::THINK;
 use super::Format;
 use serde_json::Value;
 
-const SEC_BEGIN: &str = "<|tool_calls_section_begin|>";
-const SEC_END: &str = "<|tool_calls_section_end|>";
-const CALL_BEGIN: &str = "<|tool_call_begin|>";
+const SECTION: Tags = Tags::new("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>");
+const CALL: Tags = Tags::new("<|tool_call_begin|>", "<|tool_call_end|>");
+/// Between a call's id and its arguments.
 const ARG_BEGIN: &str = "<|tool_call_argument_begin|>";
-const CALL_END: &str = "<|tool_call_end|>";
 
 enum State {
     Content,
@@ -128,7 +127,7 @@ impl Machine for Kimi {
         let rest = text.rest();
         let markers: &[&str] = match self.state {
             State::Content => {
-                let Some(which) = content_past(text, em, &[SEC_BEGIN, CALL_BEGIN], end) else {
+                let Some(which) = content_past(text, em, &[SECTION.open, CALL.open], end) else {
                     return false;
                 };
                 self.in_section = which == 0;
@@ -139,9 +138,9 @@ impl Machine for Kimi {
                 };
                 return true;
             }
-            State::Section => &[CALL_BEGIN, SEC_END],
-            State::Id => &[ARG_BEGIN, CALL_END, SEC_END],
-            State::Args { .. } => &[CALL_END, CALL_BEGIN, SEC_END],
+            State::Section => &[CALL.open, SECTION.close],
+            State::Id => &[ARG_BEGIN, CALL.close, SECTION.close],
+            State::Args { .. } => &[CALL.close, CALL.open, SECTION.close],
             State::Done => {
                 text.consume(rest.len());
                 return false;
@@ -256,9 +255,9 @@ mod streaming {
 
 /// Kimi K2.
 pub(crate) const KIMI_K2: Family = Family::new(Format::KimiK2, "kimi_k2", |_| machine())
-    .detect(&[Rule::at(10, &[SEC_BEGIN])])
+    .detect(&[Rule::at(10, &[SECTION.open])])
     .think(ThinkMarkers {
-        exits: &[SEC_BEGIN, CALL_BEGIN],
+        exits: &[SECTION.open, CALL.open],
         ..THINK
     })
     .grammar(grammar_fn!(grammar::syntax));
@@ -266,12 +265,12 @@ pub(crate) const KIMI_K2: Family = Family::new(Format::KimiK2, "kimi_k2", |_| ma
 /// A section of calls, each with its own markers.
 #[cfg(feature = "local")]
 mod grammar {
-    use super::{CALL_END, SEC_BEGIN, SEC_END};
+    use super::{CALL, SECTION};
     use crate::constrain::syntax::{args_json, lit, CallRule, Lark, Syntax, ToolDef};
 
     pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
-        let mut s = Syntax::per_tool(&[SEC_BEGIN], Some(SEC_END), kimi, true);
-        s.value_forbidden = vec![CALL_END];
+        let mut s = Syntax::per_tool(&[SECTION.open], Some(SECTION.close), kimi, true);
+        s.value_forbidden = vec![CALL.close];
         Some(s)
     }
 

@@ -8,20 +8,20 @@
 use super::family::{grammar_fn, Family, Rule};
 use super::schema::Tools;
 use super::stream::{
-    content_past, find_any, next_tag, valid_name, Emitter, Find, Machine, Next, Text,
+    content_past, find_any, next_tag, valid_name, Emitter, Find, Machine, Next, Tags, Text,
 };
 use super::think::THINK;
 use super::xml_call::{OpenValue, Skipped, XmlCall};
 use super::Format;
 
-const BLOCK: &str = "<minimax:tool_call>";
-const BLOCK_END: &str = "</minimax:tool_call>";
-const INVOKE: &str = "<invoke";
-const INVOKE_END: &str = "</invoke>";
-const PARAM: &str = "<parameter";
-const PARAM_END: &str = "</parameter>";
-/// A parameter as the template writes it: where a value left open ends.
-const PARAM_NAMED: &str = "<parameter name=";
+const BLOCK: Tags = Tags::new("<minimax:tool_call>", "</minimax:tool_call>");
+/// A call, its name in the opening tag's attributes.
+const INVOKE: Tags = Tags::new("<invoke", "</invoke>");
+/// A value, its key in the opening tag's attributes.
+const PARAM: Tags = Tags::new("<parameter", "</parameter>");
+/// Where a value ends: its closing tag, or, left open, the next parameter
+/// as the template writes it.
+const VALUE_ENDS: &[&str] = &[PARAM.close, "<parameter name="];
 
 enum State {
     Content,
@@ -51,7 +51,7 @@ struct Minimax {
 pub(crate) fn machine(tools: &Tools) -> Box<dyn Machine> {
     Box::new(Minimax {
         state: State::Content,
-        call: XmlCall::new(tools, INVOKE_END),
+        call: XmlCall::new(tools, INVOKE.close),
     })
 }
 
@@ -92,13 +92,13 @@ impl Machine for Minimax {
         let rest = text.rest();
         match &mut self.state {
             State::Content => {
-                if content_past(text, em, &[BLOCK], end).is_none() {
+                if content_past(text, em, &[BLOCK.open], end).is_none() {
                     return false;
                 }
                 self.state = State::Block;
                 true
             }
-            State::Block => match next_tag(rest, &[INVOKE, BLOCK_END], end) {
+            State::Block => match next_tag(rest, &[INVOKE.open, BLOCK.close], end) {
                 Next::Wait => false,
                 Next::Blank => {
                     text.consume(rest.len());
@@ -106,10 +106,10 @@ impl Machine for Minimax {
                 }
                 Next::Tag { ws, which } => {
                     if which == 0 {
-                        text.consume(ws + INVOKE.len());
+                        text.consume(ws + INVOKE.open.len());
                         self.state = State::Invoke { scanned: 0 };
                     } else {
-                        text.consume(ws + BLOCK_END.len());
+                        text.consume(ws + BLOCK.close.len());
                         self.state = State::Content;
                     }
                     true
@@ -131,7 +131,7 @@ impl Machine for Minimax {
                         }
                         None => {
                             self.call.abandon();
-                            let raw = format!("{INVOKE}{}", text.take(at + 1));
+                            let raw = format!("{}{}", INVOKE.open, text.take(at + 1));
                             self.state = State::Skip(Skipped::new(raw));
                             true
                         }
@@ -140,7 +140,7 @@ impl Machine for Minimax {
                 Find::Partial { safe } => {
                     if end {
                         self.call.abandon();
-                        let raw = format!("{INVOKE}{}", text.take_all());
+                        let raw = format!("{}{}", INVOKE.open, text.take_all());
                         self.state = State::Skip(Skipped::new(raw));
                         return true;
                     }
@@ -148,21 +148,21 @@ impl Machine for Minimax {
                     false
                 }
             },
-            State::Params => match next_tag(rest, &[PARAM, INVOKE_END, BLOCK_END], end) {
+            State::Params => match next_tag(rest, &[PARAM.open, INVOKE.close, BLOCK.close], end) {
                 Next::Wait => false,
                 Next::Blank => {
                     text.consume(rest.len());
                     true
                 }
                 Next::Tag { ws, which: 0 } => {
-                    text.consume(ws + PARAM.len());
+                    text.consume(ws + PARAM.open.len());
                     self.state = State::Param { scanned: 0 };
                     true
                 }
                 Next::Tag { ws, which } => {
                     // `</minimax:tool_call>` closes an unclosed call too, and
                     // stays for the block to read.
-                    text.consume(ws + if which == 1 { INVOKE_END.len() } else { 0 });
+                    text.consume(ws + if which == 1 { INVOKE.close.len() } else { 0 });
                     self.call.finish(em);
                     self.state = State::Block;
                     true
@@ -181,7 +181,7 @@ impl Machine for Minimax {
                         true
                     }
                     _ => {
-                        let raw = format!("{PARAM}{}", text.take(at + 1));
+                        let raw = format!("{}{}", PARAM.open, text.take(at + 1));
                         self.state = State::Skip(Skipped::new(raw));
                         true
                     }
@@ -197,17 +197,14 @@ impl Machine for Minimax {
                 }
             },
             State::Value(value) => {
-                if !self
-                    .call
-                    .read_value(value, text, em, &[PARAM_END, PARAM_NAMED], end)
-                {
+                if !self.call.read_value(value, text, em, VALUE_ENDS, end) {
                     return false;
                 }
                 self.state = State::Params;
                 true
             }
             State::Skip(skipped) => {
-                let Some(raw) = skipped.read(text, &[INVOKE_END, BLOCK_END], end) else {
+                let Some(raw) = skipped.read(text, &[INVOKE.close, BLOCK.close], end) else {
                     return false;
                 };
                 self.report_skipped(&raw, em);
@@ -221,28 +218,28 @@ impl Machine for Minimax {
 /// MiniMax-M2.
 pub(crate) const MINIMAX_M2: Family = Family::new(Format::MinimaxM2, "minimax_m2", machine)
     .aliases(&["minimax"])
-    .detect(&[Rule::at(50, &[BLOCK])])
+    .detect(&[Rule::at(50, &[BLOCK.open])])
     .think(THINK)
     .grammar(grammar_fn!(grammar::syntax));
 
 /// `<invoke>` calls with `<parameter name="k">` values.
 #[cfg(feature = "local")]
 mod grammar {
-    use super::{BLOCK, BLOCK_END, PARAM_END, PARAM_NAMED};
+    use super::{BLOCK, PARAM, VALUE_ENDS};
     use crate::constrain::syntax::{
         each_param, lit, per_tool_calls, raw_end, raw_value, xml, xml_key_ok, CallRule, Lark,
         Syntax, ToolDef,
     };
 
     pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
-        let mut s = xml(&[BLOCK], BLOCK_END, minimax, &[PARAM_END, PARAM_NAMED]);
+        let mut s = xml(&[BLOCK.open], BLOCK.close, minimax, VALUE_ENDS);
         // Several `<invoke>`s to a block.
         s.calls = per_tool_calls(minimax, true, None);
         Some(s)
     }
 
     fn minimax(l: &mut Lark, t: &ToolDef, vf: &[&'static str]) -> CallRule {
-        let end = raw_end(l, PARAM_END, vf);
+        let end = raw_end(l, PARAM.close, vf);
         let args = each_param(l, t, "minimax_m2", xml_key_ok, "", |l, k, s, d| {
             format!(
                 "{} {} \"\\n\"?",

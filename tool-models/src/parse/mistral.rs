@@ -223,32 +223,31 @@ impl Machine for Mistral {
                     false
                 }
             },
-            State::List { balance, calls } => match balance.scan(rest, b"\"") {
-                Scan::Done(n) => {
-                    calls.finish(&rest[..n], em);
-                    em.json_calls(&rest[..n]);
-                    text.consume(n);
-                    self.state = State::Content;
-                    true
-                }
-                Scan::More if !end => {
-                    calls.feed(rest, em);
-                    false
-                }
-                Scan::More => {
-                    em.invalid(None, None, rest, "the tool call list was cut off");
-                    text.consume(rest.len());
-                    self.state = State::Content;
-                    true
-                }
-                Scan::Broken(e) => {
-                    let n = balance.scanned;
-                    em.invalid(None, None, &rest[..n], e);
-                    text.consume(n);
-                    self.state = State::Content;
-                    true
-                }
-            },
+            // A list read, whole or not, is followed by content.
+            State::List { balance, calls } => {
+                let n = match balance.scan(rest, b"\"") {
+                    Scan::More if !end => {
+                        calls.feed(rest, em);
+                        return false;
+                    }
+                    Scan::Done(n) => {
+                        calls.finish(&rest[..n], em);
+                        em.json_calls(&rest[..n]);
+                        n
+                    }
+                    Scan::More => {
+                        em.invalid(None, None, rest, "the tool call list was cut off");
+                        rest.len()
+                    }
+                    Scan::Broken(e) => {
+                        em.invalid(None, None, &rest[..balance.scanned], e);
+                        balance.scanned
+                    }
+                };
+                text.consume(n);
+                self.state = State::Content;
+                true
+            }
             State::Args { name, id, .. }
                 if skip_ws(rest).is_some_and(|ws| starts(&rest[ws..], MARK) == Some(true)) =>
             {
@@ -256,49 +255,43 @@ impl Machine for Mistral {
                 self.state = State::Content;
                 true
             }
+            // So are a call's arguments.
             State::Args {
                 name,
                 id,
                 balance,
                 streamed,
-            } => match balance.scan(rest, b"\"") {
-                Scan::Done(n) => {
-                    let raw = &rest[..n];
-                    streamed.finish(raw, em);
-                    em.json_arguments_call(id.take(), std::mem::take(name), raw);
-                    text.consume(n);
-                    self.state = State::Content;
-                    true
-                }
-                Scan::More if !end => {
-                    streamed.feed(rest, em);
-                    false
-                }
-                Scan::More if rest.trim().is_empty() => {
-                    em.call(id.take(), std::mem::take(name), Value::Object(Map::new()));
-                    text.consume(rest.len());
-                    self.state = State::Content;
-                    true
-                }
-                Scan::More => {
-                    em.invalid(
-                        id.take(),
-                        Some(std::mem::take(name)),
-                        rest,
-                        "the arguments were cut off",
-                    );
-                    text.consume(rest.len());
-                    self.state = State::Content;
-                    true
-                }
-                Scan::Broken(e) => {
-                    let n = balance.scanned;
-                    em.invalid(id.take(), Some(std::mem::take(name)), &rest[..n], e);
-                    text.consume(n);
-                    self.state = State::Content;
-                    true
-                }
-            },
+            } => {
+                let n = match balance.scan(rest, b"\"") {
+                    Scan::More if !end => {
+                        streamed.feed(rest, em);
+                        return false;
+                    }
+                    Scan::Done(n) => {
+                        let raw = &rest[..n];
+                        streamed.finish(raw, em);
+                        em.json_arguments_call(id.take(), std::mem::take(name), raw);
+                        n
+                    }
+                    Scan::More if rest.trim().is_empty() => {
+                        em.call(id.take(), std::mem::take(name), Value::Object(Map::new()));
+                        rest.len()
+                    }
+                    Scan::More => {
+                        let error = "the arguments were cut off";
+                        em.invalid(id.take(), Some(std::mem::take(name)), rest, error);
+                        rest.len()
+                    }
+                    Scan::Broken(e) => {
+                        let raw = &rest[..balance.scanned];
+                        em.invalid(id.take(), Some(std::mem::take(name)), raw, e);
+                        balance.scanned
+                    }
+                };
+                text.consume(n);
+                self.state = State::Content;
+                true
+            }
         }
     }
 }

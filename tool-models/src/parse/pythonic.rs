@@ -8,7 +8,7 @@ use super::family::{grammar_fn, Family, Rule};
 use super::json::Py;
 use super::partial_call::Pairs;
 use super::stream::{
-    content_until, optional_closer, skip_ws, Balance, Emitter, Machine, Scan, Text,
+    content_until, past_optional_closer, skip_ws, Balance, Emitter, Machine, Scan, Text,
 };
 use super::think::THINK;
 use super::Format;
@@ -418,14 +418,9 @@ impl Machine for Pythonic {
                     true
                 }
             },
-            State::After => match optional_closer(rest, self.markers.end, end) {
-                Some(n) => {
-                    text.consume(n);
-                    self.state = State::Content;
-                    true
-                }
-                None => false,
-            },
+            State::After => {
+                past_optional_closer(text, self.markers.end, end, &mut self.state, State::Content)
+            }
         }
     }
 }

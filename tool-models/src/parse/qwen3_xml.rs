@@ -12,18 +12,16 @@
 use super::family::{grammar_fn, Family, Rule};
 use super::schema::Tools;
 use super::stream::{
-    content_until, find_any, optional_closer, skip_ws, starts, valid_name, Emitter, Find, Machine,
-    Text,
+    content_until, find_any, past_optional_closer, skip_ws, starts, valid_name, Emitter, Find,
+    Machine, Tags, Text,
 };
 use super::think::ThinkMarkers;
 use super::think::THINK;
 use super::xml_call::XmlCall;
 use super::Format;
 
-const FUNCTION: &str = "<function=";
-const PARAM: &str = "<parameter=";
-const PARAM_END: &str = "</parameter>";
-const FUNCTION_END: &str = "</function>";
+const FUNCTION: Tags = Tags::new("<function=", "</function>");
+const PARAM: Tags = Tags::new("<parameter=", "</parameter>");
 
 enum State {
     Content,
@@ -108,7 +106,7 @@ impl Qwen3Xml {
         Qwen3Xml {
             wrapper,
             state: State::Content,
-            call: XmlCall::new(tools, FUNCTION_END),
+            call: XmlCall::new(tools, FUNCTION.close),
         }
     }
 
@@ -133,15 +131,15 @@ impl Qwen3Xml {
             };
         };
         let t = &after[ws..];
-        match starts(t, FUNCTION_END) {
+        match starts(t, FUNCTION.close) {
             Some(true) => return Lookahead::Ends,
             None if !end => return Lookahead::Undecided,
             _ => {}
         }
-        match starts(t, PARAM) {
-            Some(true) => match t[PARAM.len()..].find('>') {
+        match starts(t, PARAM.open) {
+            Some(true) => match t[PARAM.open.len()..].find('>') {
                 Some(p) => {
-                    if self.can_take(&t[PARAM.len()..PARAM.len() + p]) {
+                    if self.can_take(&t[PARAM.open.len()..PARAM.open.len() + p]) {
                         Lookahead::Ends
                     } else {
                         Lookahead::Continues
@@ -172,12 +170,12 @@ impl Qwen3Xml {
         let rest = text.rest();
         let mut from = start_from;
         loop {
-            match find_any(rest, from, &[PARAM_END, PARAM]) {
+            match find_any(rest, from, &[PARAM.close, PARAM.open]) {
                 Find::At { at, which: 0 } => {
-                    match self.closes(&rest[at + PARAM_END.len()..], end) {
+                    match self.closes(&rest[at + PARAM.close.len()..], end) {
                         Lookahead::Ends => {
                             let raw = rest[..at].to_owned();
-                            text.consume(at + PARAM_END.len());
+                            text.consume(at + PARAM.close.len());
                             self.set_value(em, key_name, &raw);
                             self.state = State::Params;
                             return true;
@@ -193,7 +191,7 @@ impl Qwen3Xml {
                     }
                 }
                 Find::At { at, .. } => {
-                    let t = &rest[at + PARAM.len()..];
+                    let t = &rest[at + PARAM.open.len()..];
                     match t.find('>') {
                         Some(p) if self.can_take(&t[..p]) => {
                             let raw = rest[..at].to_owned();
@@ -246,7 +244,7 @@ impl Machine for Qwen3Xml {
         match &mut self.state {
             State::Content => {
                 let markers =
-                    &[self.wrapper.open, FUNCTION][..if self.wrapper.bare { 2 } else { 1 }];
+                    &[self.wrapper.open, FUNCTION.open][..if self.wrapper.bare { 2 } else { 1 }];
                 self.state = match content_until(text, em, markers, end) {
                     None => return false,
                     Some(0) => State::Wrapper,
@@ -258,7 +256,7 @@ impl Machine for Qwen3Xml {
                 let open = self.wrapper.open;
                 let after = &rest[open.len()..];
                 let decided = match skip_ws(after) {
-                    Some(ws) => starts(&after[ws..], FUNCTION).map(|f| (f, ws)),
+                    Some(ws) => starts(&after[ws..], FUNCTION.open).map(|f| (f, ws)),
                     None => None,
                 };
                 match decided {
@@ -277,7 +275,7 @@ impl Machine for Qwen3Xml {
                 true
             }
             State::Header => {
-                let after = &rest[FUNCTION.len()..];
+                let after = &rest[FUNCTION.open.len()..];
                 let Some(p) = after.find(['>', '\n']) else {
                     if end {
                         em.invalid(None, None, after, "unterminated function name");
@@ -289,29 +287,29 @@ impl Machine for Qwen3Xml {
                 };
                 let name = after[..p].trim().to_owned();
                 if after.as_bytes()[p] == b'>' && valid_name(&name) {
-                    text.consume(FUNCTION.len() + p + 1);
+                    text.consume(FUNCTION.open.len() + p + 1);
                     self.call.start(em, &name);
                     self.state = State::Params;
                 } else {
-                    text.consume(FUNCTION.len() + p);
+                    text.consume(FUNCTION.open.len() + p);
                     self.state = State::Skip { name, scanned: 0 };
                 }
                 true
             }
             State::Skip { name, scanned } => {
                 let close = self.wrapper.close;
-                match find_any(rest, *scanned, &[close, FUNCTION_END]) {
+                match find_any(rest, *scanned, &[close, FUNCTION.close]) {
                     Find::At { at, which } => {
                         let n = at
                             + if which == 0 {
                                 close.len()
                             } else {
-                                FUNCTION_END.len()
+                                FUNCTION.close.len()
                             };
                         em.invalid(
                             None,
                             None,
-                            &format!("{FUNCTION}{name}{}", &rest[..n]),
+                            &format!("{}{name}{}", FUNCTION.open, &rest[..n]),
                             format!("invalid function name `{name}`"),
                         );
                         text.consume(n);
@@ -342,26 +340,27 @@ impl Machine for Qwen3Xml {
                     return end;
                 };
                 let t = &rest[ws..];
-                if let Some(true) = starts(t, FUNCTION_END) {
-                    text.consume(ws + FUNCTION_END.len());
+                if let Some(true) = starts(t, FUNCTION.close) {
+                    text.consume(ws + FUNCTION.close.len());
                     self.call.finish(em);
                     self.state = State::After;
                     return true;
                 }
-                if let Some(true) = starts(t, PARAM) {
-                    let Some(p) = t[PARAM.len()..].find('>') else {
+                if let Some(true) = starts(t, PARAM.open) {
+                    let Some(p) = t[PARAM.open.len()..].find('>') else {
                         if end {
                             text.consume(rest.len());
                             return true;
                         }
                         return false;
                     };
-                    let key = t[PARAM.len()..PARAM.len() + p].trim().to_owned();
-                    text.consume(ws + PARAM.len() + p + 1);
+                    let key = t[PARAM.open.len()..PARAM.open.len() + p].trim().to_owned();
+                    text.consume(ws + PARAM.open.len() + p + 1);
                     self.state = State::Value { key, scanned: 0 };
                     return true;
                 }
-                let undecided = starts(t, FUNCTION_END).is_none() || starts(t, PARAM).is_none();
+                let undecided =
+                    starts(t, FUNCTION.close).is_none() || starts(t, PARAM.open).is_none();
                 if undecided && !end {
                     return false;
                 }
@@ -375,14 +374,13 @@ impl Machine for Qwen3Xml {
                 true
             }
             State::Value { .. } => self.advance_value(text, em, end),
-            State::After => match optional_closer(rest, self.wrapper.close, end) {
-                Some(n) => {
-                    text.consume(n);
-                    self.state = State::Content;
-                    true
-                }
-                None => false,
-            },
+            State::After => past_optional_closer(
+                text,
+                self.wrapper.close,
+                end,
+                &mut self.state,
+                State::Content,
+            ),
         }
     }
 
@@ -401,9 +399,9 @@ impl Machine for Qwen3Xml {
 /// Qwen3-Coder XML.
 pub(crate) const QWEN3_XML: Family = Family::new(Format::Qwen3Xml, "qwen3_xml", machine)
     .aliases(&["qwen3_coder"])
-    .detect(&[Rule::at(110, &[FUNCTION])])
+    .detect(&[Rule::at(110, &[FUNCTION.open])])
     .think(ThinkMarkers {
-        exits: &[QWEN3.open, FUNCTION],
+        exits: &[QWEN3.open, FUNCTION.open],
         ..THINK
     })
     .grammar(grammar_fn!(grammar::syntax));
@@ -421,15 +419,20 @@ pub(crate) const SEED_OSS: Family = Family::new(Format::SeedOss, "seed_oss", mac
 /// `<function=name>` calls with `<parameter=k>` values, in the family's wrapper.
 #[cfg(feature = "local")]
 mod grammar {
-    use super::{FUNCTION, PARAM, PARAM_END, QWEN3, SEED_OSS_WRAPPER};
+    use super::{FUNCTION, PARAM, QWEN3, SEED_OSS_WRAPPER};
     use crate::constrain::syntax::{
         each_param, lit, raw_end, raw_value, xml, xml_key_ok, CallRule, Lark, Syntax, ToolDef,
     };
 
     pub(super) fn syntax(_: &Lark) -> Option<Syntax> {
-        let mut s = xml(&[QWEN3.open], QWEN3.close, qwen3_xml, &[PARAM_END, PARAM]);
+        let mut s = xml(
+            &[QWEN3.open],
+            QWEN3.close,
+            qwen3_xml,
+            &[PARAM.close, PARAM.open],
+        );
         // The parser also reads a call whose `<tool_call>` was left out.
-        s.text_forbidden.push(lit(FUNCTION));
+        s.text_forbidden.push(lit(FUNCTION.open));
         Some(s)
     }
 
@@ -438,7 +441,7 @@ mod grammar {
             &[SEED_OSS_WRAPPER.open],
             SEED_OSS_WRAPPER.close,
             seed_oss,
-            &[PARAM_END, PARAM],
+            &[PARAM.close, PARAM.open],
         ))
     }
 
@@ -462,7 +465,7 @@ mod grammar {
         let end = raw_end(
             l,
             if nl.is_empty() {
-                PARAM_END
+                PARAM.close
             } else {
                 "\n</parameter>"
             },
@@ -471,13 +474,13 @@ mod grammar {
         let args = each_param(l, t, format, xml_key_ok, "", |l, k, s, d| {
             format!(
                 "{} {} \"\\n\"",
-                lit(&format!("{PARAM}{k}>{nl}")),
+                lit(&format!("{}{k}>{nl}", PARAM.open)),
                 raw_value(l, s, d, &end)
             )
         })?;
         Ok(format!(
             "{}{args} \"</function>\"",
-            lit(&format!("{FUNCTION}{}>\n", t.name))
+            lit(&format!("{}{}>\n", FUNCTION.open, t.name))
         ))
     }
 }

@@ -54,6 +54,24 @@ impl Text {
     }
 }
 
+/// The markers around one part of the output (a section, a call, a
+/// value), named together so that a format's opener and closer read as
+/// the pair they are.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tags {
+    /// What opens the part.
+    pub(crate) open: &'static str,
+    /// What closes it.
+    pub(crate) close: &'static str,
+}
+
+impl Tags {
+    /// The part from `open` to `close`.
+    pub(crate) const fn new(open: &'static str, close: &'static str) -> Tags {
+        Tags { open, close }
+    }
+}
+
 /// Result of looking for markers in a text that may still grow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Find {
@@ -607,18 +625,30 @@ pub(crate) fn skip_ws(s: &str) -> Option<usize> {
     s.bytes().position(|b| !b.is_ascii_whitespace())
 }
 
-/// After a call: how many bytes of `rest` are whitespace plus an optional
-/// closing `marker` (0 when the marker is absent), or `None` while more text
-/// is needed to tell (never at the `end`).
-pub(crate) fn optional_closer(rest: &str, marker: &str, end: bool) -> Option<usize> {
-    let Some(ws) = skip_ws(rest) else {
-        return end.then_some(0);
+/// After a call: whitespace and an optional closing `marker` are consumed
+/// (only the marker's absence leaves the whitespace for what follows), and
+/// the machine's `state` becomes `next`. `false`, with nothing done, while
+/// more text is needed to tell (never at the `end`).
+pub(crate) fn past_optional_closer<S>(
+    text: &mut Text,
+    marker: &str,
+    end: bool,
+    state: &mut S,
+    next: S,
+) -> bool {
+    let rest = text.rest();
+    let n = match skip_ws(rest) {
+        None if end => 0,
+        None => return false,
+        Some(ws) => match starts(&rest[ws..], marker) {
+            Some(true) => ws + marker.len(),
+            None if !end => return false,
+            _ => 0,
+        },
     };
-    match starts(&rest[ws..], marker) {
-        Some(true) => Some(ws + marker.len()),
-        None if !end => None,
-        _ => Some(0),
-    }
+    text.consume(n);
+    *state = next;
+    true
 }
 
 /// Whether `name` can be a tool's name (letters, digits, `_-.:`), for
