@@ -47,37 +47,19 @@ enum Kind {
     Other,
 }
 
-/// Google-style headers that end the description (transformers knows the first three).
-const GOOGLE_ARGS: &[&str] = &["Args", "Arguments", "Parameters", "Params"];
-const GOOGLE_RETURNS: &[&str] = &["Returns", "Return"];
-const GOOGLE_OTHER: &[&str] = &[
-    "Raises",
-    "Errors",
-    "Panics",
-    "Safety",
-    "Yields",
-    "Example",
-    "Examples",
-    "Note",
-    "Notes",
-    "Warning",
-    "Warnings",
-    "See Also",
-    "References",
-    "Todo",
-    "Attributes",
-];
-
 fn header(line: &str) -> Option<Kind> {
     let t = line.trim();
     if let Some(title) = t.strip_suffix(':') {
-        if GOOGLE_ARGS.contains(&title) {
-            return Some(Kind::Args { markdown: false });
-        }
-        if GOOGLE_RETURNS.contains(&title) {
-            return Some(Kind::Returns);
-        }
-        return GOOGLE_OTHER.contains(&title).then_some(Kind::Other);
+        // Google-style headers that end the description (transformers
+        // knows the first three).
+        return match title {
+            "Args" | "Arguments" | "Parameters" | "Params" => Some(Kind::Args { markdown: false }),
+            "Returns" | "Return" => Some(Kind::Returns),
+            "Raises" | "Errors" | "Panics" | "Safety" | "Yields" | "Example" | "Examples"
+            | "Note" | "Notes" | "Warning" | "Warnings" | "See Also" | "References" | "Todo"
+            | "Attributes" => Some(Kind::Other),
+            _ => None,
+        };
     }
     let hashes = t.bytes().take_while(|&b| b == b'#').count();
     if !(1..=6).contains(&hashes) || !t[hashes..].starts_with(' ') {
@@ -272,100 +254,104 @@ fn split_choices(desc: &str) -> (String, Option<String>) {
 mod tests {
     use super::*;
 
-    fn doc(text: &str) -> Result<Docs, Vec<DocError>> {
+    /// `text` as the lines of a doc comment, parsed.
+    fn parsed(text: &str) -> Result<Docs, Vec<DocError>> {
         let lines: Vec<String> = text.lines().map(|l| format!(" {l}")).collect();
         parse(&lines)
+    }
+
+    fn doc(text: &str) -> Docs {
+        parsed(text).unwrap()
+    }
+
+    fn doc_errors(text: &str) -> Vec<DocError> {
+        parsed(text).unwrap_err()
     }
 
     fn arg<'a>(docs: &'a Docs, name: &str) -> &'a ArgDoc {
         docs.args.iter().find(|a| a.name == name).expect(name)
     }
 
+    fn described<'a>(docs: &'a Docs, name: &str) -> &'a str {
+        &arg(docs, name).description
+    }
+
     #[test]
     fn google_style() {
-        let d = doc("Get the temperature.\n\nArgs:\n    location: The place\n    unit: The unit (choices: [\"c\", \"f\"])\n\nReturns:\n    The value.").unwrap();
+        let d = doc("Get the temperature.\n\nArgs:\n    location: The place\n    unit: The unit (choices: [\"c\", \"f\"])\n\nReturns:\n    The value.");
         assert_eq!(d.description, "Get the temperature.");
-        assert_eq!(arg(&d, "location").description, "The place");
-        assert_eq!(arg(&d, "unit").description, "The unit");
+        assert_eq!(described(&d, "location"), "The place");
+        assert_eq!(described(&d, "unit"), "The unit");
         assert_eq!(arg(&d, "unit").choices.as_deref(), Some("[\"c\", \"f\"]"));
         assert_eq!(d.returns.unwrap().text, "The value.");
     }
 
     #[test]
     fn rustdoc_style() {
-        let d = doc("Get it.\n\n# Arguments\n\n* `location` - The place\n* `unit` - The unit\n  that continues\n\n# Returns\n\nThe value.").unwrap();
-        assert_eq!(arg(&d, "location").description, "The place");
-        assert_eq!(arg(&d, "unit").description, "The unit that continues");
+        let d = doc("Get it.\n\n# Arguments\n\n* `location` - The place\n* `unit` - The unit\n  that continues\n\n# Returns\n\nThe value.");
+        assert_eq!(described(&d, "location"), "The place");
+        assert_eq!(described(&d, "unit"), "The unit that continues");
         assert_eq!(d.returns.unwrap().text, "The value.");
     }
 
     #[test]
     fn deeper_indent_continues_even_when_it_looks_like_an_entry() {
-        let d = doc("X.\n\nArgs:\n    y: The y value\n        key: value continuation").unwrap();
+        let d = doc("X.\n\nArgs:\n    y: The y value\n        key: value continuation");
         assert_eq!(d.args.len(), 1);
-        assert_eq!(
-            arg(&d, "y").description,
-            "The y value key: value continuation"
-        );
+        assert_eq!(described(&d, "y"), "The y value key: value continuation");
     }
 
     #[test]
     fn whitespace_collapses_and_description_keeps_newlines() {
-        let d = doc("First line.\nSecond line.\n\nArgs:\n    x: The x   value,\twhich\n        spans lines.").unwrap();
+        let d = doc("First line.\nSecond line.\n\nArgs:\n    x: The x   value,\twhich\n        spans lines.");
         assert_eq!(d.description, "First line.\nSecond line.");
-        assert_eq!(arg(&d, "x").description, "The x value, which spans lines.");
+        assert_eq!(described(&d, "x"), "The x value, which spans lines.");
     }
 
     #[test]
     fn choices_suffix_any_case_last_paren() {
         let d = doc(
             "X.\n\nArgs:\n    n: number (CHOICES: [1, 2])\n    s: s (choices: [\"a)\", \"b\"])  ",
-        )
-        .unwrap();
+        );
         assert_eq!(arg(&d, "n").choices.as_deref(), Some("[1, 2]"));
-        assert_eq!(arg(&d, "n").description, "number");
+        assert_eq!(described(&d, "n"), "number");
         assert_eq!(arg(&d, "s").choices.as_deref(), Some("[\"a)\", \"b\"]"));
     }
 
     #[test]
     fn choices_only_as_a_suffix() {
-        let d = doc("X.\n\nArgs:\n    n: a (choices: [1]) that is not last").unwrap();
+        let d = doc("X.\n\nArgs:\n    n: a (choices: [1]) that is not last");
         assert_eq!(arg(&d, "n").choices, None);
-        assert_eq!(
-            arg(&d, "n").description,
-            "a (choices: [1]) that is not last"
-        );
+        assert_eq!(described(&d, "n"), "a (choices: [1]) that is not last");
     }
 
     #[test]
     fn other_sections_end_args_and_are_ignored() {
-        let d = doc("X.\n\nArgs:\n    a: first\n\nRaises:\n    ValueError: sometimes\n\n# Examples\n\n```\n# hidden\n```").unwrap();
+        let d = doc("X.\n\nArgs:\n    a: first\n\nRaises:\n    ValueError: sometimes\n\n# Examples\n\n```\n# hidden\n```");
         assert_eq!(d.args.len(), 1);
         assert_eq!(d.returns, None);
     }
 
     #[test]
     fn google_type_annotations_are_skipped() {
-        let d =
-            doc("X.\n\nArgs:\n    a (int): first\n    b (list[str], optional): second").unwrap();
-        assert_eq!(arg(&d, "a").description, "first");
-        assert_eq!(arg(&d, "b").description, "second");
+        let d = doc("X.\n\nArgs:\n    a (int): first\n    b (list[str], optional): second");
+        assert_eq!(described(&d, "a"), "first");
+        assert_eq!(described(&d, "b"), "second");
     }
 
     #[test]
     fn bullet_variants() {
         let d = doc(
             "X.\n\n# Arguments\n\nSome intro.\n\n- `a`: first\n* b - second\n+ `r#type` — third",
-        )
-        .unwrap();
-        assert_eq!(arg(&d, "a").description, "first");
-        assert_eq!(arg(&d, "b").description, "second");
-        assert_eq!(arg(&d, "type").description, "third");
+        );
+        assert_eq!(described(&d, "a"), "first");
+        assert_eq!(described(&d, "b"), "second");
+        assert_eq!(described(&d, "type"), "third");
     }
 
     #[test]
     fn duplicate_entry_is_an_error_on_its_line() {
-        let err = doc("X.\n\nArgs:\n    a: first\n    a: again").unwrap_err();
+        let err = doc_errors("X.\n\nArgs:\n    a: first\n    a: again");
         assert_eq!(err.len(), 1);
         assert_eq!(err[0].line, 4);
         assert!(err[0].message.contains("documented twice"));
@@ -373,20 +359,20 @@ mod tests {
 
     #[test]
     fn stray_text_in_google_args_is_an_error() {
-        let err = doc("X.\n\nArgs:\n    just words here").unwrap_err();
+        let err = doc_errors("X.\n\nArgs:\n    just words here");
         assert!(err[0].message.contains("expected `name: description`"));
     }
 
     #[test]
     fn hash_in_code_fence_is_not_a_heading() {
-        let d = doc("Desc.\n\n```\n# not a heading\n```\nmore").unwrap();
+        let d = doc("Desc.\n\n```\n# not a heading\n```\nmore");
         assert_eq!(d.description, "Desc.\n\n```\n# not a heading\n```\nmore");
     }
 
     #[test]
     fn empty_and_section_only_docs() {
-        assert_eq!(doc("").unwrap().description, "");
-        let d = doc("Args:\n    a: x").unwrap();
+        assert_eq!(doc("").description, "");
+        let d = doc("Args:\n    a: x");
         assert_eq!(d.description, "");
         assert_eq!(d.args.len(), 1);
     }
