@@ -323,32 +323,18 @@ mod tests {
 
     #[test]
     fn ids_pick_the_longest_category() {
-        assert_eq!(
-            Category::of_id("parallel_multiple_3"),
-            Some(Category::ParallelMultiple)
-        );
-        assert_eq!(
-            Category::of_id("live_parallel_0-0-0"),
-            Some(Category::LiveParallel)
-        );
-        assert_eq!(
-            Category::of_id("live_multiple_1-2-3"),
-            Some(Category::LiveMultiple)
-        );
-        assert_eq!(
-            Category::of_id("multi_turn_base_0"),
-            Some(Category::MultiTurnBase)
-        );
-        assert_eq!(
-            Category::of_id("multi_turn_miss_func_12"),
-            Some(Category::MultiTurnMissFunc)
-        );
-        assert_eq!(Category::of_id("multi_turn_17"), None);
-        assert_eq!(
-            Category::of_id("simple_javascript_7"),
-            Some(Category::SimpleJavascript)
-        );
-        assert_eq!(Category::of_id("simple_java_7"), Some(Category::SimpleJava));
+        for (id, category) in [
+            ("parallel_multiple_3", Some(Category::ParallelMultiple)),
+            ("live_parallel_0-0-0", Some(Category::LiveParallel)),
+            ("live_multiple_1-2-3", Some(Category::LiveMultiple)),
+            ("multi_turn_base_0", Some(Category::MultiTurnBase)),
+            ("multi_turn_miss_func_12", Some(Category::MultiTurnMissFunc)),
+            ("multi_turn_17", None),
+            ("simple_javascript_7", Some(Category::SimpleJavascript)),
+            ("simple_java_7", Some(Category::SimpleJava)),
+        ] {
+            assert_eq!(Category::of_id(id), category, "{id}");
+        }
     }
 
     #[test]

@@ -24,6 +24,15 @@ fn cpu_values<'a>(storage: &'a CpuStorage, layout: &Layout, op: &str) -> Result<
     }
 }
 
+/// The contiguous f32 values of a two-input kernel's inputs.
+fn both_values<'a>(
+    (s1, l1): (&'a CpuStorage, &Layout),
+    (s2, l2): (&'a CpuStorage, &Layout),
+    op: &str,
+) -> Result<(&'a [f32], &'a [f32])> {
+    Ok((cpu_values(s1, l1, op)?, cpu_values(s2, l2, op)?))
+}
+
 /// Runs `f` on the contiguous f32 values of `t`.
 fn with_values<R>(t: &Tensor, op: &str, f: impl FnOnce(&[f32]) -> Result<R>) -> Result<R> {
     let t = t.contiguous()?;
@@ -73,6 +82,9 @@ where
     });
 }
 
+/// What a kernel's `cpu_fwd` returns: the output's values and shape.
+type Forward = Result<(CpuStorage, Shape)>;
+
 fn output(values: Vec<f32>, shape: impl Into<Shape>) -> (CpuStorage, Shape) {
     (CpuStorage::F32(values), shape.into())
 }
@@ -95,15 +107,8 @@ impl CustomOp2 for RmsNorm {
         "train-rms-norm"
     }
 
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        let x = cpu_values(s1, l1, self.name())?;
-        let w = cpu_values(s2, l2, self.name())?;
+    fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout) -> Forward {
+        let (x, w) = both_values((s1, l1), (s2, l2), self.name())?;
         let h = w.len();
         if l1.dims().last() != Some(&h) {
             bail!(
@@ -232,7 +237,7 @@ impl CustomOp1 for Rope {
         "train-rope"
     }
 
-    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
+    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Forward {
         let x = cpu_values(storage, layout, self.name())?;
         let (b, t, h, d) = layout.shape().dims4()?;
         if d != 2 * self.tables.half || t * self.tables.half > self.tables.cos.len() {
@@ -280,7 +285,7 @@ impl CustomOp1 for CausalSoftmax {
         "train-causal-softmax"
     }
 
-    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
+    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Forward {
         let x = cpu_values(storage, layout, self.name())?;
         let t = layout.dims().last().copied().unwrap_or(0);
         let rows_per_block = layout.dims().iter().rev().nth(1).copied().unwrap_or(0);
@@ -349,15 +354,8 @@ impl CustomOp2 for SwiGlu {
         "train-swiglu"
     }
 
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        let gate = cpu_values(s1, l1, self.name())?;
-        let up = cpu_values(s2, l2, self.name())?;
+    fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout) -> Forward {
+        let (gate, up) = both_values((s1, l1), (s2, l2), self.name())?;
         if l1.dims() != l2.dims() {
             bail!(
                 "swiglu: expected gate and up of one shape, found {:?} and {:?}",
@@ -436,7 +434,7 @@ impl CustomOp1 for CrossEntropy {
         "train-cross-entropy"
     }
 
-    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
+    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Forward {
         let x = cpu_values(storage, layout, self.name())?;
         let (n, v) = layout.shape().dims2()?;
         if n != self.targets.len() {
