@@ -12,7 +12,12 @@
 //! tests say so and pass, unless `TOOL_USE_REQUIRE_PYTHON_CLIENTS=1`.
 
 mod python;
+// Only `tool_use` and `eval_bfcl` are used here.
+#[allow(dead_code)]
+#[path = "common/cli.rs"]
+mod cli;
 
+use cli::{eval_bfcl, tool_use};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::process::Command;
@@ -26,6 +31,18 @@ fn data() -> Option<(String, PathBuf)> {
     let python = python::python_with("bfcl_eval")?;
     let data = eval::find_data(None).expect("the package imports, so its data is there");
     Some((python, data))
+}
+
+/// Asserts that none of the `compared` verdicts differ from BFCL's
+/// (`mismatches` says how each that does).
+#[track_caller]
+fn assert_none_differ(mismatches: &[String], compared: usize) {
+    assert!(
+        mismatches.is_empty(),
+        "{} of {compared} verdicts differ:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
 }
 
 fn cases_by_id(data: &std::path::Path) -> BTreeMap<String, Case> {
@@ -102,16 +119,10 @@ fn the_checker_agrees_with_bfcls_on_every_committed_output() {
         right > compared / 5 && right < compared * 4 / 5,
         "right and wrong answers both: {right} of {compared}"
     );
-    assert!(
-        mismatches.is_empty(),
-        "{} of {compared} verdicts differ:\n{}",
-        mismatches.len(),
-        mismatches.join("\n")
-    );
-    assert!(
-        sources.contains("model") && sources.contains("mutation"),
-        "{sources:?}"
-    );
+    assert_none_differ(&mismatches, compared);
+    for source in ["model", "mutation"] {
+        assert!(sources.contains(source), "{sources:?}");
+    }
 }
 
 #[test]
@@ -167,12 +178,7 @@ fn the_multi_turn_checker_agrees_with_bfcls_on_every_committed_conversation() {
     }
     let compared = ours.lines().count();
     assert!(compared >= 800, "only {compared} conversations");
-    assert!(
-        mismatches.is_empty(),
-        "{} of {compared} verdicts differ:\n{}",
-        mismatches.len(),
-        mismatches.join("\n")
-    );
+    assert_none_differ(&mismatches, compared);
     // Every verdict BFCL's multi-turn runner gives comes up.
     for kind in [
         "valid",
@@ -302,12 +308,7 @@ fn a_small_run_on_the_bundled_model_reports_what_its_json_holds() {
 fn bad_selections_are_refused_with_the_valid_choices() {
     let Some((_, data)) = data() else { return };
     let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
-            .args(["eval", "bfcl", "--data"])
-            .arg(&data)
-            .args(args)
-            .output()
-            .unwrap();
+        let out = eval_bfcl(&data).args(args).output().unwrap();
         assert!(!out.status.success());
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
@@ -321,11 +322,7 @@ fn bad_selections_are_refused_with_the_valid_choices() {
     let e = run(&["--ids", "simple_python_0,simple_python_9999"]);
     assert!(e.contains("simple_python_9999"), "{e}");
     let missing = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
-        .args(["eval", "bfcl", "--data"])
-        .arg(missing.path())
-        .output()
-        .unwrap();
+    let out = eval_bfcl(missing.path()).output().unwrap();
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(
         e.contains("BFCL's data was not found") && e.contains("BFCL_v4_simple_python.json"),
@@ -338,10 +335,8 @@ fn ctrl_c_stops_the_run_and_keeps_what_was_answered() {
     let Some((_, data)) = data() else { return };
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("report.json");
-    let child = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+    let child = eval_bfcl(&data)
         .args([
-            "eval",
-            "bfcl",
             "--categories",
             "simple_python,live_multiple",
             "--max-tokens",
@@ -349,8 +344,6 @@ fn ctrl_c_stops_the_run_and_keeps_what_was_answered() {
             "--json",
         ])
         .arg(&json)
-        .arg("--data")
-        .arg(&data)
         .env_remove("TOOL_USE_MODEL")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -391,9 +384,7 @@ fn ctrl_c_stops_the_run_and_keeps_what_was_answered() {
 fn eval_report(data: &std::path::Path, args: &[&str]) -> (String, Value) {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("report.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
-        .args(["eval", "bfcl", "--data"])
-        .arg(data)
+    let out = eval_bfcl(data)
         .args(args)
         .arg("--json")
         .arg(&json)
@@ -441,9 +432,7 @@ fn in_process_and_through_tool_use_serve_the_bundled_model_answers_alike() {
 /// Runs `tool-use eval bfcl --data DATA ARGS` on the bundled model: whether
 /// it succeeded, and its stdout and stderr together.
 fn eval_run(data: &std::path::Path, args: &[&std::ffi::OsStr]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
-        .args(["eval", "bfcl", "--data"])
-        .arg(data)
+    let out = eval_bfcl(data)
         .args(args)
         .env_remove("TOOL_USE_MODEL")
         .output()
@@ -545,7 +534,7 @@ fn a_run_resumes_from_its_report_and_a_case_past_its_time_limit_is_an_engine_err
 
     // The reports side by side: a table, and a page of bars.
     let page = dir.path().join("page.html");
-    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+    let out = tool_use()
         .args(["eval", "report"])
         .arg(format!("answered={}", first.display()))
         .arg(&second)

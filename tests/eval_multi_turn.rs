@@ -11,8 +11,12 @@
 // Only `python_with` is used here.
 #[allow(dead_code)]
 mod python;
+// Only `eval_bfcl` is used here.
+#[allow(dead_code)]
+#[path = "common/cli.rs"]
+mod cli;
 
-use std::process::Command;
+use cli::eval_bfcl;
 
 use serde_json::{json, Value};
 use tool_use::models::agent::TurnRequest;
@@ -199,18 +203,9 @@ fn a_python_process_that_hangs_or_dies_fails_its_case_and_the_run_goes_on() {
     ] {
         let python = fake_python(dir.path(), then);
         let json_path = dir.path().join("report.json");
-        let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
-            .args([
-                "eval",
-                "bfcl",
-                "--categories",
-                "multi_turn_base",
-                "--limit",
-                "2",
-            ])
-            .args(["--case-timeout", "2", "--data"])
-            .arg(&data)
-            .arg("--json")
+        let out = eval_bfcl(&data)
+            .args(["--categories", "multi_turn_base", "--limit", "2"])
+            .args(["--case-timeout", "2", "--json"])
             .arg(&json_path)
             .env("TOOL_USE_PYTHON", &python)
             .env_remove("TOOL_USE_MODEL")
@@ -237,17 +232,8 @@ fn without_bfcls_classes_the_run_is_refused_saying_what_to_install() {
         return;
     };
     let data = eval::find_data(None).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
-        .args([
-            "eval",
-            "bfcl",
-            "--categories",
-            "multi_turn",
-            "--limit",
-            "1",
-            "--data",
-        ])
-        .arg(&data)
+    let out = eval_bfcl(&data)
+        .args(["--categories", "multi_turn", "--limit", "1"])
         .env("TOOL_USE_PYTHON", "/nonexistent/python3")
         .output()
         .unwrap();

@@ -12,7 +12,7 @@
 //! Needs BFCL's data (`$TOOL_USE_PYTHON` with `bfcl_eval`); without it the
 //! test says so and passes, unless `TOOL_USE_REQUIRE_PYTHON_CLIENTS=1`.
 
-// Only `python_with` is used here.
+// Only `python_with` and `run_script` are used here.
 #[allow(dead_code)]
 mod python;
 
@@ -358,20 +358,12 @@ fn an_engine_that_knows_the_answers_passes_every_multi_turn_case() {
         return;
     };
     let data = eval::find_data(None).unwrap();
-    let out = std::process::Command::new(&python)
-        .arg(format!(
-            "{}/tests/bfcl/ground_truth_calls.py",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .arg(&data)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = python::run_script(
+        &python,
+        "bfcl/ground_truth_calls.py",
+        &[data.to_str().unwrap()],
     );
-    let mut truth: HashMap<String, Vec<Vec<Value>>> = serde_json::from_slice(&out.stdout).unwrap();
+    let mut truth: HashMap<String, Vec<Vec<Value>>> = serde_json::from_str(&out).unwrap();
     let mut results = Vec::new();
     for category in Category::ALL.into_iter().filter(|c| c.is_multi_turn()) {
         let cases = eval::load_category(&data, category).unwrap();

@@ -1,10 +1,19 @@
 //! The `tool-use` command as the CLI tests run it.
 
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// `tool-use`, as built for these tests.
 pub fn tool_use() -> Command {
     Command::new(env!("CARGO_BIN_EXE_tool-use"))
+}
+
+/// `tool-use eval bfcl --data DATA`, for a BFCL test to add its options to.
+#[allow(dead_code)] // Only the BFCL tests evaluate.
+pub fn eval_bfcl(data: &Path) -> Command {
+    let mut command = tool_use();
+    command.args(["eval", "bfcl", "--data"]).arg(data);
+    command
 }
 
 /// The stdout of a run that must succeed (else the test fails with its
