@@ -81,6 +81,12 @@ fn call_fragment(index: Option<u64>, id: Option<&str>, name: Option<&str>, args:
     chunk(json!({"tool_calls": [fragment]}))
 }
 
+/// A call's first fragment: its index, id and name, and the first of its
+/// arguments.
+fn call_start(index: u64, id: &str, name: &str, args: Value) -> String {
+    call_fragment(Some(index), Some(id), Some(name), args)
+}
+
 fn done() -> String {
     "[DONE]".into()
 }
@@ -91,14 +97,9 @@ fn vllm_fragments_of_parallel_calls_merge_by_index() {
         chunk(json!({"role": "assistant", "content": ""})),
         chunk(json!({"content": "Let me check "})),
         chunk(json!({"content": "both."})),
-        call_fragment(Some(0), Some("call_a"), Some("get_weather"), json!("")),
+        call_start(0, "call_a", "get_weather", json!("")),
         call_fragment(Some(0), None, None, json!("{\"city\": ")),
-        call_fragment(
-            Some(1),
-            Some("call_b"),
-            Some("get_time"),
-            json!("{\"zone\""),
-        ),
+        call_start(1, "call_b", "get_time", json!("{\"zone\"")),
         call_fragment(Some(0), None, None, json!("\"Paris\"}")),
         call_fragment(Some(1), None, None, json!(": \"CET\"}")),
         finish("tool_calls"),
@@ -135,18 +136,8 @@ fn vllm_fragments_of_parallel_calls_merge_by_index() {
 #[test]
 fn ollama_sends_each_call_whole_at_index_0_and_says_stop() {
     let payloads = vec![
-        call_fragment(
-            Some(0),
-            Some("call_1"),
-            Some("get_weather"),
-            json!("{\"city\":\"Paris\"}"),
-        ),
-        call_fragment(
-            Some(0),
-            Some("call_2"),
-            Some("get_weather"),
-            json!("{\"city\":\"Rome\"}"),
-        ),
+        call_start(0, "call_1", "get_weather", json!("{\"city\":\"Paris\"}")),
+        call_start(0, "call_2", "get_weather", json!("{\"city\":\"Rome\"}")),
         finish("stop"),
         done(),
     ];
@@ -166,23 +157,13 @@ fn ollama_sends_each_call_whole_at_index_0_and_says_stop() {
 fn arguments_as_an_object_or_empty_are_read() {
     let payloads = vec![
         // TGI and some llama.cpp builds: an object, not JSON text.
-        call_fragment(
-            Some(0),
-            Some("a"),
-            Some("f"),
-            json!({"x": [1, 2], "y": null}),
-        ),
+        call_start(0, "a", "f", json!({"x": [1, 2], "y": null})),
         // "" means no arguments.
-        call_fragment(Some(1), Some("b"), Some("g"), json!("")),
+        call_start(1, "b", "g", json!("")),
         // No arguments key at all.
-        call_fragment(Some(2), Some("c"), Some("h"), Value::Null),
+        call_start(2, "c", "h", Value::Null),
         // Arguments encoded twice: a JSON string holding the object.
-        call_fragment(
-            Some(3),
-            Some("d"),
-            Some("k"),
-            json!("\"{\\\"z\\\": true}\""),
-        ),
+        call_start(3, "d", "k", json!("\"{\\\"z\\\": true}\"")),
         finish("tool_calls"),
     ];
     let turn = stream(&payloads).unwrap();
@@ -219,10 +200,10 @@ fn fragments_without_an_index_continue_the_last_call_until_a_new_id() {
 #[test]
 fn malformed_calls_become_invalid_calls_and_the_stream_goes_on() {
     let payloads = vec![
-        call_fragment(Some(0), Some("a"), Some("f"), json!("{\"x\": 1,,}")),
-        call_fragment(Some(1), Some("b"), Some("g"), json!("[1, 2]")),
+        call_start(0, "a", "f", json!("{\"x\": 1,,}")),
+        call_start(1, "b", "g", json!("[1, 2]")),
         call_fragment(Some(2), Some("c"), None, json!("{}")),
-        call_fragment(Some(3), Some("d"), Some("ok"), json!("{\"fine\": true}")),
+        call_start(3, "d", "ok", json!("{\"fine\": true}")),
         chunk(json!({"content": "after"})),
         finish("tool_calls"),
         done(),
@@ -251,7 +232,7 @@ fn malformed_calls_become_invalid_calls_and_the_stream_goes_on() {
 #[test]
 fn a_call_cut_off_by_the_token_limit_is_an_invalid_call() {
     let payloads = vec![
-        call_fragment(Some(0), Some("a"), Some("f"), json!("{\"text\": \"a long")),
+        call_start(0, "a", "f", json!("{\"text\": \"a long")),
         finish("length"),
         done(),
     ];
@@ -301,7 +282,7 @@ fn a_stream_without_done_but_with_a_finish_reason_is_complete() {
 fn a_dropped_connection_is_a_truncated_stream() {
     let payloads = vec![
         chunk(json!({"content": "Hel"})),
-        call_fragment(Some(0), Some("a"), Some("f"), json!("{\"x\"")),
+        call_start(0, "a", "f", json!("{\"x\"")),
     ];
     let err = stream(&payloads).unwrap_err();
     assert!(matches!(err, RemoteError::Truncated { .. }), "{err}");
@@ -475,20 +456,10 @@ fn render_stream(
             } else {
                 json!(call.arguments.to_string())
             };
-            payloads.push(call_fragment(
-                Some(index),
-                Some(&call.id),
-                Some(&call.name),
-                args,
-            ));
+            payloads.push(call_start(index, &call.id, &call.name, args));
             continue;
         }
-        payloads.push(call_fragment(
-            Some(index),
-            Some(&call.id),
-            Some(&call.name),
-            json!(""),
-        ));
+        payloads.push(call_start(index, &call.id, &call.name, json!("")));
         for piece in pieces(&call.arguments.to_string()) {
             payloads.push(call_fragment(Some(index), None, None, json!(piece)));
         }
