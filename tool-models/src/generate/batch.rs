@@ -73,7 +73,7 @@ impl Session {
         prompt: &[u32],
         positions: usize,
     ) -> Option<Result<(Sequence, usize), GenerateError>> {
-        let fresh = self.model.network.new_cache()?;
+        let fresh = self.model.network().new_cache()?;
         Some(self.seat(prompt).map(|reused| {
             let mut cache = match self.runner.own_cache() {
                 Some(active) => std::mem::replace(active, fresh),
@@ -112,7 +112,7 @@ impl Session {
         tokens: &[&[u32]],
     ) -> Result<Vec<Vec<f32>>, GenerateError> {
         let mut caches: Vec<&mut KvCache> = sequences.iter_mut().map(|s| &mut s.cache).collect();
-        let network = &self.model.network;
+        let network = self.model.network();
         let logits = match network.run_together(&mut caches, tokens, &mut self.scratch) {
             Some(result) => result.map_err(GenerateError::Forward)?,
             None => {

@@ -51,7 +51,8 @@ impl Session {
         // LongRoPE: transformers runs a prompt that reaches past the
         // pretraining length in one pass, every position with the long
         // factors, so nothing rotated with the short ones is reused.
-        let long = (self.model.network.rope_switch()).is_some_and(|s| prompt.len() > s);
+        let switch = self.model.network().rope_switch();
+        let long = switch.is_some_and(|s| prompt.len() > s);
         if long && self.runner.short_positions() > 0 {
             self.runner.clear();
             self.kv.tokens.clear();
@@ -63,7 +64,7 @@ impl Session {
     /// How many of `prompt`'s tokens a prefill pass takes: all of it where
     /// LongRoPE rotates the prompt as one pass (see [`seat`](Self::seat)).
     pub(crate) fn prefill_chunk(&self, prompt: &[u32]) -> usize {
-        match self.model.network.rope_switch() {
+        match self.model.network().rope_switch() {
             Some(s) if prompt.len() > s => prompt.len(),
             _ => PREFILL_CHUNK,
         }

@@ -173,7 +173,7 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
     Model::assemble(super::Parts {
         path: path.to_owned(),
         architecture: format!("gguf:{arch}"),
-        tokenizer,
+        tokenizer: Arc::new(tokenizer),
         templates,
         eos_ids,
         bos_id,

@@ -11,6 +11,7 @@ use super::{Model, ModelError, Parts, Tokenizer};
 use crate::template::ModelTemplates;
 use serde_json::{Map, Value};
 use std::path::Path;
+use std::sync::Arc;
 
 const CONFIG: &str = "config.json";
 const TOKENIZER: &str = "tokenizer.json";
@@ -143,7 +144,7 @@ pub(crate) fn load(files: ModelFiles<'_>) -> Result<Model, ModelError> {
     Model::assemble(Parts {
         path: files.root().to_owned(),
         architecture: config.name,
-        tokenizer,
+        tokenizer: Arc::new(tokenizer),
         templates,
         eos_ids,
         bos_id,

@@ -58,42 +58,35 @@ use std::sync::Arc;
 /// [`Session`](crate::generate::Session) on it, so one model, shared in an
 /// `Arc`, serves any number of sessions on any threads.
 pub struct Model {
+    parts: Parts,
+    /// `parts.templates` compiled.
+    chat_template: Option<ChatTemplate>,
+}
+
+/// What a loader found: all of a model but its compiled template. Its
+/// fields are private to the loaders, this module's children.
+pub(crate) struct Parts {
     path: PathBuf,
     architecture: String,
     /// Shared with constraints and parsers that outlive a borrow.
     tokenizer: Arc<Tokenizer>,
     templates: Option<ModelTemplates>,
-    chat_template: Option<ChatTemplate>,
     eos_ids: Vec<u32>,
     bos_id: Option<u32>,
     context_length: usize,
     vocab_size: usize,
     parameter_count: Option<u64>,
-    pub(crate) network: Network,
-}
-
-/// What a loader found, before the template is compiled.
-pub(crate) struct Parts {
-    pub path: PathBuf,
-    pub architecture: String,
-    pub tokenizer: Tokenizer,
-    pub templates: Option<ModelTemplates>,
-    pub eos_ids: Vec<u32>,
-    pub bos_id: Option<u32>,
-    pub context_length: usize,
-    pub vocab_size: usize,
-    pub parameter_count: Option<u64>,
-    pub network: Network,
+    network: Network,
 }
 
 impl std::fmt::Debug for Model {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Model")
-            .field("path", &self.path)
-            .field("architecture", &self.architecture)
-            .field("vocab_size", &self.vocab_size)
-            .field("context_length", &self.context_length)
-            .field("eos_ids", &self.eos_ids)
+            .field("path", &self.parts.path)
+            .field("architecture", &self.parts.architecture)
+            .field("vocab_size", &self.parts.vocab_size)
+            .field("context_length", &self.parts.context_length)
+            .field("eos_ids", &self.parts.eos_ids)
             .finish_non_exhaustive()
     }
 }
@@ -200,17 +193,8 @@ impl Model {
             None => None,
         };
         Ok(Model {
-            path: parts.path,
-            architecture: parts.architecture,
-            tokenizer: Arc::new(parts.tokenizer),
-            templates: parts.templates,
+            parts,
             chat_template,
-            eos_ids: parts.eos_ids,
-            bos_id: parts.bos_id,
-            context_length: parts.context_length,
-            vocab_size: parts.vocab_size,
-            parameter_count: parts.parameter_count,
-            network: parts.network,
         })
     }
 
@@ -220,27 +204,32 @@ impl Model {
     /// templates do not give them, are the model's own.
     pub fn set_templates(&mut self, mut templates: ModelTemplates) -> Result<(), ModelError> {
         let own = [
-            ("bos_token", self.bos_id),
-            ("eos_token", self.eos_ids.first().copied()),
+            ("bos_token", self.parts.bos_id),
+            ("eos_token", self.parts.eos_ids.first().copied()),
         ];
         for (key, id) in own {
-            if let Some(text) = id.and_then(|id| self.tokenizer.id_to_token(id)) {
+            if let Some(text) = id.and_then(|id| self.parts.tokenizer.id_to_token(id)) {
                 templates.special_tokens.entry(key.into()).or_insert(text);
             }
         }
         self.chat_template = Some(compile(&templates, &templates.path)?);
-        self.templates = Some(templates);
+        self.parts.templates = Some(templates);
         Ok(())
+    }
+
+    /// The network that computes the logits.
+    pub(crate) fn network(&self) -> &Network {
+        &self.parts.network
     }
 
     /// The tokenizer.
     pub fn tokenizer(&self) -> &Tokenizer {
-        &self.tokenizer
+        &self.parts.tokenizer
     }
 
     /// The tokenizer, shared (for a constraint or parser that outlives a borrow of the model).
     pub fn shared_tokenizer(&self) -> Arc<Tokenizer> {
-        Arc::clone(&self.tokenizer)
+        Arc::clone(&self.parts.tokenizer)
     }
 
     /// The compiled chat template (the `tool_use` one when the model has
@@ -251,46 +240,46 @@ impl Model {
 
     /// The chat templates and special tokens as loaded.
     pub fn templates(&self) -> Option<&ModelTemplates> {
-        self.templates.as_ref()
+        self.parts.templates.as_ref()
     }
 
     /// Token ids that end generation: `generation_config.json`'s, then
     /// `config.json`'s, then `tokenizer_config.json`'s `eos_token`
     /// (for GGUF: `tokenizer.ggml.eos_token_id` and `eot_token_id`).
     pub fn eos_token_ids(&self) -> &[u32] {
-        &self.eos_ids
+        &self.parts.eos_ids
     }
 
     /// The beginning-of-sequence token id, if the model has one.
     pub fn bos_token_id(&self) -> Option<u32> {
-        self.bos_id
+        self.parts.bos_id
     }
 
     /// The most tokens (prompt and generated) the model can attend to.
     pub fn context_length(&self) -> usize {
-        self.context_length
+        self.parts.context_length
     }
 
     /// Width of the logits: the rows of the embedding, which may exceed the
     /// tokenizer's vocabulary (padding rows).
     pub fn vocab_size(&self) -> usize {
-        self.vocab_size
+        self.parts.vocab_size
     }
 
     /// `architectures[0]` of `config.json` (`LlamaForCausalLM`, …), or
     /// `gguf:<general.architecture>` for a GGUF file.
     pub fn architecture(&self) -> &str {
-        &self.architecture
+        &self.parts.architecture
     }
 
     /// Number of parameters (tied embeddings counted once).
     pub fn parameter_count(&self) -> Option<u64> {
-        self.parameter_count
+        self.parts.parameter_count
     }
 
     /// The directory or file the model was loaded from.
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.parts.path
     }
 
     /// Which path the weights take: how many matrices the project's decoder
@@ -298,7 +287,7 @@ impl Model {
     /// multiplied in that format) or widened at load (`f32 (widened from
     /// Q8_1)`); `None` where a candle-transformers model runs it.
     pub fn matrix_formats(&self) -> Option<std::collections::BTreeMap<String, usize>> {
-        self.network.matrix_formats()
+        self.parts.network.matrix_formats()
     }
 
     /// Bytes one position (a token) of a sequence takes in the KV cache:
@@ -308,14 +297,17 @@ impl Model {
     /// runs, whose caches the budget does not cover (and which decode one
     /// sequence at a time).
     pub fn kv_bytes_per_position(&self) -> Option<usize> {
-        self.network.new_cache().map(|c| c.bytes_per_position())
+        self.parts
+            .network
+            .new_cache()
+            .map(|c| c.bytes_per_position())
     }
 
     /// Whether the model runs several sequences together (the project's
     /// decoder; candle's models keep their one cache inside).
     #[cfg_attr(not(feature = "server"), allow(dead_code))] // The server's batch uses it.
     pub(crate) fn runs_together(&self) -> bool {
-        self.network.runs_together()
+        self.parts.network.runs_together()
     }
 }
 
