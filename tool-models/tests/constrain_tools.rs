@@ -79,6 +79,16 @@ fn hermes_plain_text_markers() {
     assert!(!inside.contains(tok.token_to_id("</tool_call>").unwrap()));
     assert!(inside.contains(tok.token_to_id("\"}").unwrap()));
     assert!(inside.contains(tok.token_to_id("</").unwrap()));
+    // Past a call, the text cannot write the closing marker either (the
+    // parser would keep a stray `</tool_call>` as words); `</` stays.
+    let mut after = c.clone();
+    let call = "<tool_call>{\"name\": \"now\", \"arguments\": {}}</tool_call> ok";
+    for t in tok.encode(call, false).unwrap().get_ids() {
+        after.commit(*t).unwrap();
+    }
+    let text = after.allowed().unwrap().unwrap();
+    assert!(!text.contains(tok.token_to_id("</tool_call>").unwrap()));
+    assert!(text.contains(tok.token_to_id("</").unwrap()));
     let outs = sample((&tok, &env), Format::Hermes, &ToolChoice::Auto, 100, 2);
     let with_calls = with_calls(&outs);
     assert!(

@@ -116,10 +116,14 @@ fn blocks(
     calls_allowed: bool,
 ) -> Result<(), ConstrainError> {
     let opening: String = syn.open.concat();
+    // Text never holds the closing marker either: a sampled stray
+    // `</tool_call>` would reach the user as words (the parser keeps it).
+    let closing: Vec<String> = syn.close.iter().map(|c| lit(c)).collect();
     let mut forbidden = syn.text_forbidden.clone();
     if !opening.is_empty() {
         forbidden.push(lit(&opening));
     }
+    forbidden.extend(closing.iter().cloned());
     l.named("TEXT", &text_without(&forbidden));
     if !calls_allowed {
         l.named("start", "TEXT");
@@ -148,7 +152,12 @@ fn blocks(
             // The text before a textual marker ends at its first occurrence.
             l.named("call", &format!("head {rest_of_open} {block}"));
             l.named("head[lazy]", "HEAD");
-            l.named("HEAD", &format!("{ANY} {}", lit(syn.open[0])));
+            let head = if closing.is_empty() {
+                ANY.to_owned()
+            } else {
+                format!("({})", text_without(&closing))
+            };
+            l.named("HEAD", &format!("{head} {}", lit(syn.open[0])));
             "call* TEXT".to_owned()
         }
         _ if syn.bare => format!("{bare_open}{block}"),
