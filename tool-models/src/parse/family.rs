@@ -125,6 +125,8 @@ impl Family {
     }
 
     /// Call objects between markers, one to a block or a list of them.
+    // Without `local` a grammar is `()`.
+    #[cfg_attr(not(feature = "local"), allow(clippy::unit_arg))]
     pub(crate) const fn json_grammar(
         self,
         open: &'static [&'static str],
