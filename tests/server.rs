@@ -60,6 +60,13 @@ fn ask(prompt: &str) -> Value {
     })
 }
 
+/// [`ask`] with this `tool_choice`.
+fn ask_with(prompt: &str, tool_choice: Value) -> Value {
+    let mut body = ask(prompt);
+    body["tool_choice"] = tool_choice;
+    body
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn answers_calls_and_streams_as_openai_does() {
     let url = start(bundled()).await;
@@ -67,8 +74,10 @@ async fn answers_calls_and_streams_as_openai_does() {
     let models = get_json(&format!("{url}/models")).await;
     assert_eq!(models["data"][0]["id"], "tool-use-mini");
 
-    let mut body = ask("What's the temperature in Paris right now?");
-    body["tool_choice"] = json!("required");
+    let mut body = ask_with(
+        "What's the temperature in Paris right now?",
+        json!("required"),
+    );
     let (status, answer) = post(&url, &body).await;
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["object"], "chat.completion");
@@ -145,9 +154,7 @@ async fn tool_choice_is_obeyed() {
     let url = start(bundled()).await;
     let prompt = "What's the temperature in Paris in celsius?";
 
-    let mut none = ask(prompt);
-    none["tool_choice"] = json!("none");
-    let (status, answer) = post(&url, &none).await;
+    let (status, answer) = post(&url, &ask_with(prompt, json!("none"))).await;
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["choices"][0]["finish_reason"], "stop", "{answer}");
     assert!(
@@ -155,10 +162,8 @@ async fn tool_choice_is_obeyed() {
         "{answer}"
     );
 
-    let mut named = ask(prompt);
-    named["tool_choice"] =
-        json!({"type": "function", "function": {"name": "get_current_wind_speed"}});
-    let (status, answer) = post(&url, &named).await;
+    let named = json!({"type": "function", "function": {"name": "get_current_wind_speed"}});
+    let (status, answer) = post(&url, &ask_with(prompt, named)).await;
     assert_eq!(status, 200, "{answer}");
     let calls = answer["choices"][0]["message"]["tool_calls"]
         .as_array()
@@ -167,8 +172,7 @@ async fn tool_choice_is_obeyed() {
     assert_eq!(calls[0]["function"]["name"], "get_current_wind_speed");
 
     let two = "What's the temperature in Paris and in Tokyo, in celsius?";
-    let mut parallel = ask(two);
-    parallel["tool_choice"] = json!("required");
+    let mut parallel = ask_with(two, json!("required"));
     let (_, answer) = post(&url, &parallel).await;
     let calls = answer["choices"][0]["message"]["tool_calls"]
         .as_array()
