@@ -63,6 +63,16 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Capture {
     }
 }
 
+/// Asserts the name of `span`'s parent, and the values of these of its
+/// fields (it may have others).
+#[track_caller]
+fn assert_span(span: &Captured, parent: Option<&str>, fields: &[(&str, &str)]) {
+    assert_eq!(span.parent.as_deref(), parent, "{span:?}");
+    for (name, value) in fields {
+        assert_eq!(span.fields[*name], *value, "{name} of {span:?}");
+    }
+}
+
 /// The turns given, reporting the same token counts each.
 fn scripted(turns: &[&str]) -> ScriptedChat {
     ScriptedChat::replies(Format::Hermes, turns.iter().copied())
@@ -111,34 +121,44 @@ fn a_run_is_an_invoke_agent_span_with_chat_and_execute_tool_spans_inside() {
         ]
     );
     let agent = &spans[0];
-    assert_eq!(agent.parent, None);
-    assert_eq!(agent.fields["gen_ai.operation.name"], "invoke_agent");
-    assert_eq!(agent.fields["gen_ai.request.model"], "scripted-1");
+    assert_span(
+        agent,
+        None,
+        &[
+            ("gen_ai.operation.name", "invoke_agent"),
+            ("gen_ai.request.model", "scripted-1"),
+        ],
+    );
     assert!(!agent.fields.contains_key("error.type"));
 
-    let (first, last) = (&spans[1], &spans[4]);
-    for chat in [first, last] {
-        assert_eq!(chat.parent.as_deref(), Some("invoke_agent"));
-        assert_eq!(chat.fields["otel.name"], "chat scripted-1");
-        assert_eq!(chat.fields["gen_ai.operation.name"], "chat");
-        assert_eq!(chat.fields["gen_ai.request.model"], "scripted-1");
-        assert_eq!(chat.fields["gen_ai.usage.input_tokens"], "120");
-        assert_eq!(chat.fields["gen_ai.usage.output_tokens"], "17");
+    // Each model turn's span and each call's inside the run's: the calls
+    // run after their turn's span closed.
+    let (first, ok, failed, last) = (&spans[1], &spans[2], &spans[3], &spans[4]);
+    let chat: &[(&str, &str)] = &[
+        ("otel.name", "chat scripted-1"),
+        ("gen_ai.operation.name", "chat"),
+        ("gen_ai.request.model", "scripted-1"),
+        ("gen_ai.usage.input_tokens", "120"),
+        ("gen_ai.usage.output_tokens", "17"),
+    ];
+    let execute_tool: &[(&str, &str)] = &[
+        ("gen_ai.operation.name", "execute_tool"),
+        ("gen_ai.tool.name", "divide"),
+        ("otel.name", "execute_tool divide"),
+    ];
+    for (span, fields) in [
+        (first, chat),
+        (ok, execute_tool),
+        (failed, execute_tool),
+        (last, chat),
+    ] {
+        assert_span(span, Some("invoke_agent"), fields);
     }
     assert_eq!(
         first.fields["gen_ai.response.finish_reasons"],
         r#"["tool_calls"]"#
     );
     assert_eq!(last.fields["gen_ai.response.finish_reasons"], r#"["stop"]"#);
-
-    // The calls run inside the run, after their turn's span closed.
-    let (ok, failed) = (&spans[2], &spans[3]);
-    for call in [ok, failed] {
-        assert_eq!(call.parent.as_deref(), Some("invoke_agent"));
-        assert_eq!(call.fields["gen_ai.operation.name"], "execute_tool");
-        assert_eq!(call.fields["gen_ai.tool.name"], "divide");
-        assert_eq!(call.fields["otel.name"], "execute_tool divide");
-    }
     assert_eq!(
         ok.fields["gen_ai.tool.call.id"],
         run.messages[1].tool_calls[0].id
