@@ -17,6 +17,9 @@
 // revision deprecates (SEP-2577).
 #![allow(deprecated)]
 
+#[path = "common/skip.rs"]
+mod skip;
+
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CreateMessageRequestParams,
     ElicitRequestParams, ListToolsResult, LoggingLevel, LoggingMessageNotificationParam,
@@ -319,15 +322,10 @@ impl ServerHandler for Conformance {
 fn suite() -> Option<PathBuf> {
     match std::env::var_os("TOOL_USE_MCP_CONFORMANCE") {
         Some(dir) => Some(PathBuf::from(dir)),
-        None => {
-            let why = "TOOL_USE_MCP_CONFORMANCE is not set (a folder with @modelcontextprotocol/conformance and node@22 installed)";
-            assert!(
-                std::env::var_os("TOOL_USE_REQUIRE_MCP_CONFORMANCE").is_none(),
-                "{why}"
-            );
-            eprintln!("skipped: {why}");
-            None
-        }
+        None => skip::because(
+            "TOOL_USE_MCP_CONFORMANCE is not set (a folder with @modelcontextprotocol/conformance and node@22 installed)",
+            "TOOL_USE_REQUIRE_MCP_CONFORMANCE",
+        ),
     }
 }
 

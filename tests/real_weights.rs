@@ -28,6 +28,14 @@
 //! matrix widened to f32 (`tool-use generate --dequantize`): then the
 //! rendered prompt, its ids and 32 greedy tokens are transformers' own.
 
+// Only `tool_use` and `succeeded` are used here.
+#[allow(dead_code)]
+#[path = "common/cli.rs"]
+mod cli;
+#[path = "common/skip.rs"]
+mod skip;
+
+use cli::{succeeded, tool_use};
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
@@ -82,12 +90,7 @@ fn smollm2() -> Option<PathBuf> {
 /// Says why a test does not run, and fails it where the files are
 /// required (CI).
 fn skip(why: &str) -> Option<PathBuf> {
-    assert!(
-        std::env::var_os("TOOL_USE_REQUIRE_PYTHON_CLIENTS").is_none(),
-        "{why}"
-    );
-    eprintln!("skipped: {why}");
-    None
+    skip::because(why, "TOOL_USE_REQUIRE_PYTHON_CLIENTS")
 }
 
 #[test]
@@ -95,19 +98,14 @@ fn smollm2_q4_1_prompts_as_transformers_and_decodes_as_llama_cpp() {
     let Some(file) = smollm2() else {
         return;
     };
-    let out = Command::new(env!("CARGO_BIN_EXE_tool-use"))
+    let out = tool_use()
         .arg("generate")
         .arg("--model")
         .arg(&file)
         .args(["--chat", "--max-tokens", "24", "--json", PROMPT])
         .output()
         .expect("tool-use runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let json: serde_json::Value = serde_json::from_slice(&succeeded(out)).expect("JSON");
     let ids = |key: &str| -> Vec<u32> {
         serde_json::from_value(json[key].clone()).unwrap_or_else(|e| panic!("{key}: {e}"))
     };
@@ -184,20 +182,18 @@ fn gemma3_q4_k_m_gives_llama_cpps_next_token_probabilities() {
     let Some(file) = gemma3() else {
         return;
     };
-    let reference: serde_json::Value =
-        serde_json::from_str(include_str!("data/gemma3_270m_llama_cpp.json")).unwrap();
     let model = Model::load(&file).expect("the Gemma 3 file loads");
     // Every matrix multiplied as stored: 18 layers' fused q/k/v, output,
     // gate/up and down projections in their mixed formats, and the
     // embedding, which is also the head.
-    let formats = serde_json::to_value(model.matrix_formats()).unwrap();
-    assert_eq!(
-        formats,
-        serde_json::json!({"Q4_K": 27, "Q5_0": 45, "Q6_K": 9, "Q8_0": 10})
+    assert_matrix_formats(
+        &model,
+        serde_json::json!({"Q4_K": 27, "Q5_0": 45, "Q6_K": 9, "Q8_0": 10}),
     );
     // `<eos>`, and `<end_of_turn>`, which ends a chat turn.
     assert_eq!(model.eos_token_ids(), [1, 106]);
-    assert_logprobs_as_llama_cpp(&mut Session::new(model), &reference);
+    let reference = include_str!("data/gemma3_270m_llama_cpp.json");
+    assert_logprobs_as_llama_cpp(&mut Session::new(model), reference);
 }
 
 /// SmolLM2 requantized by llama.cpp's own `llama-quantize` to IQ4_XS (and
@@ -220,23 +216,17 @@ fn smollm2_iq4_xs_gives_llama_cpps_next_token_probabilities() {
         .args(["IQ4_XS", "2"])
         .output()
         .expect("llama-quantize runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let reference: serde_json::Value =
-        serde_json::from_str(include_str!("data/smollm2_iq4_xs_llama_cpp.json")).unwrap();
+    succeeded(out);
     let model = Model::load(&iq4).expect("the IQ4_XS file loads");
     // 30 layers: the down projections (rows of 1,536) in IQ4_XS but the
     // first three, which llama-quantize keeps in Q5_K; the other matrices
     // (rows of 576) in IQ4_NL; the embedding, also the head, in Q8_0.
-    let formats = serde_json::to_value(model.matrix_formats()).unwrap();
-    assert_eq!(
-        formats,
-        serde_json::json!({"IQ4_NL": 90, "IQ4_XS": 27, "Q5_K": 3, "Q8_0": 1})
+    assert_matrix_formats(
+        &model,
+        serde_json::json!({"IQ4_NL": 90, "IQ4_XS": 27, "Q5_K": 3, "Q8_0": 1}),
     );
-    assert_logprobs_as_llama_cpp(&mut Session::new(model), &reference);
+    let reference = include_str!("data/smollm2_iq4_xs_llama_cpp.json");
+    assert_logprobs_as_llama_cpp(&mut Session::new(model), reference);
 }
 
 /// llama.cpp's `llama-quantize`: `$LLAMA_QUANTIZE`, else beside
@@ -249,24 +239,31 @@ fn llama_quantize() -> Option<PathBuf> {
             Some(server.with_file_name("llama-quantize"))
         })
         .filter(|p| p.is_file());
-    if found.is_none() {
-        let why = "no llama-quantize: LLAMA_QUANTIZE names none, nor is one beside LLAMA_SERVER";
-        assert!(
-            std::env::var_os("TOOL_USE_REQUIRE_LLAMA_SERVER").is_none(),
-            "{why}"
-        );
-        eprintln!("skipped: {why}");
-    }
-    found
+    found.or_else(|| {
+        skip::because(
+            "no llama-quantize: LLAMA_QUANTIZE names none, nor is one beside LLAMA_SERVER",
+            "TOOL_USE_REQUIRE_LLAMA_SERVER",
+        )
+    })
 }
 
-/// Along each of `reference`'s cases (a prompt, llama.cpp's greedy tokens
-/// and its top log-probabilities at each step): the prompt tokenizes to
+/// Asserts the formats `model`'s matrices are stored in, and how many
+/// of each.
+#[track_caller]
+fn assert_matrix_formats(model: &Model, expected: serde_json::Value) {
+    let formats = serde_json::to_value(model.matrix_formats()).unwrap();
+    assert_eq!(formats, expected);
+}
+
+/// Along each of the cases of `reference` (the JSON of a recording: a
+/// prompt, llama.cpp's greedy tokens and its top log-probabilities at each
+/// step): the prompt tokenizes to
 /// llama.cpp's ids, every token llama.cpp gives 1% or more has its
 /// log-probability within [`LOGPROB_TOLERANCE`], the mean difference is
 /// within [`MEAN_TOLERANCE`], and where llama.cpp's choice is clear it is
 /// the model's.
-fn assert_logprobs_as_llama_cpp(session: &mut Session, reference: &serde_json::Value) {
+fn assert_logprobs_as_llama_cpp(session: &mut Session, reference: &str) {
+    let reference: serde_json::Value = serde_json::from_str(reference).unwrap();
     let model = Arc::clone(session.model());
     let (mut worst, mut total, mut compared) = (0f32, 0f32, 0usize);
     for case in reference["cases"].as_array().unwrap() {
@@ -318,7 +315,7 @@ fn assert_generates_as_transformers(file: &std::path::Path, key: &str) {
     let cases = reference[key].as_array().unwrap();
     assert!(!cases.is_empty());
     for case in cases {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_tool-use"));
+        let mut command = tool_use();
         command
             .arg("generate")
             .arg("--model")
@@ -331,12 +328,7 @@ fn assert_generates_as_transformers(file: &std::path::Path, key: &str) {
             None => command.arg(case["prompt"].as_str().unwrap()),
         };
         let out = command.output().expect("tool-use runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let ours: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let ours: serde_json::Value = serde_json::from_slice(&succeeded(out)).expect("JSON");
         if case.get("message").is_some() {
             assert_eq!(ours["tools"], reference["tools"], "the demo tools changed");
         }
