@@ -5,28 +5,13 @@
 
 #[path = "common/fixtures.rs"]
 mod fixtures;
+#[path = "common/weather.rs"]
+mod weather;
 
 use serde_json::{json, Value};
 use tool_use::models::template::{ChatTemplate, Clock, DateTime};
 use tool_use::{tool, toolbox, DefinitionFormat, Message, ToolCall};
-
-/// Get the current temperature at a location.
-///
-/// Args:
-///     location: The location to get the temperature for, in the format "City, Country"
-///     unit: The unit to return the temperature in. (choices: ["celsius", "fahrenheit"])
-///
-/// Returns:
-///     The current temperature at the specified location in the specified units, as a float.
-#[tool]
-fn get_current_temperature(location: String, unit: String) -> f64 {
-    let _ = location;
-    if unit == "celsius" {
-        22.0
-    } else {
-        71.6
-    }
-}
+use weather::get_current_temperature;
 
 /// Get the current wind speed in km/h at a given location.
 ///

@@ -4,30 +4,16 @@
 // Generated code names the facade `::tool_use`; here the runtime stands in for it.
 extern crate tool_runtime as tool_use;
 
+#[path = "../../tests/common/weather.rs"]
+mod weather;
+
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tool_macros::{tool, tools};
 use tool_runtime::{toolbox, DefinitionFormat, Message, Role, ToolCall, Toolbox, ToolboxError};
-
-/// Get the current temperature at a location.
-///
-/// Args:
-///     location: The location to get the temperature for, in the format "City, Country"
-///     unit: The unit to return the temperature in. (choices: ["celsius", "fahrenheit"])
-///
-/// Returns:
-///     The current temperature at the specified location in the specified units, as a float.
-#[tool]
-fn get_current_temperature(location: &str, unit: String) -> f64 {
-    let _ = location;
-    if unit == "celsius" {
-        22.0
-    } else {
-        71.6
-    }
-}
+use weather::get_current_temperature;
 
 /// Get the current wind speed in km/h at a given location.
 ///
