@@ -19,6 +19,12 @@ impl Span {
     pub(super) fn in_scope<T>(&self, f: impl FnOnce() -> T) -> T {
         f()
     }
+
+    /// In place of a span that would record `_fields`: one that records
+    /// nothing.
+    fn recording_nothing_of<T>(_fields: T) -> Span {
+        Span
+    }
 }
 
 /// The span of a whole run.
@@ -36,10 +42,7 @@ pub(super) fn invoke_agent(model: Option<&str>) -> Span {
         )
     }
     #[cfg(not(feature = "tracing"))]
-    {
-        let _ = model;
-        Span
-    }
+    Span::recording_nothing_of(model)
 }
 
 /// The span of one model turn.
@@ -60,10 +63,7 @@ pub(super) fn chat(model: Option<&str>) -> Span {
         )
     }
     #[cfg(not(feature = "tracing"))]
-    {
-        let _ = model;
-        Span
-    }
+    Span::recording_nothing_of(model)
 }
 
 /// Records a turn's tokens, or its failure, on its span.

@@ -91,24 +91,25 @@ pub(crate) enum ArchConfig {
     Lfm2(Lfm2),
 }
 
-/// What the loader needs from `config.json`.
+/// What the loader needs from `config.json` (its fields are for the
+/// loaders, in this module's parent and below).
 #[derive(Debug, Clone)]
 pub(crate) struct HfConfig {
     /// `architectures[0]`, e.g. `LlamaForCausalLM`.
-    pub name: String,
-    pub arch: ArchConfig,
+    pub(super) name: String,
+    pub(super) arch: ArchConfig,
     /// Rows of the embedding: the width of the logits.
-    pub vocab_size: usize,
-    pub context_length: usize,
-    pub eos_ids: Vec<u32>,
-    pub bos_id: Option<u32>,
+    pub(super) vocab_size: usize,
+    pub(super) context_length: usize,
+    pub(super) eos_ids: Vec<u32>,
+    pub(super) bos_id: Option<u32>,
     /// Whether the output projection is the embedding matrix.
-    pub tie_word_embeddings: bool,
+    pub(super) tie_word_embeddings: bool,
     /// How queries and keys rotate, read in either config style.
-    pub rope: RopeLayers,
+    pub(super) rope: RopeLayers,
     /// Every layer attends to this many positions at most (Phi-3), where
     /// the project's decoder runs the model.
-    pub sliding_window: Option<usize>,
+    pub(super) sliding_window: Option<usize>,
 }
 
 impl HfConfig {
