@@ -302,6 +302,13 @@ mod tests {
         }
     }
 
+    /// `right` valid results of `category`, then `wrong` invalid ones.
+    fn tally(category: Category, right: usize, wrong: usize) -> Vec<CaseResult> {
+        (0..right + wrong)
+            .map(|i| result(category, i < right, false))
+            .collect()
+    }
+
     #[test]
     fn groups_average_as_bfcl_does() {
         let mut results = vec![
@@ -344,13 +351,12 @@ mod tests {
         // = 50%; with multiple at 100% non-live AST is 75%, not the 62.5%
         // a plain mean of four categories would give.
         let results = [
-            result(Category::SimplePython, true, false),
-            result(Category::SimpleJava, false, false),
-            result(Category::SimpleJava, false, false),
-            result(Category::SimpleJavascript, true, false),
-            result(Category::SimpleJavascript, false, false),
-            result(Category::Multiple, true, false),
-        ];
+            tally(Category::SimplePython, 1, 0),
+            tally(Category::SimpleJava, 0, 2),
+            tally(Category::SimpleJavascript, 1, 1),
+            tally(Category::Multiple, 1, 0),
+        ]
+        .concat();
         let summary = Summary::of(&results);
         assert!((summary.groups[0].accuracy - 0.75).abs() < 1e-12);
         assert_eq!(
@@ -364,14 +370,14 @@ mod tests {
         // base 1/1, miss_func 0/2, miss_param 1/2, long_context 1/1:
         // (100 + 0 + 50 + 100) / 4 = 62.5%, not the 60% of 3/5 pooled.
         let results = [
-            result(Category::MultiTurnBase, true, false),
-            result(Category::MultiTurnMissFunc, false, false),
-            result(Category::MultiTurnMissFunc, false, true),
-            result(Category::MultiTurnMissParam, true, false),
-            result(Category::MultiTurnMissParam, false, false),
-            result(Category::MultiTurnLongContext, true, false),
-            result(Category::Irrelevance, true, false),
-        ];
+            tally(Category::MultiTurnBase, 1, 0),
+            tally(Category::MultiTurnMissFunc, 0, 1),
+            vec![result(Category::MultiTurnMissFunc, false, true)],
+            tally(Category::MultiTurnMissParam, 1, 1),
+            tally(Category::MultiTurnLongContext, 1, 0),
+            tally(Category::Irrelevance, 1, 0),
+        ]
+        .concat();
         let summary = Summary::of(&results);
         let multi = summary
             .groups
