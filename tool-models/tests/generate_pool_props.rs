@@ -59,7 +59,7 @@ struct Models {
 
 impl Models {
     /// What the reference generates from `prompt` after an empty cache.
-    fn from_scratch(&mut self, prompt: &[u32]) -> Generation {
+    fn generated_afresh(&mut self, prompt: &[u32]) -> Generation {
         self.reference.reset_cache();
         greedy(&mut self.reference, prompt)
     }
@@ -151,7 +151,7 @@ proptest! {
     fn interleavings_generate_as_from_scratch_and_reuse_at_least_one_cache(script in script()) {
         let mut m = models(&TinySpec::llama(31));
         drive(&script, |prompt| {
-            let expected = m.from_scratch(prompt);
+            let expected = m.generated_afresh(prompt);
             let pooled = greedy(&mut m.pooled, prompt);
             let small = greedy(&mut m.small, prompt);
             let single = greedy(&mut m.single, prompt);
@@ -176,7 +176,7 @@ proptest! {
     fn hybrid_interleavings_generate_as_from_scratch(script in script()) {
         let mut m = models(&TinySpec::granite_h(31));
         drive(&script, |prompt| {
-            let expected = m.from_scratch(prompt);
+            let expected = m.generated_afresh(prompt);
             for session in [&mut m.pooled, &mut m.small, &mut m.single] {
                 let out = greedy(session, prompt);
                 prop_assert_eq!(&out.tokens, &expected.tokens);
