@@ -8,7 +8,7 @@ use constrain_util::{
 use serde_json::json;
 use tokenizers::Tokenizer;
 use tool_models::constrain::{ConstrainError, TokenEnv, ToolConstraint};
-use tool_models::generate::TokenConstraint;
+use tool_models::generate::{TokenConstraint, TokenSet};
 use tool_models::parse::Format;
 use tool_models::parse::ParsedResponse;
 use tool_runtime::{ToolChoice, ToolDefinition};
@@ -23,6 +23,16 @@ fn sample(
     seed: u64,
 ) -> Vec<(String, ParsedResponse)> {
     run(model, format, &tools(), choice, &Bias::default(), n, seed)
+}
+
+/// The tokens `constraint` allows after the tokens of `text` (committed on
+/// a copy).
+fn allowed_after(constraint: &ToolConstraint, tok: &Tokenizer, text: &str) -> TokenSet {
+    let mut probe = constraint.clone();
+    for t in tok.encode(text, false).unwrap().get_ids() {
+        probe.commit(*t).unwrap();
+    }
+    probe.allowed().unwrap().unwrap()
 }
 
 #[test]
@@ -70,23 +80,15 @@ fn hermes_plain_text_markers() {
     assert!(c.grammar().contains("head[lazy]"), "{}", c.grammar());
     // Inside a string the end marker cannot appear: the parser would end
     // the call there.
-    let mut probe = c.clone();
     let head = "<tool_call>{\"name\": \"search\", \"arguments\": {\"query\": \"a";
-    for t in tok.encode(head, false).unwrap().get_ids() {
-        probe.commit(*t).unwrap();
-    }
-    let inside = probe.allowed().unwrap().unwrap();
+    let inside = allowed_after(&c, &tok, head);
     assert!(!inside.contains(tok.token_to_id("</tool_call>").unwrap()));
     assert!(inside.contains(tok.token_to_id("\"}").unwrap()));
     assert!(inside.contains(tok.token_to_id("</").unwrap()));
     // Past a call, the text cannot write the closing marker either (the
     // parser would keep a stray `</tool_call>` as words); `</` stays.
-    let mut after = c.clone();
     let call = "<tool_call>{\"name\": \"now\", \"arguments\": {}}</tool_call> ok";
-    for t in tok.encode(call, false).unwrap().get_ids() {
-        after.commit(*t).unwrap();
-    }
-    let text = after.allowed().unwrap().unwrap();
+    let text = allowed_after(&c, &tok, call);
     assert!(!text.contains(tok.token_to_id("</tool_call>").unwrap()));
     assert!(text.contains(tok.token_to_id("</").unwrap()));
     let outs = sample((&tok, &env), Format::Hermes, &ToolChoice::Auto, 100, 2);
