@@ -214,6 +214,15 @@ impl TinySpec {
         }
     }
 
+    /// A hybrid `arch` at the tiny Llama's size, with a layer for each of
+    /// `pattern`'s (which says whether it attends).
+    fn hybrid_shaped(arch: TinyArch, pattern: &[bool], seed: u64) -> TinySpec {
+        TinySpec {
+            num_layers: pattern.len(),
+            ..TinySpec::llama_shaped(arch, seed)
+        }
+    }
+
     /// A Qwen2 with its own `lm_head`: hidden 64, 2 layers, 4 heads, 2 kv heads.
     pub fn qwen2(seed: u64) -> TinySpec {
         TinySpec {
@@ -308,10 +317,7 @@ impl TinySpec {
     /// attention layer, a convolution), 4 heads, 2 kv heads, tied
     /// embeddings.
     pub fn lfm2(seed: u64) -> TinySpec {
-        TinySpec {
-            num_layers: LFM2_ATTENTION.len(),
-            ..TinySpec::llama_shaped(TinyArch::Lfm2, seed)
-        }
+        TinySpec::hybrid_shaped(TinyArch::Lfm2, &LFM2_ATTENTION, seed)
     }
 
     /// Granite 4's dense shape at a tiny size: hidden 64, 2 attention
@@ -324,10 +330,7 @@ impl TinySpec {
     /// attention, Mamba-2), 4 heads, 2 kv heads, tied embeddings; Mamba-2
     /// with 4 heads of 32, a state of 16 in 2 groups, a convolution of 4.
     pub fn granite_h(seed: u64) -> TinySpec {
-        TinySpec {
-            num_layers: GRANITE_H_ATTENTION.len(),
-            ..TinySpec::llama_shaped(TinyArch::GraniteH, seed)
-        }
+        TinySpec::hybrid_shaped(TinyArch::GraniteH, &GRANITE_H_ATTENTION, seed)
     }
 
     /// LFM2-350M's shape (hidden 1024, 16 layers of which 6 attend, 16
@@ -482,6 +485,65 @@ pub fn write_tiny_model(dir: &Path, spec: &TinySpec) -> Result<(), ModelError> {
     Ok(())
 }
 
+/// The `config.json` keys of a Granite 4: dense (`GraniteHybrid`) or with
+/// Mamba-2 layers (`GraniteH`).
+fn granite_4_json(spec: &TinySpec) -> Value {
+    let with_mamba = spec.arch == TinyArch::GraniteH;
+    let [embedding, attention, residual, logits] = GRANITE_MULTIPLIERS;
+    // Older configs name the kinds "attention" and "mamba".
+    let (attends, mamba) = match spec.config_style {
+        ConfigStyle::Legacy => ("attention", "mamba"),
+        ConfigStyle::RopeParameters => ("full_attention", "linear_attention"),
+    };
+    let mut config = json!({
+        "architectures": ["GraniteMoeHybridForCausalLM"],
+        "model_type": "granitemoehybrid",
+        "rms_norm_eps": 1e-5,
+        "attention_bias": false,
+        "embedding_multiplier": embedding,
+        "attention_multiplier": attention,
+        "residual_multiplier": residual,
+        "logits_scaling": logits,
+        "pad_token_id": vocab::added_id("<|endoftext|>"),
+        // The experts' width, unused without experts.
+        "intermediate_size": 2 * spec.intermediate_size,
+        "shared_intermediate_size": spec.intermediate_size,
+        "num_local_experts": 0,
+        "num_experts_per_tok": 0,
+        "position_embedding_type": if with_mamba { "nope" } else { "rope" },
+        "layer_types": spec
+            .attention_layers()
+            .iter()
+            .map(|&a| if a { attends } else { mamba })
+            .collect::<Vec<_>>(),
+        "normalization_function": "rmsnorm",
+    });
+    let own = if with_mamba {
+        json!({
+            "mamba_n_heads": spec.mamba_sizes()[0],
+            "mamba_d_head": spec.mamba_sizes()[1],
+            "mamba_d_state": spec.mamba_sizes()[2],
+            "mamba_n_groups": spec.mamba_sizes()[3],
+            "mamba_d_conv": spec.mamba_sizes()[4],
+            "mamba_expand": 2,
+            // transformers' prompt runs in chunks of this: two here.
+            "mamba_chunk_size": 8,
+            "mamba_conv_bias": true,
+            "mamba_proj_bias": false,
+        })
+    } else {
+        json!({
+            "init_method": "mup",
+            "mamba_d_conv": 4,
+            "mamba_expand": 2,
+        })
+    };
+    if let (Value::Object(config), Value::Object(own)) = (&mut config, own) {
+        config.extend(own);
+    }
+    config
+}
+
 fn config_json(spec: &TinySpec) -> Value {
     let mut config = json!({
         "hidden_size": spec.hidden_size,
@@ -562,75 +624,7 @@ fn config_json(spec: &TinySpec) -> Value {
             "original_max_position_embeddings": PHI4_ORIGINAL_CONTEXT,
             "pad_token_id": vocab::added_id("<|endoftext|>"),
         }),
-        TinyArch::GraniteH => {
-            let [embedding, attention, residual, logits] = GRANITE_MULTIPLIERS;
-            let (attends, mamba) = match spec.config_style {
-                ConfigStyle::Legacy => ("attention", "mamba"),
-                ConfigStyle::RopeParameters => ("full_attention", "linear_attention"),
-            };
-            json!({
-                "architectures": ["GraniteMoeHybridForCausalLM"],
-                "model_type": "granitemoehybrid",
-                "rms_norm_eps": 1e-5,
-                "attention_bias": false,
-                "embedding_multiplier": embedding,
-                "attention_multiplier": attention,
-                "residual_multiplier": residual,
-                "logits_scaling": logits,
-                "pad_token_id": vocab::added_id("<|endoftext|>"),
-                "intermediate_size": 2 * spec.intermediate_size,
-                "shared_intermediate_size": spec.intermediate_size,
-                "num_local_experts": 0,
-                "num_experts_per_tok": 0,
-                "position_embedding_type": "nope",
-                "layer_types": spec
-                    .attention_layers()
-                    .iter()
-                    .map(|&a| if a { attends } else { mamba })
-                    .collect::<Vec<_>>(),
-                "normalization_function": "rmsnorm",
-                "mamba_n_heads": spec.mamba_sizes()[0],
-                "mamba_d_head": spec.mamba_sizes()[1],
-                "mamba_d_state": spec.mamba_sizes()[2],
-                "mamba_n_groups": spec.mamba_sizes()[3],
-                "mamba_d_conv": spec.mamba_sizes()[4],
-                "mamba_expand": 2,
-                // transformers' prompt runs in chunks of this: two here.
-                "mamba_chunk_size": 8,
-                "mamba_conv_bias": true,
-                "mamba_proj_bias": false,
-            })
-        }
-        TinyArch::GraniteHybrid => {
-            let [embedding, attention, residual, logits] = GRANITE_MULTIPLIERS;
-            // Older configs name the kinds "attention" and "mamba".
-            let kind = match spec.config_style {
-                ConfigStyle::Legacy => "attention",
-                ConfigStyle::RopeParameters => "full_attention",
-            };
-            json!({
-                "architectures": ["GraniteMoeHybridForCausalLM"],
-                "model_type": "granitemoehybrid",
-                "rms_norm_eps": 1e-5,
-                "attention_bias": false,
-                "embedding_multiplier": embedding,
-                "attention_multiplier": attention,
-                "residual_multiplier": residual,
-                "logits_scaling": logits,
-                "pad_token_id": vocab::added_id("<|endoftext|>"),
-                // The experts' width, unused without experts.
-                "intermediate_size": 2 * spec.intermediate_size,
-                "shared_intermediate_size": spec.intermediate_size,
-                "num_local_experts": 0,
-                "num_experts_per_tok": 0,
-                "position_embedding_type": "rope",
-                "layer_types": vec![kind; spec.num_layers],
-                "normalization_function": "rmsnorm",
-                "init_method": "mup",
-                "mamba_d_conv": 4,
-                "mamba_expand": 2,
-            })
-        }
+        TinyArch::GraniteH | TinyArch::GraniteHybrid => granite_4_json(spec),
         TinyArch::Lfm2 => {
             let mut lfm2 = json!({
                 "architectures": ["Lfm2ForCausalLM"],
