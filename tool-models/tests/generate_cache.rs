@@ -29,6 +29,16 @@ fn specs() -> [TinySpec; 4] {
     ]
 }
 
+/// Each of [`specs`] loaded twice (a session to test and a reference), and
+/// [`prompt`] in its tokens; with the folder, kept while they are used.
+fn models() -> impl Iterator<Item = (tempfile::TempDir, TinySpec, Session, Session, Vec<u32>)> {
+    specs().into_iter().map(|spec| {
+        let (tmp, session, reference) = load(&spec);
+        let prompt = prompt(session.model());
+        (tmp, spec, session, reference, prompt)
+    })
+}
+
 fn prompt(model: &Model) -> Vec<u32> {
     model
         .tokenizer()
@@ -65,9 +75,7 @@ fn assert_cached_logits_fresh(
 
 #[test]
 fn incremental_decoding_equals_full_recomputation_at_every_step() {
-    for spec in specs() {
-        let (_tmp, mut cached, mut full) = load(&spec);
-        let mut tokens = prompt(cached.model());
+    for (_tmp, spec, mut cached, mut full, mut tokens) in models() {
         let out = greedy(&mut cached, &tokens, 24);
         tokens.extend(&out.tokens);
         cached.reset_cache();
@@ -89,9 +97,7 @@ fn incremental_decoding_equals_full_recomputation_at_every_step() {
 
 #[test]
 fn generation_with_the_cache_matches_greedy_recomputation() {
-    for spec in specs() {
-        let (_tmp, mut session, mut reference) = load(&spec);
-        let prompt = prompt(session.model());
+    for (_tmp, spec, mut session, mut reference, prompt) in models() {
         let out = greedy(&mut session, &prompt, 16);
         // Greedy by hand, recomputing the whole sequence for every token.
         let mut seq = prompt.clone();
@@ -108,8 +114,7 @@ fn generation_with_the_cache_matches_greedy_recomputation() {
 
 #[test]
 fn long_prompts_are_prefilled_in_chunks_with_the_same_logits() {
-    for spec in specs() {
-        let (_tmp, mut chunked, mut stepped) = load(&spec);
+    for (_tmp, spec, mut chunked, mut stepped, _) in models() {
         // 700 tokens: more than one prefill chunk.
         let tokens: Vec<u32> = (0..700u32).map(|i| (i * 37 + 11) % 256).collect();
         let whole = chunked.logits(&tokens).unwrap();
@@ -124,9 +129,7 @@ fn long_prompts_are_prefilled_in_chunks_with_the_same_logits() {
 
 #[test]
 fn a_prompt_extending_the_last_generation_reuses_all_of_it() {
-    for spec in specs() {
-        let (_tmp, mut session, mut reference) = load(&spec);
-        let first = prompt(session.model());
+    for (_tmp, spec, mut session, mut reference, first) in models() {
         let out1 = greedy(&mut session, &first, 10);
         assert_eq!(out1.stats.reused_tokens, 0);
         assert_eq!(out1.stop_reason, StopReason::MaxTokens);
@@ -155,9 +158,7 @@ fn a_prompt_extending_the_last_generation_reuses_all_of_it() {
 
 #[test]
 fn a_prompt_extending_only_the_last_prompt_restarts_from_the_snapshot() {
-    for spec in specs() {
-        let (_tmp, mut session, mut reference) = load(&spec);
-        let first = prompt(session.model());
+    for (_tmp, spec, mut session, mut reference, first) in models() {
         let out1 = greedy(&mut session, &first, 8);
         // The assistant turn re-rendered differently from what was generated.
         let mut second = first.clone();
@@ -195,9 +196,7 @@ fn the_same_prompt_twice_reuses_everything_and_repeats_the_output() {
 
 #[test]
 fn a_prompt_diverging_inside_the_cache_keeps_the_shared_prefix() {
-    for spec in specs() {
-        let (_tmp, mut session, mut reference) = load(&spec);
-        let first = prompt(session.model());
+    for (_tmp, spec, mut session, mut reference, first) in models() {
         greedy(&mut session, &first, 8);
         // The same conversation with the question edited near its end:
         // everything before the edit comes from the cache.
