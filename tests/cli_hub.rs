@@ -10,7 +10,7 @@
 mod cli;
 
 use cli::{failed, succeeded, tool_use};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use tool_use::models::model::tiny::{write_tiny_gguf, TinySpec};
 
@@ -34,25 +34,35 @@ fn generate(model: &str, env: &[(&str, &Path)]) -> Command {
     command
 }
 
+/// The folder of `repo` (`ORG/NAME`) in the Hugging Face cache under
+/// `home`, laid out as huggingface_hub lays it out: `refs/main` names
+/// [`COMMIT`], whose snapshot folder is made, empty.
+fn cached_repo(home: &Path, repo: &str) -> PathBuf {
+    let dir = home
+        .join("hub")
+        .join(format!("models--{}", repo.replace('/', "--")));
+    std::fs::create_dir_all(dir.join("snapshots").join(COMMIT)).unwrap();
+    std::fs::create_dir_all(dir.join("refs")).unwrap();
+    std::fs::write(dir.join("refs/main"), COMMIT).unwrap();
+    dir
+}
+
 #[test]
 fn generate_finds_an_hf_model_in_the_cache_offline() {
     let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
     let file = tmp.path().join("tiny-Q4_K_M.gguf");
     write_tiny_gguf(&file, &TinySpec::qwen2(7)).unwrap();
-    // The cache as huggingface_hub lays it out.
-    let repo = tmp.path().join("home/hub/models--tiny--qwen2-GGUF");
+    // The file in the cache as a blob, linked from the snapshot.
+    let repo = cached_repo(&home, "tiny/qwen2-GGUF");
     std::fs::create_dir_all(repo.join("blobs")).unwrap();
-    std::fs::create_dir_all(repo.join("refs")).unwrap();
-    std::fs::create_dir_all(repo.join("snapshots").join(COMMIT)).unwrap();
     std::fs::copy(&file, repo.join("blobs/blob")).unwrap();
-    std::fs::write(repo.join("refs/main"), COMMIT).unwrap();
     let link = repo.join("snapshots").join(COMMIT).join("tiny-Q4_K_M.gguf");
     #[cfg(unix)]
     std::os::unix::fs::symlink("../../blobs/blob", &link).unwrap();
     #[cfg(not(unix))]
     std::fs::copy(&file, &link).unwrap();
 
-    let home = tmp.path().join("home");
     let offline = Path::new("1");
     let dead = Path::new("http://127.0.0.1:9");
     let env = [
@@ -114,15 +124,11 @@ fn a_chat_template_named_on_the_hub_comes_from_the_cache() {
     // `tiny/functiongemma-template`'s tokenizer_config.json.
     let template = include_str!("data/functiongemma_format.jinja");
     let config = serde_json::json!({"chat_template": template, "eos_token": "<|im_end|>"});
-    let repo = tmp
-        .path()
-        .join("home/hub/models--tiny--functiongemma-template");
-    let snapshot = repo.join("snapshots").join(COMMIT);
-    std::fs::create_dir_all(&snapshot).unwrap();
-    std::fs::create_dir_all(repo.join("refs")).unwrap();
-    std::fs::write(repo.join("refs/main"), COMMIT).unwrap();
-    std::fs::write(snapshot.join("tokenizer_config.json"), config.to_string()).unwrap();
     let home = tmp.path().join("home");
+    let snapshot = cached_repo(&home, "tiny/functiongemma-template")
+        .join("snapshots")
+        .join(COMMIT);
+    std::fs::write(snapshot.join("tokenizer_config.json"), config.to_string()).unwrap();
     let out = tool_use()
         .args(["doctor", "--json", "--model"])
         .arg(&model)
