@@ -38,6 +38,18 @@ struct Conversations {
 }
 
 impl Oracle {
+    /// The oracle that knows `cases`, each by its question and tools.
+    fn knowing(cases: &[Case]) -> Oracle {
+        let cases = cases
+            .iter()
+            .map(|c| {
+                let names = c.tools.iter().map(|t| t.name().to_owned());
+                (question(&c.messages, names), c.clone())
+            })
+            .collect();
+        Oracle { cases }
+    }
+
     /// The oracle as a chat model writing Hermes tool calls.
     fn model(self) -> ScriptedChat {
         ScriptedChat::new(Format::Hermes, move |request| self.answer(request))
@@ -293,16 +305,7 @@ fn an_engine_that_knows_the_answers_answers_every_case_bfcl_lets_be_answered() {
     // category, with the same tools and another verdict.
     for category in Category::ALL.into_iter().filter(|c| !c.is_multi_turn()) {
         let cases = eval::load_category(&data, category).unwrap();
-        let mut oracle = Oracle {
-            cases: cases
-                .iter()
-                .map(|c| {
-                    let names = c.tools.iter().map(|t| t.name().to_owned());
-                    (question(&c.messages, names), c.clone())
-                })
-                .collect(),
-        }
-        .model();
+        let mut oracle = Oracle::knowing(&cases).model();
         results.extend(eval::run(
             &cases,
             &mut oracle,
