@@ -62,6 +62,12 @@ struct Settings<'a> {
 }
 
 impl Settings<'_> {
+    /// An error about the config, for `reason` (what was expected and
+    /// what was found).
+    fn refused(&self, reason: String) -> ModelError {
+        ModelError::invalid(self.path, reason)
+    }
+
     fn invalid(&self, key: &str, expected: &str, found: &Value) -> ModelError {
         ModelError::invalid(
             self.path,
@@ -96,7 +102,6 @@ impl Settings<'_> {
 
 /// LFM2's settings, with the defaults of transformers' `Lfm2Config`.
 pub(super) fn lfm2_config(cfg: &Map<String, Value>, path: &Path) -> Result<Lfm2, ModelError> {
-    let invalid = |reason: String| ModelError::invalid(path, reason);
     let read = Settings { cfg, path };
     let layers = read.count("num_hidden_layers", 32)?;
     let heads = read.count("num_attention_heads", 32)?;
@@ -120,7 +125,7 @@ pub(super) fn lfm2_config(cfg: &Map<String, Value>, path: &Path) -> Result<Lfm2,
             .map(|t| match t.as_str() {
                 Some("full_attention") => Ok(true),
                 Some("conv") => Ok(false),
-                _ => Err(invalid(format!(
+                _ => Err(read.refused(format!(
                     "expected \"layer_types\" to hold \"full_attention\" or \"conv\", found {t}"
                 ))),
             })
@@ -131,7 +136,7 @@ pub(super) fn lfm2_config(cfg: &Map<String, Value>, path: &Path) -> Result<Lfm2,
         }
         (None | Some(Value::Null), None | Some(Value::Null)) => vec![true; layers],
         (types, indices) => {
-            return Err(invalid(format!(
+            return Err(read.refused(format!(
                 "expected \"layer_types\" or \"full_attn_idxs\" to be a list, found {} and {}",
                 types.unwrap_or(&Value::Null),
                 indices.unwrap_or(&Value::Null)
@@ -139,7 +144,7 @@ pub(super) fn lfm2_config(cfg: &Map<String, Value>, path: &Path) -> Result<Lfm2,
         }
     };
     if attention.len() != layers {
-        return Err(invalid(format!(
+        return Err(read.refused(format!(
             "expected a layer type for each of the {layers} layers, found {}",
             attention.len()
         )));
@@ -276,7 +281,6 @@ pub(super) fn granite_mamba(
     hidden: usize,
     path: &Path,
 ) -> Result<Mamba, ModelError> {
-    let invalid = |reason: String| ModelError::invalid(path, reason);
     let read = Settings { cfg, path };
     let heads = read.count("mamba_n_heads", 128)?;
     let expand = read.count("mamba_expand", 2)?;
@@ -288,12 +292,12 @@ pub(super) fn granite_mamba(
     };
     let groups = read.count("mamba_n_groups", 1)?;
     if head_dim * heads != inner || !heads.is_multiple_of(groups) || !inner.is_multiple_of(groups) {
-        return Err(invalid(format!(
+        return Err(read.refused(format!(
             "expected {heads} Mamba heads of {head_dim} values to make mamba_expand × hidden_size = {inner} values, in groups dividing them ({groups})"
         )));
     }
     if read.flag("mamba_proj_bias", false)? {
-        return Err(invalid(
+        return Err(read.refused(
             "\"mamba_proj_bias\" is true: biases on Mamba-2's projections are not computed by this crate".into(),
         ));
     }
@@ -304,7 +308,7 @@ pub(super) fn granite_mamba(
         Some(Value::Array(limits))
             if limits.len() == 2 && unlimited(&limits[0]) && limits[1] == "Infinity" => {}
         Some(other) => {
-            return Err(invalid(format!(
+            return Err(read.refused(format!(
                 "\"time_step_limit\" is {other}: this crate computes Mamba-2's time steps unlimited, as transformers' default (0, inf)"
             )))
         }
