@@ -4,6 +4,7 @@
 //! one of GGUF's block quantizations (see `quant.rs`).
 
 use super::kernels::{self, matmul_t};
+use super::quant::gemm::{self, Packed, Tokens};
 use super::quant::{self, Q8Vector, Quant};
 use rayon::prelude::*;
 use std::cell::RefCell;
@@ -42,6 +43,12 @@ thread_local! {
     static QUANTIZED: RefCell<Q8Vector> = RefCell::new(Q8Vector::default());
     /// The vectors of a quantized product over a few vectors.
     static QUANTIZED_FEW: RefCell<Vec<Q8Vector>> = const { RefCell::new(Vec::new()) };
+    /// A quantized matrix unpacked for integer products over many rows.
+    static PACKED: RefCell<Packed> = RefCell::new(Packed::default());
+    /// The tokens' terms of an integer product.
+    static TOKENS: RefCell<Tokens> = RefCell::new(Tokens::default());
+    /// An integer product's sums, group by group.
+    static SUMS: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Weight bytes in a tile of [`Matrix::matmul_few`]: small enough that the
@@ -362,15 +369,17 @@ impl Matrix {
     /// [`Quant::vector_rows`]), takes each row's
     /// [`matvec`](Self::matvec), such parts side by side reading the
     /// matrix once ([`matmul_few`](Self::matmul_few)); longer parts of a
-    /// matrix stored narrower than f32 take a product over many rows from
-    /// the matrix widened once for all of them.
+    /// quantized matrix take integer products over many rows from the
+    /// matrix unpacked once for all of them, where the CPU has AVX-512
+    /// VNNI ([`gemm`]), and otherwise, as f16 and bf16 do, a product from
+    /// the matrix widened once.
     pub(crate) fn matmul_t_parts(&self, x: &[f32], parts: &[usize], out: &mut [f32]) {
         let (rows, cols) = (self.rows(), self.cols);
         let narrow = matches!(self.data, Data::F16(_) | Data::Bf16(_) | Data::Quant(..));
         let quantized = matches!(self.data, Data::Quant(..));
         // Taken from their cells for the call, widened when a part first
         // needs them (see the thread-locals above).
-        let (mut wide, mut rounded) = (None, ROUNDED.take());
+        let (mut wide, mut rounded, mut packed) = (None, ROUNDED.take(), None);
         let (mut first, mut out, mut rest) = (0, out, parts);
         while !rest.is_empty() {
             // Consecutive parts multiplied as vectors share one read of
@@ -388,6 +397,14 @@ impl Matrix {
                 self.matmul_few(&x[span], n, into);
             } else if !narrow {
                 self.matmul_t(&x[span], n, into);
+            } else if let Some((quant, w)) = self.integer_format() {
+                // Unpacked once for all the parts, as widening is.
+                let packed = packed.get_or_insert_with(|| {
+                    let mut packed = PACKED.take();
+                    packed.pack(quant, w, cols);
+                    packed
+                });
+                integer_product(packed, &x[span], n, cols, into);
             } else {
                 // Widening costs one pass over the matrix, against the
                 // rows' multiply-adds each of its values takes part in.
@@ -412,6 +429,18 @@ impl Matrix {
         ROUNDED.set(rounded);
         if let Some(wide) = wide {
             WIDE.set(wide);
+        }
+        if let Some(packed) = packed {
+            PACKED.set(packed);
+        }
+    }
+
+    /// The format and bytes of a quantized matrix whose products over many
+    /// rows are taken in integers ([`gemm`]: where the CPU has AVX-512 VNNI).
+    fn integer_format(&self) -> Option<(Quant, &[u8])> {
+        match &self.data {
+            Data::Quant(quant, w) if gemm::vnni() => Some((*quant, w)),
+            _ => None,
         }
     }
 
@@ -439,6 +468,38 @@ impl Matrix {
 }
 
 /// Makes `v` at least `len` long.
+/// `out = X Mᵀ` for the `n` rows of `x` (`cols` wide) over `packed`'s
+/// rows: each row of `x` quantized as a decode step quantizes it, each
+/// group of rows taken on a thread, and the groups' sums put in place.
+fn integer_product(packed: &Packed, x: &[f32], n: usize, cols: usize, out: &mut [f32]) {
+    let rows = packed.rows();
+    let mut qx = QUANTIZED_FEW.take();
+    if qx.len() < n {
+        qx.resize_with(n, Q8Vector::default);
+    }
+    for (q, x) in qx.iter_mut().zip(x.chunks_exact(cols)) {
+        q.quantize(x);
+    }
+    let xs = &qx[..n];
+    let mut tokens = TOKENS.take();
+    tokens.of(packed, xs);
+    let width = n * gemm::GROUP;
+    let mut sums = SUMS.take();
+    grow(&mut sums, packed.groups() * width);
+    sums[..packed.groups() * width]
+        .par_chunks_mut(width)
+        .enumerate()
+        .for_each(|(g, sums)| gemm::product(packed, xs, &tokens, g, sums));
+    for (t, out) in out.chunks_exact_mut(rows).enumerate() {
+        for (g, out) in out.chunks_mut(gemm::GROUP).enumerate() {
+            out.copy_from_slice(&sums[g * width + t * gemm::GROUP..][..out.len()]);
+        }
+    }
+    SUMS.set(sums);
+    TOKENS.set(tokens);
+    QUANTIZED_FEW.set(qx);
+}
+
 fn grow(v: &mut Vec<f32>, len: usize) {
     if v.len() < len {
         v.resize(len, 0.0);

@@ -516,6 +516,7 @@ fn dot_portable(quant: Quant, row: &[u8], x: &Q8Vector) -> f32 {
     sum
 }
 
+pub(crate) mod gemm;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 

@@ -1,0 +1,410 @@
+//! Integer products for a prompt chunk: `out = X Wᵀ` with the weights and
+//! the activations both as 8-bit integers, as a decode step multiplies
+//! them, but many tokens at once (where the CPU has AVX-512 VNNI; others
+//! widen the matrix to f32, see `Matrix::matmul_t_parts`).
+//!
+//! Once per chunk, each quantized row is unpacked into bytes (value + 128,
+//! so that they fit the unsigned side of `vpdpbusd`) with the scale and
+//! minimum of each sub-block of 32 values (16 in Q2_K, Q3_K and Q6_K)
+//! ([`Packed`]), sixteen rows interleaved four values at a time: one
+//! register holds four values of sixteen rows, and one `vpdpbusd` against
+//! four of a token's values broadcast adds sixteen rows' partial dot
+//! products at once. Each token's activations are quantized as
+//! [`Q8Vector`]s, as for a decode step.
+//!
+//! The integer sums are exact; each sub-block's sum is then scaled and
+//! added in f32, in the same order in the portable reference and the
+//! AVX-512 kernel, so the two agree bit for bit. Against a token-by-token
+//! [`dot_rows`](super::dot_rows) only the order of the f32 additions
+//! differs.
+
+use super::{Q8Vector, Quant, Unpacked, QK};
+
+/// Rows packed side by side: the sixteen f32 lanes of one AVX-512 register.
+pub(crate) const GROUP: usize = 16;
+
+/// The values that share one scale and minimum in `quant`: 16 in the
+/// formats with sixteen sub-scales a block, 32 in the others. Each such
+/// sub-block's integer sum is scaled once.
+fn sub_values(quant: Quant) -> usize {
+    match quant {
+        Quant::Q2K | Quant::Q3K | Quant::Q6K => 16,
+        _ => 32,
+    }
+}
+
+/// What a stored value is lifted by, to make it unsigned: the packed
+/// byte is `q + 128`, and `128 · Σx` comes off each sum.
+const LIFT: i32 = 128;
+
+/// A quantized matrix unpacked for [`product`].
+#[derive(Debug, Default)]
+pub(crate) struct Packed {
+    rows: usize,
+    cols: usize,
+    /// Values per sub-block ([`sub_values`]).
+    sub: usize,
+    /// Per group of [`GROUP`] rows and per sub-block: its bytes,
+    /// laid out `[value / 4][row][value % 4]`.
+    values: Vec<u8>,
+    /// Per group and per sub-block: each row's scale.
+    scales: Vec<f32>,
+    /// As `scales`: each row's minimum (`value = scale · q − min`).
+    mins: Vec<f32>,
+    /// Whether any minimum is not zero (formats stored with an offset).
+    has_mins: bool,
+}
+
+impl Packed {
+    /// Unpacks the rows of `cols` values of `quant` in `w`, reusing the
+    /// buffers; groups of rows are unpacked on rayon's threads.
+    pub(crate) fn pack(&mut self, quant: Quant, w: &[u8], cols: usize) {
+        use rayon::prelude::*;
+        let row_bytes = quant.row_bytes(cols);
+        let rows = w.len() / row_bytes.max(1);
+        let sub = sub_values(quant);
+        let subs = cols / sub;
+        self.rows = rows;
+        self.cols = cols;
+        self.sub = sub;
+        let groups = rows.div_ceil(GROUP);
+        // Padding rows are zeros with a zero scale: they add nothing.
+        self.values.clear();
+        self.values.resize(groups * subs * GROUP * sub, LIFT as u8);
+        self.scales.clear();
+        self.scales.resize(groups * subs * GROUP, 0.0);
+        self.mins.clear();
+        self.mins.resize(groups * subs * GROUP, 0.0);
+        self.values
+            .par_chunks_mut(subs * GROUP * sub)
+            .zip(self.scales.par_chunks_mut(subs * GROUP))
+            .zip(self.mins.par_chunks_mut(subs * GROUP))
+            .zip(w.par_chunks(GROUP * row_bytes))
+            .for_each(|(((values, scales), mins), rows)| {
+                pack_group(quant, sub, rows, row_bytes, values, scales, mins)
+            });
+        self.has_mins = self.mins.iter().any(|m| *m != 0.0);
+    }
+
+    /// Groups of [`GROUP`] rows (the last may be short).
+    pub(crate) fn groups(&self) -> usize {
+        self.rows.div_ceil(GROUP)
+    }
+
+    /// Rows.
+    pub(crate) fn rows(&self) -> usize {
+        self.rows
+    }
+}
+
+/// One group's rows (`rows`, whole rows of `row_bytes`) into its share of
+/// [`Packed`]'s buffers.
+fn pack_group(
+    quant: Quant,
+    sub: usize,
+    rows: &[u8],
+    row_bytes: usize,
+    values: &mut [u8],
+    scales: &mut [f32],
+    mins: &mut [f32],
+) {
+    let mut u = Unpacked::default();
+    let per_block = quant.block_values() / sub;
+    for (lane, row) in rows.chunks_exact(row_bytes).enumerate() {
+        for (b, block) in row.chunks_exact(quant.block_bytes()).enumerate() {
+            u.unpack(quant, block);
+            for s in 0..per_block {
+                let at = b * per_block + s;
+                // `Unpacked` keeps a scale per 16 values; a sub-block of 32
+                // has the same one twice.
+                scales[at * GROUP + lane] = u.scale[s * sub / 16];
+                mins[at * GROUP + lane] = u.min[s * sub / 16];
+                let out = &mut values[at * GROUP * sub..][..GROUP * sub];
+                for (k, q) in u.q[sub * s..sub * (s + 1)].iter().enumerate() {
+                    out[(k / 4) * GROUP * 4 + lane * 4 + k % 4] = (*q as i32 + LIFT) as u8;
+                }
+            }
+        }
+    }
+}
+
+/// What [`product`] needs of each token's quantized activations, per
+/// sub-block: `128 · Σx` (to take off the lifted sum), the block's scale,
+/// and the scale times `Σx` (for the minimum).
+#[derive(Debug, Default)]
+pub(crate) struct Tokens {
+    lifted: Vec<i32>,
+    scales: Vec<f32>,
+    scaled_sums: Vec<f32>,
+}
+
+impl Tokens {
+    /// The terms of `xs` for each sub-block of `w`.
+    pub(crate) fn of(&mut self, w: &Packed, xs: &[Q8Vector]) {
+        self.lifted.clear();
+        self.scales.clear();
+        self.scaled_sums.clear();
+        // `Q8Vector` sums each 16 values.
+        let halves = w.sub / 16;
+        for x in xs {
+            for (s, sums) in x.sums.chunks_exact(halves).enumerate() {
+                let sum: i32 = sums.iter().sum();
+                let scale = x.scales[s * w.sub / QK];
+                self.lifted.push(LIFT * sum);
+                self.scales.push(scale);
+                self.scaled_sums.push(scale * sum as f32);
+            }
+        }
+    }
+}
+
+/// Whether [`product`] runs the AVX-512 VNNI kernel on this CPU.
+pub(crate) fn vnni() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::sync::OnceLock;
+        static VNNI: OnceLock<bool> = OnceLock::new();
+        *VNNI.get_or_init(|| {
+            std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512vnni")
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// `out[t][lane] = row (GROUP · g + lane) · xs[t]`: group `g`'s rows
+/// times every token, `out` holding [`GROUP`] values per token (padding
+/// rows give 0).
+pub(crate) fn product(w: &Packed, xs: &[Q8Vector], t: &Tokens, g: usize, out: &mut [f32]) {
+    debug_assert_eq!(out.len(), xs.len() * GROUP);
+    #[cfg(target_arch = "x86_64")]
+    if vnni() {
+        // SAFETY: `vnni` saw AVX-512 F, BW and VNNI on this CPU.
+        return unsafe { avx512::product(w, xs, t, g, out) };
+    }
+    portable(w, xs, t, g, out);
+}
+
+/// The reference [`product`]: each sum taken in the kernel's order.
+pub(crate) fn portable(w: &Packed, xs: &[Q8Vector], t: &Tokens, g: usize, out: &mut [f32]) {
+    let subs = w.cols / w.sub;
+    for (j, (x, out)) in xs.iter().zip(out.chunks_exact_mut(GROUP)).enumerate() {
+        out.fill(0.0);
+        for s in 0..subs {
+            let sub = g * subs + s;
+            let values = &w.values[sub * GROUP * w.sub..][..GROUP * w.sub];
+            let xv = &x.values[s * w.sub..][..w.sub];
+            let at = j * subs + s;
+            for (lane, acc) in out.iter_mut().enumerate() {
+                let mut dot = 0i32;
+                for (k, x) in xv.iter().enumerate() {
+                    let q = values[(k / 4) * GROUP * 4 + lane * 4 + k % 4];
+                    dot += q as i32 * *x as i32;
+                }
+                let dot = (dot - t.lifted[at]) as f32;
+                let scale = w.scales[sub * GROUP + lane] * t.scales[at];
+                *acc = dot.mul_add(scale, *acc);
+                if w.has_mins {
+                    *acc = (-w.mins[sub * GROUP + lane]).mul_add(t.scaled_sums[at], *acc);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::{Packed, Tokens, GROUP};
+    use crate::model::dense::quant::Q8Vector;
+    use std::arch::x86_64::*;
+
+    /// Tokens whose sums stay in registers beside one sub-block's values.
+    const TOKENS: usize = 6;
+
+    /// # Safety
+    /// The CPU must have AVX-512 F, BW and VNNI; as [`super::product`].
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    pub(super) unsafe fn product(
+        w: &Packed,
+        xs: &[Q8Vector],
+        t: &Tokens,
+        g: usize,
+        out: &mut [f32],
+    ) {
+        // SAFETY (each): as this function's contract.
+        unsafe {
+            match w.sub {
+                16 => tiles::<4>(w, xs, t, g, out),
+                _ => tiles::<8>(w, xs, t, g, out),
+            }
+        }
+    }
+
+    /// [`tokens`] over the tokens, [`TOKENS`] at a time, for sub-blocks
+    /// of `W` words (four values each).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    unsafe fn tiles<const W: usize>(
+        w: &Packed,
+        xs: &[Q8Vector],
+        t: &Tokens,
+        g: usize,
+        out: &mut [f32],
+    ) {
+        for (i, (tile, out)) in xs
+            .chunks(TOKENS)
+            .zip(out.chunks_mut(TOKENS * GROUP))
+            .enumerate()
+        {
+            let first = i * TOKENS;
+            // SAFETY (each): as this function's contract.
+            unsafe {
+                match tile.len() {
+                    6 => tokens::<6, W>(w, tile, t, g, first, out),
+                    5 => tokens::<5, W>(w, tile, t, g, first, out),
+                    4 => tokens::<4, W>(w, tile, t, g, first, out),
+                    3 => tokens::<3, W>(w, tile, t, g, first, out),
+                    2 => tokens::<2, W>(w, tile, t, g, first, out),
+                    _ => tokens::<1, W>(w, tile, t, g, first, out),
+                }
+            }
+        }
+    }
+
+    /// Group `g`'s rows times the `K` tokens from `first`, in sub-blocks
+    /// of `W` words: one register per word, four values of each row.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    unsafe fn tokens<const K: usize, const W: usize>(
+        w: &Packed,
+        xs: &[Q8Vector],
+        t: &Tokens,
+        g: usize,
+        first: usize,
+        out: &mut [f32],
+    ) {
+        let sub_values = 4 * W;
+        let subs = w.cols / sub_values;
+        // Each token's values as words of four, read through a pointer
+        // fetched once: the sums below stay in registers.
+        let x: [*const i32; K] = std::array::from_fn(|j| xs[j].values.as_ptr().cast());
+        let mut acc = [_mm512_setzero_ps(); K];
+        for s in 0..subs {
+            let sub = g * subs + s;
+            let values = &w.values[sub * GROUP * sub_values..][..GROUP * sub_values];
+            let at: [usize; K] = std::array::from_fn(|j| (first + j) * subs + s);
+            let mut dot: [__m512i; K] =
+                std::array::from_fn(|j| _mm512_set1_epi32(-t.lifted[at[j]]));
+            for k in 0..W {
+                // SAFETY: `values` holds `W` registers' bytes, and each
+                // token `cols` values, of which sub-block `s`'s `W` words.
+                let v = unsafe { _mm512_loadu_si512(values.as_ptr().add(64 * k).cast()) };
+                for j in 0..K {
+                    // SAFETY: as above.
+                    let word = unsafe { x[j].add(s * W + k).read_unaligned() };
+                    dot[j] = _mm512_dpbusd_epi32(dot[j], v, _mm512_set1_epi32(word));
+                }
+            }
+            // SAFETY: sixteen floats from `sub * GROUP` in each.
+            let (scales, mins) = unsafe {
+                (
+                    _mm512_loadu_ps(w.scales.as_ptr().add(sub * GROUP)),
+                    _mm512_loadu_ps(w.mins.as_ptr().add(sub * GROUP)),
+                )
+            };
+            for j in 0..K {
+                let scale = _mm512_mul_ps(scales, _mm512_set1_ps(t.scales[at[j]]));
+                acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[j]), scale, acc[j]);
+                if w.has_mins {
+                    let sums = _mm512_set1_ps(t.scaled_sums[at[j]]);
+                    acc[j] = _mm512_fnmadd_ps(mins, sums, acc[j]);
+                }
+            }
+        }
+        for (acc, out) in acc.iter().zip(out.chunks_exact_mut(GROUP)) {
+            // SAFETY: `out` holds sixteen floats.
+            unsafe { _mm512_storeu_ps(out.as_mut_ptr(), *acc) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{candle_quantized, iq4_quantized, values, ALL};
+    use super::super::{dequantize, dot_rows, Q8Vector, Quant};
+    use super::*;
+    use proptest::prelude::*;
+
+    type Product = fn(&Packed, &[Q8Vector], &Tokens, usize, &mut [f32]);
+
+    /// `xs` times the packed rows, token by token (`rows` values each).
+    fn times(f: Product, w: &Packed, xs: &[Q8Vector]) -> Vec<f32> {
+        let mut t = Tokens::default();
+        t.of(w, xs);
+        let mut out = vec![0.0; xs.len() * w.rows()];
+        let mut group = vec![0.0; xs.len() * GROUP];
+        for g in 0..w.groups() {
+            f(w, xs, &t, g, &mut group);
+            for (out, group) in out
+                .chunks_exact_mut(w.rows())
+                .zip(group.chunks_exact(GROUP))
+            {
+                let first = g * GROUP;
+                let n = GROUP.min(w.rows() - first);
+                out[first..first + n].copy_from_slice(&group[..n]);
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        /// A chunk's product equals each token's integer dot products as a
+        /// decode step takes them (up to the order of the f32 additions),
+        /// and the AVX-512 kernel, where the CPU has it, equals the
+        /// portable reference bit for bit.
+        #[test]
+        fn a_chunks_product_is_each_tokens_dot_products(
+            blocks in 1usize..3,
+            rows in 1usize..40,
+            n in 1usize..9,
+            seed in 0u32..10_000,
+        ) {
+            let cols = 256 * blocks;
+            let xs: Vec<Q8Vector> = (0..n as u32)
+                .map(|j| {
+                    let mut q = Q8Vector::default();
+                    q.quantize(&values(cols, seed.wrapping_add(99 + j)));
+                    q
+                })
+                .collect();
+            let iq4 = [Quant::Iq4Nl, Quant::Iq4Xs].map(|q| (q, iq4_quantized(q, rows, cols, seed).0));
+            let formats = ALL
+                .into_iter()
+                .map(|(quant, dtype)| (quant, candle_quantized(dtype, rows, cols, seed).0))
+                .chain(iq4);
+            for (quant, bytes) in formats {
+                let mut w = Packed::default();
+                w.pack(quant, &bytes, cols);
+                let reference = times(portable, &w, &xs);
+                let kernel = times(product, &w, &xs);
+                let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                prop_assert_eq!(bits(&kernel), bits(&reference), "{:?}", quant);
+                let mut wv = vec![0.0; rows * cols];
+                dequantize(quant, &bytes, &mut wv);
+                for (x, got) in xs.iter().zip(reference.chunks_exact(rows)) {
+                    let mut each = vec![0.0; rows];
+                    dot_rows(quant, &bytes, x, &mut each);
+                    let xv = x.dequantize();
+                    for ((a, b), row) in got.iter().zip(&each).zip(wv.chunks_exact(cols)) {
+                        let size: f32 = row.iter().zip(&xv).map(|(w, x)| (w * x).abs()).sum();
+                        let tolerance = 1e-5 * size + 1e-6;
+                        prop_assert!((a - b).abs() <= tolerance, "{:?}: {} vs {}", quant, a, b);
+                    }
+                }
+            }
+        }
+    }
+}
