@@ -467,12 +467,10 @@ impl Matrix {
     }
 }
 
-/// Makes `v` at least `len` long.
 /// `out = X Mᵀ` for the `n` rows of `x` (`cols` wide) over `packed`'s
 /// rows: each row of `x` quantized as a decode step quantizes it, each
 /// group of rows taken on a thread, and the groups' sums put in place.
 fn integer_product(packed: &Packed, x: &[f32], n: usize, cols: usize, out: &mut [f32]) {
-    let rows = packed.rows();
     let mut qx = QUANTIZED_FEW.take();
     if qx.len() < n {
         qx.resize_with(n, Q8Vector::default);
@@ -490,16 +488,13 @@ fn integer_product(packed: &Packed, x: &[f32], n: usize, cols: usize, out: &mut 
         .par_chunks_mut(width)
         .enumerate()
         .for_each(|(g, sums)| gemm::product(packed, xs, &tokens, g, sums));
-    for (t, out) in out.chunks_exact_mut(rows).enumerate() {
-        for (g, out) in out.chunks_mut(gemm::GROUP).enumerate() {
-            out.copy_from_slice(&sums[g * width + t * gemm::GROUP..][..out.len()]);
-        }
-    }
+    gemm::place(packed, &sums[..packed.groups() * width], out);
     SUMS.set(sums);
     TOKENS.set(tokens);
     QUANTIZED_FEW.set(qx);
 }
 
+/// Makes `v` at least `len` long.
 fn grow(v: &mut Vec<f32>, len: usize) {
     if v.len() < len {
         v.resize(len, 0.0);

@@ -33,6 +33,15 @@ fn sub_values(quant: Quant) -> usize {
     }
 }
 
+/// Whether `quant` stores values with a minimum (`scale · q − min`);
+/// the others' minimums are all zero, and their term is skipped.
+fn has_minimums(quant: Quant) -> bool {
+    matches!(
+        quant,
+        Quant::Q5_1 | Quant::Q4_1 | Quant::Q2K | Quant::Q4K | Quant::Q5K
+    )
+}
+
 /// What a stored value is lifted by, to make it unsigned: the packed
 /// byte is `q + 128`, and `128 · Σx` comes off each sum.
 const LIFT: i32 = 128;
@@ -51,7 +60,7 @@ pub(crate) struct Packed {
     scales: Vec<f32>,
     /// As `scales`: each row's minimum (`value = scale · q − min`).
     mins: Vec<f32>,
-    /// Whether any minimum is not zero (formats stored with an offset).
+    /// Whether the format stores a minimum ([`has_minimums`]).
     has_mins: bool,
 }
 
@@ -83,17 +92,12 @@ impl Packed {
             .for_each(|(((values, scales), mins), rows)| {
                 pack_group(quant, sub, rows, row_bytes, values, scales, mins)
             });
-        self.has_mins = self.mins.iter().any(|m| *m != 0.0);
+        self.has_mins = has_minimums(quant);
     }
 
     /// Groups of [`GROUP`] rows (the last may be short).
     pub(crate) fn groups(&self) -> usize {
         self.rows.div_ceil(GROUP)
-    }
-
-    /// Rows.
-    pub(crate) fn rows(&self) -> usize {
-        self.rows
     }
 }
 
@@ -185,6 +189,17 @@ pub(crate) fn product(w: &Packed, xs: &[Q8Vector], t: &Tokens, g: usize, out: &m
         return unsafe { avx512::product(w, xs, t, g, out) };
     }
     portable(w, xs, t, g, out);
+}
+
+/// [`product`]'s sums for every group of `w` (`sums`, group after group,
+/// each the same tokens) into `out`: a row of `w`'s rows per token.
+pub(crate) fn place(w: &Packed, sums: &[f32], out: &mut [f32]) {
+    let width = out.len() / w.rows.max(1) * GROUP;
+    for (t, out) in out.chunks_exact_mut(w.rows).enumerate() {
+        for (g, out) in out.chunks_mut(GROUP).enumerate() {
+            out.copy_from_slice(&sums[g * width + t * GROUP..][..out.len()]);
+        }
+    }
 }
 
 /// The reference [`product`]: each sum taken in the kernel's order.
@@ -343,19 +358,13 @@ mod tests {
     fn times(f: Product, w: &Packed, xs: &[Q8Vector]) -> Vec<f32> {
         let mut t = Tokens::default();
         t.of(w, xs);
-        let mut out = vec![0.0; xs.len() * w.rows()];
-        let mut group = vec![0.0; xs.len() * GROUP];
-        for g in 0..w.groups() {
-            f(w, xs, &t, g, &mut group);
-            for (out, group) in out
-                .chunks_exact_mut(w.rows())
-                .zip(group.chunks_exact(GROUP))
-            {
-                let first = g * GROUP;
-                let n = GROUP.min(w.rows() - first);
-                out[first..first + n].copy_from_slice(&group[..n]);
-            }
+        let width = xs.len() * GROUP;
+        let mut sums = vec![0.0; w.groups() * width];
+        for (g, sums) in sums.chunks_exact_mut(width).enumerate() {
+            f(w, xs, &t, g, sums);
         }
+        let mut out = vec![0.0; xs.len() * w.rows];
+        place(w, &sums, &mut out);
         out
     }
 
