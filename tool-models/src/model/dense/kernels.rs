@@ -622,11 +622,15 @@ mod tests {
             let gelu = |x: f64| {
                 0.5 * x * (1.0 + ((2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x.powi(3))).tanh())
             };
-            let cases: [(Activation, fn(&[f32], &[f32], &mut [f32]), &dyn Fn(f64) -> f64); 2] = [
-                (Activation::Silu, silu_mul_body, &silu),
-                (Activation::GeluTanh, gelu_mul_body, &gelu),
-            ];
-            for (act, portable, exact) in cases {
+            for act in [Activation::Silu, Activation::GeluTanh] {
+                let exact: fn(f64) -> f64 = match act {
+                    Activation::Silu => silu,
+                    Activation::GeluTanh => gelu,
+                };
+                let portable = match act {
+                    Activation::Silu => silu_mul_body,
+                    Activation::GeluTanh => gelu_mul_body,
+                };
                 let mut fast = vec![0.0; width];
                 gated(&gate_up, width, act, &mut fast);
                 let mut reference = vec![0.0; width];

@@ -475,9 +475,10 @@ fn integer_product(packed: &Packed, x: &[f32], n: usize, cols: usize, out: &mut 
     if qx.len() < n {
         qx.resize_with(n, Q8Vector::default);
     }
-    for (q, x) in qx.iter_mut().zip(x.chunks_exact(cols)) {
-        q.quantize(x);
-    }
+    qx[..n]
+        .par_iter_mut()
+        .zip(x.par_chunks_exact(cols))
+        .for_each(|(q, x)| q.quantize(x));
     let xs = &qx[..n];
     let mut tokens = TOKENS.take();
     tokens.of(packed, xs);

@@ -124,8 +124,12 @@ fn pack_group(
                 scales[at * GROUP + lane] = u.scale[s * sub / 16];
                 mins[at * GROUP + lane] = u.min[s * sub / 16];
                 let out = &mut values[at * GROUP * sub..][..GROUP * sub];
-                for (k, q) in u.q[sub * s..sub * (s + 1)].iter().enumerate() {
-                    out[(k / 4) * GROUP * 4 + lane * 4 + k % 4] = (*q as i32 + LIFT) as u8;
+                // Four values a word: flipping the sign bit adds 128.
+                let words = u.q[sub * s..sub * (s + 1)].chunks_exact(4);
+                for (out, q) in out.chunks_exact_mut(4 * GROUP).zip(words) {
+                    let word = u32::from_le_bytes([q[0], q[1], q[2], q[3]].map(|q| q as u8));
+                    let at = &mut out[4 * lane..][..4];
+                    at.copy_from_slice(&(word ^ 0x8080_8080).to_le_bytes());
                 }
             }
         }
@@ -192,14 +196,27 @@ pub(crate) fn product(w: &Packed, xs: &[Q8Vector], t: &Tokens, g: usize, out: &m
 }
 
 /// [`product`]'s sums for every group of `w` (`sums`, group after group,
-/// each the same tokens) into `out`: a row of `w`'s rows per token.
+/// each the same tokens) into `out`: a row of `w`'s rows per token, the
+/// tokens on rayon's threads.
 pub(crate) fn place(w: &Packed, sums: &[f32], out: &mut [f32]) {
+    use rayon::prelude::*;
     let width = out.len() / w.rows.max(1) * GROUP;
-    for (t, out) in out.chunks_exact_mut(w.rows).enumerate() {
-        for (g, out) in out.chunks_mut(GROUP).enumerate() {
-            out.copy_from_slice(&sums[g * width + t * GROUP..][..out.len()]);
-        }
-    }
+    out.par_chunks_exact_mut(w.rows)
+        .enumerate()
+        .for_each(|(t, out)| {
+            let mut groups = out.chunks_exact_mut(GROUP);
+            for (g, out) in (&mut groups).enumerate() {
+                // A whole group is a fixed-size copy, not a call to memcpy.
+                let sums: &[f32; GROUP] =
+                    sums[g * width + t * GROUP..][..GROUP].try_into().unwrap();
+                *<&mut [f32; GROUP]>::try_from(out).unwrap() = *sums;
+            }
+            let last = groups.into_remainder();
+            if !last.is_empty() {
+                let g = w.rows / GROUP;
+                last.copy_from_slice(&sums[g * width + t * GROUP..][..last.len()]);
+            }
+        });
 }
 
 /// The reference [`product`]: each sum taken in the kernel's order.

@@ -155,20 +155,38 @@ impl Q8Vector {
     /// Quantizes `x`, whose length is a multiple of 32, reusing the buffers.
     pub(crate) fn quantize(&mut self, x: &[f32]) {
         debug_assert!(x.len().is_multiple_of(QK));
-        self.values.clear();
-        self.scales.clear();
-        self.sums.clear();
-        for block in x.chunks_exact(QK) {
-            let (scale, inverse) = block_scale(block);
-            self.scales.push(scale);
-            for half in block.chunks_exact(16) {
-                let mut sum = 0;
-                for v in half {
-                    let q = round_to_i8(v * inverse);
-                    sum += q as i32;
-                    self.values.push(q);
+        let blocks = x.len() / QK;
+        // Sized first and written in place: pushing value by value keeps
+        // the loop from vectorising.
+        self.values.resize(x.len(), 0);
+        self.scales.resize(blocks, 0.0);
+        self.sums.resize(2 * blocks, 0);
+        match isa() {
+            // SAFETY: `isa` saw AVX2 and FMA on this CPU.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2Fma => unsafe { x86::quantize(self, x) },
+            Isa::Portable => self.quantize_body(x),
+        }
+    }
+
+    /// [`quantize`](Self::quantize) into buffers of the right lengths.
+    #[inline(always)]
+    fn quantize_body(&mut self, x: &[f32]) {
+        let blocks = x
+            .chunks_exact(QK)
+            .zip(self.values.chunks_exact_mut(QK))
+            .zip(&mut self.scales)
+            .zip(self.sums.chunks_exact_mut(2));
+        for (((block, values), scale), sums) in blocks {
+            let inverse;
+            (*scale, inverse) = block_scale(block);
+            let halves = block.chunks_exact(16).zip(values.chunks_exact_mut(16));
+            for ((half, values), sum) in halves.zip(sums) {
+                *sum = 0;
+                for (v, q) in half.iter().zip(values) {
+                    *q = round_to_i8(v * inverse);
+                    *sum += *q as i32;
                 }
-                self.sums.push(sum);
             }
         }
     }
@@ -193,7 +211,12 @@ fn round_to_i8(v: f32) -> i8 {
 
 /// A block's scale and its inverse (0 for a block of zeros).
 fn block_scale(block: &[f32]) -> (f32, f32) {
-    let amax = block.iter().fold(0f32, |m, v| m.max(v.abs()));
+    scale_of(block.iter().fold(0f32, |m, v| m.max(v.abs())))
+}
+
+/// The scale and its inverse of a block whose largest magnitude is `amax`.
+#[inline(always)]
+fn scale_of(amax: f32) -> (f32, f32) {
     let scale = amax / 127.0;
     (scale, if scale > 0.0 { 1.0 / scale } else { 0.0 })
 }

@@ -173,3 +173,46 @@ proptest! {
         }
     }
 }
+
+/// A float drawn to reach the corners of quantizing: zeros, both signs,
+/// values on the half steps, tiny and huge magnitudes, infinities and NaN.
+fn any_activation() -> impl Strategy<Value = f32> {
+    prop_oneof![
+        6 => -8f32..8.0,
+        1 => Just(0.0f32),
+        1 => Just(-0.0f32),
+        1 => (-254i32..=254).prop_map(|h| h as f32 * 0.5),
+        1 => any::<f32>(),
+    ]
+}
+
+proptest! {
+    /// Quantizing on this CPU's path equals the portable reference bit for
+    /// bit: each value, each block's scale and each sum of sixteen, for
+    /// any floats, NaN and infinities included.
+    #[test]
+    fn a_vector_quantizes_as_the_portable_reference(
+        all in proptest::collection::vec(any_activation(), 6 * QK),
+        blocks in 1usize..=6,
+        zero_block in any::<bool>(),
+    ) {
+        let mut x = all[..blocks * QK].to_vec();
+        if zero_block {
+            x[..32].fill(0.0);
+        }
+        let mut fast = Q8Vector::default();
+        fast.quantize(&x);
+        let mut reference = Q8Vector::default();
+        // Buffers of the right lengths, as `quantize` sizes them.
+        reference.quantize(&x);
+        reference.values.fill(99);
+        reference.scales.fill(f32::NAN);
+        reference.sums.fill(-1);
+        reference.quantize_body(&x);
+        prop_assert_eq!(&fast.values, &reference.values);
+        prop_assert_eq!(&fast.sums, &reference.sums);
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        prop_assert_eq!(bits(&fast.scales), bits(&reference.scales));
+        prop_assert_eq!(fast.values.len(), x.len());
+    }
+}

@@ -37,6 +37,64 @@ macro_rules! format32 {
     }};
 }
 
+/// [`Q8Vector::quantize`] into buffers of the right lengths, eight values
+/// a register: bit for bit the portable one (the largest magnitude is
+/// order-free, `max_ps` keeps the running maximum where a value is NaN as
+/// `f32::max` does, the truncation of a rounded value within ±127.5 is
+/// C's, and NaN becomes 0 in both).
+///
+/// # Safety
+/// The CPU must have AVX2 and FMA.
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn quantize(q: &mut Q8Vector, x: &[f32]) {
+    let sign = _mm256_set1_ps(-0.0);
+    let half = _mm256_set1_ps(0.5);
+    let blocks = x
+        .chunks_exact(QK)
+        .zip(q.values.chunks_exact_mut(QK))
+        .zip(&mut q.scales)
+        .zip(q.sums.chunks_exact_mut(2));
+    for (((block, values), scale), sums) in blocks {
+        // SAFETY: `block` holds 32 floats, four registers' worth.
+        let v: [__m256; 4] =
+            std::array::from_fn(|i| unsafe { _mm256_loadu_ps(block.as_ptr().add(8 * i)) });
+        let mut amax = _mm256_setzero_ps();
+        for v in v {
+            amax = _mm256_max_ps(_mm256_andnot_ps(sign, v), amax);
+        }
+        let amax = _mm_max_ps(_mm256_castps256_ps128(amax), _mm256_extractf128_ps(amax, 1));
+        let amax = _mm_max_ps(amax, _mm_movehl_ps(amax, amax));
+        let amax = _mm_max_ss(amax, _mm_movehdup_ps(amax));
+        let inverse;
+        (*scale, inverse) = super::scale_of(_mm_cvtss_f32(amax));
+        let inverse = _mm256_set1_ps(inverse);
+        let q: [__m256i; 4] = v.map(|v| {
+            let v = _mm256_mul_ps(v, inverse);
+            let q =
+                _mm256_cvttps_epi32(_mm256_add_ps(v, _mm256_or_ps(half, _mm256_and_ps(sign, v))));
+            // NaN truncates to i32::MIN here and to 0 in Rust.
+            _mm256_and_si256(q, _mm256_castps_si256(_mm256_cmp_ps::<_CMP_ORD_Q>(v, v)))
+        });
+        for (sum, pair) in sums.iter_mut().zip(q.chunks_exact(2)) {
+            let s = _mm256_add_epi32(pair[0], pair[1]);
+            let s = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+            let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b01_00_11_10));
+            let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01));
+            *sum = _mm_cvtsi128_si32(s);
+        }
+        // Packing works within each 128-bit lane: the words of four values
+        // come out in the order 0 2 4 6 1 3 5 7, put back by the
+        // permutation.
+        let words = _mm256_packs_epi16(
+            _mm256_packs_epi32(q[0], q[1]),
+            _mm256_packs_epi32(q[2], q[3]),
+        );
+        let words = _mm256_permutevar8x32_epi32(words, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        // SAFETY: `values` holds 32 bytes.
+        unsafe { _mm256_storeu_si256(values.as_mut_ptr().cast(), words) };
+    }
+}
+
 /// # Safety
 /// The CPU must have AVX2, FMA and F16C; `w` holds whole rows of
 /// `row_bytes`, each as long as `x`.
