@@ -31,9 +31,10 @@ import json
 import os
 import subprocess
 
-# The prompt of scripts/bench_generate.py: 388 tokens of the tiny tokenizer.
+# A tool prompt's length: 600 tokens or so of SmolLM2's and Gemma 3's
+# tokenizers (each side is told the count ours reports).
 PROMPT = ("The quick brown fox jumps over the lazy dog while the weather in "
-          "Paris stays mild and the markets in Tokyo open early. ") * 4
+          "Paris stays mild and the markets in Tokyo open early. ") * 25
 
 
 def default_llama_bench():

@@ -268,8 +268,11 @@ mod tests {
             n in 1usize..80,
             window in prop::option::of(1usize..20),
             seed in 0u32..1000,
+            // One register's width, widths that are not a multiple of
+            // it, and past the 64 values the fast path keeps in registers.
+            dim in prop::sample::select(vec![8usize, 12, 64, 72, 136]),
         ) {
-            let heads = Heads { query: 4, kv: 2, dim: 8 };
+            let heads = Heads { query: 4, kv: 2, dim };
             let mut state = seed.wrapping_mul(2_654_435_761).max(1);
             let mut values = |len: usize| -> Vec<f32> {
                 (0..len)
