@@ -149,6 +149,10 @@ pub(crate) struct Q8Vector {
     scales: Vec<f32>,
     /// The sum of `values` over each 16, for formats stored with an offset.
     sums: Vec<i32>,
+    /// Each block's scale times the sum of its 32 values: what a block's
+    /// minimum or offset multiplies, taken once per vector rather than
+    /// once per row.
+    scaled_sums: Vec<f32>,
 }
 
 impl Q8Vector {
@@ -167,6 +171,9 @@ impl Q8Vector {
             Isa::Avx2Fma => unsafe { x86::quantize(self, x) },
             Isa::Portable => self.quantize_body(x),
         }
+        self.scaled_sums.clear();
+        let sums = self.sums.chunks_exact(2).zip(&self.scales);
+        (self.scaled_sums).extend(sums.map(|(s, scale)| scale * (s[0] + s[1]) as f32));
     }
 
     /// [`quantize`](Self::quantize) into buffers of the right lengths.

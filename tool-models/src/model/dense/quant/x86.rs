@@ -443,7 +443,6 @@ pub(super) enum Apply {
 unsafe fn apply32(u: Block32, how: Apply, x: &Q8Vector, i: usize) -> (__m256i, f32, f32) {
     let scale = u.d * x.scales[i];
     let v = load_x(x, i * QK);
-    let sum = |x: &Q8Vector| (x.sums[2 * i] + x.sums[2 * i + 1]) as f32;
     match how {
         // |w| times v with w's sign: the unsigned-by-signed multiply.
         Apply::Signed => (
@@ -451,8 +450,8 @@ unsafe fn apply32(u: Block32, how: Apply, x: &Q8Vector, i: usize) -> (__m256i, f
             scale,
             0.0,
         ),
-        Apply::Min => (dot_u8_i8(u.w, v), scale, -u.m * x.scales[i] * sum(x)),
-        Apply::Shift(shift) => (dot_u8_i8(u.w, v), scale, scale * shift * sum(x)),
+        Apply::Min => (dot_u8_i8(u.w, v), scale, -u.m * x.scaled_sums[i]),
+        Apply::Shift(shift) => (dot_u8_i8(u.w, v), scale, u.d * shift * x.scaled_sums[i]),
     }
 }
 
@@ -565,8 +564,7 @@ unsafe fn apply256(
                 let dot = dot_u8_i8(w, v);
                 let scale = u.scale[sub] * x.scales[k];
                 *sum = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), *sum);
-                let sums = (x.sums[2 * k] + x.sums[2 * k + 1]) as f32;
-                *offset += u.min[sub] * x.scales[k] * sums;
+                *offset += u.min[sub] * x.scaled_sums[k];
             }
             Apply256::Iq4Xs => {
                 let dot = dot_u8_i8(_mm256_sign_epi8(w, w), _mm256_sign_epi8(v, w));
