@@ -1,6 +1,6 @@
 //! The AVX2 integer dot products of each format, four rows at a time.
 
-use super::{f16_at, iq4xs_scale, q4k_scale_min, Q8Vector, Quant, IQ4_VALUES, QK};
+use super::{iq4xs_scale, q4k_scale_min, Q8Vector, Quant, IQ4_VALUES, QK};
 use std::arch::x86_64::*;
 
 /// Runs `$body` with the block size, the unpacking and the [`Apply`] of
@@ -495,7 +495,7 @@ unsafe fn q5(block: &[u8], with_min: bool) -> Block32 {
     Block32 {
         w: _mm256_or_si256(nibbles(block, at + 4), fifth),
         d: f16(block, 0),
-        m: if with_min { f16_at(block, 2) } else { 0.0 },
+        m: if with_min { f16(block, 2) } else { 0.0 },
     }
 }
 
@@ -508,7 +508,7 @@ unsafe fn q4(block: &[u8], with_min: bool) -> Block32 {
         Block32 {
             w: nibbles(block, 4),
             d: f16(block, 0),
-            m: f16_at(block, 2),
+            m: f16(block, 2),
         }
     } else {
         Block32 {
@@ -538,7 +538,7 @@ pub(super) struct Block256 {
 pub(super) enum Apply256 {
     /// Q4_K and Q5_K: unsigned values less a minimum.
     K4,
-    /// Q6_K: unsigned values stored + 32, a scale per 16.
+    /// Q6_K: signed values (stored + 32), a scale per 16.
     K6,
     /// IQ4_XS: signed values from the table.
     Iq4Xs,
@@ -573,14 +573,12 @@ unsafe fn apply256(
             }
             Apply256::K6 => {
                 let (sc0, sc1) = u.q6[sub];
-                let pairs = _mm256_maddubs_epi16(w, v);
+                // |w| times v with w's sign, as for the signed formats.
+                let pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(v, w));
                 let by_scale = _mm256_set_m128i(_mm_set1_epi16(sc1), _mm_set1_epi16(sc0));
                 let dot = _mm256_madd_epi16(pairs, by_scale);
                 let scale = u.d * x.scales[k];
                 *sum = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(dot), *sum);
-                // Stored values are value + 32.
-                let sums = sc0 as i32 * x.sums[2 * k] + sc1 as i32 * x.sums[2 * k + 1];
-                *offset += scale * 32.0 * sums as f32;
             }
         }
     }
@@ -666,7 +664,8 @@ unsafe fn q6k(block: &[u8]) -> Block256 {
         ];
         for (g, w) in groups.into_iter().enumerate() {
             let sub = 4 * n + g;
-            u.w[sub] = w;
+            // Stored as value + 32: signed, the product needs no offset.
+            u.w[sub] = _mm256_sub_epi8(w, _mm256_set1_epi8(32));
             u.q6[sub] = (
                 scales[2 * sub] as i8 as i16,
                 scales[2 * sub + 1] as i8 as i16,
