@@ -11,7 +11,7 @@ Each URL is a server's `/v1` base. For each server, in one run:
 - 8 such conversations interleaved (round 1 of each, then round 2 of each,
   then round 3): the share of each later request's previous prompt that
   was served from cache;
-- 1, 4 and 16 concurrent streamed clients (64 tokens each, `ignore_eos`,
+- 1, 4, 8 and 16 concurrent streamed clients (64 tokens each, `ignore_eos`,
   each its own question, no tools): aggregate tokens/s, and time to first
   token at the median and the 95th percentile.
 Standard library only; prints two Markdown tables.
@@ -161,7 +161,7 @@ def main():
         decode = statistics.median(r[1] for r in runs)
         wall, cached, prompt = conversation(url, model)
         share = interleaved(url, model)
-        load = {n: concurrent(url, model, n) for n in (1, 4, 16)}
+        load = {n: concurrent(url, model, n) for n in (1, 4, 8, 16)}
         rows.append((name, ttft, decode, wall, cached, prompt, share, load))
     print("| server | time to first token | decode | 3-round conversation | cached prompt tokens | 8 interleaved: previous prompt from cache |")
     print("|---|---|---|---|---|---|")
