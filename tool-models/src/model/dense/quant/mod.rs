@@ -336,26 +336,6 @@ fn q4k_scale_min(j: usize, s: &[u8]) -> (u8, u8) {
     }
 }
 
-/// All eight of Q4_K's sub-scales and sub-minimums at once
-/// ([`q4k_scale_min`] for each `j`), by ggml's shuffle of the 12 bytes as
-/// three words: a few word operations instead of eight byte lookups.
-fn q4k_scales_mins(s: &[u8]) -> ([u8; 8], [u8; 8]) {
-    const LOW6: u32 = 0x3f3f_3f3f;
-    const LOW4: u32 = 0x0f0f_0f0f;
-    const TOP2: u32 = 0x0303_0303;
-    let word = |i: usize| u32::from_le_bytes([s[4 * i], s[4 * i + 1], s[4 * i + 2], s[4 * i + 3]]);
-    let (a, b, c) = (word(0), word(1), word(2));
-    let scales_high = (c & LOW4) | (((a >> 6) & TOP2) << 4);
-    let mins_high = ((c >> 4) & LOW4) | (((b >> 6) & TOP2) << 4);
-    let join = |low: u32, high: u32| {
-        let mut out = [0; 8];
-        out[..4].copy_from_slice(&low.to_le_bytes());
-        out[4..].copy_from_slice(&high.to_le_bytes());
-        out
-    };
-    (join(a & LOW6, scales_high), join(b & LOW6, mins_high))
-}
-
 /// 32 IQ4 values from 16 bytes: the low nibbles are the first 16, the high
 /// nibbles the next.
 fn iq4_values(packed: &[u8], out: &mut [i8]) {

@@ -216,15 +216,3 @@ proptest! {
         prop_assert_eq!(fast.values.len(), x.len());
     }
 }
-
-proptest! {
-    /// Q4_K's eight sub-scales and minimums unpacked at once are each
-    /// one's.
-    #[test]
-    fn q4k_scales_unpack_at_once_as_one_by_one(s in proptest::array::uniform12(any::<u8>())) {
-        let (scales, mins) = q4k_scales_mins(&s);
-        for j in 0..8 {
-            prop_assert_eq!((scales[j], mins[j]), q4k_scale_min(j, &s), "j = {}", j);
-        }
-    }
-}

@@ -1,6 +1,6 @@
 //! The AVX2 integer dot products of each format, four rows at a time.
 
-use super::{iq4xs_scale, q4k_scales_mins, Q8Vector, Quant, IQ4_VALUES, QK};
+use super::{iq4xs_scale, q4k_scale_min, Q8Vector, Quant, IQ4_VALUES, QK};
 use std::arch::x86_64::*;
 
 /// Runs `$body` with the block size, the unpacking and the [`Apply`] of
@@ -627,18 +627,13 @@ unsafe fn q4k(block: &[u8], fifth_bits: bool) -> Block256 {
             }
         }
         for (half, w) in halves.into_iter().enumerate() {
-            u.w[2 * chunk + half] = w;
+            let sub = 2 * chunk + half;
+            let (sc, m) = q4k_scale_min(sub, scales);
+            u.w[sub] = w;
+            u.scale[sub] = d * sc as f32;
+            u.min[sub] = dmin * m as f32;
         }
     }
-    // The eight scales and minimums widened and multiplied at once.
-    let (sc, m) = q4k_scales_mins(scales);
-    let widen = |b: [u8; 8], by: f32, out: &mut [f32; 8]| {
-        let b = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(b.as_ptr().cast())));
-        // SAFETY: `out` holds eight floats.
-        unsafe { _mm256_storeu_ps(out.as_mut_ptr(), _mm256_mul_ps(b, _mm256_set1_ps(by))) };
-    };
-    widen(sc, d, &mut u.scale);
-    widen(m, dmin, &mut u.min);
     u
 }
 
