@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
-use tool_use::models::parse::{Collector, Format, ParseOptions};
+use tool_use::parse::{Collector, Format, ParseOptions};
 
 /// One message's worth of output in each format: some prose and a call.
 fn sample(format: Format) -> &'static str {

@@ -7,7 +7,7 @@
 //! cargo run --release --example approval
 //! ```
 
-use tool_use::models::agent::{AgentError, Approval, Stopped};
+use tool_use::agent::{AgentError, Approval, Stopped};
 use tool_use::{Agent, LocalChat, Message, ToolCall};
 
 fn chat() -> LocalChat {

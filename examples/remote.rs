@@ -9,8 +9,8 @@
 //! OPENAI_API_KEY=... cargo run --features remote-tls --example remote -- https://api.example.com/v1 MODEL
 //! ```
 
-use tool_use::models::agent::AgentEvent;
-use tool_use::models::parse::StreamEvent;
+use tool_use::agent::AgentEvent;
+use tool_use::parse::StreamEvent;
 use tool_use::{Agent, Message, RemoteChat};
 
 fn main() {

@@ -9,8 +9,8 @@
 
 use std::io::Write;
 
-use tool_use::models::agent::AgentEvent;
-use tool_use::models::parse::StreamEvent;
+use tool_use::agent::AgentEvent;
+use tool_use::parse::StreamEvent;
 use tool_use::{Agent, LocalChat, Message};
 
 fn main() {

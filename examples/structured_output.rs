@@ -10,7 +10,7 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tool_use::models::generate::GenerateOptions;
+use tool_use::generate::GenerateOptions;
 use tool_use::{Agent, LocalChat, Message, Model, Toolbox};
 
 /// What the answer must be.

@@ -15,7 +15,7 @@ pub const MODEL_ENV: &str = "TOOL_USE_MODEL";
 /// ```
 /// let model = tool_use::bundled::load()?;
 /// assert_eq!(model.architecture(), "LlamaForCausalLM");
-/// # Ok::<(), tool_use::models::model::ModelError>(())
+/// # Ok::<(), tool_use::model::ModelError>(())
 /// ```
 pub fn load() -> Result<Model, ModelError> {
     match std::env::var_os(MODEL_ENV) {

@@ -17,7 +17,7 @@
 //! The clock is injectable ([`toolbox_with_clock`]) so that times are
 //! reproducible.
 
-use crate::models::template::{Clock, DateTime};
+use crate::template::{Clock, DateTime};
 use crate::{tool, tools, DefinitionFormat, ToolSet, Toolbox};
 use serde_json::Value;
 use std::sync::Arc;

@@ -45,8 +45,6 @@ pub mod demo;
 pub use tool_macros::{tool, tools};
 #[cfg(feature = "mcp")]
 pub use tool_mcp as mcp;
-#[cfg(any(feature = "templates", feature = "parse", feature = "hub"))]
-pub use tool_models as models;
 pub use tool_runtime as runtime;
 pub use tool_runtime::{
     toolbox, ArgIssue, CancelToken, DefinitionFormat, Extensions, InvalidToolCall, Message, Role,
@@ -56,12 +54,43 @@ pub use tool_runtime::{
 
 // What a first program types, at the root: the agent and the chat models
 // it drives.
-#[cfg(feature = "agent")]
-pub use tool_models::agent::{Agent, ChatModel};
 #[cfg(feature = "remote")]
 pub use tool_models::remote::RemoteChat;
+#[cfg(feature = "agent")]
+pub use tool_models::{agent::Agent, chat::ChatModel};
 #[cfg(feature = "local")]
-pub use tool_models::{agent::LocalChat, generate::Session, model::Model};
+pub use tool_models::{generate::Session, local::LocalChat, model::Model};
+
+// tool-models' modules, each under the feature that builds it, so that a
+// path names its layer once: `tool_use::parse::Format`,
+// `tool_use::model::Model`.
+#[cfg(feature = "eval")]
+#[doc(inline)]
+pub use tool_models::eval;
+#[cfg(feature = "hub")]
+#[doc(inline)]
+pub use tool_models::hub;
+#[cfg(feature = "parse")]
+#[doc(inline)]
+pub use tool_models::parse;
+#[cfg(feature = "remote")]
+#[doc(inline)]
+pub use tool_models::remote;
+#[cfg(feature = "server")]
+#[doc(inline)]
+pub use tool_models::server;
+#[cfg(feature = "templates")]
+#[doc(inline)]
+pub use tool_models::template;
+#[cfg(any(feature = "remote", feature = "server"))]
+#[doc(inline)]
+pub use tool_models::wire;
+#[cfg(feature = "agent")]
+#[doc(inline)]
+pub use tool_models::{agent, chat};
+#[cfg(feature = "local")]
+#[doc(inline)]
+pub use tool_models::{constrain, generate, local, model};
 
 /// Items used by macro-generated code; not a stable API.
 #[doc(hidden)]

@@ -11,12 +11,12 @@ use std::time::Duration;
 
 use events::streamed_content;
 use serde_json::json;
-use tool_use::models::agent::{
-    Agent, AgentError, AgentEvent, Approval, ChatModel, ModelDelta, Stopped, Turn, TurnRequest,
-    TurnStats,
-};
-use tool_use::models::parse::{Format, StreamEvent};
+use tool_use::parse::{Format, StreamEvent};
 use tool_use::ToolChoice;
+use tool_use::{
+    agent::{Agent, AgentError, AgentEvent, Approval, Stopped},
+    chat::{ChatModel, ModelDelta, Turn, TurnRequest, TurnStats},
+};
 use tool_use::{tool, toolbox, DefinitionFormat, Message, Role, Toolbox};
 use tools::divide;
 

@@ -14,9 +14,9 @@ mod own_format;
 
 use own_format::OwnFormat;
 use serde_json::json;
-use tool_use::models::model::tiny::TinySpec;
-use tool_use::models::parse::Format;
-use tool_use::models::template::{ChatTemplate, RenderOptions};
+use tool_use::model::tiny::TinySpec;
+use tool_use::parse::Format;
+use tool_use::template::{ChatTemplate, RenderOptions};
 use tool_use::Message;
 
 const TEMPLATE: &str = include_str!("data/functiongemma_format.jinja");

@@ -14,8 +14,8 @@ mod own_format;
 
 use own_format::{render_sample, OwnFormat};
 use serde_json::json;
-use tool_use::models::model::tiny::TinySpec;
-use tool_use::models::parse::Format;
+use tool_use::model::tiny::TinySpec;
+use tool_use::parse::Format;
 
 const TEMPLATE: &str = include_str!("data/granite4_format.jinja");
 

@@ -7,12 +7,16 @@ mod answers;
 use answers::assert_answered;
 use serde_json::json;
 use std::sync::Arc;
-use tool_use::models::agent::{Agent, AgentError, ChatModel, LocalChat, TurnRequest};
-use tool_use::models::generate::GenerateOptions;
-use tool_use::models::model::tiny::{write_tiny_model, TinySpec};
-use tool_use::models::model::Model;
-use tool_use::models::parse::{Format, ParseOptions};
+use tool_use::generate::GenerateOptions;
+use tool_use::model::tiny::{write_tiny_model, TinySpec};
+use tool_use::model::Model;
+use tool_use::parse::{Format, ParseOptions};
 use tool_use::runtime::ToolDefinition;
+use tool_use::{
+    agent::{Agent, AgentError},
+    chat::{ChatModel, TurnRequest},
+    local::LocalChat,
+};
 use tool_use::{tool, toolbox, DefinitionFormat, Message, Role, ToolCall, ToolChoice};
 
 /// Book a table at a restaurant.
@@ -363,7 +367,7 @@ fn cancelling_a_run_stops_the_local_model_at_its_next_token() {
         .context(tool_use::RunContext::new().with_cancel(token.clone()));
     let (mut before, mut after) = (0, 0);
     let outcome = agent.run_with(vec![Message::user("Hello?")], &mut |event| {
-        if let tool_use::models::agent::AgentEvent::Stream(_) = event {
+        if let tool_use::agent::AgentEvent::Stream(_) = event {
             if token.is_cancelled() {
                 after += 1;
             } else {
@@ -387,7 +391,7 @@ fn cancelling_a_run_stops_the_local_model_at_its_next_token() {
     *agent.context_mut() = tool_use::RunContext::new();
     let mut pieces = 0;
     let _ = agent.run_with(vec![Message::user("Hello?")], &mut |event| {
-        if let tool_use::models::agent::AgentEvent::Stream(_) = event {
+        if let tool_use::agent::AgentEvent::Stream(_) = event {
             pieces += 1;
         }
     });
@@ -405,7 +409,7 @@ fn the_models_own_token_still_stops_it_inside_a_run_with_a_token_of_its_own() {
         .context(tool_use::RunContext::new().with_cancel(tool_use::CancelToken::new()));
     let mut pieces = 0;
     let outcome = agent.run_with(vec![Message::user("Hello?")], &mut |event| {
-        if let tool_use::models::agent::AgentEvent::Stream(_) = event {
+        if let tool_use::agent::AgentEvent::Stream(_) = event {
             pieces += 1;
             if pieces == 5 {
                 own.cancel();

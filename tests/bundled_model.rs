@@ -6,13 +6,16 @@ mod answers;
 
 use answers::assert_answered;
 use std::sync::Arc;
-use tool_use::models::agent::{ChatModel, LocalChat, TurnRequest};
-use tool_use::models::generate::{GenerateOptions, Session};
-use tool_use::models::model::Model;
-use tool_use::models::parse::{Format, ParseOptions};
+use tool_use::generate::{GenerateOptions, Session};
+use tool_use::model::Model;
+use tool_use::parse::{Format, ParseOptions};
 use tool_use::runtime::ToolDefinition;
 use tool_use::Message;
 use tool_use::ToolChoice;
+use tool_use::{
+    chat::{ChatModel, TurnRequest},
+    local::LocalChat,
+};
 
 #[test]
 fn the_bundled_directory_is_complete_and_fits_a_crate() {

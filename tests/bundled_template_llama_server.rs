@@ -13,7 +13,7 @@ mod llama_server;
 
 use serde_json::{json, Value};
 use std::time::Duration;
-use tool_use::models::template::ChatTemplate;
+use tool_use::template::ChatTemplate;
 
 fn bundled_template() -> String {
     let config: Value = serde_json::from_str(include_str!(

@@ -14,7 +14,7 @@ use cli::{succeeded, tool_use};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Output;
-use tool_use::models::model::tiny::{write_tiny_model, TinySpec};
+use tool_use::model::tiny::{write_tiny_model, TinySpec};
 
 /// `tool-use doctor` with `args`, `$TOOL_USE_MODEL` unset.
 fn doctor(args: &[&str]) -> Output {

@@ -12,7 +12,7 @@ mod cli;
 use cli::{failed, succeeded, tool_use};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use tool_use::models::model::tiny::{write_tiny_gguf, TinySpec};
+use tool_use::model::tiny::{write_tiny_gguf, TinySpec};
 
 const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
 
@@ -112,7 +112,7 @@ fn generate_names_hf_hub_offline_when_the_hub_is_unreachable() {
 fn a_chat_template_named_on_the_hub_comes_from_the_cache() {
     let tmp = tempfile::tempdir().unwrap();
     let model = tmp.path().join("model");
-    tool_use::models::model::tiny::write_tiny_model(
+    tool_use::model::tiny::write_tiny_model(
         &model,
         &TinySpec {
             max_position_embeddings: 4096,

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 use tool_use::demo;
-use tool_use::models::template::{Clock, DateTime};
+use tool_use::template::{Clock, DateTime};
 use tool_use::{Message, ToolCall};
 
 fn call(name: &str, args: Value) -> String {

@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
-use tool_use::models::eval::{self, Case, Category, Decoded};
+use tool_use::eval::{self, Case, Category, Decoded};
 
 /// The Python that has the package, and BFCL's data folder through it
 /// (`find_data` asks the same interpreter).

@@ -19,10 +19,10 @@ mod cli;
 use cli::eval_bfcl;
 
 use serde_json::{json, Value};
-use tool_use::models::agent::TurnRequest;
-use tool_use::models::chat::ScriptedChat;
-use tool_use::models::eval::{self, Case, Category, RunOptions};
-use tool_use::models::parse::Format;
+use tool_use::chat::ScriptedChat;
+use tool_use::chat::TurnRequest;
+use tool_use::eval::{self, Case, Category, RunOptions};
+use tool_use::parse::Format;
 use tool_use::{Message, Role};
 
 fn call(name: &str, arguments: Value) -> String {

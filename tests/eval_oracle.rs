@@ -19,10 +19,10 @@ mod python;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
-use tool_use::models::agent::TurnRequest;
-use tool_use::models::chat::ScriptedChat;
-use tool_use::models::eval::{self, Case, Category, Check, Language, RunOptions, Summary};
-use tool_use::models::parse::Format;
+use tool_use::chat::ScriptedChat;
+use tool_use::chat::TurnRequest;
+use tool_use::eval::{self, Case, Category, Check, Language, RunOptions, Summary};
+use tool_use::parse::Format;
 use tool_use::Role;
 
 /// Answers each single-turn question with its first possible answer.

@@ -40,10 +40,10 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 use tool_use::demo::get_current_temperature;
-use tool_use::models::agent::{Agent, ChatModel, LocalChat};
-use tool_use::models::generate::Session;
-use tool_use::models::model::Model;
-use tool_use::models::parse::Format;
+use tool_use::generate::Session;
+use tool_use::model::Model;
+use tool_use::parse::Format;
+use tool_use::{agent::Agent, chat::ChatModel, local::LocalChat};
 use tool_use::{toolbox, Message};
 
 const PROMPT: &str = "What's the temperature in Paris?";

@@ -1,4 +1,4 @@
-//! The OpenAI-compatible server (`tool_use::models::server`) over real
+//! The OpenAI-compatible server (`tool_use::server`) over real
 //! HTTP on loopback: the answers and stream invariants clients rely on,
 //! the errors they get for bad input, a queue under 16 concurrent clients,
 //! cancellation when a client leaves, and the project's own remote client
@@ -12,13 +12,13 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use http::{bundled, client, data_lines, merge, start, without_ids};
 use serde_json::{json, Value};
-use tool_use::models::agent::{Agent, LocalChat};
-use tool_use::models::generate::GenerateOptions;
-use tool_use::models::model::tiny::{write_tiny_model, TinySpec};
-use tool_use::models::model::Model;
-use tool_use::models::remote::{Api, RemoteChat, RequestOptions};
-use tool_use::models::server::Server;
+use tool_use::generate::GenerateOptions;
+use tool_use::model::tiny::{write_tiny_model, TinySpec};
+use tool_use::model::Model;
+use tool_use::remote::{Api, RemoteChat, RequestOptions};
+use tool_use::server::Server;
 use tool_use::Message;
+use tool_use::{agent::Agent, local::LocalChat};
 
 /// Sends a raw body to `/chat/completions`.
 async fn send(url: &str, body: String) -> reqwest::Response {

@@ -9,7 +9,7 @@ mod http;
 
 use http::{bundled, client, named_events, start};
 use serde_json::{json, Value};
-use tool_use::models::wire::messages::{MessageAccumulator, MessageResponse, MessagesEvent};
+use tool_use::wire::messages::{MessageAccumulator, MessageResponse, MessagesEvent};
 
 const KEY: &str = "sk-messages-test";
 

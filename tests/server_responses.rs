@@ -1,4 +1,4 @@
-//! `POST /v1/responses` of the server (`tool_use::models::server`) over
+//! `POST /v1/responses` of the server (`tool_use::server`) over
 //! real HTTP on loopback, with the bundled model: forced calls, streamed
 //! answers equal to whole ones, tool results answered from, by resending
 //! the input and by `previous_response_id`, structured output, and the

@@ -6,7 +6,7 @@ mod common;
 
 use proptest::prelude::*;
 use std::time::{Duration, Instant};
-use tool_use::models::parse::{Collector, Format, ParseOptions, ParsedResponse, ReasoningStart};
+use tool_use::parse::{Collector, Format, ParseOptions, ParsedResponse, ReasoningStart};
 
 const PIECES: &[&str] = &[
     "<tool_call>",

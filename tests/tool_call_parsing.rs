@@ -14,7 +14,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 use std::path::Path;
 use std::sync::OnceLock;
-use tool_use::models::parse::{Format, ParseOptions, ParsedResponse, ReasoningStart, StreamEvent};
+use tool_use::parse::{Format, ParseOptions, ParsedResponse, ReasoningStart, StreamEvent};
 use tool_use::ToolDefinition;
 
 const FAMILIES: &str = concat!(
@@ -396,7 +396,7 @@ fn output(v: &Vector) -> &str {
 
 fn parse_chunks<'a>(v: &Vector, chunks: impl IntoIterator<Item = &'a str>) -> ParsedResponse {
     let mut p = v.format.stream(&v.options);
-    let mut c = tool_use::models::parse::Collector::default();
+    let mut c = tool_use::parse::Collector::default();
     for chunk in chunks {
         c.extend(p.feed(chunk));
     }
@@ -467,7 +467,7 @@ fn every_single_cut_gives_the_same_result() {
         assert_eq!(whole, r, "line {} char by char", v.line);
         // Byte chunks, cutting inside characters.
         let mut p = v.format.stream(&v.options);
-        let mut c = tool_use::models::parse::Collector::default();
+        let mut c = tool_use::parse::Collector::default();
         for b in out.as_bytes().chunks(1) {
             c.extend(p.feed_bytes(b));
         }

@@ -10,7 +10,7 @@ mod fixtures;
 mod turns;
 
 use serde_json::{json, Value};
-use tool_use::models::parse::{Format, ParseOptions, ReasoningStart};
+use tool_use::parse::{Format, ParseOptions, ReasoningStart};
 use tool_use::ToolDefinition;
 
 const LLAMA_CPP_TEMPLATES: &str = concat!(

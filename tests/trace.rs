@@ -10,9 +10,9 @@ mod tools;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use tool_use::models::agent::{Agent, TurnStats};
-use tool_use::models::chat::ScriptedChat;
-use tool_use::models::parse::Format;
+use tool_use::chat::ScriptedChat;
+use tool_use::parse::Format;
+use tool_use::{agent::Agent, chat::TurnStats};
 use tool_use::{toolbox, Message};
 use tools::divide;
 use tracing::span::{Attributes, Id, Record};

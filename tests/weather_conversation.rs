@@ -9,7 +9,7 @@ mod fixtures;
 mod weather;
 
 use serde_json::{json, Value};
-use tool_use::models::template::{ChatTemplate, Clock, DateTime};
+use tool_use::template::{ChatTemplate, Clock, DateTime};
 use tool_use::{tool, toolbox, DefinitionFormat, Message, ToolCall};
 use weather::get_current_temperature;
 

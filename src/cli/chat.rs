@@ -6,11 +6,14 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use serde_json::json;
+use tool_use::generate::GenerateOptions;
 use tool_use::mcp::{McpClient, ToolboxMcp};
-use tool_use::models::agent::{Agent, AgentEvent, ChatModel};
-use tool_use::models::generate::GenerateOptions;
-use tool_use::models::parse::StreamEvent;
-use tool_use::models::remote::{Api, RemoteChat, RequestOptions};
+use tool_use::parse::StreamEvent;
+use tool_use::remote::{Api, RemoteChat, RequestOptions};
+use tool_use::{
+    agent::{Agent, AgentEvent},
+    chat::ChatModel,
+};
 use tool_use::{Message, Role, ToolCall, ToolChoice, Toolbox};
 
 /// Arguments of `tool-use chat`.
@@ -152,7 +155,7 @@ pub fn run(args: ChatArgs) -> Result<ExitCode, String> {
     if !args.decoding.no_constrain && !local.can_constrain() && !args.json {
         eprintln!(
             "note: calls in the `{}` format cannot be constrained; generating freely",
-            tool_use::models::agent::ChatModel::format(&local)
+            tool_use::chat::ChatModel::format(&local)
         );
     }
     drive(local, &args, messages, choice)

@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, Write};
 
-use tool_use::models::agent::Approval;
+use tool_use::agent::Approval;
 use tool_use::ToolCall;
 
 /// Asks about `call` on stderr and reads the answer from `input`: `y` (or

@@ -10,15 +10,16 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
-use tool_use::models::agent::{ChatModel, LocalChat, TurnRequest};
-use tool_use::models::constrain::{TokenEnv, ToolConstraint};
-use tool_use::models::model::Model;
-use tool_use::models::parse::{
-    detect_reasoning_start, generic, Format, ParseOptions, ReasoningStart,
-};
-use tool_use::models::template::{turn_start, ChatTemplate, RenderOptions};
+use tool_use::constrain::{TokenEnv, ToolConstraint};
+use tool_use::model::Model;
+use tool_use::parse::{detect_reasoning_start, generic, Format, ParseOptions, ReasoningStart};
 use tool_use::runtime::validate::json_eq;
 use tool_use::runtime::ToolDefinition;
+use tool_use::template::{turn_start, ChatTemplate, RenderOptions};
+use tool_use::{
+    chat::{ChatModel, TurnRequest},
+    local::LocalChat,
+};
 use tool_use::{Message, Role, ToolCall, ToolChoice};
 
 /// Arguments of `tool-use doctor`.
@@ -378,13 +379,8 @@ fn check_constraint(chat: &LocalChat, tools: &[ToolDefinition], report: &mut Rep
         return false;
     }
     // As `LocalChat` builds it for a turn that offers tools.
-    let model = chat.model();
-    let built = TokenEnv::for_vocab_size(
-        model.tokenizer().inner(),
-        model.eos_token_ids(),
-        model.vocab_size(),
-    )
-    .and_then(|env| ToolConstraint::new(&env, format, tools, &ToolChoice::Auto));
+    let built = TokenEnv::of_model(chat.model())
+        .and_then(|env| ToolConstraint::new(&env, format, tools, &ToolChoice::Auto));
     match built {
         Ok(_) => {
             report.ok(

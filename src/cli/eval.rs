@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
-use tool_use::models::agent::{ChatModel, LocalChat};
-use tool_use::models::eval::{self, chart, CaseResult, Category, Report, RunOptions, Selection};
-use tool_use::models::generate::GenerateOptions;
-use tool_use::models::remote::{Api, RemoteChat, RequestOptions};
+use tool_use::eval::{self, chart, CaseResult, Category, Report, RunOptions, Selection};
+use tool_use::generate::GenerateOptions;
+use tool_use::remote::{Api, RemoteChat, RequestOptions};
+use tool_use::{chat::ChatModel, local::LocalChat};
 
 /// Benchmarks to measure a model on.
 #[derive(clap::Subcommand)]

@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 
 use serde_json::json;
-use tool_use::models::generate::{GenerateOptions, Session};
-use tool_use::models::model::{LoadOptions, Model};
-use tool_use::models::template::RenderOptions;
+use tool_use::generate::{GenerateOptions, Session};
+use tool_use::model::{LoadOptions, Model};
+use tool_use::template::RenderOptions;
 use tool_use::Message;
 
 /// Arguments of `tool-use generate`.

@@ -15,11 +15,11 @@ pub mod template;
 use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Termination};
 
-use tool_use::models::agent::{LocalChat, LocalChatError};
-use tool_use::models::model::Model;
-use tool_use::models::parse::Format;
-use tool_use::models::remote::RemoteChat;
-use tool_use::models::template::ModelTemplates;
+use tool_use::local::{LocalChat, LocalChatError};
+use tool_use::model::Model;
+use tool_use::parse::Format;
+use tool_use::remote::RemoteChat;
+use tool_use::template::ModelTemplates;
 
 /// The model `--model` names (a model directory, a `.gguf` file, or a
 /// Hugging Face Hub name, `hf:ORG/REPO[:QUANT]` or `hf:ORG/REPO/FILE`,
@@ -41,7 +41,7 @@ pub fn load_model(path: Option<&Path>) -> Result<Model, String> {
 pub fn load_templates(path: &Path) -> Result<ModelTemplates, String> {
     let local = match path.to_str().filter(|p| p.starts_with("hf:")) {
         Some(name) => {
-            use tool_use::models::hub::{resolve_str, HubOptions};
+            use tool_use::hub::{resolve_str, HubOptions};
             resolve_str(name, &HubOptions::from_env()).map_err(|e| e.to_string())?
         }
         None => path.to_owned(),

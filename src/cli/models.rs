@@ -1,6 +1,6 @@
 //! `tool-use models`: the models an OpenAI-compatible engine serves.
 
-use tool_use::models::remote::RemoteChat;
+use tool_use::remote::RemoteChat;
 
 /// Arguments of `tool-use models`.
 #[derive(clap::Args)]

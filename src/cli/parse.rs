@@ -4,10 +4,10 @@ use serde_json::{json, Value};
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tool_use::models::parse::{
+use tool_use::parse::{
     detect_format, detect_reasoning_start, Format, ParseOptions, ReasoningStart,
 };
-use tool_use::models::template::ChatTemplate;
+use tool_use::template::ChatTemplate;
 
 /// Arguments of `tool-use parse`.
 #[derive(clap::Args)]

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use tool_use::models::generate::GenerateOptions;
-use tool_use::models::server::Server;
+use tool_use::generate::GenerateOptions;
+use tool_use::server::Server;
 
 /// Arguments of `tool-use serve`.
 #[derive(clap::Args)]
@@ -35,7 +35,7 @@ pub struct ServeArgs {
     /// Requests decoded together at most (continuous batching; 1 serves
     /// one at a time). Llama-family models only; the others serve one at a
     /// time.
-    #[arg(long, default_value_t = tool_use::models::server::DEFAULT_MAX_BATCH)]
+    #[arg(long, default_value_t = tool_use::server::DEFAULT_MAX_BATCH)]
     max_batch: usize,
     /// The memory the KV caches of recent conversations may take together
     /// (`512M`, `2G`, bytes; `0` keeps only the last conversation's): each

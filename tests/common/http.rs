@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tool_use::models::agent::LocalChat;
-use tool_use::models::server::Server;
+use tool_use::local::LocalChat;
+use tool_use::server::Server;
 
 /// Serves `server` on an ephemeral loopback port; returns `http://…/v1`.
 pub async fn start(server: Server) -> String {

@@ -4,11 +4,11 @@
 //! and run, its result is rendered for the next round, and the call as the
 //! template writes it back parses to the same call.
 
-use tool_use::models::agent::AgentError;
-use tool_use::models::generate::GenerateOptions;
-use tool_use::models::model::tiny::{write_tiny_model, TinySpec};
-use tool_use::models::parse::{Format, ParseOptions};
-use tool_use::models::template::{ChatTemplate, RenderOptions};
+use tool_use::agent::AgentError;
+use tool_use::generate::GenerateOptions;
+use tool_use::model::tiny::{write_tiny_model, TinySpec};
+use tool_use::parse::{Format, ParseOptions};
+use tool_use::template::{ChatTemplate, RenderOptions};
 use tool_use::ToolChoice;
 use tool_use::{
     tool, toolbox, Agent, ChatModel, DefinitionFormat, LocalChat, Message, Model, Role,

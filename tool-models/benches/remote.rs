@@ -14,7 +14,7 @@ use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
 use serde_json::json;
 use std::hint::black_box;
-use tool_models::agent::{ChatModel, TurnRequest};
+use tool_models::chat::{ChatModel, TurnRequest};
 use tool_models::remote::{ChunkMerger, RemoteChat};
 use tool_runtime::{Message, ToolChoice, ToolDefinition};
 

@@ -7,12 +7,12 @@
 //! |---|---|---|
 //! | `templates` | [`template`] | minijinja |
 //! | `parse` | [`parse`] | nothing |
-//! | `agent` | [`agent`] (the loop over any [`agent::ChatModel`]) | nothing |
+//! | `agent` | [`agent`] (the loop), [`chat`] (the contract of any [`chat::ChatModel`]) | nothing |
 //! | `remote` (default) | [`remote`]: models served by OpenAI-compatible engines (with `templates`, for the raw-completions mode) | reqwest, tokio |
 //! | `remote-tls` | HTTPS for [`remote`] | rustls, aws-lc-rs |
 //! | `eval` | [`eval`]: models and engines measured on BFCL, BFCL's checker | nothing |
 //! | `hub` | [`hub`]: models named `hf:ORG/REPO[:QUANT]`, downloaded into the Hugging Face cache ([`model::Model::load`] takes them with `local`) | reqwest (blocking), rustls, aws-lc-rs, sha2, indicatif |
-//! | `local` (default) | [`model`], [`generate`], [`constrain`], [`agent::LocalChat`] | candle, tokenizers, llguidance |
+//! | `local` (default) | [`model`], [`generate`], [`constrain`], [`local`] ([`local::LocalChat`]) | candle, tokenizers, llguidance |
 //!
 //! Reading the calls out of a model's output:
 //!
@@ -31,7 +31,7 @@
 //! ```
 //!
 //! Most programs use these through the `tool-use` crate, which re-exports
-//! this one as `tool_use::models`.
+//! this one's modules at its root (`tool_use::parse`, `tool_use::model`, …).
 
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]

@@ -161,3 +161,27 @@ fn unknown_decoder_is_an_error() {
         "{e}"
     );
 }
+
+#[test]
+fn a_loaded_model_indexes_its_vocabulary_once_for_every_chat() {
+    use std::sync::Arc;
+    use tool_models::model::tiny::{write_tiny_model, TinySpec};
+    use tool_models::model::Model;
+
+    let tmp = tempfile::tempdir().unwrap();
+    write_tiny_model(tmp.path(), &TinySpec::llama(3)).unwrap();
+    let model = Arc::new(Model::load(tmp.path()).unwrap());
+    let first = TokenEnv::of_model(&model).unwrap();
+    assert_eq!(first.vocab_size(), model.vocab_size());
+    assert_eq!(first.eos_ids(), model.eos_token_ids());
+    let shared = Arc::clone(&model);
+    let again = std::thread::spawn(move || TokenEnv::of_model(&shared).unwrap())
+        .join()
+        .unwrap();
+    assert!(TokenEnv::ptr_eq(&first, &again), "one build per model");
+    // The same files loaded again are another model, with its own build.
+    let other = Model::load(tmp.path()).unwrap();
+    let theirs = TokenEnv::of_model(&other).unwrap();
+    assert!(!TokenEnv::ptr_eq(&first, &theirs));
+    assert_eq!(theirs.vocab_size(), first.vocab_size());
+}

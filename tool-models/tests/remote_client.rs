@@ -16,9 +16,12 @@ use std::time::{Duration, Instant};
 use events::streamed_content;
 use one_tool::one_tool;
 use serde_json::{json, Value};
-use tool_models::agent::{Agent, AgentError, AgentEvent, AgentRun, ChatModel};
 use tool_models::parse::StreamEvent;
 use tool_models::remote::{RemoteChat, RemoteError, Timeouts};
+use tool_models::{
+    agent::{Agent, AgentError, AgentEvent, AgentRun},
+    chat::ChatModel,
+};
 use tool_runtime::{Message, Role, ToolCall, Toolbox};
 
 /// What the server does with one request.
@@ -600,7 +603,7 @@ fn raw_completions_render_our_template_and_parse_the_calls_here() {
     ]);
     let chat = RemoteChat::completions(format!("{}/v1", server.url), "base-model", HERMES).unwrap();
     assert_eq!(
-        tool_models::agent::ChatModel::format(&chat),
+        tool_models::chat::ChatModel::format(&chat),
         tool_models::parse::Format::Hermes
     );
     let mut agent = Agent::new(chat, toolbox());

@@ -3,8 +3,8 @@
 
 mod common;
 
-use tool_use::models::generate::Session;
-use tool_use::models::model::Model;
+use tool_use::generate::Session;
+use tool_use::model::Model;
 
 #[test]
 fn the_training_model_and_the_inference_model_agree_on_the_shipped_weights() {

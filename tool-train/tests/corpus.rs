@@ -11,8 +11,8 @@ use serde_json::Value;
 use std::collections::{BTreeSet, HashSet};
 use std::sync::OnceLock;
 use tool_train::corpus::{self, tools, values, Case, Example, Practice, Scenario, Split};
-use tool_use::models::parse::{detect_format, Format, ParseOptions};
-use tool_use::models::template::{ModelTemplates, RenderOptions};
+use tool_use::parse::{detect_format, Format, ParseOptions};
+use tool_use::template::{ModelTemplates, RenderOptions};
 use tool_use::{demo, Message, Role, ToolCall};
 
 /// Standard conversations, then conversations with value-end practice, wide

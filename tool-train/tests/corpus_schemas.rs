@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 use tool_train::corpus::{self, Example, Practice, Scenario, SchemaCase, Split};
 use tool_train::train::bpe::Tokenizer;
-use tool_use::models::parse::{Format, ParseOptions};
+use tool_use::parse::{Format, ParseOptions};
 use tool_use::runtime::validate::{validate_arguments, Policy};
 
 fn train() -> &'static [Example] {

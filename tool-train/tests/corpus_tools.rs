@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 use tool_train::corpus::tools;
-use tool_use::models::template::{Clock, DateTime};
+use tool_use::template::{Clock, DateTime};
 use tool_use::ToolCall;
 
 fn call(name: &str, args: Value) -> String {

@@ -2,7 +2,7 @@
 
 use tool_runtime::{Message, ToolProgress};
 
-use super::TurnStats;
+use crate::chat::TurnStats;
 use crate::parse::StreamEvent;
 
 /// One step of an agent run, reported as it happens.

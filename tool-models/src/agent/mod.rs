@@ -17,7 +17,7 @@
 //! or calls already parsed ([`ModelDelta::Parsed`]).
 //!
 //! ```
-//! use tool_models::agent::{Agent, ChatModel, ModelDelta, Turn, TurnRequest};
+//! use tool_models::{agent::Agent, chat::{ChatModel, ModelDelta, Turn, TurnRequest}};
 //! use tool_models::parse::Format;
 //! use tool_runtime::{Message, Tool, Toolbox};
 //!
@@ -57,15 +57,8 @@ mod trace;
 pub use approval::{Approval, Approve, ApproveAsync, HookError, Pending};
 pub use error::{AgentError, Stopped};
 pub use event::AgentEvent;
-// The chat-model contract the loop drives, and the local chat model, at
-// the paths first programs use.
-pub use crate::chat::{
-    AsyncChatModel, ChatModel, ModelDelta, RunStats, Turn, TurnError, TurnFuture, TurnRequest,
-    TurnStats, Usage,
-};
-#[cfg(feature = "local")]
-pub use crate::local::{LocalChat, LocalChatError, PreparedTurn};
 
+use crate::chat::{AsyncChatModel, ChatModel, ModelDelta, RunStats, Turn, TurnError};
 use crate::setters::setters;
 use tool_runtime::{exec, Message, RunContext, SharedToolbox};
 
@@ -170,7 +163,7 @@ impl<M: ChatModel> Agent<M> {
     /// ```
     /// # use tool_models::agent::Agent;
     /// # use tool_runtime::{Role, ToolChoice, Toolbox};
-    /// # fn demo<M: tool_models::agent::ChatModel>(agent: Agent<M>) -> Agent<M> {
+    /// # fn demo<M: tool_models::chat::ChatModel>(agent: Agent<M>) -> Agent<M> {
     /// // Search first; once results are in, only the tools that act on them.
     /// agent.choose_tools(|round, transcript| {
     ///     let searched = transcript.iter().any(|m| m.role == Role::Tool);

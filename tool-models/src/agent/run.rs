@@ -6,9 +6,8 @@ use std::time::Instant;
 use serde_json::Value;
 use tool_runtime::{InvalidToolCall, Message, SharedToolbox, ToolCall, ToolChoice, ToolDefinition};
 
-use super::{
-    AgentError, AgentEvent, AgentRun, ModelDelta, RunStats, Stopped, Turn, TurnError, TurnRequest,
-};
+use super::{AgentError, AgentEvent, AgentRun, Stopped};
+use crate::chat::{ModelDelta, RunStats, Turn, TurnError, TurnRequest};
 use crate::parse::{Format, ParseOptions, StreamEvent, StreamParser};
 
 /// A call as parsed, readable or not, in the order the model wrote it.

@@ -4,7 +4,8 @@
 //! toolbox's `execute_tool` spans inside the run's. Without the feature
 //! every function here is a no-op.
 
-use super::{AgentError, Step, Turn, TurnError};
+use super::{AgentError, Step};
+use crate::chat::{Turn, TurnError};
 
 #[cfg(feature = "tracing")]
 pub(super) use tracing::Span;

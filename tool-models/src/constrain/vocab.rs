@@ -10,6 +10,7 @@
 
 use super::ConstrainError;
 use crate::generate::TokenSet;
+use crate::model::Model;
 use llguidance::earley::SlicedBiasComputer;
 use llguidance::toktrie::{
     InferenceCapabilities, TokEnv, TokRxInfo, TokTrie, TokenId, TokenizerEnv,
@@ -17,7 +18,7 @@ use llguidance::toktrie::{
 use llguidance::ParserFactory;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 use tokenizers::Tokenizer;
 
 /// A model's vocabulary as llguidance sees it: built once per model (it
@@ -57,6 +58,39 @@ impl TokenEnv {
         vocab_size: usize,
     ) -> Result<TokenEnv, ConstrainError> {
         TokenEnv::build(tokenizer, eos_ids, Some(vocab_size))
+    }
+
+    /// The environment of `model`'s vocabulary, built on the first call
+    /// and shared by every later call for the same loaded model: two chats
+    /// on one `Arc<Model>` index its tokens once. The cache holds the model's
+    /// tokenizer weakly, so a dropped model's environment goes with the
+    /// next call.
+    pub fn of_model(model: &Model) -> Result<TokenEnv, ConstrainError> {
+        type Built = Vec<(Weak<crate::model::Tokenizer>, TokenEnv)>;
+        static BUILT: Mutex<Built> = Mutex::new(Vec::new());
+        let tokenizer = model.shared_tokenizer();
+        // A poisoned lock only means another thread panicked mid-build; the
+        // list itself is always whole.
+        let find = |built: &mut Built| {
+            built.retain(|(weak, _)| weak.strong_count() > 0);
+            built
+                .iter()
+                .find(|(weak, _)| std::ptr::eq(weak.as_ptr(), Arc::as_ptr(&tokenizer)))
+                .map(|(_, env)| env.clone())
+        };
+        if let Some(env) = find(&mut BUILT.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Ok(env);
+        }
+        // Built outside the lock: it takes a while for a large vocabulary,
+        // and other models' chats should not wait for it.
+        let env =
+            TokenEnv::for_vocab_size(tokenizer.inner(), model.eos_token_ids(), model.vocab_size())?;
+        let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(first) = find(&mut built) {
+            return Ok(first);
+        }
+        built.push((Arc::downgrade(&tokenizer), env.clone()));
+        Ok(env)
     }
 
     fn build(
@@ -100,6 +134,12 @@ impl TokenEnv {
                 full: TokenSet::full(size),
             }),
         })
+    }
+
+    /// Whether `a` and `b` are one build: clones of each other, or both
+    /// from [`TokenEnv::of_model`] for the same loaded model.
+    pub fn ptr_eq(a: &TokenEnv, b: &TokenEnv) -> bool {
+        Arc::ptr_eq(&a.inner, &b.inner)
     }
 
     /// Number of token ids (the length of every mask).

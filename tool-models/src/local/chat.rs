@@ -92,7 +92,6 @@ pub struct LocalChat {
     options: GenerateOptions,
     constrain: bool,
     ground: bool,
-    env: Option<TokenEnv>,
     schema: Option<Value>,
     /// Recent turns' tokens, for prompts that continue them.
     recent: RecentTurns,
@@ -181,7 +180,6 @@ impl LocalChat {
             options: GenerateOptions::greedy(512),
             constrain: true,
             ground: true,
-            env: None,
             schema: None,
             recent: RecentTurns::default(),
             generic_lists_tools,
@@ -233,18 +231,8 @@ impl LocalChat {
         &mut self.session
     }
 
-    fn token_env(&mut self) -> Result<TokenEnv, ConstrainError> {
-        if let Some(env) = &self.env {
-            return Ok(env.clone());
-        }
-        let model = self.session.model();
-        let env = TokenEnv::for_vocab_size(
-            model.tokenizer().inner(),
-            model.eos_token_ids(),
-            model.vocab_size(),
-        )?;
-        self.env = Some(env.clone());
-        Ok(env)
+    fn token_env(&self) -> Result<TokenEnv, ConstrainError> {
+        TokenEnv::of_model(self.session.model())
     }
 
     fn constraint(

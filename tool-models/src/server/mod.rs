@@ -39,7 +39,7 @@
 //! acted on. The model's reasoning comes out as `reasoning` items.
 //!
 //! ```no_run
-//! use tool_models::agent::LocalChat;
+//! use tool_models::local::LocalChat;
 //! use tool_models::model::Model;
 //! use tool_models::server::Server;
 //!

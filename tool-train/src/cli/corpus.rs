@@ -123,7 +123,7 @@ pub struct Corpus<'a> {
     args: &'a CorpusArgs,
     weights: LossWeights,
     tokenizer: Tokenizer,
-    template: tool_use::models::template::ChatTemplate,
+    template: tool_use::template::ChatTemplate,
 }
 
 impl<'a> Corpus<'a> {

@@ -18,14 +18,17 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::{json, Value};
 use tool_train::corpus::{self, Split, Vocabulary};
-use tool_use::models::agent::{ChatModel, LocalChat, TurnRequest};
-use tool_use::models::generate::GenerateOptions;
-use tool_use::models::model::Model;
-use tool_use::models::parse::{Format, ParseOptions};
-use tool_use::models::template::Clock;
+use tool_use::generate::GenerateOptions;
+use tool_use::model::Model;
+use tool_use::parse::{Format, ParseOptions};
 use tool_use::runtime::validate::{validate_arguments, Policy};
 use tool_use::runtime::ToolDefinition;
+use tool_use::template::Clock;
 use tool_use::ToolChoice;
+use tool_use::{
+    chat::{ChatModel, TurnRequest},
+    local::LocalChat,
+};
 use tool_use::{Role, ToolCall, Toolbox};
 
 /// The training conversations per practice whose requests make the

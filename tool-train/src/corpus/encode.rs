@@ -5,7 +5,7 @@ use super::weights::{byte_weights, token_weights, LossWeights};
 use super::{render, CorpusError, Example};
 use crate::train::bpe::{BpeError, Tokenizer};
 use std::ops::Range;
-use tool_use::models::template::ChatTemplate;
+use tool_use::template::ChatTemplate;
 
 /// One example as the model reads it.
 #[derive(Clone, Debug, PartialEq)]

@@ -53,7 +53,7 @@ use rng::Rng;
 use serde_json::Value;
 use std::ops::Range;
 use std::path::Path;
-use tool_use::models::template::{ChatTemplate, ModelTemplates, RenderOptions, TemplateError};
+use tool_use::template::{ChatTemplate, ModelTemplates, RenderOptions, TemplateError};
 use tool_use::{Message, ToolCall};
 
 /// Which part of the corpus: the one trained on, or the one held out for

@@ -10,8 +10,8 @@ use super::{generate, render, CorpusError, Example, Split};
 use crate::train::bpe::{train_bpe_with, BpeError, BpeOptions, SpecialToken, Tokenizer};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
-use tool_use::models::model::tiny::QWEN_MARKERS;
-use tool_use::models::template::{ChatTemplate, RenderOptions};
+use tool_use::model::tiny::QWEN_MARKERS;
+use tool_use::template::{ChatTemplate, RenderOptions};
 
 /// The template's markers, in id order (0, 1, ...), and whether each is
 /// special (dropped by `skip_special_tokens`): Qwen 2.5's, whose tool-call

@@ -12,7 +12,7 @@ use super::values::{AIRLINES, CURRENCIES, LANGUAGES, NO_STOCKS, PHRASES, UNKNOWN
 use serde_json::{json, Value};
 use std::sync::Arc;
 use tool_use::demo::{self, number};
-use tool_use::models::template::{Clock, DateTime};
+use tool_use::template::{Clock, DateTime};
 use tool_use::{tool, tools, DefinitionFormat, ToolSet, Toolbox};
 
 /// Convert an amount of money from one currency to another.

@@ -15,7 +15,7 @@ use super::transcript::Transcript;
 use super::values::{self as v, NumberKind};
 use super::{Case, Example, Scenario, Split};
 use serde_json::{json, Map, Value};
-use tool_use::models::template::{Clock, DateTime};
+use tool_use::template::{Clock, DateTime};
 use tool_use::{demo, Message, Toolbox};
 
 mod cases;
