@@ -25,6 +25,8 @@ use tool_use::{Message, Role, ToolCall, ToolChoice};
 /// Arguments of `tool-use doctor`.
 #[derive(clap::Args)]
 pub struct DoctorArgs {
+    #[command(flatten)]
+    cache: super::CacheArgs,
     /// The model to check: a Hugging Face model directory, a `.gguf` file,
     /// or a model on the Hugging Face Hub (`hf:ORG/REPO[:QUANT]`,
     /// `hf:ORG/REPO/FILE`), as `tool-use chat --model` takes it (default:
@@ -172,7 +174,7 @@ pub fn run(args: DoctorArgs) -> Result<ExitCode, String> {
 
 /// The model `--model` names with `--chat-template`'s template, if any.
 fn load(args: &DoctorArgs) -> Result<Model, String> {
-    let mut model = super::load_model(args.model.as_deref().map(Path::new))?;
+    let mut model = super::load_model(args.model.as_deref().map(Path::new), &args.cache)?;
     if let Some(path) = &args.chat_template {
         let templates = super::load_templates(path).map_err(|e| format!("--chat-template: {e}"))?;
         model

@@ -52,6 +52,8 @@ pub struct ReportArgs {
 /// Arguments of `tool-use eval bfcl`.
 #[derive(clap::Args)]
 pub struct BfclArgs {
+    #[command(flatten)]
+    cache: super::CacheArgs,
     /// BFCL's data folder (`bfcl_eval/data`); default: `$TOOL_USE_BFCL_DATA`,
     /// else the package `$TOOL_USE_PYTHON` (or `python3`) imports.
     #[arg(long)]
@@ -332,7 +334,7 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
 /// The local model, with its format (or `--tool-format`), greedy, its
 /// calls constrained unless `--no-constrain`.
 fn local_chat(args: &BfclArgs) -> Result<LocalChat, String> {
-    let model = super::load_model(args.model.as_deref())?;
+    let model = super::load_model(args.model.as_deref(), &args.cache)?;
     Ok(args
         .decoding
         .local_chat(model)?

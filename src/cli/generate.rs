@@ -12,6 +12,8 @@ use tool_use::Message;
 /// Arguments of `tool-use generate`.
 #[derive(clap::Args)]
 pub struct GenerateArgs {
+    #[command(flatten)]
+    cache: super::CacheArgs,
     /// The prompt: raw text, or with `--chat` the user's message.
     prompt: String,
     /// A model directory, a `.gguf`, or `hf:ORG/REPO[:QUANT]` on the Hugging
@@ -48,11 +50,14 @@ pub struct GenerateArgs {
 /// Runs `tool-use generate`.
 pub fn run(args: GenerateArgs) -> Result<(), String> {
     let model = match &args.model {
-        Some(path) if args.dequantize => {
-            Model::load_with(path, &LoadOptions::default().dequantize(true))
-                .map_err(|e| e.to_string())?
-        }
-        _ => super::load_model(args.model.as_deref())?,
+        Some(path) if args.dequantize => Model::load_with(
+            path,
+            &LoadOptions::default()
+                .dequantize(true)
+                .cache_type(args.cache.cache_type),
+        )
+        .map_err(|e| e.to_string())?,
+        _ => super::load_model(args.model.as_deref(), &args.cache)?,
     };
     let path = model.path().to_owned();
     let tools = tool_use::demo::definitions();

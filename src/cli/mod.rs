@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Termination};
 
 use tool_use::local::{LocalChat, LocalChatError};
-use tool_use::model::Model;
+use tool_use::model::{CacheType, Model};
 use tool_use::parse::Format;
 use tool_use::remote::RemoteChat;
 use tool_use::template::ModelTemplates;
@@ -26,12 +26,27 @@ use tool_use::template::ModelTemplates;
 /// downloaded into the Hub's cache as `HF_ENDPOINT`, `HF_HOME`, `HF_TOKEN`
 /// and `HF_HUB_OFFLINE` say), or the bundled one (`$TOOL_USE_MODEL` when
 /// set).
-pub fn load_model(path: Option<&Path>) -> Result<Model, String> {
-    match path {
+pub fn load_model(path: Option<&Path>, cache: &CacheArgs) -> Result<Model, String> {
+    let mut model = match path {
         Some(path) => Model::load(path),
         None => tool_use::bundled::load(),
     }
-    .map_err(|e| e.to_string())
+    .map_err(|e| e.to_string())?;
+    model
+        .set_cache_type(cache.cache_type)
+        .map_err(|e| e.to_string())?;
+    Ok(model)
+}
+
+/// How a local model's KV cache keeps keys and values: the option every
+/// command that loads one shares.
+#[derive(clap::Args, Clone, Debug)]
+pub struct CacheArgs {
+    /// Keep a local model's keys and values in `f32` (as computed, matching
+    /// transformers) or `f16` (llama.cpp's default: half the memory and the
+    /// bytes each step reads; keys and values rounded to 11 bits).
+    #[arg(long, default_value = "f32", value_name = "f32|f16")]
+    pub cache_type: CacheType,
 }
 
 /// The chat templates of `path`: a `.jinja` file, a `tokenizer_config.json`,

@@ -9,6 +9,8 @@ use tool_use::server::Server;
 /// Arguments of `tool-use serve`.
 #[derive(clap::Args)]
 pub struct ServeArgs {
+    #[command(flatten)]
+    cache: super::CacheArgs,
     /// A Hugging Face model directory, a `.gguf` file, or a model on the
     /// Hugging Face Hub (`hf:ORG/REPO[:QUANT]`, `hf:ORG/REPO/FILE`; default:
     /// the bundled model, or `$TOOL_USE_MODEL`).
@@ -55,7 +57,7 @@ pub struct ServeArgs {
 
 /// Runs `tool-use serve` until interrupted.
 pub fn run(args: ServeArgs) -> Result<(), String> {
-    let model = super::load_model(args.model.as_deref())?;
+    let model = super::load_model(args.model.as_deref(), &args.cache)?;
     let default_name = match &args.model {
         Some(path) => path
             .file_stem()

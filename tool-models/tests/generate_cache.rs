@@ -239,3 +239,50 @@ fn a_prompt_diverging_inside_the_cache_keeps_the_shared_prefix() {
         assert_eq!(session.cached_tokens(), prefix);
     }
 }
+
+/// An f16 cache (llama.cpp's default) rounds each key and value to 11
+/// significant bits: logits stay within that rounding of the f32 cache's,
+/// a prompt run whole equals it run token by token (both read the same
+/// f16 rows), and a position takes half the bytes of keys and values.
+#[test]
+fn an_f16_cache_stays_within_its_rounding_and_halves_the_bytes() {
+    use tool_models::model::{CacheType, LoadOptions};
+    for spec in specs() {
+        let tmp = tempfile::tempdir().unwrap();
+        write_tiny_model(tmp.path(), &spec).unwrap();
+        let half = LoadOptions::default().cache_type(CacheType::F16);
+        let f16 = Model::load_with(tmp.path(), &half).unwrap();
+        assert_eq!(f16.cache_type(), CacheType::F16);
+        let f32 = Model::load(tmp.path()).unwrap();
+        let prompt = prompt(&f32);
+        let attention = spec.attention_layers().iter().filter(|a| **a).count();
+        let kv = 2 * spec.num_kv_heads * spec.head_dim();
+        let saved = f32.kv_bytes_per_position().unwrap() - f16.kv_bytes_per_position().unwrap();
+        assert_eq!(
+            saved,
+            attention * kv * 2,
+            "{spec:?}: two bytes saved per value"
+        );
+
+        let exact = Session::new(f32).logits(&prompt).unwrap();
+        let mut whole = Session::new(f16);
+        let rounded = whole.logits(&prompt).unwrap();
+        let range = exact.iter().fold(0f32, |m, x| m.max(x.abs()));
+        let diff = max_diff(&exact, &rounded);
+        assert!(diff > 0.0, "{spec:?}: the f16 cache changed nothing");
+        assert!(
+            diff <= 1e-2 * range,
+            "{spec:?}: {diff} against logits up to {range}"
+        );
+
+        let mut stepwise = Session::new(whole.model().clone());
+        let mut last = Vec::new();
+        for i in 0..prompt.len() {
+            last = stepwise.logits(&prompt[..=i]).unwrap();
+        }
+        assert!(
+            max_diff(&rounded, &last) <= TOLERANCE,
+            "{spec:?}: whole vs step by step"
+        );
+    }
+}

@@ -73,7 +73,7 @@ impl Session {
         prompt: &[u32],
         positions: usize,
     ) -> Option<Result<(Sequence, usize), GenerateError>> {
-        let fresh = self.model.network().new_cache()?;
+        let fresh = self.model.network().new_cache(self.model.cache_type())?;
         Some(self.seat(prompt).map(|reused| {
             let mut cache = match self.runner.own_cache() {
                 Some(active) => std::mem::replace(active, fresh),

@@ -64,7 +64,7 @@ impl Session {
     pub fn new(model: impl Into<Arc<Model>>) -> Session {
         let model = model.into();
         Session {
-            runner: model.network().start(),
+            runner: model.network().start(model.cache_type()),
             model,
             kv: KvState::default(),
             pool: SequencePool::default(),

@@ -4,7 +4,7 @@
 use super::dense::{Dense, Storage};
 use super::gguf_tokenizer::{as_u64, tokenizer_from_gguf};
 use super::network::Network;
-use super::{LoadOptions, Model, ModelError, Tokenizer};
+use super::{CacheType, LoadOptions, Model, ModelError, Tokenizer};
 use crate::gguf::{read_file, Failure, GgufFile, GgufMetadata, GgufValue};
 use crate::template::ModelTemplates;
 use candle_core::quantized::gguf_file::Value;
@@ -181,6 +181,7 @@ pub(crate) fn load_gguf(path: &Path, options: &LoadOptions) -> Result<Model, Mod
         vocab_size,
         parameter_count: Some(parameter_count),
         network,
+        cache_type: CacheType::F32,
     })
 }
 

@@ -7,7 +7,7 @@ use super::files::ModelFiles;
 use super::json::{parse_json_object, read_json_object, token_ids};
 use super::network::Network;
 use super::weights::Weights;
-use super::{Model, ModelError, Parts, Tokenizer};
+use super::{CacheType, Model, ModelError, Parts, Tokenizer};
 use crate::template::ModelTemplates;
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -152,6 +152,7 @@ pub(crate) fn load(files: ModelFiles<'_>) -> Result<Model, ModelError> {
         vocab_size: config.vocab_size,
         parameter_count: Some(parameter_count),
         network,
+        cache_type: CacheType::F32,
     })
 }
 

@@ -38,6 +38,7 @@ mod tokenizer;
 mod weights;
 
 pub use config::SUPPORTED_ARCHITECTURES;
+pub use dense::CacheType;
 pub use detokenize::IncrementalDecoder;
 pub use error::ModelError;
 pub use gguf::SUPPORTED_GGUF_ARCHITECTURES;
@@ -77,6 +78,8 @@ pub(crate) struct Parts {
     vocab_size: usize,
     parameter_count: Option<u64>,
     network: Network,
+    /// How sessions' KV caches keep attention's keys and values.
+    cache_type: CacheType,
 }
 
 impl std::fmt::Debug for Model {
@@ -102,12 +105,20 @@ pub struct LoadOptions {
     /// multiplies as stored, on activations rounded to 8 bits, as llama.cpp
     /// does).
     pub dequantize: bool,
+    /// How sessions' KV caches keep attention's keys and values: f32 (the
+    /// default, matching transformers) or f16 (as llama.cpp does by
+    /// default: half the memory and the bytes read per step; see
+    /// [`CacheType`]). Only the project's decoder computes f16; a model
+    /// candle-transformers runs refuses it by name.
+    pub cache_type: CacheType,
 }
 
 impl LoadOptions {
     setters! {
         /// Sets [`dequantize`](Self::dequantize).
         dequantize(on: bool) => dequantize;
+        /// Sets [`cache_type`](Self::cache_type).
+        cache_type(kind: CacheType) => cache_type;
     }
 }
 
@@ -137,7 +148,7 @@ impl Model {
             ));
         }
         if path.is_dir() {
-            return hf::load(files::ModelFiles::Dir(path));
+            return hf::load(files::ModelFiles::Dir(path))?.with_options(options);
         }
         if !path.exists() {
             return Err(ModelError::MissingFile {
@@ -150,7 +161,7 @@ impl Model {
             .and_then(|e| e.to_str())
             .is_some_and(|e| e.eq_ignore_ascii_case("gguf"));
         if is_gguf {
-            gguf::load_gguf(path, options)
+            gguf::load_gguf(path, options)?.with_options(options)
         } else {
             Err(ModelError::invalid(
                 path,
@@ -290,8 +301,37 @@ impl Model {
         self.parts.network.matrix_formats()
     }
 
+    /// What `options` sets after loading.
+    fn with_options(mut self, options: &LoadOptions) -> Result<Model, ModelError> {
+        self.set_cache_type(options.cache_type)?;
+        Ok(self)
+    }
+
+    /// Sets how the KV caches of sessions started from now on keep
+    /// attention's keys and values ([`CacheType`]). A type other than f32
+    /// is refused by name where candle-transformers runs the model.
+    pub fn set_cache_type(&mut self, kind: CacheType) -> Result<(), ModelError> {
+        if kind != CacheType::F32 && !self.parts.network.runs_together() {
+            return Err(ModelError::invalid(
+                &self.parts.path,
+                format!(
+                    "a KV cache of type {kind} is computed only on the project's decoder, and this {} model runs on candle-transformers, whose cache is f32",
+                    self.parts.architecture
+                ),
+            ));
+        }
+        self.parts.cache_type = kind;
+        Ok(())
+    }
+
+    /// How sessions' KV caches keep attention's keys and values.
+    pub fn cache_type(&self) -> CacheType {
+        self.parts.cache_type
+    }
+
     /// Bytes one position (a token) of a sequence takes in the KV cache:
-    /// keys and values of every layer, in f32. What a
+    /// keys and values of every layer, as [`cache_type`](Self::cache_type)
+    /// keeps them. What a
     /// [KV budget](crate::generate::Session::set_kv_budget) holds is this
     /// times the tokens cached. `None` for models that candle-transformers
     /// runs, whose caches the budget does not cover (and which decode one
@@ -299,7 +339,7 @@ impl Model {
     pub fn kv_bytes_per_position(&self) -> Option<usize> {
         self.parts
             .network
-            .new_cache()
+            .new_cache(self.parts.cache_type)
             .map(|c| c.bytes_per_position())
     }
 

@@ -10,7 +10,7 @@
 //! itself.
 
 use super::config::{ArchConfig, HfConfig};
-use super::dense::{Dense, KvCache, Scratch, Step};
+use super::dense::{CacheType, Dense, KvCache, Scratch, Step};
 use super::error::candle_message;
 use super::weights::Weights;
 use super::ModelError;
@@ -101,10 +101,10 @@ impl Network {
     }
 
     /// A runner for a new sequence, its cache empty.
-    pub(crate) fn start(&self) -> Runner {
+    pub(crate) fn start(&self, cache: CacheType) -> Runner {
         match self {
             Network::Dense(model) => Runner::Dense {
-                cache: model.new_cache(),
+                cache: model.new_cache(cache),
                 model: Arc::clone(model),
             },
             Network::Candle(model) => Runner::Candle(model.clone()),
@@ -142,9 +142,9 @@ impl Network {
 
     /// An empty cache for another sequence, where the model is the
     /// project's decoder.
-    pub(crate) fn new_cache(&self) -> Option<KvCache> {
+    pub(crate) fn new_cache(&self, kind: CacheType) -> Option<KvCache> {
         match self {
-            Network::Dense(model) => Some(model.new_cache()),
+            Network::Dense(model) => Some(model.new_cache(kind)),
             Network::Candle(_) => None,
         }
     }

@@ -1,7 +1,9 @@
 //! Rotary position embeddings and causal attention over the KV cache.
 
-use super::kernels::{attend_row, gemm_strided, softmax, Row};
+use super::kernels::{attend_row, gemm_strided, softmax, KvValue, Row};
+use super::kv_rows::Kv;
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 /// Up to this many query rows, attention goes row by row (a decode step);
@@ -74,11 +76,9 @@ pub(crate) struct Queries<'a> {
     /// `n` query rows of `heads.query_width()`, at positions
     /// `start..start + n`.
     pub q: &'a [f32],
-    /// The cached keys, rows of `heads.kv_width()` at positions
-    /// `0..start + n`.
-    pub keys: &'a [f32],
-    /// The cached values, laid out as the keys.
-    pub values: &'a [f32],
+    /// The cached keys and values, rows of `heads.kv_width()` at
+    /// positions `0..start + n`.
+    pub kv: Kv<'a>,
     /// The position of the first query row.
     pub start: usize,
     /// How many query rows.
@@ -99,10 +99,17 @@ pub(crate) struct Queries<'a> {
 /// Causal attention of the `queries` over the cache. The result goes to
 /// `out` head by head: `heads.query` blocks of `n` rows of `heads.dim`.
 pub(crate) fn attend(queries: Queries<'_>, out: &mut [f32]) {
+    match queries.kv {
+        Kv::F32 { keys, values } => attend_typed(queries, keys, values, out),
+        Kv::F16 { keys, values } => attend_typed(queries, keys, values, out),
+    }
+}
+
+/// [`attend`] over keys and values kept as `T`.
+fn attend_typed<T: KvValue>(queries: Queries<'_>, keys: &[T], values: &[T], out: &mut [f32]) {
     let Queries {
         q,
-        keys,
-        values,
+        kv: _,
         start,
         n,
         heads,
@@ -116,6 +123,14 @@ pub(crate) fn attend(queries: Queries<'_>, out: &mut [f32]) {
     assert!(q.len() >= n * qw && out.len() >= n * qw);
     assert!(keys.len() >= (start + n) * kw && values.len() >= (start + n) * kw);
     let group = heads.query / heads.kv;
+    // The matrix products read f32: f16 rows are widened once per call,
+    // and only when some block of rows takes that path.
+    let len = (start + n) * kw;
+    let (wide_keys, wide_values) = if !row_by_row && n > DIRECT_ROWS {
+        (T::widened(&keys[..len]), T::widened(&values[..len]))
+    } else {
+        (Cow::Borrowed(&[][..]), Cow::Borrowed(&[][..]))
+    };
     out[..n * qw]
         .par_chunks_mut(n * dim)
         .enumerate()
@@ -163,7 +178,7 @@ pub(crate) fn attend(queries: Queries<'_>, out: &mut [f32]) {
                                 (seen, 1),
                                 &q[first * qw + h * dim..],
                                 (qw, 1),
-                                &keys[g * dim..],
+                                &wide_keys[g * dim..],
                                 (1, kw),
                                 scale,
                             );
@@ -186,7 +201,7 @@ pub(crate) fn attend(queries: Queries<'_>, out: &mut [f32]) {
                                 (dim, 1),
                                 scores,
                                 (seen, 1),
-                                &values[g * dim..],
+                                &wide_values[g * dim..],
                                 (kw, 1),
                                 1.0,
                             );
@@ -220,9 +235,10 @@ mod tests {
     /// Attention as written in the papers, one query row at a time, each
     /// position seeing the `window` positions up to itself (or all).
     fn naive(queries: Queries<'_>) -> Vec<f32> {
-        let Queries {
-            q, keys, values, ..
-        } = queries;
+        let Kv::F32 { keys, values } = queries.kv else {
+            unreachable!("the definition reads f32 rows");
+        };
+        let q = queries.q;
         let (start, n, heads, window) = (queries.start, queries.n, queries.heads, queries.window);
         let (qw, kw, dim) = (heads.query_width(), heads.kv_width(), heads.dim);
         let group = heads.query / heads.kv;
@@ -288,15 +304,32 @@ mod tests {
             let keys = values((start + n) * heads.kv_width());
             let vals = values((start + n) * heads.kv_width());
             let scale = 1.0 / (heads.dim as f32).sqrt();
+            // Rows kept as f16 attend as their widened values do, bit
+            // for bit: the f16 path only widens as it loads.
+            let halves = |v: &[f32]| v.iter().map(|&x| half::f16::from_f32(x)).collect::<Vec<_>>();
+            let (keys16, vals16) = (halves(&keys), halves(&vals));
+            let widen = |v: &[half::f16]| v.iter().map(|x| x.to_f32()).collect::<Vec<_>>();
+            let (keys_wide, vals_wide) = (widen(&keys16), widen(&vals16));
             // By matrix products over blocks of rows, and row by row.
             for row_by_row in [false, true] {
                 let mut out = vec![0f32; n * heads.query_width()];
-                let queries = Queries { q: &q, keys: &keys, values: &vals, start, n, heads, window, scale, row_by_row };
+                let kv = Kv::F32 { keys: &keys, values: &vals };
+                let queries = Queries { q: &q, kv, start, n, heads, window, scale, row_by_row };
                 attend(queries, &mut out);
                 let expected = naive(queries);
                 for (a, b) in out.iter().zip(&expected) {
                     prop_assert!((a - b).abs() < 1e-4, "{a} vs {b} (row by row: {row_by_row})");
                 }
+                let mut out16 = vec![0f32; n * heads.query_width()];
+                let kv = Kv::F16 { keys: &keys16, values: &vals16 };
+                attend(Queries { kv, ..queries }, &mut out16);
+                let mut wide = vec![0f32; n * heads.query_width()];
+                let kv = Kv::F32 { keys: &keys_wide, values: &vals_wide };
+                attend(Queries { kv, ..queries }, &mut wide);
+                prop_assert!(
+                    out16.iter().zip(&wide).all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "f16 rows differ from their widened values (row by row: {row_by_row})"
+                );
             }
         }
     }

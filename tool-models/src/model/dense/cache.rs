@@ -3,14 +3,15 @@
 //! (Mamba-2) layer, which can be cut back to the positions where a copy
 //! of it was kept.
 
+use super::kv_rows::{CacheType, Kv, LayerRows};
+
 /// Keys and values by layer, each a row of values per position (all
 /// key/value heads side by side; an LFM2 convolution keeps its input as
-/// keys, and no values). Rows are appended, never copied (a `Vec` grows by
-/// doubling), and truncation keeps a prefix.
+/// keys, and no values), as f32 or f16 ([`CacheType`]). Rows are appended,
+/// never copied (a `Vec` grows by doubling), and truncation keeps a prefix.
 #[derive(Clone, Debug)]
 pub(crate) struct KvCache {
-    keys: Vec<Vec<f32>>,
-    values: Vec<Vec<f32>>,
+    layers: Vec<LayerRows>,
     /// Each layer's widths of a key row and of a value row.
     widths: Vec<(usize, usize)>,
     len: usize,
@@ -57,16 +58,22 @@ impl Recurrent {
 const COPY_EVERY: usize = 256;
 
 impl KvCache {
-    /// An empty cache of layers whose rows are `widths` (keys, values) wide.
+    /// An empty cache of layers whose rows are `widths` (keys, values)
+    /// wide, kept as f32.
     pub(crate) fn new(widths: Vec<(usize, usize)>) -> KvCache {
         KvCache {
-            keys: vec![Vec::new(); widths.len()],
-            values: vec![Vec::new(); widths.len()],
+            layers: vec![LayerRows::new(CacheType::F32); widths.len()],
             states: vec![None; widths.len()],
             widths,
             len: 0,
             short: 0,
         }
+    }
+
+    /// This cache with each layer's rows kept as `types[layer]` says.
+    pub(crate) fn with_types(mut self, types: &[CacheType]) -> KvCache {
+        self.layers = types.iter().map(|&t| LayerRows::new(t)).collect();
+        self
     }
 
     /// This cache with a recurrent state of `sizes[layer]` values for each
@@ -147,13 +154,18 @@ impl KvCache {
     /// Appends the rows of new positions to `layer`; [`commit`](Self::commit)
     /// makes them count once every layer has them.
     pub(crate) fn append(&mut self, layer: usize, keys: &[f32], values: &[f32]) {
-        self.keys[layer].extend_from_slice(keys);
-        self.values[layer].extend_from_slice(values);
+        self.layers[layer].extend(keys, values);
     }
 
     /// The keys and values of `layer`, appended rows included.
-    pub(crate) fn layer(&self, layer: usize) -> (&[f32], &[f32]) {
-        (&self.keys[layer], &self.values[layer])
+    pub(crate) fn layer(&self, layer: usize) -> Kv<'_> {
+        self.layers[layer].view()
+    }
+
+    /// The keys of a state layer (a convolution's inputs), appended rows
+    /// included: always f32.
+    pub(crate) fn history(&self, layer: usize) -> &[f32] {
+        self.layers[layer].history()
     }
 
     /// Counts `n` appended positions as held, and the recurrent states
@@ -187,14 +199,10 @@ impl KvCache {
         for r in states.iter_mut().flatten() {
             r.cut(len, self.len);
         }
-        let rows = |layers: &[Vec<f32>], value: bool| -> Vec<Vec<f32>> {
-            (layers.iter().zip(&self.widths))
-                .map(|(rows, (k, v))| rows[..len * if value { v } else { k }].to_vec())
-                .collect()
-        };
         KvCache {
-            keys: rows(&self.keys, false),
-            values: rows(&self.values, true),
+            layers: (self.layers.iter().zip(&self.widths))
+                .map(|(rows, (k, v))| rows.prefix(len * k, len * v))
+                .collect(),
             widths: self.widths.clone(),
             len,
             short: self.short.min(len),
@@ -207,23 +215,22 @@ impl KvCache {
     /// what [`bytes`](Self::bytes) counts).
     #[cfg_attr(not(feature = "server"), allow(dead_code))] // The server's batch uses it.
     pub(crate) fn reserve(&mut self, positions: usize) {
-        for (layer, &(k, v)) in self.widths.iter().enumerate() {
-            for (rows, width) in [(&mut self.keys[layer], k), (&mut self.values[layer], v)] {
-                rows.reserve_exact((positions * width).saturating_sub(rows.len()));
-            }
+        for (rows, &(k, v)) in self.layers.iter_mut().zip(&self.widths) {
+            rows.reserve_to(positions * k, positions * v);
         }
     }
 
     /// Bytes of one position's keys and values, every layer.
     pub(crate) fn bytes_per_position(&self) -> usize {
-        let floats: usize = self.widths.iter().map(|(k, v)| k + v).sum();
-        floats * std::mem::size_of::<f32>()
+        (self.layers.iter().zip(&self.widths))
+            .map(|(rows, (k, v))| (k + v) * rows.kind().bytes())
+            .sum()
     }
 
     /// Gives back the room kept for rows to come: a sequence set aside
     /// should hold only what it needs.
     pub(crate) fn shrink_to_fit(&mut self) {
-        for rows in self.keys.iter_mut().chain(&mut self.values) {
+        for rows in &mut self.layers {
             rows.shrink_to_fit();
         }
     }
@@ -231,22 +238,19 @@ impl KvCache {
     /// Bytes allocated for keys and values (room for later rows included)
     /// and for recurrent states and their copies.
     pub(crate) fn bytes(&self) -> usize {
-        let rows: usize = (self.keys.iter().chain(&self.values))
-            .map(Vec::capacity)
-            .sum();
+        let rows: usize = self.layers.iter().map(LayerRows::bytes).sum();
         let states: usize = (self.states.iter().flatten())
             .map(|r| {
                 let copies: usize = r.copies.iter().map(|(_, s)| s.capacity()).sum();
                 r.current.capacity() + r.pending.capacity() + copies
             })
             .sum();
-        (rows + states) * std::mem::size_of::<f32>()
+        rows + states * std::mem::size_of::<f32>()
     }
 
     fn truncate_rows(&mut self, len: usize) {
-        for (layer, &(k, v)) in self.widths.iter().enumerate() {
-            self.keys[layer].truncate(len * k);
-            self.values[layer].truncate(len * v);
+        for (rows, &(k, v)) in self.layers.iter_mut().zip(&self.widths) {
+            rows.truncate(len * k, len * v);
         }
         self.len = len;
     }
@@ -266,10 +270,10 @@ mod tests {
         cache.append(0, &[3.0; 3], &[4.0; 3]);
         cache.rollback();
         assert_eq!(cache.len(), 2);
-        assert_eq!(cache.layer(0).0.len(), 6);
+        assert_eq!(cache.layer(0).keys_len(), 6);
         cache.truncate(1);
         assert_eq!(cache.len(), 1);
-        assert_eq!(cache.layer(1).1, &[2.0; 3]);
+        assert!(matches!(cache.layer(1), Kv::F32 { values, .. } if values == [2.0; 3]));
         cache.truncate(5);
         assert_eq!(cache.len(), 1);
     }
@@ -283,7 +287,13 @@ mod tests {
         cache.commit(2);
         let copy = cache.prefix(1);
         assert_eq!(copy.len(), 1);
-        assert_eq!(copy.layer(1), (&[1.0, 2.0, 3.0][..], &[7.0; 3][..]));
+        assert!(matches!(
+            copy.layer(1),
+            Kv::F32 {
+                keys: [1.0, 2.0, 3.0],
+                values: [7.0, 7.0, 7.0]
+            }
+        ));
         // Two layers, keys and values, three f32 each.
         assert_eq!(copy.bytes(), 2 * 2 * 3 * 4);
         assert_eq!(cache.prefix(9).len(), 2, "a copy is at most the cache");

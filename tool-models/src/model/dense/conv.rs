@@ -98,7 +98,7 @@ impl ShortConv {
             let start = step.cache.len();
             step.cache
                 .append(index, &s.gated[first * h..][..m * h], &[]);
-            let (history, _) = step.cache.layer(index);
+            let history = step.cache.history(index);
             let rows = &s.conv[first * 3 * h..][..m * 3 * h];
             let gated = &mut s.gated[first * h..][..m * h];
             let causal = Causal {

@@ -4,7 +4,7 @@
 #[path = "../../../tests/common/gguf.rs"]
 mod gguf;
 
-use super::{Dense, Scratch};
+use super::{CacheType, Dense, Scratch};
 use crate::model::gguf::candle_metadata;
 use crate::model::tiny::{write_tiny_gguf_as, GgufWeights, TinyArch, TinySpec};
 use candle_core::quantized::gguf_file::Content;
@@ -94,7 +94,7 @@ fn candle_steps(path: &Path, arch: TinyArch, tokens: &[u32]) -> Vec<Vec<f32>> {
 }
 
 fn dense_steps(model: &Dense, tokens: &[u32]) -> Vec<Vec<f32>> {
-    let mut cache = model.new_cache();
+    let mut cache = model.new_cache(CacheType::F32);
     let mut scratch = Scratch::default();
     tokens
         .iter()
@@ -212,7 +212,7 @@ fn a_quantized_prompt_gives_the_logits_of_its_tokens_one_by_one() {
         write_tiny_gguf_as(&path, &spec(arch), GgufWeights::Q4K).unwrap();
         let model = dense(&path, arch);
         let steps = dense_steps(&model, &tokens);
-        let mut cache = model.new_cache();
+        let mut cache = model.new_cache(CacheType::F32);
         let mut scratch = Scratch::default();
         let (head, tail) = tokens.split_at(7);
         // A short prompt takes the decode step's integer products, and
@@ -260,7 +260,7 @@ fn sequences_decoded_together_get_the_logits_each_gets_alone_bit_for_bit() {
         let mut scratch = Scratch::default();
         let alone: Vec<Vec<Vec<f32>>> = (prompts.iter().zip(&next))
             .map(|(prompt, next)| {
-                let mut cache = model.new_cache();
+                let mut cache = model.new_cache(CacheType::F32);
                 model.forward(prompt, &mut cache, &mut scratch).unwrap();
                 next.iter()
                     .map(|t| model.forward(&[*t], &mut cache, &mut scratch).unwrap())
@@ -270,7 +270,7 @@ fn sequences_decoded_together_get_the_logits_each_gets_alone_bit_for_bit() {
         let mut caches: Vec<_> = prompts
             .iter()
             .map(|prompt| {
-                let mut cache = model.new_cache();
+                let mut cache = model.new_cache(CacheType::F32);
                 model.forward(prompt, &mut cache, &mut scratch).unwrap();
                 cache
             })
@@ -310,10 +310,10 @@ fn sequences_decoded_together_get_the_logits_each_gets_alone_bit_for_bit() {
             );
         }
         // A step past the context fails and leaves every cache as it was.
-        let mut long = model.new_cache();
+        let mut long = model.new_cache(CacheType::F32);
         let filler: Vec<u32> = (0..1024).map(|i| i % 200).collect();
         model.forward(&filler, &mut long, &mut scratch).unwrap();
-        let mut short = model.new_cache();
+        let mut short = model.new_cache(CacheType::F32);
         model.forward(&[1, 2], &mut short, &mut scratch).unwrap();
         let mut steps = [
             Step {

@@ -91,7 +91,7 @@ impl Mamba2 {
                 xbc.copy_from_slice(&r[inner..inner + width]);
             }
             step.cache.append(index, mixed, &[]);
-            let (history, _) = step.cache.layer(index);
+            let history = step.cache.history(index);
             self.convolve(history, start, mixed);
             let (before, after) = step.cache.states(index);
             // Head by head, each over every position: a head's state

@@ -16,6 +16,7 @@ mod attention;
 mod cache;
 mod conv;
 mod kernels;
+mod kv_rows;
 mod load;
 mod load_gguf;
 mod load_lfm2;
@@ -24,6 +25,7 @@ mod matrix;
 mod quant;
 
 pub(crate) use cache::KvCache;
+pub use kv_rows::CacheType;
 pub(crate) use load::Storage;
 
 use super::rope::Rotary;
@@ -188,8 +190,8 @@ impl Dense {
     }
 
     /// An empty cache for this model: keys and values of each attention
-    /// layer, each convolution's inputs.
-    pub(crate) fn new_cache(&self) -> KvCache {
+    /// layer, kept as `kind`; each convolution's inputs, in f32.
+    pub(crate) fn new_cache(&self, kind: CacheType) -> KvCache {
         let kv = self.cfg.heads.kv_width();
         let widths = self.layers.iter().map(|layer| match &layer.mixer {
             Mixer::Attention(_) => (kv, kv),
@@ -202,7 +204,15 @@ impl Dense {
                 _ => 0,
             })
             .collect();
-        KvCache::new(widths.collect()).with_states(&states)
+        let types: Vec<CacheType> = (self.layers.iter())
+            .map(|layer| match &layer.mixer {
+                Mixer::Attention(_) => kind,
+                Mixer::ShortConv(_) | Mixer::Mamba(_) => CacheType::F32,
+            })
+            .collect();
+        KvCache::new(widths.collect())
+            .with_types(&types)
+            .with_states(&states)
     }
 
     /// Runs `tokens` after the positions `cache` holds, appends them to it,
@@ -434,11 +444,9 @@ impl Dense {
                 &s.k[first * kw..][..m * kw],
                 &s.v[first * kw..][..m * kw],
             );
-            let (keys, values) = cache.layer(index);
             let queries = Queries {
                 q: &s.q[first * qw..][..m * qw],
-                keys,
-                values,
+                kv: cache.layer(index),
                 start,
                 n: m,
                 heads,

@@ -1,7 +1,7 @@
 //! The decoder against candle-transformers' Llama and Qwen 2 on the same
 //! tiny random weights: the logits at every step agree.
 
-use super::{Dense, Scratch};
+use super::{CacheType, Dense, Scratch};
 use crate::model::config::{ArchConfig, HfConfig};
 use crate::model::files::ModelFiles;
 use crate::model::json::read_json_object;
@@ -97,14 +97,14 @@ fn logits_match_candle_at_every_step_in_chunks_and_after_truncation() {
         let mut scratch = Scratch::default();
 
         // One token at a time.
-        let mut cache = dense.new_cache();
+        let mut cache = dense.new_cache(CacheType::F32);
         for (i, &t) in tokens.iter().enumerate() {
             let logits = dense.forward(&[t], &mut cache, &mut scratch).unwrap();
             let d = max_diff(&logits, &expected[i]);
             assert!(d < 1e-4, "{:?} {dtype:?} step {i}: {d}", spec.arch);
         }
         // A prompt in uneven chunks, then cut back and continued differently.
-        let mut cache = dense.new_cache();
+        let mut cache = dense.new_cache(CacheType::F32);
         let mut end = 0;
         for len in [1, 7, 13, 19] {
             let logits = dense
@@ -134,7 +134,7 @@ fn bad_tokens_and_overflow_are_errors_that_leave_the_cache_as_it_was() {
     let (config, weights) = load(tmp.path());
     let dense = Dense::from_hf(&config, &weights).unwrap().unwrap();
     let mut scratch = Scratch::default();
-    let mut cache = dense.new_cache();
+    let mut cache = dense.new_cache(CacheType::F32);
     dense.forward(&[1, 2, 3], &mut cache, &mut scratch).unwrap();
     let err = dense
         .forward(&[4, 1_000_000], &mut cache, &mut scratch)
@@ -144,7 +144,7 @@ fn bad_tokens_and_overflow_are_errors_that_leave_the_cache_as_it_was() {
         "{err}"
     );
     assert_eq!(cache.len(), 3);
-    assert_eq!(cache.layer(0).0.len(), 3 * dense.cfg.heads.kv_width());
+    assert_eq!(cache.layer(0).keys_len(), 3 * dense.cfg.heads.kv_width());
     let err = dense
         .forward(&[1; 6], &mut cache, &mut scratch)
         .unwrap_err();

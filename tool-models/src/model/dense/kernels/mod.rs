@@ -6,6 +6,9 @@
 use rayon::prelude::*;
 use std::sync::OnceLock;
 
+/// The widest attention head: a key or value row widens on the stack.
+pub(crate) const MAX_HEAD: usize = 512;
+
 /// Below this many multiply-adds a matrix-vector product stays on one thread:
 /// handing work to another costs a few microseconds.
 const PARALLEL_MIN_WORK: usize = 1 << 15;
@@ -188,17 +191,87 @@ fn gelu_mul_body(gate: &[f32], up: &[f32], out: &mut [f32]) {
     }
 }
 
+/// A value as a KV cache keeps it: f32, or IEEE half precision
+/// (`half::f16`, llama.cpp's default cache type), widened as it is read.
+pub(crate) trait KvValue: Copy + Send + Sync + 'static {
+    /// `row` as f32: itself, or widened into `buf` (at least as long).
+    fn as_f32<'a>(row: &'a [Self], buf: &'a mut [f32]) -> &'a [f32];
+
+    /// `rows` as f32, borrowed where they are f32 already.
+    fn widened(rows: &[Self]) -> std::borrow::Cow<'_, [f32]>;
+
+    /// Eight values from `p`, widened.
+    ///
+    /// # Safety
+    /// Eight values must be readable at `p`, and the CPU must have AVX and
+    /// F16C; the caller is compiled with them, so this inlines.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn load8(p: *const Self) -> std::arch::x86_64::__m256;
+}
+
+impl KvValue for f32 {
+    #[inline(always)]
+    fn as_f32<'a>(row: &'a [f32], _: &'a mut [f32]) -> &'a [f32] {
+        row
+    }
+
+    fn widened(rows: &[f32]) -> std::borrow::Cow<'_, [f32]> {
+        std::borrow::Cow::Borrowed(rows)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn load8(p: *const f32) -> std::arch::x86_64::__m256 {
+        // SAFETY: the caller's contract.
+        unsafe { std::arch::x86_64::_mm256_loadu_ps(p) }
+    }
+}
+
+impl KvValue for half::f16 {
+    #[inline(always)]
+    fn as_f32<'a>(row: &'a [half::f16], buf: &'a mut [f32]) -> &'a [f32] {
+        let buf = &mut buf[..row.len()];
+        for (o, v) in buf.iter_mut().zip(row) {
+            *o = v.to_f32();
+        }
+        buf
+    }
+
+    fn widened(rows: &[half::f16]) -> std::borrow::Cow<'_, [f32]> {
+        let mut wide = vec![0f32; rows.len()];
+        // f16 and u16 have one layout (`half::f16` is a transparent u16).
+        let bits: &[u16] = bytemuck_u16(rows);
+        widen_f16(bits, &mut wide);
+        std::borrow::Cow::Owned(wide)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn load8(p: *const half::f16) -> std::arch::x86_64::__m256 {
+        use std::arch::x86_64::*;
+        // SAFETY: the caller's contract.
+        unsafe { _mm256_cvtph_ps(_mm_loadu_si128(p.cast::<__m128i>())) }
+    }
+}
+
+/// The bits of half-precision values.
+fn bytemuck_u16(values: &[half::f16]) -> &[u16] {
+    // SAFETY: `half::f16` is `repr(transparent)` over `u16`: same size,
+    // alignment and validity.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u16>(), values.len()) }
+}
+
 /// One query row's attention over `seen` cached positions: `keys` and
 /// `values` hold rows of `stride` values, of which this head reads
 /// `q.len()` from `offset`.
 #[derive(Clone, Copy)]
-pub(crate) struct Row<'a> {
+pub(crate) struct Row<'a, T> {
     /// The query row of one head.
     pub q: &'a [f32],
     /// The cached keys.
-    pub keys: &'a [f32],
+    pub keys: &'a [T],
     /// The cached values.
-    pub values: &'a [f32],
+    pub values: &'a [T],
     /// Values in a row of `keys` and `values`.
     pub stride: usize,
     /// Where this head's values start in a row.
@@ -211,7 +284,11 @@ pub(crate) struct Row<'a> {
 
 /// [`attend_row`]; `scores` is scratch of at least `row.seen`.
 #[inline(always)]
-fn attend_row_body<const FMA: bool>(row: Row<'_>, scores: &mut [f32], out: &mut [f32]) {
+fn attend_row_body<const FMA: bool, T: KvValue>(
+    row: Row<'_, T>,
+    scores: &mut [f32],
+    out: &mut [f32],
+) {
     let Row {
         q,
         keys,
@@ -223,14 +300,15 @@ fn attend_row_body<const FMA: bool>(row: Row<'_>, scores: &mut [f32], out: &mut 
     } = row;
     let dim = q.len();
     let scores = &mut scores[..seen];
+    let mut wide = [0f32; MAX_HEAD];
     for (j, s) in scores.iter_mut().enumerate() {
-        let k = &keys[j * stride + offset..][..dim];
+        let k = T::as_f32(&keys[j * stride + offset..][..dim], &mut wide);
         *s = dot_body::<FMA>(q, k) * scale;
     }
     let inv = 1.0 / exp_shifted_body(scores, max_of(scores));
     out.fill(0.0);
     for (j, p) in scores.iter().enumerate() {
-        let v = &values[j * stride + offset..][..dim];
+        let v = T::as_f32(&values[j * stride + offset..][..dim], &mut wide);
         let p = p * inv;
         for (o, v) in out.iter_mut().zip(v) {
             *o = madd::<FMA>(p, *v, *o);
@@ -301,12 +379,12 @@ pub(crate) fn widen_bf16(bits: &[u16], out: &mut [f32]) {
 /// One query row's attention (scaled dot products, softmax, weighted sum of
 /// values) over the first `row.seen` cached rows, into `out`; `scores` is
 /// scratch of at least `row.seen`.
-pub(crate) fn attend_row(row: Row<'_>, scores: &mut [f32], out: &mut [f32]) {
+pub(crate) fn attend_row<T: KvValue>(row: Row<'_, T>, scores: &mut [f32], out: &mut [f32]) {
     match isa() {
-        // SAFETY: `isa` saw AVX2 and FMA on this CPU.
+        // SAFETY: `isa` saw AVX2, FMA and F16C on this CPU.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2Fma => unsafe { x86::attend_row(row, scores, out) },
-        Isa::Portable => attend_row_body::<false>(row, scores, out),
+        Isa::Portable => attend_row_body::<false, T>(row, scores, out),
     }
 }
 
@@ -548,6 +626,34 @@ mod tests {
                     }
                 }
             }
+        }
+
+        /// A row attending over f16 keys and values gives, bit for bit,
+        /// what it gives over their widened f32 values, on the portable
+        /// path as on this CPU's.
+        #[test]
+        fn f16_rows_attend_as_their_widened_values(
+            dim in prop::sample::select(vec![4usize, 8, 12, 64, 72]),
+            seen in 1usize..40,
+            seed in 0u32..1000,
+        ) {
+            let value = |i: usize| (((i as u32).wrapping_mul(2654435761).wrapping_add(seed) >> 16) % 2001) as f32 / 1000.0 - 1.0;
+            let stride = 2 * dim;
+            let q: Vec<f32> = (0..dim).map(value).collect();
+            let halves: Vec<half::f16> = (0..2 * seen * stride).map(|i| half::f16::from_f32(3.0 * value(i + 1))).collect();
+            let wide: Vec<f32> = halves.iter().map(|x| x.to_f32()).collect();
+            let (keys16, values16) = halves.split_at(seen * stride);
+            let (keys, values) = wide.split_at(seen * stride);
+            let r16 = Row { q: &q, keys: keys16, values: values16, stride, offset: dim, seen, scale: 0.3 };
+            let r32 = Row { q: &q, keys, values, stride, offset: dim, seen, scale: 0.3 };
+            let mut scores = vec![0f32; seen];
+            let (mut a, mut b) = (vec![0f32; dim], vec![0f32; dim]);
+            attend_row_body::<false, _>(r16, &mut scores, &mut a);
+            attend_row_body::<false, _>(r32, &mut scores, &mut b);
+            prop_assert_eq!(&a, &b);
+            attend_row(r16, &mut scores, &mut a);
+            attend_row(r32, &mut scores, &mut b);
+            prop_assert_eq!(&a, &b);
         }
 
         #[test]

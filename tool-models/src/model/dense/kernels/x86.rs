@@ -81,14 +81,21 @@ pub(super) unsafe fn exp_shifted(x: &mut [f32], max: f32) -> f32 {
 /// position. Heads whose width is not a multiple of 8 take the plain
 /// body.
 ///
+/// Keys and values are f32 or f16 rows, widened eight at a time as they
+/// are loaded.
+///
 /// # Safety
-/// The CPU must have AVX2 and FMA.
-#[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn attend_row(row: super::Row<'_>, scores: &mut [f32], out: &mut [f32]) {
+/// The CPU must have AVX2, FMA and F16C.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub(super) unsafe fn attend_row<T: super::KvValue>(
+    row: super::Row<'_, T>,
+    scores: &mut [f32],
+    out: &mut [f32],
+) {
     use std::arch::x86_64::*;
     let dim = row.q.len();
     if !dim.is_multiple_of(8) || row.seen == 0 {
-        return super::attend_row_body::<true>(row, scores, out);
+        return super::attend_row_body::<true, T>(row, scores, out);
     }
     let super::Row {
         q,
@@ -106,9 +113,8 @@ pub(super) unsafe fn attend_row(row: super::Row<'_>, scores: &mut [f32], out: &m
     // SAFETY (the loads): `q` holds `dim` values; each position's key
     // and value rows hold `dim` from `j * stride + offset`, within the
     // lengths asserted above.
-    let key = |j: usize, w: usize| unsafe {
-        _mm256_loadu_ps(keys.as_ptr().add(j * stride + offset + 8 * w))
-    };
+    let key =
+        |j: usize, w: usize| unsafe { T::load8(keys.as_ptr().add(j * stride + offset + 8 * w)) };
     let query = |w: usize| unsafe { _mm256_loadu_ps(q.as_ptr().add(8 * w)) };
     let mut quads = scores.chunks_exact_mut(4);
     for (i, quad) in (&mut quads).enumerate() {
@@ -150,7 +156,7 @@ pub(super) unsafe fn attend_row(row: super::Row<'_>, scores: &mut [f32], out: &m
             let v = unsafe { values.as_ptr().add(j * stride + offset + 8 * block) };
             for (w, acc) in acc.iter_mut().enumerate().take(n) {
                 // SAFETY: word `block + w` of the row, within `dim`.
-                *acc = _mm256_fmadd_ps(p, unsafe { _mm256_loadu_ps(v.add(8 * w)) }, *acc);
+                *acc = _mm256_fmadd_ps(p, unsafe { T::load8(v.add(8 * w)) }, *acc);
             }
         }
         for (w, acc) in acc.iter().enumerate().take(n) {
