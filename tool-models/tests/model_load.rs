@@ -540,3 +540,25 @@ fn plain_text_gets_the_bos_a_gguf_file_asks_for() {
         );
     }
 }
+
+/// A Qwen 2 with its sliding window on runs on candle-transformers, whose
+/// cache is f32: an f16 cache is refused by name, at load and after.
+#[test]
+fn a_model_candle_runs_refuses_an_f16_cache_by_name() {
+    use tool_models::model::{CacheType, LoadOptions};
+    let tmp = tempfile::tempdir().unwrap();
+    write_tiny_model(tmp.path(), &TinySpec::qwen2(5)).unwrap();
+    let path = tmp.path().join("config.json");
+    let mut config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    config["use_sliding_window"] = serde_json::json!(true);
+    std::fs::write(&path, config.to_string()).unwrap();
+    let half = LoadOptions::default().cache_type(CacheType::F16);
+    let err = Model::load_with(tmp.path(), &half).unwrap_err().to_string();
+    assert!(err.contains("f16") && err.contains("candle"), "{err}");
+    let mut model = Model::load(tmp.path()).unwrap();
+    assert_eq!(model.kv_bytes_per_position(), None, "runs on candle");
+    assert!(model.set_cache_type(CacheType::F16).is_err());
+    model.set_cache_type(CacheType::F32).unwrap();
+    assert_eq!(model.cache_type(), CacheType::F32);
+}
