@@ -6,7 +6,8 @@ length; a fixed number of new tokens (random weights stop anywhere).
 Ours reports its best of three runs (`--repeat 3`), decoding after the
 prompt; llama-bench its mean of three, prompt processing (`pp`) and
 decoding both from an empty context (`tg`) and after the prompt
-(`tg @ d`), the like of ours.
+(`tg @ d`), the like of ours. Both keep the KV cache as `--cache-type`
+says: f16 by default, llama.cpp's own default (`-ctk`/`-ctv`), or f32.
 
     cargo build --release
     cargo run --release -p tool-models --example tiny_model -- \\
@@ -46,9 +47,10 @@ def default_llama_bench():
     return os.path.join(os.path.dirname(out.stdout.strip()), "llama-bench")
 
 
-def ours(binary, model, new_tokens):
+def ours(binary, model, new_tokens, cache_type):
     out = subprocess.run(
         [binary, "generate", "--json", "--model", model, "--ignore-eos",
+         "--cache-type", cache_type,
          "--max-tokens", str(new_tokens), "--repeat", "3", PROMPT],
         check=True, capture_output=True, text=True,
     )
@@ -56,13 +58,14 @@ def ours(binary, model, new_tokens):
     return len(result["prompt_ids"]), result["prefill_tokens_per_s"], result["decode_tokens_per_s"]
 
 
-def llama_bench(binary, model, prompt, new_tokens, threads):
+def llama_bench(binary, model, prompt, new_tokens, threads, cache_type):
     env = dict(os.environ, LD_LIBRARY_PATH=os.path.dirname(binary))
     rows = {}
     for extra in (["-p", str(prompt), "-n", str(new_tokens)],
                   ["-p", "0", "-n", str(new_tokens), "-d", str(prompt)]):
         out = subprocess.run(
-            [binary, "-m", model, "-t", str(threads), "-r", "3", "-o", "json", *extra],
+            [binary, "-m", model, "-t", str(threads), "-r", "3", "-o", "json",
+             "-ctk", cache_type, "-ctv", cache_type, *extra],
             check=True, capture_output=True, text=True, env=env,
         )
         for test in json.loads(out.stdout):
@@ -78,14 +81,16 @@ def main():
     ap.add_argument("--llama-bench", default=None)
     ap.add_argument("--new-tokens", type=int, default=32)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--cache-type", default="f16", choices=["f16", "f32"],
+                    help="the KV cache's type on both sides (llama.cpp's default is f16)")
     args = ap.parse_args()
     bench = args.llama_bench or default_llama_bench()
 
     print("| file | prefill ours | llama.cpp | ratio | decode ours | llama.cpp (tg / tg @ depth) | ratio |")
     print("|---|---|---|---|---|---|---|")
     for model in sorted(glob.glob(os.path.join(args.dir, "model-*.gguf"))):
-        prompt, prefill, decode = ours(args.bin, model, args.new_tokens)
-        theirs = llama_bench(bench, model, prompt, args.new_tokens, args.threads)
+        prompt, prefill, decode = ours(args.bin, model, args.new_tokens, args.cache_type)
+        theirs = llama_bench(bench, model, prompt, args.new_tokens, args.threads, args.cache_type)
         print(f"| {os.path.basename(model)} ({prompt}-token prompt) "
               f"| {prefill:.0f} | {theirs['pp']:.0f} | {prefill / theirs['pp']:.2f}× "
               f"| {decode:.1f} | {theirs['tg']:.1f} / {theirs['tg@d']:.1f} "
