@@ -439,7 +439,7 @@ impl Matrix {
     /// rows are taken in integers ([`gemm`]: where the CPU has AVX-512 VNNI).
     fn integer_format(&self) -> Option<(Quant, &[u8])> {
         match &self.data {
-            Data::Quant(quant, w) if gemm::vnni() => Some((*quant, w)),
+            Data::Quant(quant, w) if gemm::available() => Some((*quant, w)),
             _ => None,
         }
     }

@@ -6,6 +6,21 @@
 use rayon::prelude::*;
 use std::sync::OnceLock;
 
+/// Whether this CPU has AVX-512 F, BW and VNNI (and `TOOL_USE_CPU` allows
+/// them), for the integer products of prompt chunks.
+pub(crate) fn avx512_vnni() -> bool {
+    static VNNI: OnceLock<bool> = OnceLock::new();
+    *VNNI.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        if cap() >= 2 {
+            return std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512vnni");
+        }
+        false
+    })
+}
+
 /// The widest attention head: a key or value row widens on the stack.
 pub(crate) const MAX_HEAD: usize = 512;
 
@@ -21,11 +36,30 @@ pub(super) enum Isa {
     Portable,
 }
 
+/// The environment variable that caps the instruction sets the kernels
+/// use below what the CPU has: `portable`, `avx2` (no AVX-512). For
+/// measuring and testing the narrower paths on a wider CPU.
+pub(crate) const CPU_ENV: &str = "TOOL_USE_CPU";
+
+/// The cap `TOOL_USE_CPU` sets: 0 portable, 1 AVX2, 2 everything.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn cap() -> u8 {
+    static CAP: OnceLock<u8> = OnceLock::new();
+    *CAP.get_or_init(|| match std::env::var(CPU_ENV).as_deref() {
+        Ok("portable") => 0,
+        Ok("avx2") => 1,
+        _ => 2,
+    })
+}
+
+/// The widest instruction set of the element-wise and vector kernels that
+/// this CPU has (and `TOOL_USE_CPU` allows).
 pub(super) fn isa() -> Isa {
     static ISA: OnceLock<Isa> = OnceLock::new();
     *ISA.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2")
+        if cap() >= 1
+            && std::arch::is_x86_feature_detected!("avx2")
             && std::arch::is_x86_feature_detected!("fma")
             && std::arch::is_x86_feature_detected!("f16c")
         {

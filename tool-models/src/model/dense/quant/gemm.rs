@@ -1,7 +1,8 @@
 //! Integer products for a prompt chunk: `out = X Wᵀ` with the weights and
 //! the activations both as 8-bit integers, as a decode step multiplies
-//! them, but many tokens at once (where the CPU has AVX-512 VNNI; others
-//! widen the matrix to f32, see `Matrix::matmul_t_parts`).
+//! them, but many tokens at once: with `vpdpbusd` where the CPU has
+//! AVX-512 VNNI, with `vpmaddubsw` where it has AVX2 (a CPU with neither
+//! widens the matrix to f32, see `Matrix::matmul_t_parts`).
 //!
 //! Once per chunk, each quantized row is unpacked into bytes (value + 128,
 //! so that they fit the unsigned side of `vpdpbusd`) with the scale and
@@ -14,10 +15,11 @@
 //!
 //! The integer sums are exact; each sub-block's sum is then scaled and
 //! added in f32, in the same order in the portable reference and the
-//! AVX-512 kernel, so the two agree bit for bit. Against a token-by-token
+//! AVX-512 and AVX2 kernels, so the three agree bit for bit. Against a token-by-token
 //! [`dot_rows`](super::dot_rows) only the order of the f32 additions
 //! differs.
 
+use super::super::kernels::{avx512_vnni, isa, Isa};
 use super::{Q8Vector, Quant, Unpacked, QK};
 
 /// Rows packed side by side: the sixteen f32 lanes of one AVX-512 register.
@@ -166,20 +168,10 @@ impl Tokens {
     }
 }
 
-/// Whether [`product`] runs the AVX-512 VNNI kernel on this CPU.
-pub(crate) fn vnni() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::sync::OnceLock;
-        static VNNI: OnceLock<bool> = OnceLock::new();
-        *VNNI.get_or_init(|| {
-            std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512bw")
-                && std::arch::is_x86_feature_detected!("avx512vnni")
-        })
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+/// Whether [`product`] has a SIMD kernel on this CPU (AVX-512 VNNI, or
+/// AVX2); without one a chunk widens the matrix instead.
+pub(crate) fn available() -> bool {
+    avx512_vnni() || isa() != Isa::Portable
 }
 
 /// `out[t][lane] = row (GROUP · g + lane) · xs[t]`: group `g`'s rows
@@ -188,9 +180,15 @@ pub(crate) fn vnni() -> bool {
 pub(crate) fn product(w: &Packed, xs: &[Q8Vector], t: &Tokens, g: usize, out: &mut [f32]) {
     debug_assert_eq!(out.len(), xs.len() * GROUP);
     #[cfg(target_arch = "x86_64")]
-    if vnni() {
-        // SAFETY: `vnni` saw AVX-512 F, BW and VNNI on this CPU.
-        return unsafe { avx512::product(w, xs, t, g, out) };
+    {
+        if avx512_vnni() {
+            // SAFETY: `avx512_vnni` saw AVX-512 F, BW and VNNI on this CPU.
+            return unsafe { avx512::product(w, xs, t, g, out) };
+        }
+        if isa() == Isa::Avx2Fma {
+            // SAFETY: `isa` saw AVX2 and FMA on this CPU.
+            return unsafe { avx2::product(w, xs, t, g, out) };
+        }
     }
     portable(w, xs, t, g, out);
 }
@@ -362,6 +360,126 @@ mod avx512 {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{Packed, Tokens, GROUP};
+    use crate::model::dense::quant::Q8Vector;
+    use std::arch::x86_64::*;
+
+    /// Tokens whose sums (two registers each) stay in registers.
+    const TOKENS: usize = 4;
+
+    /// [`super::product`] without VNNI: each packed byte made signed
+    /// again (`q = byte − 128`), and `vpmaddubsw` taking |q| against the
+    /// token's values with q's sign (ggml's trick: |q| ≤ 128 and |x| ≤
+    /// 127, so no pair of products saturates 16 bits). The sums are the
+    /// exact integers the reference takes, and the f32 steps its own.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn product(
+        w: &Packed,
+        xs: &[Q8Vector],
+        t: &Tokens,
+        g: usize,
+        out: &mut [f32],
+    ) {
+        for (i, (tile, out)) in xs
+            .chunks(TOKENS)
+            .zip(out.chunks_mut(TOKENS * GROUP))
+            .enumerate()
+        {
+            let first = i * TOKENS;
+            // SAFETY (each): as this function's contract.
+            unsafe {
+                match tile.len() {
+                    4 => tokens::<4>(w, tile, t, g, first, out),
+                    3 => tokens::<3>(w, tile, t, g, first, out),
+                    2 => tokens::<2>(w, tile, t, g, first, out),
+                    _ => tokens::<1>(w, tile, t, g, first, out),
+                }
+            }
+        }
+    }
+
+    /// Group `g`'s rows times the `K` tokens from `first`: each word of
+    /// four values is two registers (rows 0–7 and 8–15).
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn tokens<const K: usize>(
+        w: &Packed,
+        xs: &[Q8Vector],
+        t: &Tokens,
+        g: usize,
+        first: usize,
+        out: &mut [f32],
+    ) {
+        let words = w.sub / 4;
+        let subs = w.cols / w.sub;
+        let x: [*const i32; K] = std::array::from_fn(|j| xs[j].values.as_ptr().cast());
+        let (flip, ones) = (_mm256_set1_epi8(-128), _mm256_set1_epi16(1));
+        let mut acc = [[_mm256_setzero_ps(); 2]; K];
+        for s in 0..subs {
+            let sub = g * subs + s;
+            let values = &w.values[sub * GROUP * w.sub..][..GROUP * w.sub];
+            let at: [usize; K] = std::array::from_fn(|j| (first + j) * subs + s);
+            let mut dot = [[_mm256_setzero_si256(); 2]; K];
+            for k in 0..words {
+                for (h, half) in [0, 32].into_iter().enumerate() {
+                    // SAFETY: `values` holds `words` words of sixteen
+                    // rows' four bytes; each token `cols` values.
+                    let v =
+                        unsafe { _mm256_loadu_si256(values.as_ptr().add(64 * k + half).cast()) };
+                    let q = _mm256_xor_si256(v, flip);
+                    let magnitude = _mm256_abs_epi8(q);
+                    for j in 0..K {
+                        // SAFETY: as above.
+                        let word = unsafe { x[j].add(s * words + k).read_unaligned() };
+                        let signed = _mm256_sign_epi8(_mm256_set1_epi32(word), q);
+                        let pairs = _mm256_maddubs_epi16(magnitude, signed);
+                        let sums = _mm256_madd_epi16(pairs, ones);
+                        dot[j][h] = _mm256_add_epi32(dot[j][h], sums);
+                    }
+                }
+            }
+            for (h, half) in [0, 8].into_iter().enumerate() {
+                // SAFETY: eight floats from `sub * GROUP + half` in each.
+                let (scales, mins) = unsafe {
+                    (
+                        _mm256_loadu_ps(w.scales.as_ptr().add(sub * GROUP + half)),
+                        _mm256_loadu_ps(w.mins.as_ptr().add(sub * GROUP + half)),
+                    )
+                };
+                for j in 0..K {
+                    let scale = _mm256_mul_ps(scales, _mm256_set1_ps(t.scales[at[j]]));
+                    let d = _mm256_cvtepi32_ps(dot[j][h]);
+                    acc[j][h] = _mm256_fmadd_ps(d, scale, acc[j][h]);
+                    if w.has_mins {
+                        let sums = _mm256_set1_ps(t.scaled_sums[at[j]]);
+                        acc[j][h] = _mm256_fnmadd_ps(mins, sums, acc[j][h]);
+                    }
+                }
+            }
+        }
+        for (acc, out) in acc.iter().zip(out.chunks_exact_mut(GROUP)) {
+            // SAFETY: `out` holds sixteen floats.
+            unsafe {
+                _mm256_storeu_ps(out.as_mut_ptr(), acc[0]);
+                _mm256_storeu_ps(out.as_mut_ptr().add(8), acc[1]);
+            }
+        }
+    }
+
+    /// [`product`] for the tests, where the CPU has AVX2 and FMA.
+    #[cfg(test)]
+    pub(super) fn checked(w: &Packed, xs: &[Q8Vector], t: &Tokens, g: usize, out: &mut [f32]) {
+        assert!(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"));
+        // SAFETY: checked just above.
+        unsafe { product(w, xs, t, g, out) }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::{candle_quantized, iq4_quantized, values, ALL};
@@ -418,6 +536,11 @@ mod tests {
                 let kernel = times(product, &w, &xs);
                 let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
                 prop_assert_eq!(bits(&kernel), bits(&reference), "{:?}", quant);
+                #[cfg(target_arch = "x86_64")]
+                if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+                    let kernel = times(avx2::checked, &w, &xs);
+                    prop_assert_eq!(bits(&kernel), bits(&reference), "{:?} (AVX2)", quant);
+                }
                 let mut wv = vec![0.0; rows * cols];
                 dequantize(quant, &bytes, &mut wv);
                 for (x, got) in xs.iter().zip(reference.chunks_exact(rows)) {
