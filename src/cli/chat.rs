@@ -20,7 +20,7 @@ use tool_use::{Message, Role, ToolCall, ToolChoice, Toolbox};
 #[derive(clap::Args)]
 pub struct ChatArgs {
     #[command(flatten)]
-    cache: super::CacheArgs,
+    load: super::LoadArgs,
     /// What the user says; read from stdin when absent.
     prompt: Option<String>,
     /// A Hugging Face model directory, a `.gguf` file, or a model on the
@@ -146,7 +146,7 @@ pub fn run(args: ChatArgs) -> Result<ExitCode, String> {
         let remote = remote_chat(base_url, &args)?;
         return drive(remote, &args, messages, choice);
     }
-    let model = super::load_model(args.model.as_deref().map(Path::new), &args.cache)?;
+    let model = super::load_model(args.model.as_deref().map(Path::new), &args.load)?;
     let options = GenerateOptions {
         max_new_tokens: args.max_tokens,
         temperature: args.temperature,

@@ -26,7 +26,7 @@ use tool_use::{Message, Role, ToolCall, ToolChoice};
 #[derive(clap::Args)]
 pub struct DoctorArgs {
     #[command(flatten)]
-    cache: super::CacheArgs,
+    load: super::LoadArgs,
     /// The model to check: a Hugging Face model directory, a `.gguf` file,
     /// or a model on the Hugging Face Hub (`hf:ORG/REPO[:QUANT]`,
     /// `hf:ORG/REPO/FILE`), as `tool-use chat --model` takes it (default:
@@ -174,7 +174,7 @@ pub fn run(args: DoctorArgs) -> Result<ExitCode, String> {
 
 /// The model `--model` names with `--chat-template`'s template, if any.
 fn load(args: &DoctorArgs) -> Result<Model, String> {
-    let mut model = super::load_model(args.model.as_deref().map(Path::new), &args.cache)?;
+    let mut model = super::load_model(args.model.as_deref().map(Path::new), &args.load)?;
     if let Some(path) = &args.chat_template {
         let templates = super::load_templates(path).map_err(|e| format!("--chat-template: {e}"))?;
         model

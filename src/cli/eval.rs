@@ -53,7 +53,7 @@ pub struct ReportArgs {
 #[derive(clap::Args)]
 pub struct BfclArgs {
     #[command(flatten)]
-    cache: super::CacheArgs,
+    load: super::LoadArgs,
     /// BFCL's data folder (`bfcl_eval/data`); default: `$TOOL_USE_BFCL_DATA`,
     /// else the package `$TOOL_USE_PYTHON` (or `python3`) imports.
     #[arg(long)]
@@ -334,7 +334,7 @@ fn bfcl(args: BfclArgs) -> Result<ExitCode, String> {
 /// The local model, with its format (or `--tool-format`), greedy, its
 /// calls constrained unless `--no-constrain`.
 fn local_chat(args: &BfclArgs) -> Result<LocalChat, String> {
-    let model = super::load_model(args.model.as_deref(), &args.cache)?;
+    let model = super::load_model(args.model.as_deref(), &args.load)?;
     Ok(args
         .decoding
         .local_chat(model)?

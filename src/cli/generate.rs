@@ -13,7 +13,7 @@ use tool_use::Message;
 #[derive(clap::Args)]
 pub struct GenerateArgs {
     #[command(flatten)]
-    cache: super::CacheArgs,
+    load: super::LoadArgs,
     /// The prompt: raw text, or with `--chat` the user's message.
     prompt: String,
     /// A model directory, a `.gguf`, or `hf:ORG/REPO[:QUANT]` on the Hugging
@@ -54,10 +54,10 @@ pub fn run(args: GenerateArgs) -> Result<(), String> {
             path,
             &LoadOptions::default()
                 .dequantize(true)
-                .cache_type(args.cache.cache_type),
+                .cache_type(args.load.cache_type),
         )
         .map_err(|e| e.to_string())?,
-        _ => super::load_model(args.model.as_deref(), &args.cache)?,
+        _ => super::load_model(args.model.as_deref(), &args.load)?,
     };
     let path = model.path().to_owned();
     let tools = tool_use::demo::definitions();

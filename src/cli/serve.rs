@@ -10,7 +10,7 @@ use tool_use::server::Server;
 #[derive(clap::Args)]
 pub struct ServeArgs {
     #[command(flatten)]
-    cache: super::CacheArgs,
+    load: super::LoadArgs,
     /// A Hugging Face model directory, a `.gguf` file, or a model on the
     /// Hugging Face Hub (`hf:ORG/REPO[:QUANT]`, `hf:ORG/REPO/FILE`; default:
     /// the bundled model, or `$TOOL_USE_MODEL`).
@@ -57,7 +57,7 @@ pub struct ServeArgs {
 
 /// Runs `tool-use serve` until interrupted.
 pub fn run(args: ServeArgs) -> Result<(), String> {
-    let model = super::load_model(args.model.as_deref(), &args.cache)?;
+    let model = super::load_model(args.model.as_deref(), &args.load)?;
     let default_name = match &args.model {
         Some(path) => path
             .file_stem()

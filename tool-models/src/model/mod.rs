@@ -111,6 +111,10 @@ pub struct LoadOptions {
     /// [`CacheType`]). Only the project's decoder computes f16; a model
     /// candle-transformers runs refuses it by name.
     pub cache_type: CacheType,
+    /// [Repacks](Model::repack) a GGUF file's matrices at load: faster
+    /// prompts and batches of sequences, for about 1.25 more bytes a
+    /// value held.
+    pub repack: bool,
 }
 
 impl LoadOptions {
@@ -119,6 +123,8 @@ impl LoadOptions {
         dequantize(on: bool) => dequantize;
         /// Sets [`cache_type`](Self::cache_type).
         cache_type(kind: CacheType) => cache_type;
+        /// Sets [`repack`](Self::repack).
+        repack(on: bool) => repack;
     }
 }
 
@@ -304,7 +310,24 @@ impl Model {
     /// What `options` sets after loading.
     fn with_options(mut self, options: &LoadOptions) -> Result<Model, ModelError> {
         self.set_cache_type(options.cache_type)?;
+        if options.repack {
+            self.repack();
+        }
         Ok(self)
+    }
+
+    /// Unpacks each block-quantized matrix once into the layout of the
+    /// integer products over many rows (bytes of sixteen rows interleaved,
+    /// with each sub-block's scale and minimum) and keeps it beside the
+    /// file's blocks: prompts no longer unpack every matrix per chunk,
+    /// and a batch of three or more sequences (`tool-use serve`) takes
+    /// those products instead of one vector at a time. It costs about
+    /// 1.25 bytes a value more (SmolLM2-135M: 150 MB beside its 90),
+    /// returned here; 0 where nothing repacks (unquantized weights,
+    /// models candle runs, a CPU without AVX2). Idempotent, and safe on a
+    /// model already shared.
+    pub fn repack(&self) -> usize {
+        self.parts.network.repack()
     }
 
     /// Sets how the KV caches of sessions started from now on keep

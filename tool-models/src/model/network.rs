@@ -161,6 +161,13 @@ impl Network {
     /// Whether several sequences can run in one pass, each with its own
     /// cache ([`new_cache`](Self::new_cache)): the project's decoder.
     #[cfg_attr(not(feature = "server"), allow(dead_code))] // The server's batch uses it.
+    pub(crate) fn repack(&self) -> usize {
+        match self {
+            Network::Dense(model) => model.repack(),
+            Network::Candle(_) => 0,
+        }
+    }
+
     pub(crate) fn runs_together(&self) -> bool {
         matches!(self, Network::Dense(_))
     }

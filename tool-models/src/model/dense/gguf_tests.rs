@@ -207,10 +207,20 @@ fn a_quantized_prompt_gives_the_logits_of_its_tokens_one_by_one() {
     // Past `Quant::vector_rows` (48 for Q4_K), so the rest of the prompt
     // takes the widened product.
     let tokens: Vec<u32> = (0..60).map(|i| (i * 37 + 11) % 200).collect();
-    for arch in [TinyArch::Llama, TinyArch::Qwen2] {
+    // Repacked, every product is an integer product over many rows,
+    // whatever the rows: the same bits for a row with others or alone.
+    for (arch, repack) in [
+        (TinyArch::Llama, false),
+        (TinyArch::Qwen2, false),
+        (TinyArch::Llama, true),
+        (TinyArch::Qwen2, true),
+    ] {
         let path = tmp.path().join("model.gguf");
         write_tiny_gguf_as(&path, &spec(arch), GgufWeights::Q4K).unwrap();
         let model = dense(&path, arch);
+        if repack {
+            assert!(model.repack() > 0, "the Q4_K matrices repack");
+        }
         let steps = dense_steps(&model, &tokens);
         let mut cache = model.new_cache(CacheType::F32);
         let mut scratch = Scratch::default();
@@ -218,14 +228,21 @@ fn a_quantized_prompt_gives_the_logits_of_its_tokens_one_by_one() {
         // A short prompt takes the decode step's integer products, and
         // attends row by row as it does.
         let first = model.forward(head, &mut cache, &mut scratch).unwrap();
-        assert_eq!(bits(&first), bits(&steps[6]), "{arch:?}: a short prompt");
+        assert_eq!(
+            bits(&first),
+            bits(&steps[6]),
+            "{arch:?}, repacked {repack}: a short prompt"
+        );
         let last = model.forward(tail, &mut cache, &mut scratch).unwrap();
         let d = relative_diff(&last, &steps[59]);
         // A long prompt's products use the widened weights, on activations
         // rounded as the integer kernels round them; each activation that
         // float noise puts across a rounding step moves a logit by about
         // 1e-3 (over 53 positions, a few do), a wrong weight by far more.
-        assert!(d < 2e-2, "{arch:?}: a long prompt differs by {d}");
+        assert!(
+            d < 2e-2,
+            "{arch:?}, repacked {repack}: a long prompt differs by {d}"
+        );
     }
 }
 
@@ -234,18 +251,26 @@ fn sequences_decoded_together_get_the_logits_each_gets_alone_bit_for_bit() {
     use super::{KvCache, Step};
     let tmp = tempfile::tempdir().unwrap();
     let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
-    for (arch, weights) in [
-        (TinyArch::Llama, GgufWeights::Q4K),
-        (TinyArch::Qwen2, GgufWeights::Q4_1),
-        (TinyArch::Llama, GgufWeights::F32),
+    // Repacked, the batch's products are integer products over many rows
+    // where a sequence alone takes them over one: the same bits.
+    for (arch, weights, repack) in [
+        (TinyArch::Llama, GgufWeights::Q4K, false),
+        (TinyArch::Qwen2, GgufWeights::Q4_1, false),
+        (TinyArch::Llama, GgufWeights::F32, false),
         // Convolutions among attention layers.
-        (TinyArch::Lfm2, GgufWeights::Q4K),
+        (TinyArch::Lfm2, GgufWeights::Q4K, false),
         // Mamba-2 layers around an attention layer.
-        (TinyArch::GraniteH, GgufWeights::Q8_0),
+        (TinyArch::GraniteH, GgufWeights::Q8_0, false),
+        (TinyArch::Llama, GgufWeights::Q4K, true),
+        (TinyArch::Qwen2, GgufWeights::Q4_1, true),
+        (TinyArch::GraniteH, GgufWeights::Q8_0, true),
     ] {
         let path = tmp.path().join("model.gguf");
         write_tiny_gguf_as(&path, &spec(arch), weights).unwrap();
         let model = dense(&path, arch);
+        if repack {
+            assert!(model.repack() > 0);
+        }
         // `tokens[i]` after `caches[i]`, in one pass.
         let together = |caches: &mut [KvCache], tokens: &[&[u32]], scratch: &mut Scratch| {
             let mut steps: Vec<Step<'_>> = (caches.iter_mut().zip(tokens))
@@ -283,7 +308,7 @@ fn sequences_decoded_together_get_the_logits_each_gets_alone_bit_for_bit() {
                 assert_eq!(
                     bits(logits),
                     bits(&alone[s][step]),
-                    "{arch:?} {weights:?}: sequence {s}, step {step}"
+                    "{arch:?} {weights:?} repacked {repack}: sequence {s}, step {step}"
                 );
             }
         }
@@ -306,7 +331,7 @@ fn sequences_decoded_together_get_the_logits_each_gets_alone_bit_for_bit() {
             assert_eq!(
                 bits(logits),
                 bits(&alone[s]),
-                "{arch:?} {weights:?}: prompt {s}"
+                "{arch:?} {weights:?} repacked {repack}: prompt {s}"
             );
         }
         // A step past the context fails and leaves every cache as it was.

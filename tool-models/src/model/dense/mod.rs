@@ -166,21 +166,35 @@ impl Dense {
     /// stored format.
     pub(crate) fn matrix_formats(&self) -> std::collections::BTreeMap<String, usize> {
         let mut counts = std::collections::BTreeMap::new();
-        self.embed.count_formats(&mut counts);
+        for m in self.matrices() {
+            m.count_formats(&mut counts);
+        }
+        counts
+    }
+
+    /// Every matrix: the embedding, each layer's, the output projection
+    /// where it is not the embedding.
+    fn matrices(&self) -> Vec<&Matrix> {
+        let mut all = vec![&self.embed];
         for layer in &self.layers {
             let mixer = match &layer.mixer {
                 Mixer::Attention(a) => [&a.qkv, &a.o],
                 Mixer::ShortConv(c) => [&c.in_proj, &c.out],
                 Mixer::Mamba(m) => [&m.in_proj, &m.out_proj],
             };
-            for m in mixer.into_iter().chain([&layer.gate_up, &layer.down]) {
-                m.count_formats(&mut counts);
-            }
+            all.extend(mixer.into_iter().chain([&layer.gate_up, &layer.down]));
         }
-        if let Some(head) = &self.lm_head {
-            head.count_formats(&mut counts);
-        }
-        counts
+        all.extend(&self.lm_head);
+        all
+    }
+
+    /// Every matrix that multiplies [repacked](Matrix::repack) (the
+    /// embedding only where it is the output projection too); the bytes
+    /// kept.
+    pub(crate) fn repack(&self) -> usize {
+        let products = self.matrices().into_iter();
+        let products = products.skip(usize::from(self.lm_head.is_some()));
+        products.map(Matrix::repack).sum()
     }
 
     /// LongRoPE's pretraining length: a pass reaching past it rotates with
@@ -452,7 +466,7 @@ impl Dense {
                 heads,
                 window,
                 scale: cfg.attention_scale,
-                row_by_row: attention.qkv.by_vectors(m),
+                row_by_row: attention.qkv.as_decode_steps(m),
             };
             let by_head = &mut s.by_head[first * qw..][..m * qw];
             attend(queries, by_head);

@@ -97,6 +97,11 @@ impl Packed {
         self.has_mins = has_minimums(quant);
     }
 
+    /// Bytes held.
+    pub(crate) fn bytes(&self) -> usize {
+        self.values.len() + 4 * (self.scales.len() + self.mins.len())
+    }
+
     /// Groups of [`GROUP`] rows (the last may be short).
     pub(crate) fn groups(&self) -> usize {
         self.rows.div_ceil(GROUP)
