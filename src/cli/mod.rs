@@ -47,7 +47,7 @@ pub fn load_model(path: Option<&Path>, load: &LoadArgs) -> Result<Model, String>
 pub struct LoadArgs {
     /// Unpack a GGUF file's quantized matrices once at load for the
     /// integer products of prompts and batches of sequences: faster
-    /// prompts and serving, for about 1.25 more bytes per weight held.
+    /// prompts and serving, for 0.75–1.25 more bytes per weight held.
     #[arg(long)]
     pub repack: bool,
     /// Keep a local model's keys and values in `f32` (as computed, matching

@@ -112,7 +112,7 @@ pub struct LoadOptions {
     /// candle-transformers runs refuses it by name.
     pub cache_type: CacheType,
     /// [Repacks](Model::repack) a GGUF file's matrices at load: faster
-    /// prompts and batches of sequences, for about 1.25 more bytes a
+    /// prompts and batches of sequences, for 0.75–1.25 more bytes a
     /// value held.
     pub repack: bool,
 }
@@ -322,7 +322,8 @@ impl Model {
     /// file's blocks: prompts no longer unpack every matrix per chunk,
     /// and a batch of three or more sequences (`tool-use serve`) takes
     /// those products instead of one vector at a time. It costs about
-    /// 1.25 bytes a value more (SmolLM2-135M: 150 MB beside its 90),
+    /// 0.75 bytes a value more for 4-bit and smaller formats, 1.25 for
+    /// the others (SmolLM2-135M Q4_1: about 100 MB beside its 90),
     /// returned here; 0 where nothing repacks (unquantized weights,
     /// models candle runs, a CPU without AVX2). Idempotent, and safe on a
     /// model already shared.

@@ -467,7 +467,7 @@ impl Matrix {
     }
 
     /// Unpacks a quantized matrix's rows for the integer products of many
-    /// rows once and keeps them (about 1.25 bytes a value), so that a
+    /// rows once and keeps them (0.75–1.25 bytes a value), so that a
     /// prompt chunk or a batch of sequences no longer unpacks them per
     /// call; returns the bytes kept. A no-op where those products do not
     /// run (other formats, a CPU without AVX2).

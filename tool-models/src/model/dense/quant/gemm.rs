@@ -10,7 +10,9 @@
 //! ([`Packed`]), sixteen rows interleaved four values at a time: one
 //! register holds four values of sixteen rows, and one `vpdpbusd` against
 //! four of a token's values broadcast adds sixteen rows' partial dot
-//! products at once. Each token's activations are quantized as
+//! products at once. Formats whose values span sixteen or fewer (Q4_0,
+//! Q4_1, Q4_K, Q2_K, Q3_K) are packed two values a byte, as nibbles
+//! lifted into 0–15, and split in registers: half the bytes to read. Each token's activations are quantized as
 //! [`Q8Vector`]s, as for a decode step.
 //!
 //! The integer sums are exact; each sub-block's sum is then scaled and
@@ -48,6 +50,18 @@ fn has_minimums(quant: Quant) -> bool {
 /// byte is `q + 128`, and `128 · Σx` comes off each sum.
 const LIFT: i32 = 128;
 
+/// What lifts `quant`'s values into 0–15, for the formats whose values
+/// span at most sixteen: they are packed two a byte, as nibbles, which
+/// halves the bytes a product reads.
+fn nibble_lift(quant: Quant) -> Option<i32> {
+    match quant {
+        Quant::Q4_0 => Some(8),
+        Quant::Q3K => Some(4),
+        Quant::Q4_1 | Quant::Q4K | Quant::Q2K => Some(0),
+        _ => None,
+    }
+}
+
 /// A quantized matrix unpacked for [`product`].
 #[derive(Debug, Default)]
 pub(crate) struct Packed {
@@ -56,7 +70,9 @@ pub(crate) struct Packed {
     /// Values per sub-block ([`sub_values`]).
     sub: usize,
     /// Per group of [`GROUP`] rows and per sub-block: its bytes,
-    /// laid out `[value / 4][row][value % 4]`.
+    /// laid out `[value / 4][row][value % 4]`; as nibbles, word `k` of
+    /// the sub-block's `W` in the low nibbles of word `k % (W / 2)`'s
+    /// bytes where `k < W / 2`, in the high nibbles otherwise.
     values: Vec<u8>,
     /// Per group and per sub-block: each row's scale.
     scales: Vec<f32>,
@@ -64,6 +80,10 @@ pub(crate) struct Packed {
     mins: Vec<f32>,
     /// Whether the format stores a minimum ([`has_minimums`]).
     has_mins: bool,
+    /// What each value was lifted by (`128`, or a [`nibble_lift`]).
+    lift: i32,
+    /// Whether the values are nibbles ([`nibble_lift`]).
+    nibbles: bool,
 }
 
 impl Packed {
@@ -78,23 +98,42 @@ impl Packed {
         self.rows = rows;
         self.cols = cols;
         self.sub = sub;
+        self.nibbles = nibble_lift(quant).is_some();
+        self.lift = nibble_lift(quant).unwrap_or(LIFT);
         let groups = rows.div_ceil(GROUP);
-        // Padding rows are zeros with a zero scale: they add nothing.
+        // Padding rows have a zero scale and minimum: they add nothing.
         self.values.clear();
-        self.values.resize(groups * subs * GROUP * sub, LIFT as u8);
+        self.values.resize(groups * subs * self.sub_bytes(), 0);
         self.scales.clear();
         self.scales.resize(groups * subs * GROUP, 0.0);
         self.mins.clear();
         self.mins.resize(groups * subs * GROUP, 0.0);
+        let (sub_bytes, lift) = (self.sub_bytes(), self.lift);
         self.values
-            .par_chunks_mut(subs * GROUP * sub)
+            .par_chunks_mut(subs * sub_bytes)
             .zip(self.scales.par_chunks_mut(subs * GROUP))
             .zip(self.mins.par_chunks_mut(subs * GROUP))
             .zip(w.par_chunks(GROUP * row_bytes))
             .for_each(|(((values, scales), mins), rows)| {
-                pack_group(quant, sub, rows, row_bytes, values, scales, mins)
+                let into = Into {
+                    values,
+                    scales,
+                    mins,
+                    sub_bytes,
+                    lift,
+                };
+                pack_group(quant, sub, rows, row_bytes, into)
             });
         self.has_mins = has_minimums(quant);
+    }
+
+    /// Bytes of one group's sub-block.
+    fn sub_bytes(&self) -> usize {
+        if self.nibbles {
+            GROUP * self.sub / 2
+        } else {
+            GROUP * self.sub
+        }
     }
 
     /// Bytes held.
@@ -108,17 +147,26 @@ impl Packed {
     }
 }
 
+/// One group's share of [`Packed`]'s buffers, and how its values are laid.
+struct Into<'a> {
+    values: &'a mut [u8],
+    scales: &'a mut [f32],
+    mins: &'a mut [f32],
+    sub_bytes: usize,
+    lift: i32,
+}
+
 /// One group's rows (`rows`, whole rows of `row_bytes`) into its share of
 /// [`Packed`]'s buffers.
-fn pack_group(
-    quant: Quant,
-    sub: usize,
-    rows: &[u8],
-    row_bytes: usize,
-    values: &mut [u8],
-    scales: &mut [f32],
-    mins: &mut [f32],
-) {
+fn pack_group(quant: Quant, sub: usize, rows: &[u8], row_bytes: usize, into: Into<'_>) {
+    let Into {
+        values,
+        scales,
+        mins,
+        sub_bytes,
+        lift,
+    } = into;
+    let half = sub / 8;
     let mut u = Unpacked::default();
     let per_block = quant.block_values() / sub;
     for (lane, row) in rows.chunks_exact(row_bytes).enumerate() {
@@ -130,9 +178,20 @@ fn pack_group(
                 // has the same one twice.
                 scales[at * GROUP + lane] = u.scale[s * sub / 16];
                 mins[at * GROUP + lane] = u.min[s * sub / 16];
-                let out = &mut values[at * GROUP * sub..][..GROUP * sub];
-                // Four values a word: flipping the sign bit adds 128.
+                let out = &mut values[at * sub_bytes..][..sub_bytes];
                 let words = u.q[sub * s..sub * (s + 1)].chunks_exact(4);
+                if sub_bytes < GROUP * sub {
+                    // Nibbles: word `k` low where `k < half`, else high.
+                    for (k, q) in words.enumerate() {
+                        let at = &mut out[(k % half) * 4 * GROUP + 4 * lane..][..4];
+                        for (byte, q) in at.iter_mut().zip(q) {
+                            let nibble = (*q as i32 + lift) as u8 & 0xF;
+                            *byte |= if k < half { nibble } else { nibble << 4 };
+                        }
+                    }
+                    continue;
+                }
+                // Four values a word: flipping the sign bit adds 128.
                 for (out, q) in out.chunks_exact_mut(4 * GROUP).zip(words) {
                     let word = u32::from_le_bytes([q[0], q[1], q[2], q[3]].map(|q| q as u8));
                     let at = &mut out[4 * lane..][..4];
@@ -165,7 +224,7 @@ impl Tokens {
             for (s, sums) in x.sums.chunks_exact(halves).enumerate() {
                 let sum: i32 = sums.iter().sum();
                 let scale = x.scales[s * w.sub / QK];
-                self.lifted.push(LIFT * sum);
+                self.lifted.push(w.lift * sum);
                 self.scales.push(scale);
                 self.scaled_sums.push(scale * sum as f32);
             }
@@ -229,13 +288,24 @@ pub(crate) fn portable(w: &Packed, xs: &[Q8Vector], t: &Tokens, g: usize, out: &
         out.fill(0.0);
         for s in 0..subs {
             let sub = g * subs + s;
-            let values = &w.values[sub * GROUP * w.sub..][..GROUP * w.sub];
+            let values = &w.values[sub * w.sub_bytes()..][..w.sub_bytes()];
             let xv = &x.values[s * w.sub..][..w.sub];
             let at = j * subs + s;
+            let half = w.sub / 8;
             for (lane, acc) in out.iter_mut().enumerate() {
                 let mut dot = 0i32;
                 for (k, x) in xv.iter().enumerate() {
-                    let q = values[(k / 4) * GROUP * 4 + lane * 4 + k % 4];
+                    let q = if w.nibbles {
+                        let (word, byte) = (k / 4, k % 4);
+                        let b = values[(word % half) * GROUP * 4 + lane * 4 + byte];
+                        if word < half {
+                            b & 0xF
+                        } else {
+                            b >> 4
+                        }
+                    } else {
+                        values[(k / 4) * GROUP * 4 + lane * 4 + k % 4]
+                    };
                     dot += q as i32 * *x as i32;
                 }
                 let dot = (dot - t.lifted[at]) as f32;
@@ -270,9 +340,11 @@ mod avx512 {
     ) {
         // SAFETY (each): as this function's contract.
         unsafe {
-            match w.sub {
-                16 => tiles::<4>(w, xs, t, g, out),
-                _ => tiles::<8>(w, xs, t, g, out),
+            match (w.sub, w.nibbles) {
+                (16, false) => tiles::<4, false>(w, xs, t, g, out),
+                (16, true) => tiles::<4, true>(w, xs, t, g, out),
+                (_, false) => tiles::<8, false>(w, xs, t, g, out),
+                (_, true) => tiles::<8, true>(w, xs, t, g, out),
             }
         }
     }
@@ -281,7 +353,7 @@ mod avx512 {
     /// of `W` words (four values each).
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    unsafe fn tiles<const W: usize>(
+    unsafe fn tiles<const W: usize, const NIBBLES: bool>(
         w: &Packed,
         xs: &[Q8Vector],
         t: &Tokens,
@@ -297,22 +369,23 @@ mod avx512 {
             // SAFETY (each): as this function's contract.
             unsafe {
                 match tile.len() {
-                    6 => tokens::<6, W>(w, tile, t, g, first, out),
-                    5 => tokens::<5, W>(w, tile, t, g, first, out),
-                    4 => tokens::<4, W>(w, tile, t, g, first, out),
-                    3 => tokens::<3, W>(w, tile, t, g, first, out),
-                    2 => tokens::<2, W>(w, tile, t, g, first, out),
-                    _ => tokens::<1, W>(w, tile, t, g, first, out),
+                    6 => tokens::<6, W, NIBBLES>(w, tile, t, g, first, out),
+                    5 => tokens::<5, W, NIBBLES>(w, tile, t, g, first, out),
+                    4 => tokens::<4, W, NIBBLES>(w, tile, t, g, first, out),
+                    3 => tokens::<3, W, NIBBLES>(w, tile, t, g, first, out),
+                    2 => tokens::<2, W, NIBBLES>(w, tile, t, g, first, out),
+                    _ => tokens::<1, W, NIBBLES>(w, tile, t, g, first, out),
                 }
             }
         }
     }
 
     /// Group `g`'s rows times the `K` tokens from `first`, in sub-blocks
-    /// of `W` words: one register per word, four values of each row.
+    /// of `W` words: one register per word, four values of each row (as
+    /// nibbles, one register per two words).
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    unsafe fn tokens<const K: usize, const W: usize>(
+    unsafe fn tokens<const K: usize, const W: usize, const NIBBLES: bool>(
         w: &Packed,
         xs: &[Q8Vector],
         t: &Tokens,
@@ -328,11 +401,35 @@ mod avx512 {
         let mut acc = [_mm512_setzero_ps(); K];
         for s in 0..subs {
             let sub = g * subs + s;
-            let values = &w.values[sub * GROUP * sub_values..][..GROUP * sub_values];
+            let values = &w.values[sub * w.sub_bytes()..][..w.sub_bytes()];
             let at: [usize; K] = std::array::from_fn(|j| (first + j) * subs + s);
             let mut dot: [__m512i; K] =
                 std::array::from_fn(|j| _mm512_set1_epi32(-t.lifted[at[j]]));
-            for k in 0..W {
+            if NIBBLES {
+                let low = _mm512_set1_epi8(0xF);
+                for k in 0..W / 2 {
+                    // SAFETY: `values` holds `W / 2` registers' bytes, and
+                    // each token `cols` values, of which sub-block `s`'s
+                    // `W` words.
+                    let v = unsafe { _mm512_loadu_si512(values.as_ptr().add(64 * k).cast()) };
+                    let (lo, hi) = (
+                        _mm512_and_si512(v, low),
+                        _mm512_and_si512(_mm512_srli_epi16(v, 4), low),
+                    );
+                    for j in 0..K {
+                        // SAFETY: as above.
+                        let (wl, wh) = unsafe {
+                            (
+                                x[j].add(s * W + k).read_unaligned(),
+                                x[j].add(s * W + k + W / 2).read_unaligned(),
+                            )
+                        };
+                        dot[j] = _mm512_dpbusd_epi32(dot[j], lo, _mm512_set1_epi32(wl));
+                        dot[j] = _mm512_dpbusd_epi32(dot[j], hi, _mm512_set1_epi32(wh));
+                    }
+                }
+            }
+            for k in (0..W).filter(|_| !NIBBLES) {
                 // SAFETY: `values` holds `W` registers' bytes, and each
                 // token `cols` values, of which sub-block `s`'s `W` words.
                 let v = unsafe { _mm512_loadu_si512(values.as_ptr().add(64 * k).cast()) };
@@ -398,21 +495,26 @@ mod avx2 {
             let first = i * TOKENS;
             // SAFETY (each): as this function's contract.
             unsafe {
-                match tile.len() {
-                    4 => tokens::<4>(w, tile, t, g, first, out),
-                    3 => tokens::<3>(w, tile, t, g, first, out),
-                    2 => tokens::<2>(w, tile, t, g, first, out),
-                    _ => tokens::<1>(w, tile, t, g, first, out),
+                match (tile.len(), w.nibbles) {
+                    (4, false) => tokens::<4, false>(w, tile, t, g, first, out),
+                    (3, false) => tokens::<3, false>(w, tile, t, g, first, out),
+                    (2, false) => tokens::<2, false>(w, tile, t, g, first, out),
+                    (_, false) => tokens::<1, false>(w, tile, t, g, first, out),
+                    (4, true) => tokens::<4, true>(w, tile, t, g, first, out),
+                    (3, true) => tokens::<3, true>(w, tile, t, g, first, out),
+                    (2, true) => tokens::<2, true>(w, tile, t, g, first, out),
+                    (_, true) => tokens::<1, true>(w, tile, t, g, first, out),
                 }
             }
         }
     }
 
     /// Group `g`'s rows times the `K` tokens from `first`: each word of
-    /// four values is two registers (rows 0–7 and 8–15).
+    /// four values is two registers (rows 0–7 and 8–15); nibbles, small
+    /// and unsigned, take `vpmaddubsw` as they are.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn tokens<const K: usize>(
+    unsafe fn tokens<const K: usize, const NIBBLES: bool>(
         w: &Packed,
         xs: &[Q8Vector],
         t: &Tokens,
@@ -427,10 +529,40 @@ mod avx2 {
         let mut acc = [[_mm256_setzero_ps(); 2]; K];
         for s in 0..subs {
             let sub = g * subs + s;
-            let values = &w.values[sub * GROUP * w.sub..][..GROUP * w.sub];
+            let values = &w.values[sub * w.sub_bytes()..][..w.sub_bytes()];
             let at: [usize; K] = std::array::from_fn(|j| (first + j) * subs + s);
-            let mut dot = [[_mm256_setzero_si256(); 2]; K];
-            for k in 0..words {
+            // The signed bytes' sums need no lift taken off; the
+            // nibbles' do.
+            let mut dot: [[__m256i; 2]; K] = std::array::from_fn(|j| {
+                [_mm256_set1_epi32(if NIBBLES { -t.lifted[at[j]] } else { 0 }); 2]
+            });
+            if NIBBLES {
+                let low = _mm256_set1_epi8(0xF);
+                for k in 0..words / 2 {
+                    for (h, half) in [0, 32].into_iter().enumerate() {
+                        // SAFETY: as below, over `words / 2` words.
+                        let v = unsafe {
+                            _mm256_loadu_si256(values.as_ptr().add(64 * k + half).cast())
+                        };
+                        let lo = _mm256_and_si256(v, low);
+                        let hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
+                        for j in 0..K {
+                            // SAFETY: each token holds `cols` values.
+                            let (wl, wh) = unsafe {
+                                (
+                                    x[j].add(s * words + k).read_unaligned(),
+                                    x[j].add(s * words + k + words / 2).read_unaligned(),
+                                )
+                            };
+                            let pl = _mm256_maddubs_epi16(lo, _mm256_set1_epi32(wl));
+                            let ph = _mm256_maddubs_epi16(hi, _mm256_set1_epi32(wh));
+                            let sums = _mm256_madd_epi16(_mm256_add_epi16(pl, ph), ones);
+                            dot[j][h] = _mm256_add_epi32(dot[j][h], sums);
+                        }
+                    }
+                }
+            }
+            for k in (0..words).filter(|_| !NIBBLES) {
                 for (h, half) in [0, 32].into_iter().enumerate() {
                     // SAFETY: `values` holds `words` words of sixteen
                     // rows' four bytes; each token `cols` values.
