@@ -179,18 +179,20 @@ fn pack_group(quant: Quant, sub: usize, rows: &[u8], row_bytes: usize, into: Int
                 scales[at * GROUP + lane] = u.scale[s * sub / 16];
                 mins[at * GROUP + lane] = u.min[s * sub / 16];
                 let out = &mut values[at * sub_bytes..][..sub_bytes];
-                let words = u.q[sub * s..sub * (s + 1)].chunks_exact(4);
+                let q = &u.q[sub * s..sub * (s + 1)];
                 if sub_bytes < GROUP * sub {
-                    // Nibbles: word `k` low where `k < half`, else high.
-                    for (k, q) in words.enumerate() {
-                        let at = &mut out[(k % half) * 4 * GROUP + 4 * lane..][..4];
-                        for (byte, q) in at.iter_mut().zip(q) {
-                            let nibble = (*q as i32 + lift) as u8 & 0xF;
-                            *byte |= if k < half { nibble } else { nibble << 4 };
-                        }
+                    // Nibbles: word `k` low, word `k + half` high; no
+                    // carry crosses a byte, each nibble being at most 15.
+                    let lifted = |at: usize| {
+                        u32::from_le_bytes(std::array::from_fn(|i| (q[at + i] as i32 + lift) as u8))
+                    };
+                    for (k, out) in out.chunks_exact_mut(4 * GROUP).enumerate() {
+                        let word = lifted(4 * k) | lifted(4 * (k + half)) << 4;
+                        out[4 * lane..][..4].copy_from_slice(&word.to_le_bytes());
                     }
                     continue;
                 }
+                let words = q.chunks_exact(4);
                 // Four values a word: flipping the sign bit adds 128.
                 for (out, q) in out.chunks_exact_mut(4 * GROUP).zip(words) {
                     let word = u32::from_le_bytes([q[0], q[1], q[2], q[3]].map(|q| q as u8));
