@@ -403,14 +403,19 @@ impl Matrix {
         let (mut first, mut out, mut rest) = (0, out, parts);
         while !rest.is_empty() {
             // Consecutive parts multiplied as vectors share one read of
-            // the matrix.
+            // the matrix, and so do consecutive parts of a repacked one
+            // (its integer products give each row the same bits,
+            // whatever rows go with it).
             let vectors = rest.iter().take_while(|&&n| self.by_vectors(n)).count();
-            let n = if vectors > 0 {
-                rest[..vectors].iter().sum()
+            let together = if vectors > 0 {
+                vectors
+            } else if self.packed.get().is_some() {
+                rest.len()
             } else {
-                rest[0]
+                1
             };
-            rest = &rest[vectors.max(1)..];
+            let n = rest[..together].iter().sum();
+            rest = &rest[together..];
             let (into, later) = out.split_at_mut(n * rows);
             let span = first * cols..(first + n) * cols;
             if vectors > 0 {
