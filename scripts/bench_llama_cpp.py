@@ -47,10 +47,10 @@ def default_llama_bench():
     return os.path.join(os.path.dirname(out.stdout.strip()), "llama-bench")
 
 
-def ours(binary, model, new_tokens, cache_type):
+def ours(binary, model, new_tokens, cache_type, repack):
     out = subprocess.run(
         [binary, "generate", "--json", "--model", model, "--ignore-eos",
-         "--cache-type", cache_type,
+         "--cache-type", cache_type, *(["--repack"] if repack else []),
          "--max-tokens", str(new_tokens), "--repeat", "3", PROMPT],
         check=True, capture_output=True, text=True,
     )
@@ -83,13 +83,15 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--cache-type", default="f16", choices=["f16", "f32"],
                     help="the KV cache's type on both sides (llama.cpp's default is f16)")
+    ap.add_argument("--repack", action="store_true",
+                    help="ours repacks the quantized matrices at load (llama.cpp repacks Q4_0 and Q4_K itself)")
     args = ap.parse_args()
     bench = args.llama_bench or default_llama_bench()
 
     print("| file | prefill ours | llama.cpp | ratio | decode ours | llama.cpp (tg / tg @ depth) | ratio |")
     print("|---|---|---|---|---|---|---|")
     for model in sorted(glob.glob(os.path.join(args.dir, "model-*.gguf"))):
-        prompt, prefill, decode = ours(args.bin, model, args.new_tokens, args.cache_type)
+        prompt, prefill, decode = ours(args.bin, model, args.new_tokens, args.cache_type, args.repack)
         theirs = llama_bench(bench, model, prompt, args.new_tokens, args.threads, args.cache_type)
         print(f"| {os.path.basename(model)} ({prompt}-token prompt) "
               f"| {prefill:.0f} | {theirs['pp']:.0f} | {prefill / theirs['pp']:.2f}× "
