@@ -321,6 +321,22 @@ pub(crate) fn portable(w: &Packed, xs: &[Q8Vector], t: &Tokens, g: usize, out: &
     }
 }
 
+/// `each(tile, first, out)` for the tokens of `xs`, `tokens` at a time
+/// from `first`, with their share of `out` ([`GROUP`] values a token).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn in_tiles(
+    xs: &[Q8Vector],
+    out: &mut [f32],
+    tokens: usize,
+    mut each: impl FnMut(&[Q8Vector], usize, &mut [f32]),
+) {
+    let tiles = xs.chunks(tokens).zip(out.chunks_mut(tokens * GROUP));
+    for (i, (tile, out)) in tiles.enumerate() {
+        each(tile, i * tokens, out);
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::{Packed, Tokens, GROUP};
@@ -362,12 +378,7 @@ mod avx512 {
         g: usize,
         out: &mut [f32],
     ) {
-        for (i, (tile, out)) in xs
-            .chunks(TOKENS)
-            .zip(out.chunks_mut(TOKENS * GROUP))
-            .enumerate()
-        {
-            let first = i * TOKENS;
+        super::in_tiles(xs, out, TOKENS, |tile, first, out| {
             // SAFETY (each): as this function's contract.
             unsafe {
                 match tile.len() {
@@ -379,7 +390,7 @@ mod avx512 {
                     _ => tokens::<1, W, NIBBLES>(w, tile, t, g, first, out),
                 }
             }
-        }
+        });
     }
 
     /// Group `g`'s rows times the `K` tokens from `first`, in sub-blocks
@@ -489,12 +500,7 @@ mod avx2 {
         g: usize,
         out: &mut [f32],
     ) {
-        for (i, (tile, out)) in xs
-            .chunks(TOKENS)
-            .zip(out.chunks_mut(TOKENS * GROUP))
-            .enumerate()
-        {
-            let first = i * TOKENS;
+        super::in_tiles(xs, out, TOKENS, |tile, first, out| {
             // SAFETY (each): as this function's contract.
             unsafe {
                 match (tile.len(), w.nibbles) {
@@ -508,7 +514,7 @@ mod avx2 {
                     (_, true) => tokens::<1, true>(w, tile, t, g, first, out),
                 }
             }
-        }
+        });
     }
 
     /// Group `g`'s rows times the `K` tokens from `first`: each word of
