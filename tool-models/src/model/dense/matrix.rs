@@ -409,7 +409,7 @@ impl Matrix {
             let vectors = rest.iter().take_while(|&&n| self.by_vectors(n)).count();
             let together = if vectors > 0 {
                 vectors
-            } else if self.packed.get().is_some() {
+            } else if self.repacked() {
                 rest.len()
             } else {
                 1
@@ -488,6 +488,15 @@ impl Matrix {
                 })
                 .bytes(),
             _ => 0,
+        }
+    }
+
+    /// Whether every quantized part of this matrix is [repacked](Self::repack).
+    fn repacked(&self) -> bool {
+        match &self.data {
+            Data::Stack(parts) => parts.iter().all(Matrix::repacked),
+            Data::Quant(..) => self.packed.get().is_some(),
+            _ => false,
         }
     }
 
