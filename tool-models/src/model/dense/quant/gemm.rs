@@ -344,7 +344,7 @@ mod avx512 {
     use std::arch::x86_64::*;
 
     /// Tokens whose sums stay in registers beside one sub-block's values.
-    const TOKENS: usize = 6;
+    const TOKENS: usize = 8;
 
     /// # Safety
     /// The CPU must have AVX-512 F, BW and VNNI; as [`super::product`].
@@ -382,6 +382,8 @@ mod avx512 {
             // SAFETY (each): as this function's contract.
             unsafe {
                 match tile.len() {
+                    8 => tokens::<8, W, NIBBLES>(w, tile, t, g, first, out),
+                    7 => tokens::<7, W, NIBBLES>(w, tile, t, g, first, out),
                     6 => tokens::<6, W, NIBBLES>(w, tile, t, g, first, out),
                     5 => tokens::<5, W, NIBBLES>(w, tile, t, g, first, out),
                     4 => tokens::<4, W, NIBBLES>(w, tile, t, g, first, out),
