@@ -163,10 +163,7 @@ impl LayerRows {
 
     /// Bytes allocated, room for later rows included.
     pub(crate) fn bytes(&self) -> usize {
-        match self {
-            LayerRows::F32 { keys, values } => (keys.capacity() + values.capacity()) * 4,
-            LayerRows::F16 { keys, values } => (keys.capacity() + values.capacity()) * 2,
-        }
+        each!(self, |k, v| k.capacity() + v.capacity()) * self.kind().bytes()
     }
 
     /// The keys as f32: a state layer's (a convolution's inputs), which

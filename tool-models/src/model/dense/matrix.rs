@@ -320,6 +320,10 @@ impl Matrix {
         if n == 0 || rows == 0 {
             return;
         }
+        if self.repacked() {
+            // Into `out` as it is: no rows gathered from separate slices.
+            return self.matmul_t_parts(x, &[n], out);
+        }
         self.few_into(x, out.chunks_exact_mut(rows).collect());
     }
 

@@ -272,10 +272,9 @@ impl KvValue for half::f16 {
     }
 
     fn widened(rows: &[half::f16]) -> std::borrow::Cow<'_, [f32]> {
+        use half::slice::HalfFloatSliceExt;
         let mut wide = vec![0f32; rows.len()];
-        // f16 and u16 have one layout (`half::f16` is a transparent u16).
-        let bits: &[u16] = bytemuck_u16(rows);
-        widen_f16(bits, &mut wide);
+        widen_f16(rows.reinterpret_cast(), &mut wide);
         std::borrow::Cow::Owned(wide)
     }
 
@@ -286,13 +285,6 @@ impl KvValue for half::f16 {
         // SAFETY: the caller's contract.
         unsafe { _mm256_cvtph_ps(_mm_loadu_si128(p.cast::<__m128i>())) }
     }
-}
-
-/// The bits of half-precision values.
-fn bytemuck_u16(values: &[half::f16]) -> &[u16] {
-    // SAFETY: `half::f16` is `repr(transparent)` over `u16`: same size,
-    // alignment and validity.
-    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u16>(), values.len()) }
 }
 
 /// One query row's attention over `seen` cached positions: `keys` and

@@ -97,15 +97,8 @@ pub(super) unsafe fn attend_row<T: super::KvValue>(
     if !dim.is_multiple_of(8) || row.seen == 0 {
         return super::attend_row_body::<true, T>(row, scores, out);
     }
-    let super::Row {
-        q,
-        keys,
-        values,
-        stride,
-        offset,
-        seen,
-        scale,
-    } = row;
+    let (q, keys, values) = (row.q, row.keys, row.values);
+    let (stride, offset, seen, scale) = (row.stride, row.offset, row.seen, row.scale);
     assert!(keys.len() >= (seen - 1) * stride + offset + dim);
     assert!(values.len() >= (seen - 1) * stride + offset + dim);
     let scores = &mut scores[..seen];
